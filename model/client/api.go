@@ -1,0 +1,71 @@
+package client
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// Dist draws a duration from an explicit random stream. sim.Dist satisfies it.
+type Dist interface {
+	Draw(r *rand.Rand) time.Duration
+}
+
+// Const is a Dist that always returns itself.
+type Const time.Duration
+
+// Draw returns the constant.
+func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
+
+// Config is one consumer's configuration: Kafka consumer properties (with
+// Kafka's names in the comments) plus the application workload. The harness
+// fills every field; profile defaults are applied by the scenario layer, not
+// here (ApplyProfileDefaults helps).
+type Config struct {
+	Name            string // the member's node name in traces, e.g. "payments-3"
+	GroupID         string // group.id
+	GroupInstanceID string // group.instance.id; "" for a dynamic member
+	Topics          []string
+	// Metadata the consumer sees for its subscribed topics (the leader assigns from it).
+	TopicMetadata []assign.Topic
+	// Brokers are the bootstrap brokers' ids; FindCoordinator goes to one of them.
+	Brokers []int32
+
+	Profile           Profile
+	SessionTimeout    time.Duration // session.timeout.ms
+	HeartbeatInterval time.Duration // heartbeat.interval.ms
+	MaxPollInterval   time.Duration // max.poll.interval.ms (the rebalance timeout)
+	RetryBackoff      time.Duration // retry.backoff.ms
+	RetryBackoffMax   time.Duration // retry.backoff.max.ms (3.7+)
+	RequestTimeout    time.Duration // request.timeout.ms
+	Assignors         []string      // partition.assignment.strategy, preference order
+	AutoCommit        bool          // enable.auto.commit
+
+	// Workload: the application thread's poll loop.
+	PollInterval Dist // processing time after a poll() that returned records
+	PollTimeout  Dist // how long poll() blocks when it returns nothing
+	AssignTime   Dist // the leader's assignor run
+	CallbackTime Dist // each onPartitionsRevoked/Assigned/Lost callback
+}
+
+// Send is one request the member asks the harness to send.
+type Send struct {
+	Broker int32  // destination broker id
+	Corr   uint64 // correlation id, unique per member; the response carries it back
+	Req    protocol.Request
+}
+
+// Output collects what one call into the model produced, in order. The
+// harness owns the buffer and resets it between calls.
+type Output struct {
+	Sends  []Send
+	Events []protocol.Event
+}
+
+// Reset empties the buffers, keeping capacity.
+func (o *Output) Reset() {
+	o.Sends = o.Sends[:0]
+	o.Events = o.Events[:0]
+}

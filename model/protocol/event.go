@@ -1,0 +1,74 @@
+package protocol
+
+// EventKind names a typed trace event emitted by a model. The harness adds
+// its own kinds (message sent, delivered, dropped, faults). Values are stable:
+// they appear in traces users keep.
+type EventKind string
+
+// Events the client model emits.
+const (
+	// EvMemberState: the client's MemberState changed (State = new state,
+	// Detail = old state).
+	EvMemberState EventKind = "member-state"
+	// EvRejoinRequested: requestRejoin with a typed reason (Reason).
+	EvRejoinRequested EventKind = "rejoin-requested"
+	// EvCoordinatorDead: markCoordinatorUnknown / coordinatorDead (Reason says
+	// why: session-timeout, request-timeout, disconnect, NOT_COORDINATOR, ...).
+	EvCoordinatorDead EventKind = "coordinator-dead"
+	// EvCoordinatorFound: FindCoordinator succeeded (Peer = broker).
+	EvCoordinatorFound EventKind = "coordinator-found"
+	// EvGenerationReset: resetGeneration (Detail: "keep-id" or "drop-id").
+	EvGenerationReset EventKind = "generation-reset"
+	// EvJoined: JoinGroup answered NONE (Gen, Detail = "leader"/"follower").
+	EvJoined EventKind = "joined"
+	// EvAssigned: onJoinComplete applied an assignment (Gen, Partitions).
+	EvAssigned EventKind = "assigned"
+	// EvRevoked: onPartitionsRevoked / onPartitionsLost ran (Detail "revoked"/"lost").
+	EvRevoked EventKind = "revoked"
+	// EvPollTimeout: the heartbeat thread saw max.poll.interval.ms expire.
+	EvPollTimeout EventKind = "poll-timeout"
+	// EvRequestTimeout: an in-flight request exceeded its timeout (API).
+	EvRequestTimeout EventKind = "request-timeout"
+	// EvFatal: a fatal error stopped the member (Err).
+	EvFatal EventKind = "fatal"
+	// EvLeave: maybeLeaveGroup ran (Reason).
+	EvLeave EventKind = "leave"
+)
+
+// Events the coordinator model emits.
+const (
+	// EvGroupState: the group's state changed (State new, Detail old, Gen).
+	EvGroupState EventKind = "group-state"
+	// EvMemberAdded: a member joined the group (Peer = member id).
+	EvMemberAdded EventKind = "member-added"
+	// EvMemberRemoved: a member was removed (Peer = member id, Reason =
+	// session-expired, leave, rebalance-timeout, sync-timeout, new-member-timeout, ...).
+	EvMemberRemoved EventKind = "member-removed"
+	// EvRebalanceStart: prepareRebalance (Reason = the trigger).
+	EvRebalanceStart EventKind = "rebalance-start"
+	// EvGenerationComplete: a join phase completed (Gen, Members, Peer = leader).
+	EvGenerationComplete EventKind = "generation"
+	// EvGroupPersisted: the group record was written (Gen).
+	EvGroupPersisted EventKind = "group-persisted"
+)
+
+// Event is one typed trace event. It is a flat value (no maps, no
+// allocation beyond its strings) so models can emit it on hot paths.
+// Unused fields are zero.
+type Event struct {
+	Kind   EventKind
+	Node   string // who emitted it: a member name or a broker name
+	Group  string
+	Peer   string // the other party: a member id, a broker, a leader
+	State  string
+	Reason string
+	Detail string
+	API    APIKey
+	Err    ErrorCode
+	Gen    int32
+	// Count is a small number whose meaning depends on Kind (members in a
+	// generation, partitions assigned).
+	Count int32
+	// Partitions carries partition lists (EvAssigned, EvRevoked); shared, do not mutate.
+	Partitions []TopicPartition
+}
