@@ -10,30 +10,30 @@ type ErrorCode int16
 
 // The error codes the classic group protocol uses (Errors.java).
 const (
-	UnknownServerError          ErrorCode = -1 // UNKNOWN_SERVER_ERROR
-	None                        ErrorCode = 0  // NONE
-	RequestTimedOut             ErrorCode = 7  // REQUEST_TIMED_OUT
-	NetworkException            ErrorCode = 13 // NETWORK_EXCEPTION (used for simulated disconnects)
-	CoordinatorLoadInProgress   ErrorCode = 14 // COORDINATOR_LOAD_IN_PROGRESS (GROUP_LOAD_IN_PROGRESS before 0.11)
-	CoordinatorNotAvailable     ErrorCode = 15 // COORDINATOR_NOT_AVAILABLE (GROUP_COORDINATOR_NOT_AVAILABLE before 0.11)
-	NotCoordinator              ErrorCode = 16 // NOT_COORDINATOR (NOT_COORDINATOR_FOR_GROUP before 0.11)
-	IllegalGeneration           ErrorCode = 22 // ILLEGAL_GENERATION
-	InconsistentGroupProtocol   ErrorCode = 23 // INCONSISTENT_GROUP_PROTOCOL
-	InvalidGroupID              ErrorCode = 24 // INVALID_GROUP_ID
-	UnknownMemberID             ErrorCode = 25 // UNKNOWN_MEMBER_ID
-	InvalidSessionTimeout       ErrorCode = 26 // INVALID_SESSION_TIMEOUT
-	RebalanceInProgress         ErrorCode = 27 // REBALANCE_IN_PROGRESS
-	InvalidCommitOffsetSize     ErrorCode = 28 // INVALID_COMMIT_OFFSET_SIZE
-	GroupAuthorizationFailed    ErrorCode = 30 // GROUP_AUTHORIZATION_FAILED
-	UnsupportedVersion          ErrorCode = 35 // UNSUPPORTED_VERSION
-	MemberIDRequired            ErrorCode = 79 // MEMBER_ID_REQUIRED (KIP-394)
-	GroupMaxSizeReached         ErrorCode = 81 // GROUP_MAX_SIZE_REACHED (KIP-389)
-	FencedInstanceID            ErrorCode = 82 // FENCED_INSTANCE_ID (KIP-345)
-	GroupIDNotFound             ErrorCode = 69 // GROUP_ID_NOT_FOUND
-	NotEnoughReplicas           ErrorCode = 19 // NOT_ENOUGH_REPLICAS
-	NotLeaderOrFollower         ErrorCode = 6  // NOT_LEADER_OR_FOLLOWER
-	UnknownTopicOrPartition     ErrorCode = 3  // UNKNOWN_TOPIC_OR_PARTITION
-	KafkaStorageError           ErrorCode = 56 // KAFKA_STORAGE_ERROR
+	UnknownServerError           ErrorCode = -1 // UNKNOWN_SERVER_ERROR
+	None                         ErrorCode = 0  // NONE
+	RequestTimedOut              ErrorCode = 7  // REQUEST_TIMED_OUT
+	NetworkException             ErrorCode = 13 // NETWORK_EXCEPTION (used for simulated disconnects)
+	CoordinatorLoadInProgress    ErrorCode = 14 // COORDINATOR_LOAD_IN_PROGRESS (GROUP_LOAD_IN_PROGRESS before 0.11)
+	CoordinatorNotAvailable      ErrorCode = 15 // COORDINATOR_NOT_AVAILABLE (GROUP_COORDINATOR_NOT_AVAILABLE before 0.11)
+	NotCoordinator               ErrorCode = 16 // NOT_COORDINATOR (NOT_COORDINATOR_FOR_GROUP before 0.11)
+	IllegalGeneration            ErrorCode = 22 // ILLEGAL_GENERATION
+	InconsistentGroupProtocol    ErrorCode = 23 // INCONSISTENT_GROUP_PROTOCOL
+	InvalidGroupID               ErrorCode = 24 // INVALID_GROUP_ID
+	UnknownMemberID              ErrorCode = 25 // UNKNOWN_MEMBER_ID
+	InvalidSessionTimeout        ErrorCode = 26 // INVALID_SESSION_TIMEOUT
+	RebalanceInProgress          ErrorCode = 27 // REBALANCE_IN_PROGRESS
+	InvalidCommitOffsetSize      ErrorCode = 28 // INVALID_COMMIT_OFFSET_SIZE
+	GroupAuthorizationFailed     ErrorCode = 30 // GROUP_AUTHORIZATION_FAILED
+	UnsupportedVersion           ErrorCode = 35 // UNSUPPORTED_VERSION
+	MemberIDRequired             ErrorCode = 79 // MEMBER_ID_REQUIRED (KIP-394)
+	GroupMaxSizeReached          ErrorCode = 81 // GROUP_MAX_SIZE_REACHED (KIP-389)
+	FencedInstanceID             ErrorCode = 82 // FENCED_INSTANCE_ID (KIP-345)
+	GroupIDNotFound              ErrorCode = 69 // GROUP_ID_NOT_FOUND
+	NotEnoughReplicas            ErrorCode = 19 // NOT_ENOUGH_REPLICAS
+	NotLeaderOrFollower          ErrorCode = 6  // NOT_LEADER_OR_FOLLOWER
+	UnknownTopicOrPartition      ErrorCode = 3  // UNKNOWN_TOPIC_OR_PARTITION
+	KafkaStorageError            ErrorCode = 56 // KAFKA_STORAGE_ERROR
 	NotEnoughReplicasAfterAppend ErrorCode = 20 // NOT_ENOUGH_REPLICAS_AFTER_APPEND
 )
 

@@ -146,6 +146,7 @@ type FindCoordinatorResponse struct {
 // version the client would send (4+ enables KIP-394 on the broker, 5+ carries
 // the instance id, 9+ skipAssignment).
 type JoinGroupRequest struct {
+	ClientID         string // client.id from the request header; the broker builds member ids from it
 	GroupID          string
 	SessionTimeout   time.Duration
 	RebalanceTimeout time.Duration

@@ -1,0 +1,4 @@
+package client
+
+// Profile selects the behaviour of one Kafka client era (see ParseProfile).
+type Profile string

@@ -1,0 +1,4 @@
+package coordinator
+
+// Profile selects the behaviour of one Kafka broker era.
+type Profile string
