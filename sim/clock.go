@@ -1,0 +1,283 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Instant is virtual time in nanoseconds since the start of a run.
+type Instant int64
+
+// Never is the instant of an unarmed deadline.
+const Never Instant = 1<<63 - 1
+
+// Add returns i+d.
+func (i Instant) Add(d time.Duration) Instant { return i + Instant(d) }
+
+// Duration returns i as a duration since the start.
+func (i Instant) Duration() time.Duration { return time.Duration(i) }
+
+func (i Instant) String() string {
+	if i == Never {
+		return "never"
+	}
+	return time.Duration(i).String()
+}
+
+// entry is one heap entry: 16 bytes and no pointers, so sifting is cheap and
+// needs no write barriers. The queue's total order is (at, key). The key's
+// high 32 bits are a tie-break drawn from the seed (so one seed gives one
+// interleaving of simultaneous events and other seeds explore others), or the
+// insertion sequence when the queue has no tie-break stream; its low 32 bits
+// are the payload slot, which makes the order total even when draws collide.
+type entry struct {
+	at  Instant
+	key uint64
+}
+
+func (a entry) less(b entry) bool {
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
+}
+
+// slot holds an entry's payload.
+type slot[T any] struct {
+	timer *Timer // nil for plain events
+	gen   uint64 // timer generation when armed
+	val   T
+}
+
+// Timer is a cancellable, re-armable timer living in a Queue. The zero value
+// is an unarmed timer. Cancellation is lazy: a cancelled or re-armed timer's
+// old entry stays in the heap and is skipped when it reaches the top.
+type Timer struct {
+	gen uint64
+	at  Instant
+}
+
+// Armed reports whether the timer is armed and when it fires.
+func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.gen != 0 }
+
+// Queue is the event queue of one simulated world: a 4-ary min-heap of
+// (at, key) entries whose payloads live in a slot table with a free list. It
+// is not safe for concurrent use (a world is single-threaded by design).
+type Queue[T any] struct {
+	heap  []entry
+	slots []slot[T]
+	free  []uint32
+	seq   uint64
+	now   Instant
+	fired uint64
+	tie   *rand.Rand
+}
+
+// NewQueue returns an empty queue at instant 0. tieBreak is the random stream
+// that orders simultaneous events; nil orders them by insertion.
+func NewQueue[T any](tieBreak *rand.Rand) *Queue[T] {
+	return &Queue[T]{tie: tieBreak, heap: make([]entry, 0, 64)}
+}
+
+// Now is the instant of the event being (or last) fired.
+func (q *Queue[T]) Now() Instant { return q.now }
+
+// Fired is the number of events fired so far (cancelled timers excluded).
+func (q *Queue[T]) Fired() uint64 { return q.fired }
+
+// Len is the number of entries in the heap, including cancelled timers.
+func (q *Queue[T]) Len() int { return len(q.heap) }
+
+// Schedule adds an event at instant at, which must not be in the past.
+func (q *Queue[T]) Schedule(at Instant, v T) {
+	q.push(at, nil, 0, v)
+}
+
+// After schedules an event d after now.
+func (q *Queue[T]) After(d time.Duration, v T) { q.Schedule(q.now.Add(d), v) }
+
+// Arm (re-)arms t to fire at instant at with value v, cancelling any earlier
+// arming of t.
+func (q *Queue[T]) Arm(t *Timer, at Instant, v T) {
+	t.gen++
+	t.at = at
+	q.push(at, t, t.gen, v)
+}
+
+// Cancel disarms t. Cancelling an unarmed timer does nothing.
+func (q *Queue[T]) Cancel(t *Timer) {
+	t.gen++
+	t.at = Never
+}
+
+func (q *Queue[T]) push(at Instant, t *Timer, gen uint64, v T) {
+	if at < q.now {
+		panic(fmt.Sprintf("sim: event scheduled in the past: %v < now %v", at, q.now))
+	}
+	var s uint32
+	if n := len(q.free); n > 0 {
+		s = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[s] = slot[T]{timer: t, gen: gen, val: v}
+	} else {
+		if len(q.slots) >= 1<<32-1 {
+			panic("sim: more than 2^32 pending events")
+		}
+		s = uint32(len(q.slots))
+		q.slots = append(q.slots, slot[T]{timer: t, gen: gen, val: v})
+	}
+	q.seq++
+	var hi uint64
+	if q.tie != nil {
+		hi = q.tie.Uint64() >> 32
+	} else {
+		hi = q.seq
+	}
+	q.heap = append(q.heap, entry{at: at, key: hi<<32 | uint64(s)})
+	q.up(len(q.heap) - 1)
+}
+
+// Next returns the instant of the earliest live event, or Never. It discards
+// cancelled timers at the top of the heap.
+func (q *Queue[T]) Next() Instant {
+	for len(q.heap) > 0 {
+		top := q.heap[0]
+		sl := &q.slots[uint32(top.key)]
+		if sl.timer != nil && sl.timer.gen != sl.gen {
+			q.release(q.pop())
+			continue
+		}
+		return top.at
+	}
+	return Never
+}
+
+// Pop removes the earliest live event, advances the clock to it and returns
+// it. ok is false when the queue is empty.
+func (q *Queue[T]) Pop() (at Instant, v T, ok bool) {
+	if q.Next() == Never {
+		return 0, v, false
+	}
+	e := q.pop()
+	s := uint32(e.key)
+	sl := &q.slots[s]
+	if sl.timer != nil {
+		sl.timer.at = Never
+	}
+	v = sl.val
+	q.release(e)
+	q.now = e.at
+	q.fired++
+	return e.at, v, true
+}
+
+func (q *Queue[T]) release(e entry) {
+	s := uint32(e.key)
+	q.slots[s] = slot[T]{}
+	q.free = append(q.free, s)
+}
+
+func (q *Queue[T]) pop() entry {
+	h := q.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	q.heap = h[:last]
+	if last > 0 {
+		q.down(0)
+	}
+	return top
+}
+
+func (q *Queue[T]) up(i int) {
+	h := q.heap
+	x := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.less(h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
+}
+
+func (q *Queue[T]) down(i int) {
+	h := q.heap
+	n := len(h)
+	x := h[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		for j := c + 1; j < end; j++ {
+			if h[j].less(h[m]) {
+				m = j
+			}
+		}
+		if !h[m].less(x) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = x
+}
+
+// Budget limits a run: simulated time and number of events.
+type Budget struct {
+	Until     Instant // events after this instant are not fired
+	MaxEvents uint64  // 0 = no limit
+}
+
+// StopReason says why Run returned.
+type StopReason int
+
+const (
+	// Quiescent: no event left.
+	Quiescent StopReason = iota
+	// TimeBudget: the next event is after Budget.Until.
+	TimeBudget
+	// EventBudget: Budget.MaxEvents events were fired.
+	EventBudget
+)
+
+func (r StopReason) String() string {
+	switch r {
+	case Quiescent:
+		return "quiescent"
+	case TimeBudget:
+		return "time-budget"
+	case EventBudget:
+		return "event-budget"
+	}
+	return "unknown"
+}
+
+// Run fires events in order until the budget is spent or nothing is left.
+// fire may schedule more events. On TimeBudget the clock is advanced to
+// Budget.Until.
+func (q *Queue[T]) Run(b Budget, fire func(now Instant, v T)) StopReason {
+	for {
+		if b.MaxEvents != 0 && q.fired >= b.MaxEvents {
+			return EventBudget
+		}
+		next := q.Next()
+		if next == Never {
+			return Quiescent
+		}
+		if next > b.Until {
+			if b.Until > q.now {
+				q.now = b.Until
+			}
+			return TimeBudget
+		}
+		at, v, _ := q.Pop()
+		fire(at, v)
+	}
+}
