@@ -18,7 +18,7 @@ type Dist interface {
 type Constant time.Duration
 
 func (c Constant) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
-func (c Constant) String() string               { return time.Duration(c).String() }
+func (c Constant) String() string                { return time.Duration(c).String() }
 
 // Uniform is uniform on [Min, Max].
 type Uniform struct{ Min, Max time.Duration }
@@ -43,7 +43,9 @@ func (e Exponential) Draw(r *rand.Rand) time.Duration {
 	}
 	return e.Min + time.Duration(r.ExpFloat64()*tail)
 }
-func (e Exponential) String() string { return fmt.Sprintf("exponential(min %v, mean %v)", e.Min, e.Mean) }
+func (e Exponential) String() string {
+	return fmt.Sprintf("exponential(min %v, mean %v)", e.Min, e.Mean)
+}
 
 // z99 is the standard normal's 0.99 quantile.
 const z99 = 2.3263478740408408
@@ -63,4 +65,6 @@ func (l Lognormal) Draw(r *rand.Rand) time.Duration {
 	}
 	return time.Duration(x)
 }
-func (l Lognormal) String() string { return fmt.Sprintf("lognormal(median %v, p99 %v)", l.Median, l.P99) }
+func (l Lognormal) String() string {
+	return fmt.Sprintf("lognormal(median %v, p99 %v)", l.Median, l.P99)
+}

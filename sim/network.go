@@ -30,11 +30,11 @@ type Delivery[M any] struct {
 type DropReason uint8
 
 const (
-	NotDropped DropReason = iota
-	DropLoss              // per-message loss probability
-	DropPartition         // the path was cut (at send or while in flight)
-	DropReset             // the connection was reset while the message was in flight
-	DropFilter            // a message filter dropped it
+	NotDropped    DropReason = iota
+	DropLoss                 // per-message loss probability
+	DropPartition            // the path was cut (at send or while in flight)
+	DropReset                // the connection was reset while the message was in flight
+	DropFilter               // a message filter dropped it
 )
 
 func (r DropReason) String() string {
