@@ -1,24 +1,137 @@
 package harness
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
-// Options adjusts one run. The zero value runs with no trace file.
+// Options adjusts one run. The zero value runs with no trace output.
 type Options struct {
 	// TraceJSONL, when non-nil, receives the trace as JSON lines.
-	TraceJSONL interface{ Write([]byte) (int, error) }
+	TraceJSONL io.Writer
+	// KeepTrace keeps every trace event in Result.Trace (tests, explain, perfetto).
+	KeepTrace bool
 }
 
 // Result is what one run produced.
 type Result struct {
 	Summary Summary
+	Stop    sim.StopReason
+	// Trace holds every event when Options.KeepTrace was set.
+	Trace []TraceEvent
 }
 
 // Run builds one world from the scenario, runs it for one seed and returns
-// its summary. It is a pure function of (scenario, seed).
+// its summary. It is a pure function of (scenario, seed): no wall clock, no
+// global random source, no goroutines.
 func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
-	return nil, errors.New("harness: not implemented yet")
+	w, err := newWorld(sc, seed, opts)
+	if err != nil {
+		return nil, err
+	}
+	stop := w.run()
+	if w.rec.werr != nil {
+		return nil, fmt.Errorf("writing trace: %w", w.rec.werr)
+	}
+	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
+	return res, nil
+}
+
+// finish closes the books at the end of the run: member-seconds of live
+// processes and the ownership integrals up to the end instant.
+func (w *world) finish() {
+	now := w.q.Now()
+	for _, s := range w.slots {
+		if s.alive {
+			w.groups[s.group].m.memberSeconds += float64(now-s.aliveSince) / 1e9
+		}
+	}
+	for _, g := range w.groups {
+		g.m.integrate(now)
+	}
+	for _, c := range w.checks {
+		if msg := c.final(w); msg != "" {
+			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(now) / 1e6, Message: msg})
+		}
+	}
+}
+
+func (w *world) summary() Summary {
+	s := Summary{
+		Scenario:            w.sc.Name,
+		Seed:                w.seed,
+		SimulatedMs:         int64(w.q.Now()) / 1e6,
+		Events:              w.rec.count,
+		TraceSHA256:         w.rec.sum(),
+		InvariantViolations: w.viol,
+	}
+	if s.InvariantViolations == nil {
+		s.InvariantViolations = []Violation{}
+	}
+	for _, g := range w.groups {
+		m := g.m
+		gs := GroupSummary{
+			ID:                          g.id,
+			Rebalances:                  m.rebalances,
+			RebalanceCount:              len(m.rebalances),
+			CoordinatorDeadMarks:        m.deadMarks,
+			FalseCoordinatorDeadMarks:   m.falseDeadMarks,
+			Evictions:                   m.evictions,
+			FalseEvictions:              m.falseEvictions,
+			MemberHours:                 round(m.memberSeconds/3600, 6),
+			UnownedPartitionSeconds:     round(m.unownedPS, 3),
+			DoubleOwnedPartitionSeconds: round(m.doubleOwnedPS, 3),
+			FinalGeneration:             m.coordGen,
+			StableAtEnd:                 m.coordState == "Stable" && !m.open,
+			FatalErrors:                 m.fatal,
+		}
+		if gs.Rebalances == nil {
+			gs.Rebalances = []Rebalance{}
+		}
+		if gs.FinalGeneration < 0 {
+			gs.FinalGeneration = 0
+		}
+		var d []float64
+		for _, r := range m.rebalances {
+			d = append(d, float64(r.DurationMs))
+		}
+		gs.RebalanceDurationMs = durationStats(d)
+		s.Groups = append(s.Groups, gs)
+	}
+	return s
+}
+
+// durationStats summarises durations with gonum/stat: the mean, and
+// quantiles by the empirical CDF (stat.Empirical: the smallest sample with
+// at least the given fraction of samples at or below it).
+func durationStats(xs []float64) Stats {
+	if len(xs) == 0 {
+		return Stats{}
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return Stats{
+		Mean: round(stat.Mean(xs, nil), 3),
+		P50:  stat.Quantile(0.50, stat.Empirical, xs, nil),
+		P95:  stat.Quantile(0.95, stat.Empirical, xs, nil),
+		P99:  stat.Quantile(0.99, stat.Empirical, xs, nil),
+		Max:  xs[len(xs)-1],
+	}
+}
+
+func round(x float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	if x < 0 {
+		return -float64(int64(-x*p+0.5)) / p
+	}
+	return float64(int64(x*p+0.5)) / p
 }

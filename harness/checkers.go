@@ -1,0 +1,146 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// checker sees every trace event and may report an invariant violation
+// (TigerBeetle's state checker, STYLE.md §16).
+type checker interface {
+	name() string
+	// check inspects one event; a non-empty result is a violation.
+	check(w *world, e *TraceEvent) string
+	// final runs once at the end of the run.
+	final(w *world) string
+}
+
+func newCheckers(w *world) []checker {
+	return []checker{
+		&singleOwnerChecker{owner: map[ownerKey]string{}},
+		&generationChecker{coord: map[string]int32{}, client: map[string]int32{}},
+		&livenessChecker{},
+	}
+}
+
+// singleOwnerChecker: at most one owner per partition per generation, as
+// assigned (the assignments members apply in one generation are disjoint).
+type singleOwnerChecker struct {
+	owner map[ownerKey]string
+}
+
+type ownerKey struct {
+	group string
+	gen   int32
+	tp    protocol.TopicPartition
+}
+
+func (c *singleOwnerChecker) name() string { return "single-owner-per-generation" }
+
+func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
+	if e.Kind != protocol.EvAssigned {
+		return ""
+	}
+	for _, tp := range e.Partitions {
+		k := ownerKey{e.Group, e.Gen, tp}
+		if prev, ok := c.owner[k]; ok && prev != e.Node {
+			return fmt.Sprintf("%s-%d assigned to %s and %s in generation %d", tp.Topic, tp.Partition, prev, e.Node, e.Gen)
+		}
+		c.owner[k] = e.Node
+	}
+	return ""
+}
+
+func (c *singleOwnerChecker) final(*world) string { return "" }
+
+// generationChecker: generations never go back, at the coordinator (except
+// when a failover reloads the group at its last persisted generation, as
+// Kafka does) or at a client process (except by resetGeneration).
+type generationChecker struct {
+	coord  map[string]int32
+	client map[string]int32
+}
+
+func (c *generationChecker) name() string { return "monotonic-generations" }
+
+func (c *generationChecker) check(w *world, e *TraceEvent) string {
+	switch e.Kind {
+	case protocol.EvGenerationComplete:
+		if prev, ok := c.coord[e.Group]; ok && e.Gen <= prev {
+			return fmt.Sprintf("coordinator %s: generation %d after %d", e.Node, e.Gen, prev)
+		}
+		c.coord[e.Group] = e.Gen
+	case EvBrokerRole:
+		delete(c.coord, e.Group) // the new coordinator reloads the persisted generation
+	case protocol.EvJoined:
+		if prev, ok := c.client[e.Node]; ok && e.Gen < prev {
+			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev)
+		}
+		c.client[e.Node] = e.Gen
+	case EvProcess, protocol.EvGenerationReset:
+		delete(c.client, e.Node) // a new process, or a reset, starts over
+	}
+	return ""
+}
+
+func (c *generationChecker) final(*world) string { return "" }
+
+// livenessChecker: once faults stop, within session timeout + rebalance
+// timeout (+ slack for round trips and poll loops), every group is Stable
+// with every live member assigned. Checked at the end of the run when the
+// run lasted that long after the last fault.
+type livenessChecker struct{}
+
+func (c *livenessChecker) name() string { return "liveness" }
+
+func (c *livenessChecker) check(*world, *TraceEvent) string { return "" }
+
+func (c *livenessChecker) final(w *world) string {
+	quiet := lastFaultEnd(w.sc)
+	for _, g := range w.groups {
+		bound := g.sc.Client.SessionTimeout + g.sc.Client.MaxPollInterval + 30*time.Second
+		if g.sc.Client.MaxPollInterval == 0 {
+			bound += g.sc.Client.SessionTimeout
+		}
+		if w.q.Now() < sim.Instant(quiet+bound) {
+			continue
+		}
+		live := 0
+		for _, si := range g.slots {
+			if w.slots[si].alive {
+				live++
+			}
+		}
+		if live == 0 || len(g.m.fatal) > 0 {
+			continue
+		}
+		if g.m.coordState != "Stable" || g.m.open || g.m.settled < g.m.live {
+			return fmt.Sprintf("group %s not Stable with every live member assigned %v after the last fault (state %s, %d of %d members settled)",
+				g.id, bound, g.m.coordState, g.m.settled, g.m.live)
+		}
+	}
+	return ""
+}
+
+// lastFaultEnd is when the last fault (or its window) ends.
+func lastFaultEnd(sc *scenario.Scenario) time.Duration {
+	var end time.Duration
+	for _, f := range sc.Faults {
+		e := f.At + f.For
+		if f.Kind == scenario.FaultRollingRestart {
+			for _, g := range sc.Groups {
+				if g.ID == f.Target {
+					e = f.At + time.Duration(g.Members)*f.Interval + f.Downtime
+				}
+			}
+		}
+		if e > end {
+			end = e
+		}
+	}
+	return end
+}

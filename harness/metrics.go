@@ -1,0 +1,326 @@
+package harness
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// groupMetrics accumulates one group's figures as DESIGN.md ("What a run
+// measures") defines them.
+type groupMetrics struct {
+	// Coordinator view.
+	coordState string
+	coordGen   int32
+	trigger    string // trigger of the rebalance being started (last EvRebalanceStart)
+
+	// The open rebalance, if any.
+	open       bool
+	openStart  sim.Instant
+	openTrig   string
+	rebalances []Rebalance
+
+	// settled counts live members that are STABLE and hold their assignment
+	// for coordGen.
+	settled int
+	live    int
+
+	deadMarks, falseDeadMarks int
+	evictions, falseEvictions int
+	memberSeconds             float64
+	fatal                     []string
+
+	// Partition ownership: owners per partition index; integrals.
+	owners        []int32
+	index         map[protocol.TopicPartition]int
+	zero, extra   int // partitions with no owner; sum of (owners-1) over double-owned
+	lastChange    sim.Instant
+	tracking      bool
+	unownedPS     float64
+	doubleOwnedPS float64
+	lastLeaveWhy  string
+}
+
+func newGroupMetrics(partitions int) *groupMetrics {
+	return &groupMetrics{owners: make([]int32, partitions), zero: partitions, coordGen: -1}
+}
+
+// integrate advances the partition-ownership integrals to now.
+func (m *groupMetrics) integrate(now sim.Instant) {
+	if m.tracking {
+		dt := float64(now-m.lastChange) / 1e9
+		m.unownedPS += dt * float64(m.zero)
+		m.doubleOwnedPS += dt * float64(m.extra)
+	}
+	m.lastChange = now
+}
+
+func (m *groupMetrics) adjust(i int, delta int32) {
+	before := m.owners[i]
+	after := before + delta
+	m.owners[i] = after
+	if before == 0 {
+		m.zero--
+	}
+	if after == 0 {
+		m.zero++
+	}
+	if before > 1 {
+		m.extra -= int(before - 1)
+	}
+	if after > 1 {
+		m.extra += int(after - 1)
+	}
+}
+
+// setOwned replaces the partitions the slot's process owns.
+func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
+	g := w.groups[s.group]
+	m := g.m
+	if len(s.owned) == 0 && len(now) == 0 {
+		return
+	}
+	if m.index == nil {
+		m.index = make(map[protocol.TopicPartition]int, len(g.partitions))
+		for i, tp := range g.partitions {
+			m.index[tp] = i
+		}
+	}
+	m.integrate(w.q.Now())
+	for _, tp := range s.owned {
+		if i, ok := m.index[tp]; ok {
+			m.adjust(i, -1)
+		}
+	}
+	for _, tp := range now {
+		if i, ok := m.index[tp]; ok {
+			m.adjust(i, +1)
+		}
+	}
+	s.owned = append(s.owned[:0], now...)
+}
+
+// observe updates metrics from one trace event.
+func (w *world) observe(e *TraceEvent) {
+	switch e.Kind {
+	case protocol.EvAssigned, protocol.EvRevoked, protocol.EvMemberState, protocol.EvCoordinatorDead,
+		protocol.EvCoordinatorFound, protocol.EvLeave, protocol.EvPollTimeout:
+		w.observeMember(e)
+	case protocol.EvGroupState, protocol.EvRebalanceStart, protocol.EvMemberRemoved, protocol.EvGenerationComplete,
+		protocol.EvMemberAdded:
+		w.observeCoordinator(e)
+	case EvProcess:
+		s := w.slotByNameFast(e.Node)
+		if s == nil {
+			return
+		}
+		m := w.groups[s.group].m
+		switch e.State {
+		case "started":
+			if !m.tracking {
+				m.tracking = true
+				m.lastChange = e.At
+			}
+			m.live++
+		case "crashed", "closed", "fatal":
+			m.live--
+			if s.settledGen == m.coordGen && s.settledGen >= 0 {
+				m.settled--
+			}
+			s.settledGen = -1
+		}
+		w.maybeCloseRebalance(s.group, e.At)
+	}
+}
+
+func (w *world) slotByNameFast(name string) *slot {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return nil
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return nil
+	}
+	g := w.groupByID(name[:i])
+	if g == nil || n >= len(g.slots) {
+		return nil
+	}
+	return w.slots[g.slots[n]]
+}
+
+func (w *world) observeMember(e *TraceEvent) {
+	s := w.slotByNameFast(e.Node)
+	if s == nil {
+		return
+	}
+	g := w.groups[s.group]
+	m := g.m
+	switch e.Kind {
+	case protocol.EvAssigned:
+		w.setOwned(s, e.Partitions)
+		w.settle(s, e.Gen)
+	case protocol.EvRevoked:
+		// Partitions lists what was given up; keep the rest.
+		kept := slices.DeleteFunc(slices.Clone(s.owned), func(tp protocol.TopicPartition) bool {
+			return slices.Contains(e.Partitions, tp)
+		})
+		w.setOwned(s, kept)
+	case protocol.EvMemberState:
+		if e.State != "STABLE" && s.settledGen >= 0 {
+			if s.settledGen == m.coordGen {
+				m.settled--
+			}
+			s.settledGen = -1
+		}
+	case protocol.EvCoordinatorFound:
+		if id, err := strconv.Atoi(strings.TrimPrefix(e.Peer, "broker-")); err == nil {
+			s.coordSeen = int32(id)
+		}
+	case protocol.EvCoordinatorDead:
+		m.deadMarks++
+		// False when the broker the client used was in fact alive and still
+		// the group's coordinator at that instant (brokers never die in this
+		// model; only failover moves the coordinator).
+		if s.coordSeen < 0 || s.coordSeen == g.coord {
+			m.falseDeadMarks++
+		}
+		s.coordSeen = -1
+	case protocol.EvLeave:
+		m.lastLeaveWhy = e.Reason
+		s.lastLeave = e.Reason
+	case protocol.EvPollTimeout:
+		s.lastLeave = "poll-timeout"
+	}
+}
+
+// settle records that the slot completed onJoinComplete at generation gen.
+func (w *world) settle(s *slot, gen int32) {
+	m := w.groups[s.group].m
+	if s.settledGen == m.coordGen && s.settledGen >= 0 {
+		m.settled--
+	}
+	s.settledGen = gen
+	if gen == m.coordGen {
+		m.settled++
+	}
+	w.maybeCloseRebalance(s.group, w.q.Now())
+}
+
+func (w *world) observeCoordinator(e *TraceEvent) {
+	g := w.groupByID(e.Group)
+	if g == nil {
+		return
+	}
+	m := g.m
+	switch e.Kind {
+	case protocol.EvRebalanceStart:
+		m.trigger = e.Reason
+	case protocol.EvGroupState:
+		prev := m.coordState
+		m.coordState = e.State
+		if e.Gen != 0 || e.State == "Stable" {
+			w.setCoordGen(g, e.Gen)
+		}
+		if e.State == "PreparingRebalance" && !m.open && (prev == "Stable" || prev == "Empty" || prev == "CompletingRebalance" || prev == "") {
+			m.open = true
+			m.openStart = e.At
+			m.openTrig = triggerName(m.trigger, g)
+		}
+		w.maybeCloseRebalance(w.groupIndex(g), e.At)
+	case protocol.EvGenerationComplete:
+		w.setCoordGen(g, e.Gen)
+	case protocol.EvMemberAdded:
+		if w.memberClient == nil {
+			w.memberClient = make(map[string]string)
+		}
+		w.memberClient[e.Peer] = e.Detail
+	case protocol.EvMemberRemoved:
+		client := w.memberClient[e.Peer]
+		switch e.Reason {
+		case "leave":
+			if s := w.slotByMemberClient(client); s != nil && s.lastLeave == "poll-timeout" {
+				m.evictions++
+				m.falseEvictions++ // a poll-timeout leave comes from a live process
+			}
+		case "session-expired", "rebalance-timeout", "sync-timeout", "new-member-timeout":
+			m.evictions++
+			if s := w.slotByMemberClient(client); s != nil && s.alive {
+				m.falseEvictions++
+			}
+		}
+	}
+}
+
+// slotByMemberClient maps the client id in a coordinator event's Detail
+// (the member name) to its slot.
+func (w *world) slotByMemberClient(clientID string) *slot {
+	if clientID == "" {
+		return nil
+	}
+	return w.slotByNameFast(clientID)
+}
+
+func (w *world) groupIndex(g *groupState) int {
+	for i, x := range w.groups {
+		if x == g {
+			return i
+		}
+	}
+	return -1
+}
+
+// setCoordGen moves the coordinator's generation and recounts settled
+// members (once per generation, so O(members) per rebalance).
+func (w *world) setCoordGen(g *groupState, gen int32) {
+	m := g.m
+	if gen == m.coordGen {
+		return
+	}
+	m.coordGen = gen
+	m.settled = 0
+	for _, si := range g.slots {
+		s := w.slots[si]
+		if s.alive && s.settledGen == gen {
+			m.settled++
+		}
+	}
+}
+
+// maybeCloseRebalance ends the open rebalance once the coordinator is Stable
+// and every live member is STABLE in its generation holding its assignment.
+func (w *world) maybeCloseRebalance(gi int, now sim.Instant) {
+	m := w.groups[gi].m
+	if !m.open || m.coordState != "Stable" || m.settled < m.live {
+		return
+	}
+	m.open = false
+	m.rebalances = append(m.rebalances, Rebalance{
+		Generation: m.coordGen,
+		StartMs:    int64(m.openStart) / 1e6,
+		EndMs:      int64(now) / 1e6,
+		DurationMs: int64(now-m.openStart) / 1e6,
+		Trigger:    m.openTrig,
+		Members:    m.live,
+	})
+}
+
+// triggerName maps the coordinator's rebalance reason to INTERFACE.md's
+// trigger vocabulary.
+func triggerName(reason string, g *groupState) string {
+	switch reason {
+	case "join", "session-expired", "rebalance-timeout", "coordinator-failover", "metadata":
+		return reason
+	case "leave":
+		if g.m.lastLeaveWhy == "poll-timeout" {
+			return "poll-timeout"
+		}
+		return "leave"
+	case "sync-timeout":
+		return "rebalance-timeout"
+	}
+	return "other"
+}

@@ -1,0 +1,505 @@
+package harness
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/client"
+	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// evKind is the kind of a queue event.
+type evKind uint8
+
+const (
+	evDeliver   evKind = iota // a network delivery comes due
+	evAppTick                 // a member's application-thread deadline
+	evHBTick                  // a member's heartbeat-thread deadline
+	evBrokerTick              // a broker's next deadline
+	evStart                   // a member process starts
+	evFault                   // a fault (index into world.faults) starts
+	evFaultEnd                // a fault's window ends
+	evResume                  // a paused member resumes
+)
+
+// ev is one queue event. idx is a member slot, broker or fault index; inc is
+// the member's process incarnation (stale ticks for a dead process are
+// ignored).
+type ev struct {
+	kind evKind
+	idx  int32
+	inc  uint32
+	d    sim.Delivery[envelope]
+}
+
+// envelope is what travels on the simulated network.
+type envelope struct {
+	conn   coordinator.Conn // the member process's connection id
+	corr   uint64
+	broker int32
+	req    protocol.Request
+	resp   protocol.Response
+}
+
+// slot is one member position in a group ("payments-3"). Its process may
+// crash and restart; each incarnation gets a new client.Member and a new
+// connection id.
+type slot struct {
+	id     int32 // index in world.slots
+	name   string
+	group  int
+	index  int
+	node   sim.NodeID
+	cfg    client.Config
+	m      *client.Member
+	inc    uint32
+	conn   coordinator.Conn
+	alive  bool // a process exists (started, not crashed, not closed)
+	paused bool
+	buf    []sim.Delivery[envelope] // deliveries held while paused
+	app    sim.Timer
+	hb     sim.Timer
+	// metrics
+	aliveSince sim.Instant
+	owned      []protocol.TopicPartition
+	settledGen int32 // generation at which the member last completed onJoinComplete while STABLE; -1 none
+	coordSeen  int32 // broker the client last found as coordinator; -1 none
+	lastLeave  string
+}
+
+type broker struct {
+	name  string
+	node  sim.NodeID
+	b     *coordinator.Broker
+	timer sim.Timer
+}
+
+// world is one simulated world built from a scenario for one seed.
+type world struct {
+	sc      *scenario.Scenario
+	seed    uint64
+	streams sim.Streams
+	q       *sim.Queue[ev]
+	net     *sim.Network[envelope]
+	brokers []*broker
+	slots   []*slot
+	groups  []*groupState
+	conns   []int32 // conn id → slot index (conns never reused)
+	faults  []scenario.Fault
+	rec     *recorder
+	cout    client.Output
+	bout    coordinator.Output
+	tev     TraceEvent
+	checks  []checker
+	viol    []Violation
+	// memberClient maps coordinator member ids to the client id (member
+	// name) that joined with them, from EvMemberAdded.
+	memberClient map[string]string
+}
+
+// groupState is the harness's view of one group: where its coordinator is,
+// the last persisted record, and metric accumulators.
+type groupState struct {
+	id         string
+	sc         *scenario.Group
+	coord      int32 // current coordinator broker
+	record     *coordinator.GroupRecord
+	slots      []int // slot indexes, in member-index order
+	joins      int   // join faults applied so far
+	partitions []protocol.TopicPartition
+	m          *groupMetrics
+}
+
+const connBase = 1
+
+func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) {
+	w := &world{sc: sc, seed: seed, streams: sim.NewStreams(seed)}
+	w.q = sim.NewQueue[ev](w.streams.Stream("queue"))
+	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
+	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace)
+	w.faults = sc.Faults
+
+	cprof, err := coordinator.ParseProfile(sc.Coordinator.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator.profile: %w", err)
+	}
+	brokerIDs := make([]int32, sc.Coordinator.Brokers)
+	for i := range brokerIDs {
+		brokerIDs[i] = int32(i)
+	}
+	for i := 0; i < sc.Coordinator.Brokers; i++ {
+		name := "broker-" + strconv.Itoa(i)
+		w.brokers = append(w.brokers, &broker{name: name, node: sim.NodeID(i), b: coordinator.NewBroker(coordinator.Config{
+			BrokerID:              int32(i),
+			Name:                  name,
+			Profile:               cprof,
+			InitialRebalanceDelay: sc.Coordinator.InitialRebalanceDelay,
+			MinSessionTimeout:     sc.Coordinator.MinSessionTimeout,
+			MaxSessionTimeout:     sc.Coordinator.MaxSessionTimeout,
+			MaxSize:               sc.Coordinator.MaxSize,
+			NewMemberJoinTimeout:  5 * time.Minute,
+		})})
+	}
+	topics := map[string]int{}
+	for _, t := range sc.Topics {
+		topics[t.Name] = t.Partitions
+	}
+	w.conns = make([]int32, connBase) // conn 0 unused
+	for gi := range sc.Groups {
+		g := &sc.Groups[gi]
+		gs := &groupState{id: g.ID, sc: g, coord: coordinatorFor(g.ID, sc.Coordinator.Brokers)}
+		var meta []assign.Topic
+		for _, name := range g.Subscribe {
+			n := topics[name]
+			meta = append(meta, assign.Topic{Name: name, Partitions: int32(n)})
+			for p := 0; p < n; p++ {
+				gs.partitions = append(gs.partitions, protocol.TopicPartition{Topic: name, Partition: int32(p)})
+			}
+		}
+		gs.m = newGroupMetrics(len(gs.partitions))
+		w.groups = append(w.groups, gs)
+		for _, b := range w.brokers {
+			b.b.SetCoordinator(g.ID, gs.coord)
+		}
+		w.brokers[gs.coord].b.Elect(0, g.ID, 0, nil, &w.bout)
+		w.flushBroker(w.brokers[gs.coord])
+		joins := 0
+		for _, f := range sc.Faults {
+			if f.Kind == scenario.FaultJoin && f.Target == g.ID {
+				joins++
+			}
+		}
+		cprofile, err := client.ParseProfile(g.Client.Profile)
+		if err != nil {
+			return nil, fmt.Errorf("groups[%d].client.profile: %w", gi, err)
+		}
+		for i := 0; i < g.Members+joins; i++ {
+			s := &slot{id: int32(len(w.slots)), name: g.ID + "-" + strconv.Itoa(i), group: gi, index: i, settledGen: -1, coordSeen: -1}
+			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
+			s.cfg = client.Config{
+				Name:              s.name,
+				GroupID:           g.ID,
+				Topics:            g.Subscribe,
+				TopicMetadata:     meta,
+				Brokers:           brokerIDs,
+				Profile:           cprofile,
+				SessionTimeout:    g.Client.SessionTimeout,
+				HeartbeatInterval: g.Client.HeartbeatInterval,
+				MaxPollInterval:   g.Client.MaxPollInterval,
+				RetryBackoff:      g.Client.RetryBackoff,
+				RetryBackoffMax:   g.Client.RetryBackoffMax,
+				RequestTimeout:    g.Client.RequestTimeout,
+				Assignors:         g.Client.Assignors,
+				AutoCommit:        g.Client.AutoCommit,
+				PollInterval:      toSimDist(g.Workload.PollInterval),
+				PollTimeout:       toSimDist(g.Workload.PollTimeout),
+				AssignTime:        toSimDist(g.Workload.AssignTime),
+				CallbackTime:      toSimDist(g.Workload.CallbackTime),
+			}
+			if g.Client.StaticMembership {
+				s.cfg.GroupInstanceID = s.name
+			}
+			gs.slots = append(gs.slots, len(w.slots))
+			w.slots = append(w.slots, s)
+			if i < g.Members {
+				at := sim.Instant(g.Start.At + time.Duration(i)*g.Start.Stagger)
+				w.q.Schedule(at, ev{kind: evStart, idx: int32(len(w.slots) - 1)})
+			}
+		}
+	}
+	for i := range w.faults {
+		w.q.Schedule(sim.Instant(w.faults[i].At), ev{kind: evFault, idx: int32(i)})
+	}
+	w.checks = newCheckers(w)
+	return w, nil
+}
+
+// coordinatorFor mirrors GroupMetadataManager.partitionFor (abs(hashCode) mod
+// 50 partitions of __consumer_offsets) and places partition p's leader on
+// broker p mod brokers.
+func coordinatorFor(groupID string, brokers int) int32 {
+	var h int32
+	for _, c := range []rune(groupID) { // Java String.hashCode over UTF-16 units (BMP)
+		h = 31*h + int32(c)
+	}
+	if h == -2147483648 {
+		h = 0
+	} else if h < 0 {
+		h = -h
+	}
+	return (h % 50) % int32(brokers)
+}
+
+func toSimDist(d scenario.Dist) sim.Dist {
+	switch d.Kind {
+	case scenario.DistConstant, "":
+		return sim.Constant(d.Value)
+	case scenario.DistUniform:
+		return sim.Uniform{Min: d.Min, Max: d.Max}
+	case scenario.DistExponential:
+		return sim.Exponential{Min: d.Min, Mean: d.Mean}
+	case scenario.DistLognormal:
+		return sim.Lognormal{Median: d.Median, P99: d.P99}
+	}
+	panic("harness: unknown distribution " + string(d.Kind))
+}
+
+// emit records one event and shows it to the metrics and checkers.
+func (w *world) emit(e *TraceEvent) {
+	w.rec.record(e)
+	w.observe(e)
+	for _, c := range w.checks {
+		if msg := c.check(w, e); msg != "" {
+			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg})
+		}
+	}
+}
+
+func (w *world) emitModel(e *protocol.Event) {
+	w.tev = TraceEvent{At: w.q.Now(), Event: *e}
+	w.emit(&w.tev)
+}
+
+func (w *world) run() sim.StopReason {
+	budget := sim.Budget{Until: sim.Instant(w.sc.Duration), MaxEvents: 2_000_000_000}
+	reason := w.q.Run(budget, w.fire)
+	w.finish()
+	return reason
+}
+
+func (w *world) fire(now sim.Instant, e ev) {
+	switch e.kind {
+	case evDeliver:
+		w.deliver(now, e.d)
+	case evAppTick:
+		s := w.slots[e.idx]
+		if !s.live(e.inc) || s.paused {
+			return
+		}
+		s.m.TickApp(protocol.Instant(now), &w.cout)
+		w.flushMember(s)
+	case evHBTick:
+		s := w.slots[e.idx]
+		if !s.live(e.inc) || s.paused {
+			return
+		}
+		s.m.TickHeartbeat(protocol.Instant(now), &w.cout)
+		w.flushMember(s)
+	case evBrokerTick:
+		b := w.brokers[e.idx]
+		b.b.Tick(protocol.Instant(now), &w.bout)
+		w.flushBroker(b)
+	case evStart:
+		w.startProcess(w.slots[e.idx])
+	case evFault:
+		w.applyFault(int(e.idx))
+	case evFaultEnd:
+		if w.faults[e.idx].Kind == scenario.FaultRollingRestart {
+			w.rollingStep(int(e.idx), e.inc)
+			return
+		}
+		w.endFault(int(e.idx))
+	case evResume:
+		w.resume(w.slots[e.idx], e.inc)
+	}
+}
+
+func (s *slot) live(inc uint32) bool { return s.alive && s.inc == inc }
+
+// startProcess starts a fresh process in the slot: a new client.Member with
+// its own random stream (named by slot and incarnation) and a new connection.
+func (w *world) startProcess(s *slot) {
+	if s.alive {
+		return
+	}
+	now := w.q.Now()
+	s.inc++
+	s.alive = true
+	s.paused = false
+	s.buf = s.buf[:0]
+	s.conn = coordinator.Conn(len(w.conns))
+	w.conns = append(w.conns, s.id)
+	s.m = client.NewMember(s.cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+	s.aliveSince = now
+	s.settledGen = -1
+	s.coordSeen = -1
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "started"}}
+	w.emit(&w.tev)
+	s.m.Start(protocol.Instant(now), &w.cout)
+	w.flushMember(s)
+}
+
+// stopProcess ends the slot's process (crash or after close). Its sockets go
+// silent: later deliveries to it are dropped; the broker does not notice.
+func (w *world) stopProcess(s *slot, how string) {
+	if !s.alive {
+		return
+	}
+	now := w.q.Now()
+	s.alive = false
+	s.paused = false
+	s.buf = s.buf[:0]
+	w.q.Cancel(&s.app)
+	w.q.Cancel(&s.hb)
+	w.groups[s.group].m.memberSeconds += float64(now-s.aliveSince) / 1e9
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: how}}
+	w.emit(&w.tev)
+	w.setOwned(s, nil)
+}
+
+// flushMember sends what the member asked to send, records its events and
+// re-arms its two thread timers.
+func (w *world) flushMember(s *slot) {
+	now := w.q.Now()
+	for i := range w.cout.Events {
+		w.emitModel(&w.cout.Events[i])
+	}
+	for _, snd := range w.cout.Sends {
+		env := envelope{conn: s.conn, corr: snd.Corr, broker: snd.Broker, req: snd.Req}
+		w.send(now, s.node, sim.NodeID(snd.Broker), env, s.name, w.brokers[snd.Broker].name)
+	}
+	w.cout.Reset()
+	if !s.alive {
+		return
+	}
+	if s.m.Stopped() {
+		how := "closed"
+		if s.m.FatalError() != protocol.None {
+			how = "fatal"
+			w.groups[s.group].m.fatal = append(w.groups[s.group].m.fatal, s.name+": "+s.m.FatalError().String())
+		}
+		w.stopProcess(s, how)
+		return
+	}
+	w.rearm(&s.app, s.m.NextAppDeadline(), ev{kind: evAppTick, idx: s.id, inc: s.inc})
+	w.rearm(&s.hb, s.m.NextHeartbeatDeadline(), ev{kind: evHBTick, idx: s.id, inc: s.inc})
+}
+
+func (w *world) rearm(t *sim.Timer, deadline protocol.Instant, e ev) {
+	now := w.q.Now()
+	at := sim.Instant(deadline)
+	if deadline == protocol.Never {
+		if _, armed := t.Armed(); armed {
+			w.q.Cancel(t)
+		}
+		return
+	}
+	if at < now {
+		at = now
+	}
+	if cur, armed := t.Armed(); armed && cur == at {
+		return
+	}
+	w.q.Arm(t, at, e)
+}
+
+func (w *world) flushBroker(b *broker) {
+	now := w.q.Now()
+	for i := range w.bout.Events {
+		w.emitModel(&w.bout.Events[i])
+	}
+	for i := range w.bout.Persist {
+		rec := w.bout.Persist[i]
+		for _, g := range w.groups {
+			if g.id == rec.GroupID {
+				g.record = &rec
+			}
+		}
+	}
+	for _, r := range w.bout.Replies {
+		si := w.conns[r.Conn]
+		s := w.slots[si]
+		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
+		w.send(now, b.node, s.node, env, b.name, s.name)
+	}
+	w.bout.Reset()
+	w.rearm(&b.timer, b.b.NextDeadline(), ev{kind: evBrokerTick, idx: int32(b.node)})
+}
+
+func (w *world) send(now sim.Instant, from, to sim.NodeID, env envelope, fromName, toName string) {
+	d, why := w.net.Send(now, from, to, env)
+	w.msgEvent(now, EvSend, fromName, toName, &env, "")
+	if why != sim.NotDropped {
+		w.msgEvent(now, EvDrop, fromName, toName, &env, why.String())
+		return
+	}
+	w.q.Schedule(d.At, ev{kind: evDeliver, d: d})
+}
+
+func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Peer: peer, Reason: reason}, Corr: env.corr}
+	if env.req != nil {
+		w.tev.API = env.req.API()
+		w.tev.Req = true
+		w.tev.Group = env.req.Group()
+	} else {
+		w.tev.API = env.resp.API()
+		w.tev.Err = env.resp.Err()
+	}
+	w.emit(&w.tev)
+}
+
+func (w *world) nodeName(n sim.NodeID) string {
+	if int(n) < len(w.brokers) {
+		return w.brokers[n].name
+	}
+	return w.slots[int(n)-len(w.brokers)].name
+}
+
+func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
+	if why := w.net.Accept(&d); why != sim.NotDropped {
+		w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, why.String())
+		return
+	}
+	env := &d.Msg
+	if env.req != nil {
+		b := w.brokers[d.To]
+		w.msgEvent(now, EvDeliver, b.name, w.nodeName(d.From), env, "")
+		b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
+		w.flushBroker(b)
+		return
+	}
+	s := w.slots[int(d.To)-len(w.brokers)]
+	if !s.alive || s.conn != env.conn {
+		w.msgEvent(now, EvDrop, w.nodeName(d.From), s.name, env, "no-process")
+		return
+	}
+	if s.paused {
+		s.buf = append(s.buf, d)
+		return
+	}
+	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+	s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
+	w.flushMember(s)
+}
+
+// resume ends a pause: held responses are delivered in arrival order, then
+// both threads catch up on every deadline that passed while frozen.
+func (w *world) resume(s *slot, inc uint32) {
+	if !s.live(inc) || !s.paused {
+		return
+	}
+	now := w.q.Now()
+	s.paused = false
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "resumed"}}
+	w.emit(&w.tev)
+	held := s.buf
+	s.buf = nil
+	for _, d := range held {
+		if !s.live(inc) {
+			break
+		}
+		env := &d.Msg
+		w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+		s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
+		w.flushMember(s)
+	}
+	if s.live(inc) {
+		w.flushMember(s) // re-arm both timers; past deadlines fire now
+	}
+}
