@@ -1,0 +1,235 @@
+package scenario
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MemberName is the name of member i of a group: "<group>-<i>".
+func MemberName(group string, i int) string { return group + "-" + strconv.Itoa(i) }
+
+// ResolveMember maps a member name to its group (index into s.Groups) and
+// member index. The index may be beyond Groups[g].Members for members that
+// join faults add. ok is false when no group has that member name form.
+func (s *Scenario) ResolveMember(name string) (group, member int, ok bool) {
+	return resolveMember(s.Groups, name)
+}
+
+func resolveMember(groups []Group, name string) (group, member int, ok bool) {
+	// Group ids may contain '-': match the id that is followed by "-<digits>".
+	for gi, g := range groups {
+		rest, found := strings.CutPrefix(name, g.ID+"-")
+		if !found || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+			continue
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 0 || strconv.Itoa(n) != rest {
+			continue
+		}
+		return gi, n, true
+	}
+	return 0, 0, false
+}
+
+func groupIndex(groups []Group, id string) int {
+	return slices.IndexFunc(groups, func(g Group) bool { return g.ID == id })
+}
+
+// faults decodes the fault timeline and sorts it by At (stable: file order
+// among equal instants).
+func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
+	const path = "faults"
+	elems, err := d.sequence(n, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Fault, 0, len(elems))
+	fieldsOf := make([]*fields, 0, len(elems))
+	for i, e := range elems {
+		p := index(path, i)
+		f, err := d.mapping(e, p, faultSchema)
+		if err != nil {
+			return nil, err
+		}
+		ft, err := d.fault(f, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ft)
+		fieldsOf = append(fieldsOf, f)
+	}
+	// Members that join faults add: member indexes up to members+joins exist.
+	joins := make([]int, len(groups))
+	for _, ft := range out {
+		if ft.Kind == FaultJoin {
+			if gi := groupIndex(groups, ft.Target); gi >= 0 {
+				joins[gi]++
+			}
+		}
+	}
+	checkMember := func(f *fields, p, key, name string, allowCoordinator bool) error {
+		if allowCoordinator && name == CoordinatorName {
+			return nil
+		}
+		gi, mi, ok := resolveMember(groups, name)
+		if !ok {
+			return d.errf(f.get(key), sub(p, key), "unknown member %q; members are named <group>-<index>", name)
+		}
+		if limit := groups[gi].Members + joins[gi]; mi >= limit {
+			return d.errf(f.get(key), sub(p, key), "member %q does not exist: group %s has members %s-0 to %s-%d",
+				name, groups[gi].ID, groups[gi].ID, groups[gi].ID, limit-1)
+		}
+		return nil
+	}
+	for i := range out {
+		ft, f, p := &out[i], fieldsOf[i], index(path, i)
+		key := string(ft.Kind)
+		switch ft.Kind {
+		case FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultLeave:
+			if err := checkMember(f, p, key, ft.Target, false); err != nil {
+				return nil, err
+			}
+		case FaultPartition:
+			for _, peer := range ft.Peers {
+				if err := checkMember(f, p, key, peer, true); err != nil {
+					return nil, err
+				}
+			}
+		case FaultCoordinatorFailover, FaultJoin, FaultRollingRestart:
+			if groupIndex(groups, ft.Target) < 0 {
+				ids := make([]string, len(groups))
+				for j, g := range groups {
+					ids[j] = g.ID
+				}
+				return nil, d.errf(f.get(key), sub(p, key), "unknown group %q; groups: %s", ft.Target, strings.Join(ids, ", "))
+			}
+		case FaultLoss, FaultLatency:
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Fault) int {
+		switch {
+		case a.At < b.At:
+			return -1
+		case a.At > b.At:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// fault decodes one timeline entry: `at`, exactly one action, and the
+// modifiers that action takes.
+func (d *decoder) fault(f *fields, path string) (Fault, error) {
+	ft := Fault{Line: f.node.Line}
+	var err error
+	v := f.get("at")
+	if v == nil {
+		return Fault{}, d.errf(f.node, sub(path, "at"), "missing required key")
+	}
+	if ft.At, err = d.duration(v, sub(path, "at")); err != nil {
+		return Fault{}, err
+	}
+	var actions []string
+	for _, k := range f.order {
+		if slices.Contains(faultActions, FaultKind(k)) {
+			actions = append(actions, k)
+		}
+	}
+	names := make([]string, len(faultActions))
+	for i, a := range faultActions {
+		names[i] = string(a)
+	}
+	switch len(actions) {
+	case 0:
+		return Fault{}, d.errf(f.node, path, "a fault needs one action: %s", strings.Join(names, ", "))
+	case 1:
+	default:
+		return Fault{}, d.errf(f.line(actions[1]), sub(path, actions[1]), "a fault has exactly one action, got %s", strings.Join(actions, " and "))
+	}
+	ft.Kind = FaultKind(actions[0])
+	key := actions[0]
+	v = f.get(key)
+	kp := sub(path, key)
+
+	// Which modifiers each action takes (required when listed).
+	var allowed []string
+	switch ft.Kind {
+	case FaultCrash, FaultRestart, FaultLeave:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+	case FaultPause, FaultSlowPoll:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"for"}
+	case FaultCoordinatorFailover, FaultJoin:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+	case FaultRollingRestart:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"interval", "downtime"}
+	case FaultPartition:
+		elems, err := d.sequence(v, kp)
+		if err != nil {
+			return Fault{}, err
+		}
+		if len(elems) != 2 {
+			return Fault{}, d.errf(v, kp, "expected two endpoints [a, b], got %d", len(elems))
+		}
+		for i := range 2 {
+			if ft.Peers[i], err = d.str(elems[i], index(kp, i)); err != nil {
+				return Fault{}, err
+			}
+		}
+		if ft.Peers[0] == ft.Peers[1] {
+			return Fault{}, d.errf(v, kp, "the two endpoints must differ, got %q twice", ft.Peers[0])
+		}
+		allowed = []string{"for"}
+	case FaultLoss:
+		if ft.Loss, err = d.probability(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"for"}
+	case FaultLatency:
+		if ft.Latency, err = d.dist(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"for"}
+	}
+	for _, m := range []string{"for", "interval", "downtime"} {
+		mv := f.get(m)
+		if !slices.Contains(allowed, m) {
+			if mv != nil {
+				return Fault{}, d.errf(f.line(m), sub(path, m), "%s does not take %q", key, m)
+			}
+			continue
+		}
+		if mv == nil {
+			return Fault{}, d.errf(f.node, sub(path, m), "missing key: %s needs %q", key, m)
+		}
+		dv, err := d.duration(mv, sub(path, m))
+		if err != nil {
+			return Fault{}, err
+		}
+		switch m {
+		case "for":
+			ft.For = dv
+		case "interval":
+			ft.Interval = dv
+		case "downtime":
+			ft.Downtime = dv
+		}
+		if dv == 0 && m != "downtime" {
+			return Fault{}, d.errf(mv, sub(path, m), "must be positive")
+		}
+	}
+	return ft, nil
+}

@@ -1,0 +1,570 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits on what one scenario may ask for (TIGER_STYLE: a limit on everything).
+const (
+	MaxMembers    = 100000
+	MaxPartitions = 1000000
+	MaxBrokers    = 1000
+	// CoordinatorName names the group coordinator in partition faults.
+	CoordinatorName = "coordinator"
+)
+
+// Parse parses, defaults and validates a scenario file. source names the
+// file in error messages.
+func Parse(source string, data []byte) (*Scenario, error) {
+	return ParseWithOverrides(source, data, nil)
+}
+
+// Load reads a scenario file, or, when no file has that path, the built-in
+// scenario of that name (Source "builtin:<name>").
+func Load(path string) (*Scenario, error) {
+	return LoadWithOverrides(path, nil)
+}
+
+// LoadWithOverrides is Load followed by ParseWithOverrides.
+func LoadWithOverrides(path string, overrides []Override) (*Scenario, error) {
+	source, data, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithOverrides(source, data, overrides)
+}
+
+// Read returns the bytes of a scenario file, or of the built-in scenario of
+// that name when no such file exists, and the source name to parse them with.
+func Read(path string) (source string, data []byte, err error) {
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return path, data, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if b, ok := Builtin(path); ok {
+			return "builtin:" + path, b, nil
+		}
+		return "", nil, fmt.Errorf("scenario %q: no such file and no such built-in scenario (built-ins: %s): %w",
+			path, strings.Join(BuiltinNames(), ", "), err)
+	}
+	return "", nil, fmt.Errorf("scenario: %w", err)
+}
+
+// Override sets one value of a scenario before it is parsed, as a sweep does.
+// Path is a field path like "groups[0].client.session.timeout.ms",
+// "network.loss" or "duration"; Value is what the YAML would hold (an int,
+// a float64, a string such as "10s", a bool, a []any or a map[string]any; a
+// time.Duration is written as its string).
+type Override struct {
+	Path  string
+	Value any
+}
+
+// ParseWithOverrides applies the overrides to the YAML node tree, in order,
+// then parses and validates as Parse does. Keys may contain dots: each step
+// of the path matches the longest known key. A path that names no key of
+// the format, or indexes past the end of a list, is an error naming the path.
+func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Scenario, err error) {
+	d := &decoder{source: source}
+	var doc yaml.Node
+	if err := unmarshal(data, &doc); err != nil {
+		return nil, &Error{Source: source, Line: yamlErrLine(err), Msg: yamlErrMsg(err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{Source: source, Msg: "empty scenario file"}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, &Error{Source: source, Msg: "expected one YAML document"}
+	}
+	root := doc.Content[0]
+	for _, o := range overrides {
+		if root, err = applyOverride(d, root, o); err != nil {
+			return nil, err
+		}
+	}
+	s, err = d.scenario(root)
+	if err != nil {
+		return nil, err
+	}
+	s.Source = source
+	return s, nil
+}
+
+// unmarshal wraps yaml.Unmarshal: a scenario file never panics the program,
+// whatever the parser does with it.
+func unmarshal(data []byte, doc *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(data, doc)
+}
+
+// yamlErrLine extracts "line N" from a yaml.v3 syntax error.
+func yamlErrLine(err error) int {
+	msg := err.Error()
+	i := strings.Index(msg, "line ")
+	if i < 0 {
+		return 0
+	}
+	j := i + len("line ")
+	k := j
+	for k < len(msg) && msg[k] >= '0' && msg[k] <= '9' {
+		k++
+	}
+	n, _ := strconv.Atoi(msg[j:k])
+	return n
+}
+
+func yamlErrMsg(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(msg, "line "); i == 0 {
+		if j := strings.Index(msg, ": "); j > 0 {
+			msg = msg[j+2:]
+		}
+	}
+	return "invalid YAML: " + msg
+}
+
+// scenario decodes the root mapping.
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
+	f, err := d.mapping(root, "", rootSchema)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scenario{Duration: 60 * time.Second, Seed: 1}
+
+	n := f.get("name")
+	if n == nil {
+		return nil, d.errf(f.node, "name", "missing required key")
+	}
+	if s.Name, err = d.str(n, "name"); err != nil {
+		return nil, err
+	}
+	if n := f.get("duration"); n != nil {
+		if s.Duration, err = d.duration(n, "duration"); err != nil {
+			return nil, err
+		}
+		if s.Duration == 0 {
+			return nil, d.errf(n, "duration", "must be positive")
+		}
+	}
+	if n := f.get("seed"); n != nil {
+		v, err := d.integer(n, "seed", 0, math.MaxInt64)
+		if err != nil {
+			return nil, err
+		}
+		s.Seed = uint64(v)
+	}
+	if s.Coordinator, err = d.coordinator(f.get("coordinator")); err != nil {
+		return nil, err
+	}
+	if s.Network, err = d.network(f.get("network")); err != nil {
+		return nil, err
+	}
+	n = f.get("topics")
+	if n == nil {
+		return nil, d.errf(f.node, "topics", "missing required key")
+	}
+	if s.Topics, err = d.topics(n); err != nil {
+		return nil, err
+	}
+	n = f.get("groups")
+	if n == nil {
+		return nil, d.errf(f.node, "groups", "missing required key")
+	}
+	if s.Groups, err = d.groups(n, s.Topics); err != nil {
+		return nil, err
+	}
+	if n := f.get("faults"); n != nil && !isNull(n) {
+		if s.Faults, err = d.faults(n, s.Groups); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (d *decoder) profile(n *yaml.Node, path string) (profileInfo, error) {
+	name, err := d.str(n, path)
+	if err != nil {
+		return profileInfo{}, err
+	}
+	p, ok := lookupProfile(name)
+	if !ok {
+		return profileInfo{}, d.errf(n, path, "unknown profile %q; valid profiles: %s", name, strings.Join(ProfileNames(), ", "))
+	}
+	return p, nil
+}
+
+func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
+	const path = "coordinator"
+	p, _ := lookupProfile(DefaultProfile)
+	if n == nil || isNull(n) {
+		return coordinatorDefaults(p), nil
+	}
+	f, err := d.mapping(n, path, coordinatorSchema)
+	if err != nil {
+		return Coordinator{}, err
+	}
+	if v := f.get("profile"); v != nil {
+		if p, err = d.profile(v, sub(path, "profile")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	c := coordinatorDefaults(p)
+	if v := f.get("brokers"); v != nil {
+		b, err := d.integer(v, sub(path, "brokers"), 1, MaxBrokers)
+		if err != nil {
+			return Coordinator{}, err
+		}
+		c.Brokers = int(b)
+	}
+	for _, m := range []struct {
+		key string
+		dst *time.Duration
+	}{
+		{"group.initial.rebalance.delay.ms", &c.InitialRebalanceDelay},
+		{"group.min.session.timeout.ms", &c.MinSessionTimeout},
+		{"group.max.session.timeout.ms", &c.MaxSessionTimeout},
+	} {
+		if v := f.get(m.key); v != nil {
+			if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {
+				return Coordinator{}, err
+			}
+		}
+	}
+	if v := f.get("group.max.size"); v != nil {
+		sz, err := d.integer(v, sub(path, "group.max.size"), 1, math.MaxInt32)
+		if err != nil {
+			return Coordinator{}, err
+		}
+		c.MaxSize = int(sz)
+	}
+	if v := f.get("load.time"); v != nil {
+		if c.LoadTime, err = d.duration(v, sub(path, "load.time")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	if c.MinSessionTimeout > c.MaxSessionTimeout {
+		key := "group.min.session.timeout.ms"
+		if f.get(key) == nil {
+			key = "group.max.session.timeout.ms"
+		}
+		return Coordinator{}, d.errf(f.get(key), sub(path, key),
+			"group.min.session.timeout.ms (%d) must not be greater than group.max.session.timeout.ms (%d)",
+			c.MinSessionTimeout.Milliseconds(), c.MaxSessionTimeout.Milliseconds())
+	}
+	return c, nil
+}
+
+func (d *decoder) network(n *yaml.Node) (Network, error) {
+	const path = "network"
+	nw := Network{Latency: Dist{Kind: DistConstant, Value: time.Millisecond}}
+	if n == nil || isNull(n) {
+		return nw, nil
+	}
+	f, err := d.mapping(n, path, networkSchema)
+	if err != nil {
+		return Network{}, err
+	}
+	if v := f.get("latency"); v != nil {
+		if nw.Latency, err = d.dist(v, sub(path, "latency")); err != nil {
+			return Network{}, err
+		}
+	}
+	if v := f.get("loss"); v != nil {
+		if nw.Loss, err = d.probability(v, sub(path, "loss")); err != nil {
+			return Network{}, err
+		}
+	}
+	return nw, nil
+}
+
+func (d *decoder) topics(n *yaml.Node) ([]Topic, error) {
+	const path = "topics"
+	elems, err := d.sequence(n, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) == 0 {
+		return nil, d.errf(n, path, "at least one topic is needed")
+	}
+	out := make([]Topic, 0, len(elems))
+	for i, e := range elems {
+		p := index(path, i)
+		f, err := d.mapping(e, p, topicSchema)
+		if err != nil {
+			return nil, err
+		}
+		var t Topic
+		v := f.get("name")
+		if v == nil {
+			return nil, d.errf(f.node, sub(p, "name"), "missing required key")
+		}
+		if t.Name, err = d.str(v, sub(p, "name")); err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(out, func(o Topic) bool { return o.Name == t.Name }) {
+			return nil, d.errf(v, sub(p, "name"), "duplicate topic %q", t.Name)
+		}
+		v = f.get("partitions")
+		if v == nil {
+			return nil, d.errf(f.node, sub(p, "partitions"), "missing required key")
+		}
+		np, err := d.integer(v, sub(p, "partitions"), 1, MaxPartitions)
+		if err != nil {
+			return nil, err
+		}
+		t.Partitions = int(np)
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (d *decoder) groups(n *yaml.Node, topics []Topic) ([]Group, error) {
+	const path = "groups"
+	elems, err := d.sequence(n, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) == 0 {
+		return nil, d.errf(n, path, "at least one group is needed")
+	}
+	out := make([]Group, 0, len(elems))
+	for i, e := range elems {
+		g, err := d.group(e, index(path, i), topics)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range out {
+			if o.ID == g.ID {
+				return nil, d.errf(e, sub(index(path, i), "id"), "duplicate group %q", g.ID)
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+func (d *decoder) group(n *yaml.Node, path string, topics []Topic) (Group, error) {
+	f, err := d.mapping(n, path, groupSchema)
+	if err != nil {
+		return Group{}, err
+	}
+	var g Group
+	v := f.get("id")
+	if v == nil {
+		return Group{}, d.errf(f.node, sub(path, "id"), "missing required key")
+	}
+	if g.ID, err = d.str(v, sub(path, "id")); err != nil {
+		return Group{}, err
+	}
+	if g.ID == CoordinatorName {
+		return Group{}, d.errf(v, sub(path, "id"), "%q is reserved for the group coordinator", CoordinatorName)
+	}
+	v = f.get("members")
+	if v == nil {
+		return Group{}, d.errf(f.node, sub(path, "members"), "missing required key")
+	}
+	m, err := d.integer(v, sub(path, "members"), 1, MaxMembers)
+	if err != nil {
+		return Group{}, err
+	}
+	g.Members = int(m)
+	v = f.get("subscribe")
+	if v == nil {
+		return Group{}, d.errf(f.node, sub(path, "subscribe"), "missing required key")
+	}
+	if g.Subscribe, err = d.stringList(v, sub(path, "subscribe")); err != nil {
+		return Group{}, err
+	}
+	for i, t := range g.Subscribe {
+		if !slices.ContainsFunc(topics, func(o Topic) bool { return o.Name == t }) {
+			return Group{}, d.errf(v, index(sub(path, "subscribe"), i), "unknown topic %q", t)
+		}
+		if slices.Index(g.Subscribe, t) != i {
+			return Group{}, d.errf(v, index(sub(path, "subscribe"), i), "topic %q listed twice", t)
+		}
+	}
+	if g.Client, err = d.client(f.get("client"), sub(path, "client")); err != nil {
+		return Group{}, err
+	}
+	if g.Workload, err = d.workload(f.get("workload"), sub(path, "workload")); err != nil {
+		return Group{}, err
+	}
+	if v := f.get("start"); v != nil && !isNull(v) {
+		sf, err := d.mapping(v, sub(path, "start"), startSchema)
+		if err != nil {
+			return Group{}, err
+		}
+		if x := sf.get("at"); x != nil {
+			if g.Start.At, err = d.duration(x, sub(path, "start.at")); err != nil {
+				return Group{}, err
+			}
+		}
+		if x := sf.get("stagger"); x != nil {
+			if g.Start.Stagger, err = d.duration(x, sub(path, "start.stagger")); err != nil {
+				return Group{}, err
+			}
+		}
+	}
+	return g, nil
+}
+
+func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
+	p, _ := lookupProfile(DefaultProfile)
+	if n == nil || isNull(n) {
+		return clientDefaults(p), nil
+	}
+	f, err := d.mapping(n, path, clientSchema)
+	if err != nil {
+		return Client{}, err
+	}
+	if v := f.get("profile"); v != nil {
+		if p, err = d.profile(v, sub(path, "profile")); err != nil {
+			return Client{}, err
+		}
+	}
+	c := clientDefaults(p)
+	for _, m := range []struct {
+		key string
+		dst *time.Duration
+	}{
+		{"session.timeout.ms", &c.SessionTimeout},
+		{"heartbeat.interval.ms", &c.HeartbeatInterval},
+		{"max.poll.interval.ms", &c.MaxPollInterval},
+		{"retry.backoff.ms", &c.RetryBackoff},
+		{"retry.backoff.max.ms", &c.RetryBackoffMax},
+		{"request.timeout.ms", &c.RequestTimeout},
+	} {
+		if v := f.get(m.key); v != nil {
+			if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {
+				return Client{}, err
+			}
+		}
+	}
+	if v := f.get("max.poll.interval.ms"); v != nil {
+		if !p.atLeast(0, 11) {
+			// The 0.10.0 consumer has no such property (KIP-62, 0.10.1).
+			return Client{}, d.errf(v, sub(path, "max.poll.interval.ms"),
+				"not a property of profile %s (KIP-62 added it in Kafka 0.10.1)", p.name)
+		}
+		if c.MaxPollInterval == 0 {
+			return Client{}, d.errf(v, sub(path, "max.poll.interval.ms"), "must be at least 1")
+		}
+	}
+	if c.SessionTimeout == 0 {
+		return Client{}, d.errf(f.line("session.timeout.ms"), sub(path, "session.timeout.ms"), "must be at least 1")
+	}
+	if c.HeartbeatInterval == 0 {
+		return Client{}, d.errf(f.line("heartbeat.interval.ms"), sub(path, "heartbeat.interval.ms"), "must be at least 1")
+	}
+	if c.RequestTimeout == 0 {
+		return Client{}, d.errf(f.line("request.timeout.ms"), sub(path, "request.timeout.ms"), "must be at least 1")
+	}
+	if c.HeartbeatInterval >= c.SessionTimeout {
+		// GroupRebalanceConfig / Heartbeat constructor: "Heartbeat must be
+		// set lower than the session timeout".
+		key := "session.timeout.ms"
+		if f.get(key) == nil {
+			key = "heartbeat.interval.ms"
+		}
+		return Client{}, d.errf(f.get(key), sub(path, key),
+			"heartbeat.interval.ms (%d) must be lower than session.timeout.ms (%d)",
+			c.HeartbeatInterval.Milliseconds(), c.SessionTimeout.Milliseconds())
+	}
+	if !p.atLeast(2, 0) && c.RequestTimeout <= c.SessionTimeout {
+		// KafkaConsumer constructor before 2.0 (KIP-266 removed the check):
+		// ConfigException "request.timeout.ms should be greater than
+		// session.timeout.ms and fetch.max.wait.ms".
+		key := "request.timeout.ms"
+		if f.get(key) == nil {
+			key = "session.timeout.ms"
+		}
+		return Client{}, d.errf(f.get(key), sub(path, key),
+			"request.timeout.ms (%d) must be greater than session.timeout.ms (%d) in profile %s",
+			c.RequestTimeout.Milliseconds(), c.SessionTimeout.Milliseconds(), p.name)
+	}
+	if c.RetryBackoff > c.RetryBackoffMax && f.get("retry.backoff.max.ms") != nil {
+		return Client{}, d.errf(f.get("retry.backoff.max.ms"), sub(path, "retry.backoff.max.ms"),
+			"retry.backoff.max.ms (%d) must not be lower than retry.backoff.ms (%d)",
+			c.RetryBackoffMax.Milliseconds(), c.RetryBackoff.Milliseconds())
+	}
+	if v := f.get("partition.assignment.strategy"); v != nil {
+		kp := sub(path, "partition.assignment.strategy")
+		if c.Assignors, err = d.stringList(v, kp); err != nil {
+			return Client{}, err
+		}
+		for i, a := range c.Assignors {
+			j := slices.IndexFunc(assignorNames, func(x assignorInfo) bool { return x.name == a })
+			if j < 0 {
+				return Client{}, d.errf(v, kp, "unknown assignor %q; valid: range, roundrobin, sticky, cooperative-sticky", a)
+			}
+			if an := assignorNames[j]; !p.atLeast(an.major, an.minor) {
+				return Client{}, d.errf(v, kp, "assignor %q is not available in profile %s (%s)", a, p.name, an.why)
+			}
+			if slices.Index(c.Assignors, a) != i {
+				return Client{}, d.errf(v, kp, "assignor %q listed twice", a)
+			}
+		}
+	}
+	if v := f.get("group.instance.id"); v != nil {
+		if c.StaticMembership, err = d.boolean(v, sub(path, "group.instance.id")); err != nil {
+			return Client{}, err
+		}
+		if c.StaticMembership && !p.atLeast(2, 3) {
+			return Client{}, d.errf(v, sub(path, "group.instance.id"),
+				"static membership needs profile kafka-2.3 or later (KIP-345); profile is %s", p.name)
+		}
+	}
+	if v := f.get("enable.auto.commit"); v != nil {
+		if c.AutoCommit, err = d.boolean(v, sub(path, "enable.auto.commit")); err != nil {
+			return Client{}, err
+		}
+	}
+	return c, nil
+}
+
+func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
+	w := Workload{
+		PollInterval: Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
+		PollTimeout:  Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
+		AssignTime:   Dist{Kind: DistConstant},
+		CallbackTime: Dist{Kind: DistConstant},
+	}
+	if n == nil || isNull(n) {
+		return w, nil
+	}
+	f, err := d.mapping(n, path, workloadSchema)
+	if err != nil {
+		return Workload{}, err
+	}
+	for _, m := range []struct {
+		key string
+		dst *Dist
+	}{
+		{"poll.interval", &w.PollInterval},
+		{"poll.timeout", &w.PollTimeout},
+		{"assign.time", &w.AssignTime},
+		{"callback.time", &w.CallbackTime},
+	} {
+		if v := f.get(m.key); v != nil {
+			if *m.dst, err = d.dist(v, sub(path, m.key)); err != nil {
+				return Workload{}, err
+			}
+		}
+	}
+	return w, nil
+}

@@ -1,0 +1,134 @@
+package scenario
+
+import (
+	"math"
+	"time"
+)
+
+// profileInfo is one accepted profile name and the Kafka release whose
+// defaults and features it stands for. The coarse names stand for the last
+// release of their line that the simulator models: kafka-2.x for 2.8,
+// kafka-3.x for 3.7.
+type profileInfo struct {
+	name         string
+	major, minor int
+}
+
+// profiles is sorted by name, which is also release order.
+var profiles = []profileInfo{
+	{"kafka-0.10", 0, 10},
+	{"kafka-2.3", 2, 3},
+	{"kafka-2.4", 2, 4},
+	{"kafka-2.6", 2, 6},
+	{"kafka-2.7", 2, 7},
+	{"kafka-2.8", 2, 8},
+	{"kafka-2.x", 2, 8},
+	{"kafka-3.0", 3, 0},
+	{"kafka-3.2", 3, 2},
+	{"kafka-3.7", 3, 7},
+	{"kafka-3.x", 3, 7},
+}
+
+// DefaultProfile is the client and coordinator profile of a file that names none.
+const DefaultProfile = "kafka-3.x"
+
+// ProfileNames returns the client and coordinator profile names accepted in
+// a scenario file, sorted (which is also release order).
+func ProfileNames() []string {
+	out := make([]string, len(profiles))
+	for i, p := range profiles {
+		out[i] = p.name
+	}
+	return out
+}
+
+func lookupProfile(name string) (profileInfo, bool) {
+	for _, p := range profiles {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return profileInfo{}, false
+}
+
+// atLeast reports whether the profile's release is major.minor or later.
+func (p profileInfo) atLeast(major, minor int) bool {
+	return p.major > major || (p.major == major && p.minor >= minor)
+}
+
+// Assignor names accepted in partition.assignment.strategy, with the release
+// that introduced each (ConsumerConfig / KIP-54 / KIP-429).
+type assignorInfo struct {
+	name         string
+	major, minor int
+	why          string
+}
+
+var assignorNames = []assignorInfo{
+	{"range", 0, 9, ""},
+	{"roundrobin", 0, 9, ""},
+	{"sticky", 0, 11, "KIP-54, Kafka 0.11"},
+	{"cooperative-sticky", 2, 4, "KIP-429, Kafka 2.4"},
+}
+
+// clientDefaults returns a Client holding the defaults of a client profile
+// (ConsumerConfig of that release).
+func clientDefaults(p profileInfo) Client {
+	c := Client{
+		Profile:           p.name,
+		HeartbeatInterval: 3000 * time.Millisecond,
+		RetryBackoff:      100 * time.Millisecond,
+		// retry.backoff.max.ms exists from 3.7 (KIP-580); earlier profiles
+		// carry the value but a faithful client model ignores it.
+		RetryBackoffMax:  1000 * time.Millisecond,
+		AutoCommit:       true,
+		StaticMembership: false,
+	}
+	switch {
+	case !p.atLeast(2, 0):
+		// 0.10.0: session 30 s, request.timeout.ms 40 s, no
+		// max.poll.interval.ms (KIP-62 came in 0.10.1): 0 = not applicable.
+		c.SessionTimeout = 30000 * time.Millisecond
+		c.RequestTimeout = 40000 * time.Millisecond
+		c.MaxPollInterval = 0
+		c.Assignors = []string{"range"}
+	case !p.atLeast(3, 0):
+		c.SessionTimeout = 10000 * time.Millisecond
+		c.RequestTimeout = 30000 * time.Millisecond
+		c.MaxPollInterval = 300000 * time.Millisecond
+		c.Assignors = []string{"range"}
+	default:
+		// KIP-735 (3.0): session.timeout.ms 45 s; 3.0 default strategy
+		// list [range, cooperative-sticky] (KIP-726's first step).
+		c.SessionTimeout = 45000 * time.Millisecond
+		c.RequestTimeout = 30000 * time.Millisecond
+		c.MaxPollInterval = 300000 * time.Millisecond
+		c.Assignors = []string{"range", "cooperative-sticky"}
+	}
+	return c
+}
+
+// coordinatorDefaults returns the broker defaults of a coordinator profile
+// (KafkaConfig / GroupCoordinatorConfig of that release).
+func coordinatorDefaults(p profileInfo) Coordinator {
+	c := Coordinator{
+		Brokers:               3,
+		Profile:               p.name,
+		InitialRebalanceDelay: 3000 * time.Millisecond,
+		MinSessionTimeout:     6000 * time.Millisecond,
+		MaxSessionTimeout:     1800000 * time.Millisecond,
+		MaxSize:               math.MaxInt32,
+		LoadTime:              0,
+	}
+	if !p.atLeast(0, 11) {
+		// group.initial.rebalance.delay.ms arrived in 0.11 (KIP-134): a 0.10
+		// broker completes the first join without waiting.
+		c.InitialRebalanceDelay = 0
+	}
+	if !p.atLeast(2, 3) {
+		// group.max.session.timeout.ms was 300000 (KAFKA-3636, 0.10.0)
+		// until KIP-345 raised it to 30 minutes in 2.3.
+		c.MaxSessionTimeout = 300000 * time.Millisecond
+	}
+	return c
+}

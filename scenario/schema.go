@@ -1,0 +1,91 @@
+package scenario
+
+// keySchema is one key of a mapping in the scenario file. A key is a leaf
+// (a scalar, a list of scalars or a distribution), a nested mapping
+// (fields), or a sequence of mappings (items). The same tables drive the
+// "unknown key" checks of the decoder and the path matching of overrides, so
+// the two cannot drift apart.
+type keySchema struct {
+	name   string
+	fields *mapSchema // nested mapping
+	items  *mapSchema // sequence of mappings
+}
+
+// mapSchema lists the keys a mapping may hold, in the order of INTERFACE.md.
+type mapSchema struct {
+	keys []keySchema
+}
+
+func leaves(names ...string) []keySchema {
+	out := make([]keySchema, len(names))
+	for i, n := range names {
+		out[i] = keySchema{name: n}
+	}
+	return out
+}
+
+// names returns the mapping's keys, for "known keys" messages.
+func (m *mapSchema) names() []string {
+	out := make([]string, len(m.keys))
+	for i, k := range m.keys {
+		out[i] = k.name
+	}
+	return out
+}
+
+func (m *mapSchema) has(name string) bool {
+	_, ok := m.key(name)
+	return ok
+}
+
+func (m *mapSchema) key(name string) (keySchema, bool) {
+	for _, k := range m.keys {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return keySchema{}, false
+}
+
+// Fault action keys, in INTERFACE.md order.
+var faultActions = []FaultKind{
+	FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultPartition, FaultLoss,
+	FaultLatency, FaultCoordinatorFailover, FaultLeave, FaultJoin, FaultRollingRestart,
+}
+
+var (
+	coordinatorSchema = &mapSchema{keys: leaves(
+		"brokers", "profile", "group.initial.rebalance.delay.ms",
+		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
+		"group.max.size", "load.time")}
+	networkSchema = &mapSchema{keys: leaves("latency", "loss")}
+	topicSchema   = &mapSchema{keys: leaves("name", "partitions")}
+	clientSchema  = &mapSchema{keys: leaves(
+		"profile", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
+		"retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
+		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit")}
+	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
+	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
+	groupSchema    = &mapSchema{keys: []keySchema{
+		{name: "id"}, {name: "members"}, {name: "subscribe"},
+		{name: "client", fields: clientSchema},
+		{name: "workload", fields: workloadSchema},
+		{name: "start", fields: startSchema},
+	}}
+	faultSchema = func() *mapSchema {
+		ks := leaves("at")
+		for _, a := range faultActions {
+			ks = append(ks, keySchema{name: string(a)})
+		}
+		ks = append(ks, leaves("for", "interval", "downtime")...)
+		return &mapSchema{keys: ks}
+	}()
+	rootSchema = &mapSchema{keys: []keySchema{
+		{name: "name"}, {name: "duration"}, {name: "seed"},
+		{name: "coordinator", fields: coordinatorSchema},
+		{name: "network", fields: networkSchema},
+		{name: "topics", items: topicSchema},
+		{name: "groups", items: groupSchema},
+		{name: "faults", items: faultSchema},
+	}}
+)
