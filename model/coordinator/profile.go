@@ -1,4 +1,127 @@
 package coordinator
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Profile selects the behaviour of one Kafka broker era.
 type Profile string
+
+// features are the broker behaviours that changed across Kafka versions
+// (kafka-classic-protocol.md §16). A Profile is resolved to features once, in
+// NewBroker, so the hot paths test plain booleans.
+type features struct {
+	// initialDelay: KIP-134 InitialDelayedJoin (0.11.0).
+	initialDelay bool
+	// kip394: JoinGroup v4+ from an unknown member gets MEMBER_ID_REQUIRED
+	// and a pending member id (2.2.0).
+	kip394 bool
+	// maxSize: group.max.size / GROUP_MAX_SIZE_REACHED (KIP-389, 2.2.0).
+	maxSize bool
+	// newMemberTimeout: new members expire after NewMemberJoinTimeoutMs
+	// while their first join is parked (KAFKA-7610, 2.2.0). Before, a new
+	// member's first expiry is its session timeout.
+	newMemberTimeout bool
+	// static: KIP-345 static membership, FENCED_INSTANCE_ID, static members
+	// kept at join completion (KAFKA-8220), batch LeaveGroup (2.3.0).
+	static bool
+	// acceptJoining26: acceptJoiningMember of 2.6.0; before (2.2–2.5) the
+	// capacity test is "group over capacity and member not awaiting join, or
+	// new member and size >= max".
+	acceptJoining26 bool
+	// staticRebalanceInCompleting: a static restart in CompletingRebalance
+	// triggers a rebalance (KAFKA-9801, 2.6.0); before it is answered like
+	// in Stable.
+	staticRebalanceInCompleting bool
+	// hbInCompleting: Heartbeat in CompletingRebalance answers NONE and
+	// reschedules the session (KAFKA-10134, 2.6.1/2.7.0); before,
+	// REBALANCE_IN_PROGRESS without reschedule.
+	hbInCompleting bool
+	// staticStablePersist: a static restart in Stable persists the group and
+	// rebalances if the selected protocol would change (2.7.0).
+	staticStablePersist bool
+	// pendingSync: pending-sync tracking and DelayedSync (KAFKA-12890,
+	// 2.8.1/3.0.0).
+	pendingSync bool
+	// skipAssignment: KIP-814, JoinGroup v9+ static leader restart gets the
+	// member list with skipAssignment=true (3.2.0).
+	skipAssignment bool
+}
+
+// profileSpec is one row of the profile table (doc.go repeats it).
+type profileSpec struct {
+	name     string
+	features features
+}
+
+// profileTable lists every profile, oldest first. Aliases ("kafka-2.x",
+// "kafka-3.x") are rows of their own so ProfileNames lists them.
+var profileTable = func() []profileSpec {
+	v010 := features{}
+	v011 := v010
+	v011.initialDelay = true
+	v22 := v011
+	v22.kip394, v22.maxSize, v22.newMemberTimeout = true, true, true
+	v23 := v22
+	v23.static = true
+	v26 := v23
+	v26.acceptJoining26, v26.staticRebalanceInCompleting = true, true
+	v261 := v26
+	v261.hbInCompleting = true
+	v27 := v261
+	v27.staticStablePersist = true
+	v281 := v27
+	v281.pendingSync = true
+	v32 := v281
+	v32.skipAssignment = true
+	return []profileSpec{
+		{"kafka-0.10", v010},
+		{"kafka-0.11", v011},
+		{"kafka-2.2", v22},
+		{"kafka-2.3", v23},
+		{"kafka-2.5", v23},
+		{"kafka-2.6", v26},
+		{"kafka-2.6.1", v261},
+		{"kafka-2.7", v27},
+		{"kafka-2.8", v27},
+		{"kafka-2.8.1", v281},
+		{"kafka-2.x", v27}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
+		{"kafka-3.0", v281},
+		{"kafka-3.2", v32},
+		{"kafka-3.6", v32},
+		{"kafka-3.x", v32}, // = kafka-3.6 (Scala coordinator, the 3.x default)
+	}
+}()
+
+// ParseProfile returns the named broker profile. Names are
+// case-insensitive; see ProfileNames and doc.go for the table.
+func ParseProfile(name string) (Profile, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for _, p := range profileTable {
+		if p.name == n {
+			return Profile(p.name), nil
+		}
+	}
+	return "", fmt.Errorf("coordinator: unknown broker profile %q (known: %s)", name,
+		strings.Join(ProfileNames(), ", "))
+}
+
+// ProfileNames lists every profile name, oldest first.
+func ProfileNames() []string {
+	names := make([]string, len(profileTable))
+	for i, p := range profileTable {
+		names[i] = p.name
+	}
+	return names
+}
+
+// features resolves the profile; ok is false for an unknown profile.
+func (p Profile) features() (features, bool) {
+	for _, s := range profileTable {
+		if s.name == string(p) {
+			return s.features, true
+		}
+	}
+	return features{}, false
+}

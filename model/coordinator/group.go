@@ -1,0 +1,378 @@
+package coordinator
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// member mirrors MemberMetadata.scala. The awaiting join/sync callbacks are
+// the (Conn, Corr) of the parked request.
+type member struct {
+	id               string
+	instanceID       string // "" = dynamic
+	clientID         string
+	sessionTimeout   time.Duration
+	rebalanceTimeout time.Duration
+	protocolType     string
+	protocols        []protocol.GroupProtocol
+	assignment       protocol.Assignment
+
+	awaitingJoin bool // awaitingJoinCallback != null
+	joinConn     Conn
+	joinCorr     uint64
+	joinVersion  int16
+
+	awaitingSync bool // awaitingSyncCallback != null
+	syncConn     Conn
+	syncCorr     uint64
+
+	isNew       bool // MemberMetadata.isNew
+	pendingSync bool // in GroupMetadata.pendingSyncMembers (2.8.1+)
+	// resynced: the member has talked to this coordinator successfully since
+	// the group was loaded by a failover (trace attribution only, not Kafka).
+	resynced bool
+
+	hb timer // DelayedHeartbeat
+}
+
+// isStatic mirrors MemberMetadata.isStaticMember.
+func (m *member) isStatic() bool { return m.instanceID != "" }
+
+// hasSatisfiedHeartbeat mirrors MemberMetadata.hasSatisfiedHeartbeat with
+// heartbeatSatisfied=false (it is only true transiently inside
+// completeAndScheduleNextExpiration): a new member must heartbeat even while
+// awaiting join; others parked in JoinGroup or SyncGroup are alive.
+func (m *member) hasSatisfiedHeartbeat() bool {
+	if m.isNew {
+		return false
+	}
+	return m.awaitingJoin || m.awaitingSync
+}
+
+// metadata returns the member's metadata for the named protocol
+// (MemberMetadata.metadata).
+func (m *member) metadata(name string) (protocol.Subscription, bool) {
+	for i := range m.protocols {
+		if m.protocols[i].Name == name {
+			return m.protocols[i].Metadata, true
+		}
+	}
+	return protocol.Subscription{}, false
+}
+
+// matches mirrors MemberMetadata.matches: same protocols, same order, same
+// metadata.
+func (m *member) matches(protocols []protocol.GroupProtocol) bool {
+	if len(protocols) != len(m.protocols) {
+		return false
+	}
+	for i := range protocols {
+		if protocols[i].Name != m.protocols[i].Name || !protocols[i].Metadata.Equal(m.protocols[i].Metadata) {
+			return false
+		}
+	}
+	return true
+}
+
+// pendingMember is a KIP-394 member id handed out with MEMBER_ID_REQUIRED
+// and not yet used in a second JoinGroup.
+type pendingMember struct {
+	id    string
+	timer timer
+}
+
+// joinKind tells which delayed join is armed in group.join.
+type joinKind uint8
+
+const (
+	joinNone joinKind = iota
+	joinDelayed
+	joinInitial
+)
+
+// group mirrors GroupMetadata.scala. Members live in a slice in the order
+// they were added (Kafka keeps a HashMap; see electLeader for the rule that
+// replaces hash order), with a map used only for lookup, never iterated.
+type group struct {
+	id           string
+	state        GroupState
+	generation   int32
+	protocolType string
+	protocolName string
+	leader       string
+
+	members         []*member
+	byID            map[string]*member
+	static          map[string]*member // instance id -> member
+	pending         []*pendingMember
+	pendingByID     map[string]*pendingMember
+	numAwaitingJoin int
+	numPendingSync  int
+	newMemberAdded  bool
+
+	join          timer
+	joinKind      joinKind
+	joinDelay     time.Duration // InitialDelayedJoin delayMs
+	joinRemaining time.Duration // InitialDelayedJoin remainingMs
+
+	sync    timer
+	syncGen int32
+
+	// failoverPending: loaded by a failover and not every member has
+	// resynchronised yet (trace attribution only, see prepareRebalance).
+	failoverPending bool
+	unsynced        int
+
+	part *partition
+}
+
+func newGroup(id string, part *partition) *group {
+	g := &group{
+		id:          id,
+		state:       Empty,
+		byID:        map[string]*member{},
+		static:      map[string]*member{},
+		pendingByID: map[string]*pendingMember{},
+		part:        part,
+	}
+	g.join = timer{index: -1, kind: tkJoin, g: g}
+	g.sync = timer{index: -1, kind: tkSync, g: g}
+	return g
+}
+
+func (g *group) has(id string) bool { _, ok := g.byID[id]; return ok }
+
+// rebalanceTimeout mirrors GroupMetadata.rebalanceTimeoutMs: the max over
+// current members (0 if none).
+func (g *group) rebalanceTimeout() time.Duration {
+	var d time.Duration
+	for _, m := range g.members {
+		d = max(d, m.rebalanceTimeout)
+	}
+	return d
+}
+
+// hasAllMembersJoined mirrors GroupMetadata.hasAllMembersJoined.
+func (g *group) hasAllMembersJoined() bool {
+	return len(g.members) == g.numAwaitingJoin && len(g.pending) == 0
+}
+
+// add mirrors GroupMetadata.add: the first member sets the protocol type
+// and, when there is no leader, becomes leader.
+func (g *group) add(m *member) {
+	check(!g.has(m.id), "add: member already present")
+	if len(g.members) == 0 {
+		g.protocolType = m.protocolType
+	}
+	g.members = append(g.members, m)
+	g.byID[m.id] = m
+	if m.isStatic() {
+		g.static[m.instanceID] = m
+	}
+	if g.leader == "" {
+		g.leader = m.id
+	}
+	if m.awaitingJoin {
+		g.numAwaitingJoin++
+	}
+	g.removePending(m.id)
+}
+
+// remove mirrors GroupMetadata.remove: if the leader goes, the leadership
+// moves to the first remaining member (Kafka: members.keys.headOption, hash
+// order; here: join order).
+func (g *group) remove(id string) {
+	m, ok := g.byID[id]
+	if !ok {
+		return
+	}
+	if m.awaitingJoin {
+		g.numAwaitingJoin--
+	}
+	if m.pendingSync {
+		m.pendingSync = false
+		g.numPendingSync--
+	}
+	if g.failoverPending && !m.resynced {
+		m.resynced = true
+		g.unsynced--
+		if g.unsynced == 0 {
+			g.failoverPending = false
+		}
+	}
+	if m.isStatic() && g.static[m.instanceID] == m {
+		delete(g.static, m.instanceID)
+	}
+	delete(g.byID, id)
+	i := slices.Index(g.members, m)
+	g.members = slices.Delete(g.members, i, i+1)
+	if g.leader == id {
+		g.leader = ""
+		if len(g.members) > 0 {
+			g.leader = g.members[0].id
+		}
+	}
+	check(g.numAwaitingJoin >= 0, "remove: numAwaitingJoin < 0")
+}
+
+func (g *group) addPending(p *pendingMember) {
+	g.pending = append(g.pending, p)
+	g.pendingByID[p.id] = p
+}
+
+// removePending drops a pending id; it returns the removed entry, or nil.
+func (g *group) removePending(id string) *pendingMember {
+	p, ok := g.pendingByID[id]
+	if !ok {
+		return nil
+	}
+	delete(g.pendingByID, id)
+	i := slices.Index(g.pending, p)
+	g.pending = slices.Delete(g.pending, i, i+1)
+	return p
+}
+
+// supportsProtocols mirrors GroupMetadata.supportsProtocols.
+func (g *group) supportsProtocols(protocolType string, protocols []protocol.GroupProtocol) bool {
+	if g.state == Empty {
+		return protocolType != "" && len(protocols) > 0
+	}
+	if g.protocolType != protocolType {
+		return false
+	}
+	for i := range protocols {
+		if g.supportedByAll(protocols[i].Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// supportedByAll reports whether every member lists the protocol
+// (supportedProtocols(name) == members.size).
+func (g *group) supportedByAll(name string) bool {
+	for _, m := range g.members {
+		if _, ok := m.metadata(name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// selectProtocol mirrors GroupMetadata.selectProtocol: candidates are the
+// protocols every member supports; each member votes for its most
+// preferred candidate; most votes wins. Deviation: Kafka breaks a tie by
+// hash-map order (maxBy over a groupBy); here the tie goes to the candidate
+// that comes first in the preference list of the earliest-joined member
+// (deterministic, and what a single-member group would choose).
+func (g *group) selectProtocol() string {
+	check(len(g.members) > 0, "selectProtocol: no members")
+	first := g.members[0]
+	var bestName string
+	bestVotes := -1
+	for i := range first.protocols {
+		cand := first.protocols[i].Name
+		if !g.supportedByAll(cand) {
+			continue
+		}
+		votes := 0
+		for _, m := range g.members {
+			if m.vote(g) == cand {
+				votes++
+			}
+		}
+		if votes > bestVotes {
+			bestName, bestVotes = cand, votes
+		}
+	}
+	check(bestVotes >= 0, "selectProtocol: no common protocol")
+	return bestName
+}
+
+// vote mirrors MemberMetadata.vote: the member's first protocol that every
+// member supports.
+func (m *member) vote(g *group) string {
+	for i := range m.protocols {
+		if g.supportedByAll(m.protocols[i].Name) {
+			return m.protocols[i].Name
+		}
+	}
+	panic("coordinator: vote: member supports no candidate protocol")
+}
+
+// electJoinedLeader mirrors GroupMetadata.maybeElectNewJoinedLeader. If the
+// leader did not rejoin, Kafka picks any member awaiting join in hash-map
+// order; here the earliest-joined one (deterministic rule).
+func (g *group) electJoinedLeader() bool {
+	if g.leader == "" {
+		return false
+	}
+	if g.byID[g.leader].awaitingJoin {
+		return true
+	}
+	for _, m := range g.members {
+		if m.awaitingJoin {
+			g.leader = m.id
+			return true
+		}
+	}
+	return false
+}
+
+// currentMemberMetadata mirrors GroupMetadata.currentMemberMetadata: the
+// member list the leader receives, for the selected protocol.
+func (g *group) currentMemberMetadata() []protocol.JoinGroupMember {
+	out := make([]protocol.JoinGroupMember, 0, len(g.members))
+	for _, m := range g.members {
+		md, ok := m.metadata(g.protocolName)
+		check(ok, "currentMemberMetadata: member lacks selected protocol")
+		out = append(out, protocol.JoinGroupMember{MemberID: m.id, GroupInstanceID: m.instanceID, Metadata: md})
+	}
+	return out
+}
+
+// record builds the persisted group record (GroupMetadataManager.storeGroup
+// / groupMetadataValue) with the given assignments (nil: the stored ones).
+func (g *group) record(assignment map[string]protocol.Assignment) GroupRecord {
+	rec := GroupRecord{
+		GroupID:      g.id,
+		GenerationID: g.generation,
+		ProtocolType: g.protocolType,
+		ProtocolName: g.protocolName,
+		Leader:       g.leader,
+		Members:      make([]MemberRecord, 0, len(g.members)),
+	}
+	for _, m := range g.members {
+		a := m.assignment
+		if assignment != nil {
+			a = assignment[m.id]
+		}
+		rec.Members = append(rec.Members, MemberRecord{
+			MemberID:         m.id,
+			GroupInstanceID:  m.instanceID,
+			SessionTimeout:   m.sessionTimeout,
+			RebalanceTimeout: m.rebalanceTimeout,
+			Protocols:        slices.Clone(m.protocols),
+			Assignment:       a,
+		})
+	}
+	slices.SortFunc(rec.Members, func(a, b MemberRecord) int {
+		switch {
+		case a.MemberID < b.MemberID:
+			return -1
+		case a.MemberID > b.MemberID:
+			return 1
+		}
+		return 0
+	})
+	return rec
+}
+
+// check panics with a package-prefixed message on programmer error.
+func check(cond bool, msg string) {
+	if !cond {
+		panic("coordinator: " + msg)
+	}
+}
