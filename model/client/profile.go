@@ -1,4 +1,282 @@
 package client
 
-// Profile selects the behaviour of one Kafka client era (see ParseProfile).
+import (
+	"fmt"
+	"time"
+)
+
+// Profile selects the behaviour of one Kafka client era (see ParseProfile and
+// the profile table in doc.go). It stays a string so scenario files and
+// traces carry the name the user wrote; the behaviour switches are looked up
+// from it once, in NewMember.
 type Profile string
+
+// joinTimeoutRule is how sendJoinGroupRequest computes the JoinGroup request
+// timeout (§2.1 of kafka-classic-protocol.md).
+type joinTimeoutRule uint8
+
+const (
+	joinTimeoutRequest         joinTimeoutRule = iota // request.timeout.ms (≤1.1)
+	joinTimeoutRebalance                              // rebalanceTimeout + 5 s (2.0–2.5)
+	joinTimeoutMaxOfRequestAnd                        // max(request.timeout.ms, rebalanceTimeout + 5 s) (2.6+)
+)
+
+// lookupPacing is what the HeartbeatThread does when the coordinator is
+// unknown (§8.2 step 4).
+type lookupPacing uint8
+
+const (
+	pacing23 lookupPacing = iota // 2.3–2.7: send if none outstanding, then wait retry.backoff.ms
+	pacing28                     // 2.8–3.2: outstanding → forget it and wait; none → send and loop
+	pacing33                     // 3.3+ (KAFKA-13917): outstanding → forget it; none → send; then wait
+)
+
+// behaviour is the set of switches one profile turns on. Each field names the
+// Kafka change that introduced it.
+type behaviour struct {
+	name string
+	// heartbeatTask: 0.9/0.10 HeartbeatTask on the application thread's
+	// delayed-task queue; no HeartbeatThread, no max.poll.interval.ms,
+	// coordinatorDead only fails unsent requests.
+	heartbeatTask bool
+	// blockingJoin: poll() does not return until the group is joined
+	// (0.10 ensureActiveGroup; also the deprecated poll(long)).
+	blockingJoin bool
+	// nonBlockingJoin: poll(Duration) joins with a zero timer and returns
+	// records of still-owned partitions during a rebalance (2.5, KAFKA-8421).
+	nonBlockingJoin bool
+	// joinLoopReturnsOnExpiredTimer: a retriable join failure with an expired
+	// timer returns instead of re-sending at once (3.5, KAFKA-12639).
+	joinLoopReturnsOnExpiredTimer bool
+	joinVersion                   int16
+	joinTimeout                   joinTimeoutRule
+	// fourStates: UNJOINED/PREPARING/COMPLETING/STABLE; heartbeat thread
+	// enabled on JoinGroup success and heartbeating in COMPLETING_REBALANCE
+	// (2.6.1/2.7.0, KAFKA-10134).
+	fourStates bool
+	// sentGenCheck: error responses only reset the generation if it is still
+	// the one the request was sent with (2.6, KAFKA-9823).
+	sentGenCheck bool
+	// retriableJoinResetsGeneration: the KAFKA-10134 side effect: a
+	// retriable JoinGroup/SyncGroup failure resets state and generation
+	// (member id dropped) (2.6.1–2.7.1, 2.8.0; fixed by KAFKA-13214).
+	retriableJoinResetsGeneration bool
+	// ownedInSubscription: subscription v1 carries owned partitions,
+	// onPartitionsLost exists, cooperative protocol possible (2.4, KIP-429).
+	ownedInSubscription bool
+	// generationInSubscription: subscription v2 carries the generation (3.4, KIP-792).
+	generationInSubscription bool
+	// illegalGenerationKeepsID: ILLEGAL_GENERATION resets keeping the member
+	// id (3.2, KAFKA-13419).
+	illegalGenerationKeepsID bool
+	// syncRebalanceResetsGeneration: SyncGroup REBALANCE_IN_PROGRESS resets
+	// the generation keeping the member id (3.3.0–3.3.1, KAFKA-13891; reverted).
+	syncRebalanceResetsGeneration bool
+	// joinRebalanceInProgressRetriable: JoinGroup REBALANCE_IN_PROGRESS is
+	// retried immediately (2.8, KAFKA-10870); before it was "unexpected" (fatal).
+	joinRebalanceInProgressRetriable bool
+	// staticMembership: group.instance.id is sent (2.3, KIP-345).
+	staticMembership bool
+	// exponentialBackoff: KIP-580 backoff for FindCoordinator and heartbeat
+	// retries (3.7).
+	exponentialBackoff bool
+	// resetSetsJoinPrepare: a state/generation reset sets needsJoinPrepare
+	// again (3.0/3.1, KAFKA-12983).
+	resetSetsJoinPrepare bool
+	// rejoinReasonSent: JoinGroup carries the rejoin reason (3.2, KIP-800).
+	rejoinReasonSent bool
+	// protocolTypeChecked: JoinGroup/SyncGroup responses' protocol type and
+	// name are checked (2.5, KIP-559).
+	protocolTypeChecked bool
+	pacing              lookupPacing
+	// defaults (ApplyProfileDefaults).
+	defaultSession        time.Duration
+	defaultRequestTimeout time.Duration
+	defaultAssignors      []string
+}
+
+// profileTable lists every profile in release order. Aliases (kafka-2.x,
+// kafka-3.x) are resolved by profileAliases.
+var profileTable = []behaviour{
+	{
+		name: "kafka-0.10", heartbeatTask: true, blockingJoin: true,
+		joinVersion: 0, joinTimeout: joinTimeoutRequest, pacing: pacing23,
+		defaultSession: 30 * time.Second, defaultRequestTimeout: 40 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		name: "kafka-2.3", joinVersion: 5, joinTimeout: joinTimeoutRebalance,
+		staticMembership: true, pacing: pacing23,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		name: "kafka-2.4", joinVersion: 6, joinTimeout: joinTimeoutRebalance,
+		staticMembership: true, ownedInSubscription: true, pacing: pacing23,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		name: "kafka-2.5", joinVersion: 7, joinTimeout: joinTimeoutRebalance, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, pacing: pacing23,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		name: "kafka-2.6", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		pacing:         pacing23,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
+		name: "kafka-2.7", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
+		name: "kafka-2.8", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, pacing: pacing28,
+		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range"},
+	},
+	{
+		name: "kafka-3.0", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+	{
+		name: "kafka-3.2", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, pacing: pacing28,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+	{
+		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
+		name: "kafka-3.3", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, syncRebalanceResetsGeneration: true,
+		pacing:         pacing33,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+	{
+		name: "kafka-3.4", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		pacing:         pacing33,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+	{
+		name: "kafka-3.6", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		joinLoopReturnsOnExpiredTimer: true, pacing: pacing33,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+	{
+		name: "kafka-3.7", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		joinLoopReturnsOnExpiredTimer: true, exponentialBackoff: true, pacing: pacing33,
+		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
+		defaultAssignors: []string{"range", "cooperative-sticky"},
+	},
+}
+
+// profileAliases maps the coarse era names of INTERFACE.md to a concrete profile.
+var profileAliases = []struct{ alias, target string }{
+	{"kafka-2.x", "kafka-2.8"},
+	{"kafka-3.x", "kafka-3.7"},
+}
+
+// lookupBehaviour resolves a profile name (or alias) to its switches.
+func lookupBehaviour(name string) (*behaviour, bool) {
+	for _, a := range profileAliases {
+		if a.alias == name {
+			name = a.target
+			break
+		}
+	}
+	for i := range profileTable {
+		if profileTable[i].name == name {
+			return &profileTable[i], true
+		}
+	}
+	return nil, false
+}
+
+// ParseProfile validates a client profile name: one of ProfileNames().
+func ParseProfile(name string) (Profile, error) {
+	if _, ok := lookupBehaviour(name); !ok {
+		return "", fmt.Errorf("client: unknown profile %q (known: %v)", name, ProfileNames())
+	}
+	return Profile(name), nil
+}
+
+// ProfileNames lists the accepted profile names: the coarse aliases first,
+// then every concrete profile in release order.
+func ProfileNames() []string {
+	names := make([]string, 0, len(profileAliases)+len(profileTable))
+	names = append(names, "kafka-0.10")
+	for _, a := range profileAliases {
+		names = append(names, a.alias)
+	}
+	for i := range profileTable {
+		if profileTable[i].name != "kafka-0.10" {
+			names = append(names, profileTable[i].name)
+		}
+	}
+	return names
+}
+
+// ApplyProfileDefaults fills the zero-valued Kafka properties of cfg with the
+// defaults of cfg.Profile (ConsumerConfig of that era, §2.1). Workload fields
+// are left alone. It returns an error for an unknown profile.
+func ApplyProfileDefaults(cfg *Config) error {
+	b, ok := lookupBehaviour(string(cfg.Profile))
+	if !ok {
+		return fmt.Errorf("client: unknown profile %q", cfg.Profile)
+	}
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = b.defaultSession
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = 3 * time.Second
+	}
+	if cfg.MaxPollInterval == 0 && !b.heartbeatTask {
+		cfg.MaxPollInterval = 300 * time.Second
+	}
+	if cfg.RetryBackoff == 0 {
+		cfg.RetryBackoff = 100 * time.Millisecond
+	}
+	if cfg.RetryBackoffMax == 0 {
+		if b.exponentialBackoff {
+			cfg.RetryBackoffMax = time.Second
+		} else {
+			cfg.RetryBackoffMax = cfg.RetryBackoff
+		}
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = b.defaultRequestTimeout
+	}
+	if len(cfg.Assignors) == 0 {
+		cfg.Assignors = append([]string(nil), b.defaultAssignors...)
+	}
+	return nil
+}

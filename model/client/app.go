@@ -1,0 +1,477 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// This file is the application thread: KafkaConsumer.poll, ConsumerCoordinator
+// .poll, ensureCoordinatorReady, joinGroupIfNeeded, initiateJoinGroup,
+// onJoinPrepare and onJoinComplete.
+
+// minPollTimeout keeps a zero poll.timeout from spinning in virtual time
+// (deviation: Java's poll(0) returns at once and the loop calls it again).
+const minPollTimeout = time.Millisecond
+
+// pollStart is a KafkaConsumer.poll(Duration) call starting at now.
+func (m *Member) pollStart(now protocol.Instant, out *Output) {
+	m.app = appPolling
+	m.onApp = true
+	m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+	m.appIterate(now, out)
+}
+
+// appIterate is one pass of KafkaConsumer.poll's loop at now: pollHeartbeat,
+// the network poll (queued responses, request timeouts, 0.10 delayed tasks),
+// ConsumerCoordinator.poll, then fetch: records → processing; none and the
+// user timeout expired → poll() returns empty and the loop calls it again.
+func (m *Member) appIterate(now protocol.Instant, out *Output) {
+	for range 16 {
+		if m.app != appPolling || m.stopped {
+			return
+		}
+		m.onApp = true
+		// pollHeartbeat: a failure recorded by the heartbeat thread is thrown
+		// here; otherwise the poll timer restarts.
+		if m.hbFailed != protocol.None {
+			m.fatal(out, m.hbFailed, "heartbeat-thread")
+			return
+		}
+		if !m.b.heartbeatTask {
+			m.hbPoll(now)
+		}
+		if !m.flushQueue(now, out) {
+			return
+		}
+		m.handleTimeouts(now, out)
+		if m.app != appPolling || m.stopped {
+			return
+		}
+		if m.b.heartbeatTask && m.taskAt <= now {
+			m.runHeartbeatTask(now, out)
+		}
+		m.coordinatorPoll(now, out)
+		if m.app != appPolling || m.stopped {
+			return
+		}
+		if m.recordsAvailable() {
+			m.startBusy(now, m.cfg.PollInterval.Draw(m.rng), contNextPoll)
+			return
+		}
+		if now < m.pollBlockEnd || m.blockedInJoin() {
+			return
+		}
+		// poll() returned nothing; the application calls it again at once.
+		m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+	}
+}
+
+// blockedInJoin: poll() cannot return before the group is joined
+// (kafka-0.10's blocking ensureCoordinatorReady/ensureActiveGroup).
+func (m *Member) blockedInJoin() bool {
+	return m.b.blockingJoin && (m.rejoinNeededOrPending() || !m.coordKnown)
+}
+
+// recordsAvailable: the fetch would return records. They are always waiting
+// for owned partitions. From 2.5 (KAFKA-8421) poll(Duration) returns records
+// of still-owned partitions while a rebalance is pending (COOPERATIVE keeps
+// them); before, poll() returned nothing until the join completed.
+func (m *Member) recordsAvailable() bool {
+	if len(m.owned) == 0 {
+		return false
+	}
+	if m.b.nonBlockingJoin {
+		return true
+	}
+	return m.coordKnown && !m.rejoinNeededOrPending()
+}
+
+// nextPollingDeadline is the next instant the application thread, blocked
+// inside poll(), has something to do.
+func (m *Member) nextPollingDeadline() protocol.Instant {
+	d := m.earliestInflight()
+	if !m.blockedInJoin() {
+		d = min(d, m.pollBlockEnd)
+	}
+	if m.join == joinIdle && m.rejoinNeeded && m.joinRetryAt != 0 {
+		d = min(d, m.joinRetryAt)
+	}
+	if !m.coordKnown && m.findCorr == 0 && m.findRetryAt != 0 {
+		d = min(d, m.findRetryAt)
+	}
+	if m.b.heartbeatTask {
+		d = min(d, m.taskAt)
+	}
+	if len(m.queue) > 0 {
+		d = 0
+	}
+	return d
+}
+
+// finishBusy ends a busy period: a callback's effect is applied, then the
+// continuation runs.
+func (m *Member) finishBusy(now protocol.Instant, out *Output) {
+	cont := m.cont
+	m.cont = contNone
+	m.app = appPolling
+	m.onApp = true
+	if m.cb != cbNone {
+		m.applyCallback(out)
+	}
+	switch cont {
+	case contNextPoll:
+		m.pollStart(now, out)
+		return
+	case contLeaderSync:
+		req := m.pendingSync
+		m.pendingSync = nil
+		m.sendSyncGroupRequest(now, out, req)
+	case contJoinComplete:
+		m.continueJoinComplete(now, out)
+	case contResume, contNone:
+	}
+	if m.app == appPolling {
+		m.appIterate(now, out)
+	}
+}
+
+// coordinatorPoll is ConsumerCoordinator.poll for a subscribed consumer
+// (auto-commit and metadata refresh not modelled).
+func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
+	if !m.coordKnown && !m.ensureCoordinatorReady(now, out) {
+		return
+	}
+	if m.rejoinNeededOrPending() {
+		// ensureActiveGroup: startHeartbeatThreadIfNeeded (the thread is
+		// implicit) then joinGroupIfNeeded with a zero timer (2.5+), the
+		// user's timer (2.3/2.4) or no timer (0.10).
+		m.joinGroupIfNeeded(now, out)
+	}
+}
+
+// ensureCoordinatorReady is AbstractCoordinator.ensureCoordinatorReady with a
+// timer that does not wait: it sends a lookup if none is outstanding and the
+// backoff after a failed one has passed (3.7+: exponential; earlier the
+// metadata refresh rate limit, modelled as retry.backoff.ms).
+func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool {
+	if m.coordKnown {
+		return true
+	}
+	if m.findCorr == 0 && now >= m.findRetryAt {
+		m.lookupCoordinator(now, out)
+	}
+	return false
+}
+
+// lookupCoordinator is AbstractCoordinator.lookupCoordinator. Deviation: the
+// least-loaded node needs connection state the simulator does not keep; the
+// member picks the bootstrap brokers round-robin.
+func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
+	if m.findCorr != 0 {
+		return
+	}
+	broker := m.cfg.Brokers[m.nextBroker%len(m.cfg.Brokers)]
+	m.nextBroker++
+	m.findRetryAt = 0
+	m.findCorr = m.send(now, out, broker, false, &protocol.FindCoordinatorRequest{Key: m.cfg.GroupID}, m.cfg.RequestTimeout)
+}
+
+// joinGroupIfNeeded is AbstractCoordinator.joinGroupIfNeeded (3.6.1 with the
+// profile's deltas, §5.4). It never blocks: "waiting" is returning and being
+// re-entered by appIterate when something happens.
+func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
+	for range 16 {
+		if !m.rejoinNeededOrPending() || m.app != appPolling || m.stopped {
+			return
+		}
+		if !m.ensureCoordinatorReady(now, out) {
+			return
+		}
+		if m.needsJoinPrepare {
+			m.needsJoinPrepare = false
+			if m.onJoinPrepare(now, out) {
+				return // a callback runs; appIterate re-enters here afterwards
+			}
+		}
+		if m.join == joinIdle && now < m.joinRetryAt {
+			return // 3.5+: returned on the expired timer; retry after retry.backoff.ms
+		}
+		m.initiateJoinGroup(now, out)
+		switch m.join {
+		case joinIdle, joinWaiting:
+			return
+		case joinSucceeded:
+			if !m.gen.hasReset() && m.state == Stable {
+				m.beginJoinComplete(now, out)
+				continue
+			}
+			// The heartbeat thread reset the generation meanwhile.
+			m.join = joinIdle
+			m.resetStateAndGeneration(out, protocol.APISyncGroup, "generation reset before onJoinComplete", false)
+			m.requestRejoin(out, RejoinGenerationResetBeforeSync)
+		case joinFailed:
+			err, kind := m.joinErr, m.joinKind
+			m.join = joinIdle
+			if err != protocol.MemberIDRequired {
+				m.requestRejoin(out, RejoinJoinFailed)
+			}
+			switch kind {
+			case failImmediate:
+				continue
+			case failFatal:
+				m.fatal(out, err, "join")
+				return
+			case failRetriable:
+			}
+			if m.b.retriableJoinResetsGeneration {
+				// KAFKA-10134 side effect (2.6.1–2.8.0): rejoin as a new member.
+				m.resetStateAndGeneration(out, protocol.APIJoinGroup, err.String(), false)
+			}
+			switch {
+			case !m.b.nonBlockingJoin:
+				// Timer.sleep(retry.backoff.ms): the thread sleeps, handling nothing.
+				m.startBusy(now, m.cfg.RetryBackoff, contResume)
+				return
+			case m.b.joinLoopReturnsOnExpiredTimer:
+				// KAFKA-12639 (3.5+): return on the expired zero timer; the
+				// next ConsumerCoordinator.poll comes after the network poll,
+				// which pollForFetches caps at retry.backoff.ms.
+				m.joinRetryAt = now.Add(m.cfg.RetryBackoff)
+				return
+			default:
+				// 2.5–3.4: Timer.sleep on a zero timer sleeps 0 and the loop
+				// re-sends at once (the KAFKA-12639 bug).
+				continue
+			}
+		}
+	}
+}
+
+// initiateJoinGroup is AbstractCoordinator.initiateJoinGroup: only one
+// JoinGroup+SyncGroup (joinFuture) at a time.
+func (m *Member) initiateJoinGroup(now protocol.Instant, out *Output) {
+	if m.join != joinIdle {
+		return
+	}
+	m.joinRetryAt = 0
+	m.becomePreparingRebalance(out)
+	m.join = joinWaiting
+	m.sendJoinGroupRequest(now, out)
+}
+
+// sendJoinGroupRequest is AbstractCoordinator.sendJoinGroupRequest with
+// ConsumerCoordinator.metadata() as the protocol list.
+func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
+	if !m.coordKnown {
+		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
+		return
+	}
+	rebalanceTimeout := m.cfg.MaxPollInterval
+	if m.b.heartbeatTask {
+		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
+		rebalanceTimeout = m.cfg.SessionTimeout
+	}
+	req := &protocol.JoinGroupRequest{
+		ClientID:         m.cfg.Name,
+		GroupID:          m.cfg.GroupID,
+		SessionTimeout:   m.cfg.SessionTimeout,
+		RebalanceTimeout: rebalanceTimeout,
+		MemberID:         m.gen.memberID,
+		ProtocolType:     protocol.ConsumerProtocolType,
+		Version:          m.b.joinVersion,
+	}
+	if m.b.staticMembership {
+		req.GroupInstanceID = m.cfg.GroupInstanceID
+	}
+	if m.b.rejoinReasonSent {
+		req.Reason = m.rejoinReason.String()
+	}
+	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
+	if m.b.ownedInSubscription && len(m.owned) > 0 {
+		sub.OwnedPartitions = slices.Clone(m.owned)
+	}
+	if m.b.generationInSubscription {
+		sub.GenerationID = m.gen.id
+	}
+	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
+	for i, name := range m.cfg.Assignors {
+		req.Protocols[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
+	}
+	var timeout time.Duration
+	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
+	switch m.b.joinTimeout {
+	case joinTimeoutRequest:
+		timeout = m.cfg.RequestTimeout
+	case joinTimeoutRebalance:
+		timeout = rebalanceTimeout + lapse
+	case joinTimeoutMaxOfRequestAnd:
+		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
+	}
+	m.joinCorr = m.send(now, out, m.coordinator, true, req, timeout)
+}
+
+// sendSyncGroupRequest is AbstractCoordinator.sendSyncGroupRequest.
+func (m *Member) sendSyncGroupRequest(now protocol.Instant, out *Output, req *protocol.SyncGroupRequest) {
+	if m.join != joinWaiting {
+		return // the join was abandoned meanwhile
+	}
+	if !m.coordKnown {
+		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
+		return
+	}
+	m.syncCorr = m.send(now, out, m.coordinator, true, req, m.cfg.RequestTimeout)
+}
+
+// failJoin fails the join future. Before 2.6.1 the future's failure listener
+// also set the state to UNJOINED.
+func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
+	if m.join != joinWaiting {
+		return
+	}
+	m.join = joinFailed
+	m.joinErr = err
+	m.joinKind = kind
+	m.joinCorr, m.syncCorr = 0, 0
+	if !m.b.fourStates {
+		m.becomeUnjoined(out)
+	}
+}
+
+// onJoinPrepare is ConsumerCoordinator.onJoinPrepare: lost (generation or
+// member id reset, 2.4+), else EAGER revokes everything and COOPERATIVE
+// revokes only partitions of unsubscribed topics (never, here). It reports
+// whether a callback now keeps the application busy. Deviation: the
+// auto-commit before revoking is not modelled.
+func (m *Member) onJoinPrepare(now protocol.Instant, out *Output) bool {
+	if len(m.owned) == 0 {
+		return false
+	}
+	switch {
+	case m.b.ownedInSubscription && (m.gen.id == protocol.NoGeneration || m.gen.memberID == ""):
+		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
+	case !m.cooperative:
+		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
+	}
+	return false
+}
+
+// invokeCallback runs a rebalance-listener callback (only for a non-empty
+// set). It takes cfg.CallbackTime; the ownership change is applied when it
+// returns. It reports whether the application is now busy.
+func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, parts []protocol.TopicPartition, cont appCont) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	m.cb, m.cbParts = kind, parts
+	d := m.cfg.CallbackTime.Draw(m.rng)
+	if d <= 0 {
+		m.applyCallback(out)
+		return false
+	}
+	m.startBusy(now, d, cont)
+	return true
+}
+
+// applyCallback applies a finished callback to the owned set and emits the
+// ownership event: EvRevoked carries the removed partitions, EvAssigned the
+// full owned set after the change.
+func (m *Member) applyCallback(out *Output) {
+	kind, parts := m.cb, m.cbParts
+	m.cb, m.cbParts = cbNone, nil
+	switch kind {
+	case cbRevoked, cbLost:
+		m.owned = subtract(m.owned, parts)
+		detail := "revoked"
+		if kind == cbLost {
+			detail = "lost"
+		}
+		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id, Count: int32(len(parts))})
+	case cbAssigned:
+		m.owned = slices.Clone(m.assignment)
+		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
+	case cbNone:
+	}
+}
+
+// beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
+// COOPERATIVE revokes owned − assigned (KIP-429).
+func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
+	m.jcPhase = 1
+	m.jcRevoked = false
+	if m.cooperative {
+		revoked := subtract(m.owned, m.assignment)
+		if len(revoked) > 0 {
+			m.jcRevoked = true
+			if m.invokeCallback(now, out, cbRevoked, revoked, contJoinComplete) {
+				return
+			}
+		}
+	}
+	m.continueJoinComplete(now, out)
+}
+
+// continueJoinComplete is onJoinComplete's second half: request the
+// follow-up rebalance if something was revoked, take the assignment and call
+// onPartitionsAssigned(added); then joinGroupIfNeeded clears the join future.
+func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
+	if m.jcPhase == 1 {
+		m.jcPhase = 2
+		if m.jcRevoked {
+			m.requestRejoin(out, RejoinCooperativeRevocation)
+		}
+		added := subtract(m.assignment, m.owned)
+		if len(added) == 0 {
+			m.cb, m.cbParts = cbAssigned, nil
+			m.applyCallback(out)
+		} else if m.invokeCallback(now, out, cbAssigned, added, contJoinComplete) {
+			return
+		}
+	}
+	m.jcPhase = 0
+	m.join = joinIdle
+	m.needsJoinPrepare = true
+	if m.b.heartbeatTask {
+		m.taskReset(now)
+	}
+}
+
+// subtract returns a − b for sorted partition lists, as a new sorted slice
+// (nil when empty).
+func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
+	var r []protocol.TopicPartition
+	j := 0
+	for _, p := range a {
+		for j < len(b) && b[j].Less(p) {
+			j++
+		}
+		if j < len(b) && b[j] == p {
+			continue
+		}
+		r = append(r, p)
+	}
+	return r
+}
+
+// maybeLeaveGroup is AbstractCoordinator.maybeLeaveGroup: LeaveGroup only
+// for a dynamic member with a known coordinator, a member id and state ≠
+// UNJOINED; then always reset (member id dropped) and request a rejoin.
+func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason string) {
+	dynamic := m.cfg.GroupInstanceID == "" || !m.b.staticMembership
+	hasMember := m.gen.memberID != ""
+	if m.b.heartbeatTask {
+		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0
+	}
+	detail := "not-sent"
+	if dynamic && m.coordKnown && m.state != Unjoined && hasMember {
+		m.send(now, out, m.coordinator, true, &protocol.LeaveGroupRequest{
+			GroupID: m.cfg.GroupID,
+			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID, Reason: reason}},
+		}, m.cfg.RequestTimeout)
+		detail = "sent"
+	}
+	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason, Detail: detail, Gen: m.gen.id})
+	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason, false)
+	m.requestRejoin(out, RejoinLeftGroup)
+}

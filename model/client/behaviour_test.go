@@ -1,0 +1,278 @@
+// Profile-level behaviour tests: KIP-62 heartbeat thread vs the 0.10
+// HeartbeatTask, the fatal-error matrix over every error code, KIP-580
+// backoff values, the profile table, determinism and the hot-path budget.
+package client
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// KIP-62 unit check: with a 10 s session and the application busy for 15 s,
+// the kafka-2.x heartbeat thread keeps heartbeating; kafka-0.10's
+// HeartbeatTask only runs inside poll(), so nothing is sent and the member's
+// session lapses (coordinatorDead at the next poll()).
+func TestKIP62HeartbeatWhileBusy(t *testing.T) {
+	for _, c := range []struct {
+		profile  string
+		minBeats int
+		maxBeats int
+	}{{"kafka-2.x", 4, 6}, {"kafka-0.10", 0, 0}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile, func(cfg *Config) { cfg.PollInterval = Const(15 * time.Second) })
+			d.stable(tp(0))
+			require.Equal(t, appBusy, d.m.app)
+			if c.profile == "kafka-0.10" {
+				require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
+			}
+			beats := 0
+			for range 15 {
+				d.advance(time.Second - time.Millisecond)
+				for d.count(protocol.APIHeartbeat) > 0 {
+					beats++
+					d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{})
+				}
+				d.advance(time.Millisecond)
+			}
+			require.GreaterOrEqual(t, beats, c.minBeats)
+			require.LessOrEqual(t, beats, c.maxBeats)
+			if c.profile == "kafka-0.10" {
+				dead := d.eventsOf(protocol.EvCoordinatorDead)
+				require.Len(t, dead, 1, "the task sees the expired session when poll() resumes")
+				require.Equal(t, "session-timeout", dead[0].Reason)
+			} else {
+				require.Empty(t, d.eventsOf(protocol.EvCoordinatorDead))
+			}
+		})
+	}
+}
+
+// Client-side session expiry (§8.2 step 5): unanswered heartbeats make the
+// heartbeat thread mark the coordinator unknown, keeping the generation; a
+// successful FindCoordinator resets the session timer.
+func TestClientSessionTimeoutMarksCoordinatorUnknown(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.stable(tp(0))
+	d.advance(10 * time.Second)
+	dead := d.eventsOf(protocol.EvCoordinatorDead)
+	require.Len(t, dead, 1)
+	require.Equal(t, "session-timeout", dead[0].Reason)
+	gen, _ := d.m.Generation()
+	require.Equal(t, int32(1), gen)
+	require.Equal(t, Stable, d.m.State())
+	d.drop(protocol.APIHeartbeat)
+	d.findCoordinator()
+	require.Equal(t, d.now.Add(10*time.Second), d.m.hb.sessionDeadline)
+}
+
+// kafka-0.10: JoinGroup v0 with the session timeout as rebalance timeout,
+// no heartbeat thread, heartbeats from the poll loop.
+func TestKafka010JoinAndHeartbeatTask(t *testing.T) {
+	d := newDriver(t, "kafka-0.10", func(cfg *Config) { cfg.GroupInstanceID = "ignored" })
+	d.start()
+	d.findCoordinator()
+	j := d.sends[0].Req.(*protocol.JoinGroupRequest)
+	require.Equal(t, int16(0), j.Version)
+	require.Equal(t, 10*time.Second, j.RebalanceTimeout)
+	require.Equal(t, "", j.GroupInstanceID)
+	d.joinFollower(1, "m1") // no partitions: the application stays in poll()
+	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
+	d.advance(3 * time.Second)
+	require.Equal(t, 1, d.count(protocol.APIHeartbeat))
+	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	d.advance(200 * time.Millisecond)
+	require.Equal(t, 1, d.count(protocol.APIJoinGroup), "rejoin from the poll loop")
+}
+
+// Static membership (KIP-345): the instance id is sent; a poll timeout
+// resets but sends no LeaveGroup.
+func TestStaticMemberPollTimeoutSendsNoLeave(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
+		cfg.GroupInstanceID = "g-0"
+		cfg.MaxPollInterval = 5 * time.Second
+		cfg.PollInterval = Const(time.Minute)
+	})
+	d.start()
+	d.findCoordinator()
+	require.Equal(t, "g-0", d.sends[0].Req.(*protocol.JoinGroupRequest).GroupInstanceID)
+	d.joinFollower(1, "m1", tp(0))
+	d.advance(5 * time.Second)
+	require.Len(t, d.eventsOf(protocol.EvPollTimeout), 1)
+	require.Zero(t, d.count(protocol.APILeaveGroup))
+	require.Equal(t, "not-sent", d.eventsOf(protocol.EvLeave)[0].Detail)
+}
+
+// Every fatal error stops the member with EvFatal, and only those: the
+// JoinGroup and SyncGroup columns of §5.10 over every error code.
+func TestEveryFatalErrorStopsTheMember(t *testing.T) {
+	joinNonFatal := []protocol.ErrorCode{protocol.None, protocol.CoordinatorLoadInProgress, protocol.UnknownMemberID,
+		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.MemberIDRequired, protocol.RebalanceInProgress}
+	syncNonFatal := []protocol.ErrorCode{protocol.None, protocol.RebalanceInProgress, protocol.UnknownMemberID,
+		protocol.IllegalGeneration, protocol.CoordinatorNotAvailable, protocol.NotCoordinator}
+	for _, api := range []protocol.APIKey{protocol.APIJoinGroup, protocol.APISyncGroup} {
+		for _, code := range protocol.AllErrorCodes {
+			t.Run(api.String()+"/"+code.String(), func(t *testing.T) {
+				d := newDriver(t, "kafka-3.6")
+				d.start()
+				d.findCoordinator()
+				j := d.pop(protocol.APIJoinGroup)
+				var wantFatal bool
+				if api == protocol.APIJoinGroup {
+					wantFatal = !slices.Contains(joinNonFatal, code)
+					resp := &protocol.JoinGroupResponse{Error: code, MemberID: "m1", GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x"}
+					if code != protocol.None {
+						resp.GenerationID = -1
+					}
+					d.respond(j, resp)
+				} else {
+					wantFatal = !slices.Contains(syncNonFatal, code)
+					d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+					d.respond(d.pop(protocol.APISyncGroup), &protocol.SyncGroupResponse{Error: code})
+				}
+				require.Equal(t, wantFatal, d.m.Stopped())
+				require.Equal(t, wantFatal, len(d.eventsOf(protocol.EvFatal)) == 1)
+				if wantFatal {
+					require.Equal(t, code, d.m.FatalError())
+				} else {
+					require.Equal(t, protocol.None, d.m.FatalError())
+				}
+			})
+		}
+	}
+}
+
+// KIP-580 ExponentialBackoff values (ExponentialBackoffTest.testExponentialBackoff):
+// 100·2^n ±20 %, capped at 1000 ms; max <= initial is a constant.
+func TestExponentialBackoff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	cases := []struct {
+		attempts int32
+		lo, hi   time.Duration
+	}{
+		{0, 80 * time.Millisecond, 120 * time.Millisecond},
+		{1, 160 * time.Millisecond, 240 * time.Millisecond},
+		{2, 320 * time.Millisecond, 480 * time.Millisecond},
+		{3, 640 * time.Millisecond, 960 * time.Millisecond},
+		{4, 800 * time.Millisecond, 1000 * time.Millisecond},
+		{40, 800 * time.Millisecond, 1000 * time.Millisecond},
+	}
+	for _, c := range cases {
+		for range 200 {
+			v := exponentialBackoff(100*time.Millisecond, time.Second, c.attempts, rng)
+			require.GreaterOrEqual(t, v, c.lo, "attempt %d", c.attempts)
+			require.LessOrEqual(t, v, c.hi, "attempt %d", c.attempts)
+			require.Zero(t, v%time.Millisecond, "whole milliseconds")
+		}
+	}
+	require.Equal(t, 50*time.Millisecond, exponentialBackoff(100*time.Millisecond, 50*time.Millisecond, 3, rng))
+	a := exponentialBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
+	b := exponentialBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
+	require.Equal(t, a, b, "jitter comes only from the given rng")
+}
+
+// Heartbeat.failHeartbeat: fixed retry.backoff.ms before 3.7, exponential in
+// the consecutive failures from 3.7 (reset by a success).
+func TestFailedHeartbeatBackoff(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		second  [2]time.Duration
+	}{{"kafka-3.6", [2]time.Duration{100 * time.Millisecond, 100 * time.Millisecond}},
+		{"kafka-3.7", [2]time.Duration{160 * time.Millisecond, 240 * time.Millisecond}}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.stable(tp(0))
+			d.advance(3 * time.Second)
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.UnknownServerError})
+			d.advance(2 * time.Second)
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.UnknownServerError})
+			gap := d.m.hb.heartbeatDeadline.Sub(d.now)
+			require.GreaterOrEqual(t, gap, c.second[0])
+			require.LessOrEqual(t, gap, c.second[1])
+		})
+	}
+}
+
+// The profile table.
+func TestProfiles(t *testing.T) {
+	for _, name := range ProfileNames() {
+		p, err := ParseProfile(name)
+		require.NoError(t, err, name)
+		require.Equal(t, Profile(name), p)
+	}
+	_, err := ParseProfile("kafka-9.9")
+	require.Error(t, err)
+	cases := []struct {
+		name                                                string
+		task, fourStates, sentGen, coop, expBackoff, kip394 bool
+		session                                             time.Duration
+	}{
+		{"kafka-0.10", true, false, false, false, false, false, 30 * time.Second},
+		{"kafka-2.3", false, false, false, false, false, true, 10 * time.Second},
+		{"kafka-2.4", false, false, false, true, false, true, 10 * time.Second},
+		{"kafka-2.6", false, false, true, true, false, true, 10 * time.Second},
+		{"kafka-2.7", false, true, true, true, false, true, 10 * time.Second},
+		{"kafka-2.x", false, true, true, true, false, true, 10 * time.Second},
+		{"kafka-3.2", false, true, true, true, false, true, 45 * time.Second},
+		{"kafka-3.x", false, true, true, true, true, true, 45 * time.Second},
+	}
+	for _, c := range cases {
+		b, ok := lookupBehaviour(c.name)
+		require.True(t, ok, c.name)
+		require.Equal(t, c.task, b.heartbeatTask, c.name)
+		require.Equal(t, c.fourStates, b.fourStates, c.name)
+		require.Equal(t, c.sentGen, b.sentGenCheck, c.name)
+		require.Equal(t, c.coop, b.ownedInSubscription, c.name)
+		require.Equal(t, c.expBackoff, b.exponentialBackoff, c.name)
+		require.Equal(t, c.kip394, b.joinVersion >= 4, c.name)
+		cfg := Config{Profile: Profile(c.name)}
+		require.NoError(t, ApplyProfileDefaults(&cfg))
+		require.Equal(t, c.session, cfg.SessionTimeout, c.name)
+	}
+}
+
+// Same seed, same events, byte for byte.
+func TestDeterminism(t *testing.T) {
+	run := func() []protocol.Event {
+		d := newDriver(t, "kafka-3.7", func(cfg *Config) { cfg.PollInterval = Const(20 * time.Second) })
+		d.stable(tp(0))
+		for range 5 {
+			d.advance(3 * time.Second)
+			for d.count(protocol.APIHeartbeat) > 0 {
+				d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.UnknownServerError})
+			}
+		}
+		return d.events
+	}
+	require.Equal(t, run(), run())
+}
+
+// Hot path budget: a steady-state heartbeat round trip allocates nothing and
+// a member is small.
+func TestHeartbeatPathAllocations(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
+		cfg.PollInterval = Const(10 * time.Hour)
+		cfg.MaxPollInterval = 10 * time.Hour
+	})
+	d.stable(tp(0))
+	resp := &protocol.HeartbeatResponse{}
+	var out Output
+	out.Sends = make([]Send, 0, 8)
+	out.Events = make([]protocol.Event, 0, 8)
+	now := d.now
+	allocs := testing.AllocsPerRun(100, func() {
+		now = now.Add(3 * time.Second)
+		out.Reset()
+		d.m.TickHeartbeat(now, &out)
+		s := out.Sends[0]
+		d.m.Step(now, s.Broker, s.Corr, resp, &out)
+	})
+	require.Zero(t, allocs)
+	require.Less(t, unsafe.Sizeof(Member{}), uintptr(1024))
+}

@@ -1,0 +1,43 @@
+package client
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// BenchmarkSteadyStateMemberSecond measures one simulated member-second of a
+// STABLE member (poll every 100 ms, heartbeat every 3 s answered at once).
+func BenchmarkSteadyStateMemberSecond(b *testing.B) {
+	t := &testing.T{}
+	d := newDriver(t, "kafka-3.7")
+	d.stable(tp(0))
+	resp := &protocol.HeartbeatResponse{}
+	var out Output
+	now := d.now
+	b.ReportAllocs()
+	for b.Loop() {
+		end := now.Add(time.Second)
+		for {
+			a, h := d.m.NextAppDeadline(), d.m.NextHeartbeatDeadline()
+			next := min(a, h)
+			if next > end {
+				break
+			}
+			now = max(now, next)
+			out.Reset()
+			if a <= now {
+				d.m.TickApp(now, &out)
+			}
+			if h <= now {
+				d.m.TickHeartbeat(now, &out)
+			}
+			for _, s := range out.Sends {
+				var o2 Output
+				d.m.Step(now, s.Broker, s.Corr, resp, &o2)
+			}
+		}
+		now = end
+	}
+}

@@ -1,0 +1,737 @@
+// Ports of Kafka's AbstractCoordinatorTest and ConsumerCoordinatorTest
+// (clients/src/test/java/org/apache/kafka/clients/consumer/internals/).
+//
+// Goal: the member handles every request/response path the way the Java
+// client does, per profile. Method: the scripted driver of driver_test.go
+// plays the coordinator; each case names the Java test it ports.
+package client
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// AbstractCoordinatorTest.testJoinGroupRequestTimeout,
+// testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout and the
+// per-version rule of §2.1.
+func TestJoinGroupRequestTimeout(t *testing.T) {
+	cases := []struct {
+		java, profile string
+		maxPoll       time.Duration
+		want          time.Duration
+	}{
+		{"testJoinGroupRequestTimeout", "kafka-3.6", 60 * time.Second, 65 * time.Second},
+		{"testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout", "kafka-3.6", 10 * time.Second, 30 * time.Second},
+		{"2.0-2.5 rule: rebalance+5s", "kafka-2.5", 10 * time.Second, 15 * time.Second},
+		{"0.10: request.timeout.ms", "kafka-0.10", 10 * time.Second, 30 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, c.profile, func(cfg *Config) { cfg.MaxPollInterval = c.maxPoll })
+			d.start()
+			d.findCoordinator()
+			d.pop(protocol.APIJoinGroup)
+			require.Equal(t, d.now.Add(c.want), d.m.inflight[0].deadline)
+			// Just before the deadline nothing happens; at it the request times out.
+			d.advance(c.want - time.Millisecond)
+			require.Empty(t, d.eventsOf(protocol.EvRequestTimeout))
+			d.advance(time.Millisecond)
+			require.Len(t, d.eventsOf(protocol.EvRequestTimeout), 1)
+			require.Equal(t, protocol.APIJoinGroup, d.eventsOf(protocol.EvRequestTimeout)[0].API)
+			dead := d.eventsOf(protocol.EvCoordinatorDead)
+			require.Len(t, dead, 1)
+			require.Equal(t, "request-timeout", dead[0].Reason)
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testTimeoutAndRetryJoinGroupIfNeeded and
+// testRetainMemberIdAfterJoinGroupDisconnect: a JoinGroup lost to a
+// disconnect is retried, after rediscovery, with the same member id.
+func TestRetainMemberIdAfterJoinGroupDisconnect(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.stable(tp(0))
+	d.m.gen = generation{id: 1, memberID: "m1", protocol: "range", hasProtocol: true}
+	d.call(func(o *Output) { d.m.requestRejoin(o, RejoinRebalanceInProgress) })
+	d.advance(200 * time.Millisecond) // processing ends; poll() sends JoinGroup
+	j := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
+	d.call(func(o *Output) { d.m.Disconnected(d.now, 0, o) })
+	require.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1)
+	d.advance(time.Second)
+	d.findCoordinator()
+	d.advance(time.Second)
+	j2 := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "m1", j2.Req.(*protocol.JoinGroupRequest).MemberID)
+}
+
+// AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect.
+func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	j := d.pop(protocol.APIJoinGroup)
+	d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+	d.pop(protocol.APISyncGroup)
+	d.call(func(o *Output) { d.m.Disconnected(d.now, 0, o) })
+	d.advance(time.Second)
+	d.findCoordinator()
+	d.advance(time.Second)
+	j2 := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "m1", j2.Req.(*protocol.JoinGroupRequest).MemberID)
+}
+
+// The fatal JoinGroup errors: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal,
+// testJoinGroupRequestWithFencedInstanceIdException, testJoinGroupProtocolTypeAndName
+// (inconsistent type), ConsumerCoordinatorTest.testJoinGroupInvalidGroupId,
+// testInvalidSessionTimeout; and testJoinGroupRequestWithRebalanceInProgress
+// before KAFKA-10870.
+func TestJoinGroupFatalErrors(t *testing.T) {
+	cases := []struct {
+		java, profile string
+		resp          protocol.JoinGroupResponse
+		want          protocol.ErrorCode
+	}{
+		{"testGroupMaxSizeExceptionIsFatal", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.GroupMaxSizeReached}, protocol.GroupMaxSizeReached},
+		{"testJoinGroupRequestWithFencedInstanceIdException", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.FencedInstanceID}, protocol.FencedInstanceID},
+		{"testJoinGroupProtocolTypeAndName", "kafka-3.6", protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "connect", ProtocolName: "range", MemberID: "m1", Leader: "x"}, protocol.InconsistentGroupProtocol},
+		{"testJoinGroupInvalidGroupId", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.InvalidGroupID}, protocol.InvalidGroupID},
+		{"testInvalidSessionTimeout", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.InvalidSessionTimeout}, protocol.InvalidSessionTimeout},
+		{"GROUP_AUTHORIZATION_FAILED", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.GroupAuthorizationFailed}, protocol.GroupAuthorizationFailed},
+		{"UNSUPPORTED_VERSION", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.UnsupportedVersion}, protocol.UnsupportedVersion},
+		{"testJoinGroupRequestWithRebalanceInProgress before 2.8", "kafka-2.7", protocol.JoinGroupResponse{Error: protocol.RebalanceInProgress}, protocol.RebalanceInProgress},
+		{"unexpected error", "kafka-3.6", protocol.JoinGroupResponse{Error: protocol.UnknownServerError}, protocol.UnknownServerError},
+		{"MEMBER_ID_REQUIRED on v0 is unexpected", "kafka-0.10", protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "x"}, protocol.MemberIDRequired},
+	}
+	for _, c := range cases {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.start()
+			d.findCoordinator()
+			resp := c.resp
+			d.respond(d.pop(protocol.APIJoinGroup), &resp)
+			require.True(t, d.m.Stopped())
+			require.Equal(t, c.want, d.m.FatalError())
+			f := d.eventsOf(protocol.EvFatal)
+			require.Len(t, f, 1)
+			require.Equal(t, c.want, f[0].Err)
+			require.Equal(t, protocol.Never, d.m.NextAppDeadline())
+			require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testJoinGroupRequestWithMemberIdRequired (KIP-394).
+func TestJoinGroupRequestWithMemberIdRequired(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	j := d.pop(protocol.APIJoinGroup)
+	jr := j.Req.(*protocol.JoinGroupRequest)
+	require.Equal(t, "", jr.MemberID)
+	require.GreaterOrEqual(t, jr.Version, int16(4))
+	d.respond(j, &protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "c-0-abc"})
+	// Immediate retry with the given id, no backoff.
+	j2 := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "c-0-abc", j2.Req.(*protocol.JoinGroupRequest).MemberID)
+	require.Equal(t, []string{"member-id-required"}, reasons(d.eventsOf(protocol.EvRejoinRequested)))
+}
+
+func reasons(evs []protocol.Event) []string {
+	var r []string
+	for _, e := range evs {
+		r = append(r, e.Reason)
+	}
+	return r
+}
+
+// AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress (2.8+,
+// KAFKA-10870): immediate retry with the same member id.
+func TestJoinGroupRequestWithRebalanceInProgress(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "m1"})
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.RebalanceInProgress})
+	require.False(t, d.m.Stopped())
+	j := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
+}
+
+// AbstractCoordinatorTest.testRejoinReason (KIP-800, 3.2+): the JoinGroup
+// carries why the member rejoins.
+func TestRejoinReason(t *testing.T) {
+	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "rebalance-in-progress"}, {"kafka-2.8", ""}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.stable(tp(0))
+			d.advance(3 * time.Second)
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+			d.advance(200 * time.Millisecond)
+			j := d.pop(protocol.APIJoinGroup)
+			require.Equal(t, c.want, j.Req.(*protocol.JoinGroupRequest).Reason)
+			require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
+		})
+	}
+}
+
+// SyncGroup errors: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException,
+// ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup, testUnknownMemberIdOnSyncGroup,
+// testRebalanceInProgressOnSyncGroup, testIllegalGenerationOnSyncGroup.
+func TestSyncGroupErrors(t *testing.T) {
+	cases := []struct {
+		java, profile string
+		err           protocol.ErrorCode
+		fatal         bool
+		rejoinID      string // member id of the next JoinGroup (sent at once)
+		gen           int32  // generation after the response
+	}{
+		{"testSyncGroupRequestWithFencedInstanceIdException", "kafka-3.6", protocol.FencedInstanceID, true, "", 1},
+		{"testUnexpectedErrorOnSyncGroup", "kafka-3.6", protocol.CoordinatorLoadInProgress, true, "", 1},
+		{"GROUP_AUTHORIZATION_FAILED", "kafka-3.6", protocol.GroupAuthorizationFailed, true, "", 1},
+		{"testUnknownMemberIdOnSyncGroup", "kafka-3.6", protocol.UnknownMemberID, false, "", -1},
+		{"testRebalanceInProgressOnSyncGroup", "kafka-3.6", protocol.RebalanceInProgress, false, "m1", 1},
+		{"testResetGenerationIdAfterSyncGroupFailedWithRebalanceInProgress (3.3.0)", "kafka-3.3", protocol.RebalanceInProgress, false, "m1", -1},
+		{"testIllegalGenerationOnSyncGroup", "kafka-3.6", protocol.IllegalGeneration, false, "m1", -1},
+		{"testIllegalGenerationOnSyncGroup before KAFKA-13419", "kafka-3.0", protocol.IllegalGeneration, false, "", -1},
+	}
+	for _, c := range cases {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.start()
+			d.findCoordinator()
+			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+			require.Equal(t, CompletingRebalance, d.m.State())
+			d.respond(d.pop(protocol.APISyncGroup), &protocol.SyncGroupResponse{Error: c.err})
+			require.Equal(t, c.fatal, d.m.Stopped())
+			if c.fatal {
+				require.Equal(t, c.err, d.m.FatalError())
+				return
+			}
+			gen, _ := d.m.Generation()
+			require.Equal(t, c.gen, gen)
+			j := d.pop(protocol.APIJoinGroup)
+			require.Equal(t, c.rejoinID, j.Req.(*protocol.JoinGroupRequest).MemberID)
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testJoinGroupUnknownMemberResponseWithOldGeneration,
+// testSyncGroupUnknownMemberResponseWithOldGeneration,
+// testSyncGroupIllegalGenerationResponseWithOldGeneration (KAFKA-9823): an
+// error for a request sent in an older generation does not reset the
+// current one.
+func TestResponseWithOldGeneration(t *testing.T) {
+	cases := []struct {
+		java string
+		api  protocol.APIKey
+		err  protocol.ErrorCode
+	}{
+		{"testJoinGroupUnknownMemberResponseWithOldGeneration", protocol.APIJoinGroup, protocol.UnknownMemberID},
+		{"testSyncGroupUnknownMemberResponseWithOldGeneration", protocol.APISyncGroup, protocol.UnknownMemberID},
+		{"testSyncGroupIllegalGenerationResponseWithOldGeneration", protocol.APISyncGroup, protocol.IllegalGeneration},
+	}
+	for _, c := range cases {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, "kafka-3.6")
+			d.start()
+			d.findCoordinator()
+			j := d.pop(protocol.APIJoinGroup)
+			var req Send
+			if c.api == protocol.APIJoinGroup {
+				req = j
+			} else {
+				d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+				req = d.pop(protocol.APISyncGroup)
+			}
+			newer := generation{id: 2, memberID: "m2", protocol: "range", hasProtocol: true}
+			d.m.gen = newer // changed meanwhile (as the Java tests do)
+			var resp protocol.Response
+			if c.api == protocol.APIJoinGroup {
+				resp = &protocol.JoinGroupResponse{Error: c.err}
+			} else {
+				resp = &protocol.SyncGroupResponse{Error: c.err}
+			}
+			d.respond(req, resp)
+			require.Equal(t, newer, d.m.gen)
+			require.Empty(t, d.eventsOf(protocol.EvGenerationReset))
+		})
+	}
+}
+
+// Heartbeat responses: ConsumerCoordinatorTest.testNormalHeartbeat,
+// testCoordinatorNotAvailable, testNotCoordinator, testIllegalGeneration,
+// testUnknownMemberId; AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException.
+func TestHeartbeatResponses(t *testing.T) {
+	cases := []struct {
+		java, profile string
+		err           protocol.ErrorCode
+		coordDead     bool
+		state         MemberState
+		gen           int32
+		memberID      string
+		fatal         bool
+	}{
+		{"testNormalHeartbeat", "kafka-3.6", protocol.None, false, Stable, 1, "m1", false},
+		{"testCoordinatorNotAvailable", "kafka-3.6", protocol.CoordinatorNotAvailable, true, Stable, 1, "m1", false},
+		{"testNotCoordinator", "kafka-3.6", protocol.NotCoordinator, true, Stable, 1, "m1", false},
+		{"testIllegalGeneration", "kafka-3.6", protocol.IllegalGeneration, false, Unjoined, -1, "m1", false},
+		{"testIllegalGeneration before KAFKA-13419", "kafka-3.0", protocol.IllegalGeneration, false, Unjoined, -1, "", false},
+		{"testUnknownMemberId", "kafka-3.6", protocol.UnknownMemberID, false, Unjoined, -1, "", false},
+		{"testHeartbeatRequestWithFencedInstanceIdException", "kafka-3.6", protocol.FencedInstanceID, false, Unjoined, -1, "", true},
+		{"GROUP_AUTHORIZATION_FAILED only fails the heartbeat", "kafka-3.6", protocol.GroupAuthorizationFailed, false, Stable, 1, "m1", false},
+	}
+	for _, c := range cases {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.stable(tp(0))
+			d.advance(3 * time.Second)
+			hb := d.pop(protocol.APIHeartbeat)
+			require.Equal(t, int32(1), hb.Req.(*protocol.HeartbeatRequest).GenerationID)
+			d.respond(hb, &protocol.HeartbeatResponse{Error: c.err})
+			if c.fatal {
+				d.advance(200 * time.Millisecond) // thrown at the next poll()
+				require.True(t, d.m.Stopped())
+				require.Equal(t, c.err, d.m.FatalError())
+				return
+			}
+			require.Equal(t, c.coordDead, len(d.eventsOf(protocol.EvCoordinatorDead)) == 1)
+			require.Equal(t, c.state, d.m.State())
+			gen, id := d.m.Generation()
+			require.Equal(t, c.gen, gen)
+			require.Equal(t, c.memberID, id)
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testHeartbeatIllegalGenerationResponseWithOldGeneration,
+// testHeartbeatUnknownMemberResponseWithOldGeneration,
+// testHeartbeatInstanceFencedResponseWithOldGeneration: stale heartbeat
+// errors count as liveness and change nothing.
+func TestHeartbeatResponseWithOldGeneration(t *testing.T) {
+	for _, c := range []struct {
+		java string
+		err  protocol.ErrorCode
+	}{
+		{"testHeartbeatIllegalGenerationResponseWithOldGeneration", protocol.IllegalGeneration},
+		{"testHeartbeatUnknownMemberResponseWithOldGeneration", protocol.UnknownMemberID},
+		{"testHeartbeatInstanceFencedResponseWithOldGeneration", protocol.FencedInstanceID},
+	} {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, "kafka-3.6")
+			d.stable(tp(0))
+			d.advance(3 * time.Second)
+			hb := d.pop(protocol.APIHeartbeat)
+			newer := generation{id: 2, memberID: "m1", protocol: "range", hasProtocol: true}
+			d.m.gen = newer
+			d.respond(hb, &protocol.HeartbeatResponse{Error: c.err})
+			require.Equal(t, newer, d.m.gen)
+			require.Equal(t, Stable, d.m.State())
+			require.False(t, d.m.Stopped())
+			require.Equal(t, d.now.Add(10*time.Second), d.m.hb.sessionDeadline) // receiveHeartbeat
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testHeartbeatSentWhenCompletingRebalance (2.6.1+)
+// and its absence before KAFKA-10134.
+func TestHeartbeatSentWhenCompletingRebalance(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		want    int
+	}{{"kafka-3.6", 1}, {"kafka-2.7", 1}, {"kafka-2.6", 0}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.start()
+			d.findCoordinator()
+			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+			d.pop(protocol.APISyncGroup) // never answered
+			d.advance(3 * time.Second)
+			require.Equal(t, c.want, d.count(protocol.APIHeartbeat))
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testHeartbeatRebalanceInProgressResponseDuringRebalancing:
+// REBALANCE_IN_PROGRESS in COMPLETING_REBALANCE is ignored (no rejoin request).
+func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+	sync := d.pop(protocol.APISyncGroup)
+	d.advance(3 * time.Second)
+	before := len(d.eventsOf(protocol.EvRejoinRequested))
+	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	require.Len(t, d.eventsOf(protocol.EvRejoinRequested), before)
+	d.respond(sync, &protocol.SyncGroupResponse{ProtocolType: "consumer", ProtocolName: "range", Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(1)}}})
+	require.Equal(t, Stable, d.m.State())
+	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
+}
+
+// AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet and
+// ConsumerCoordinatorTest.testLeaveGroupOnClose: close sends LeaveGroup for a
+// dynamic member only; ownership is revoked either way.
+func TestLeaveGroupOnClose(t *testing.T) {
+	for _, c := range []struct {
+		java, instance string
+		want           int
+	}{{"testLeaveGroupOnClose", "", 1}, {"testLeaveGroupSentWithGroupInstanceIdUnSet (static)", "g-0", 0}} {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.GroupInstanceID = c.instance })
+			d.stable(tp(0), tp(1))
+			d.call(func(o *Output) { d.m.Close(d.now, o) })
+			require.Equal(t, c.want, d.count(protocol.APILeaveGroup))
+			if c.want == 1 {
+				l := d.pop(protocol.APILeaveGroup).Req.(*protocol.LeaveGroupRequest)
+				require.Equal(t, "m1", l.Members[0].MemberID)
+			}
+			require.True(t, d.m.Stopped())
+			require.Equal(t, protocol.None, d.m.FatalError())
+			require.Empty(t, d.m.Owned())
+			rev := d.eventsOf(protocol.EvRevoked)
+			require.Len(t, rev, 1)
+			require.Equal(t, "revoked", rev[0].Detail)
+			require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
+		})
+	}
+}
+
+// ConsumerCoordinatorTest.testMaybeLeaveGroup / KIP-62: the heartbeat thread
+// leaves the group when the application has not called poll() for
+// max.poll.interval.ms; the next poll() rejoins as a new member and the
+// partitions are reported lost.
+func TestMaybeLeaveGroupOnPollTimeout(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
+		cfg.MaxPollInterval = 20 * time.Second
+		cfg.PollInterval = Const(30 * time.Second)
+	})
+	d.stable(tp(0))
+	for range 10 { // keep the session alive meanwhile
+		d.advance(3 * time.Second)
+		for d.count(protocol.APIHeartbeat) > 0 {
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{})
+		}
+		if len(d.eventsOf(protocol.EvPollTimeout)) > 0 {
+			break
+		}
+	}
+	require.Len(t, d.eventsOf(protocol.EvPollTimeout), 1)
+	require.Equal(t, 1, d.count(protocol.APILeaveGroup))
+	require.Equal(t, Unjoined, d.m.State())
+	d.advance(15 * time.Second) // processing ends, poll() rejoins
+	require.Equal(t, "lost", d.eventsOf(protocol.EvRevoked)[0].Detail)
+	j := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "", j.Req.(*protocol.JoinGroupRequest).MemberID)
+}
+
+// ConsumerCoordinatorTest.testNormalJoinGroupLeader: the leader runs the
+// assignor and sends every member's assignment.
+func TestNormalJoinGroupLeader(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(5 * time.Second) })
+	d.start()
+	d.findCoordinator()
+	sub := protocol.Subscription{Topics: []string{"t"}, GenerationID: -1}
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{
+		GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "m1", MemberID: "m1",
+		Members: []protocol.JoinGroupMember{{MemberID: "m1", Metadata: sub}, {MemberID: "m2", Metadata: sub}},
+	})
+	require.Len(t, d.eventsOf(protocol.EvJoined), 1)
+	require.Equal(t, "leader", d.eventsOf(protocol.EvJoined)[0].Detail)
+	require.Zero(t, d.count(protocol.APISyncGroup), "assignor still running")
+	require.Equal(t, d.now.Add(5*time.Second), d.m.NextHeartbeatDeadline(), "heartbeat thread blocked on the monitor")
+	d.advance(5*time.Second - time.Millisecond)
+	require.Zero(t, d.count(protocol.APIHeartbeat), "no heartbeat while the assignor holds the monitor")
+	d.advance(time.Millisecond)
+	require.Equal(t, 1, d.count(protocol.APIHeartbeat), "the overdue heartbeat goes out once the monitor is free")
+	s := d.pop(protocol.APISyncGroup).Req.(*protocol.SyncGroupRequest)
+	require.Len(t, s.Assignments, 2)
+	require.Equal(t, []protocol.TopicPartition{tp(0), tp(1)}, s.Assignments[0].Assignment.Partitions)
+	require.Equal(t, []protocol.TopicPartition{tp(2), tp(3)}, s.Assignments[1].Assignment.Partitions)
+}
+
+// ConsumerCoordinatorTest.testOnLeaderElectedShouldSkipAssignment (KIP-814).
+func TestOnLeaderElectedShouldSkipAssignment(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(time.Hour) })
+	d.start()
+	d.findCoordinator()
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{
+		GenerationID: 3, ProtocolType: "consumer", ProtocolName: "range", Leader: "m1", MemberID: "m1", SkipAssignment: true,
+		Members: []protocol.JoinGroupMember{{MemberID: "m1"}},
+	})
+	s := d.pop(protocol.APISyncGroup).Req.(*protocol.SyncGroupRequest)
+	require.Empty(t, s.Assignments)
+}
+
+// ConsumerCoordinatorTest.testNormalJoinGroupFollower.
+func TestNormalJoinGroupFollower(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	j := d.sends[0].Req.(*protocol.JoinGroupRequest)
+	assert.Equal(t, "c-0", j.ClientID)
+	assert.Equal(t, "consumer", j.ProtocolType)
+	assert.Equal(t, 300*time.Second, j.RebalanceTimeout)
+	require.Len(t, j.Protocols, 1)
+	assert.Equal(t, int32(-1), j.Protocols[0].Metadata.GenerationID)
+	d.joinFollower(1, "m1", tp(3))
+	require.Equal(t, Stable, d.m.State())
+	require.Equal(t, []protocol.TopicPartition{tp(3)}, d.m.Owned())
+	asg := d.eventsOf(protocol.EvAssigned)
+	require.Len(t, asg, 1)
+	require.Equal(t, int32(1), asg[0].Gen)
+	// A response whose correlation id is not in flight is ignored.
+	n := len(d.events)
+	d.respond(Send{Corr: 999}, &protocol.HeartbeatResponse{})
+	require.Len(t, d.events, n)
+}
+
+// ConsumerCoordinatorTest.testCoordinatorDisconnect and
+// testInFlightRequestsFailedAfterCoordinatorMarkedDead /
+// testCoordinatorDisconnectAfterNotCoordinatorError: NOT_COORDINATOR on one
+// request disconnects the coordinator and fails the others in flight.
+func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.findCoordinator()
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+	sync := d.pop(protocol.APISyncGroup)
+	d.advance(3 * time.Second) // heartbeat in COMPLETING_REBALANCE
+	hb := d.pop(protocol.APIHeartbeat)
+	d.respond(hb, &protocol.HeartbeatResponse{Error: protocol.NotCoordinator})
+	require.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1)
+	for _, e := range d.m.inflight {
+		require.NotEqual(t, protocol.APISyncGroup, e.api, "the SyncGroup failed with the disconnect")
+	}
+	d.respond(sync, &protocol.SyncGroupResponse{}) // too late: ignored
+	require.NotEqual(t, Stable, d.m.State())
+	d.advance(time.Second)
+	d.findCoordinator()
+	d.advance(time.Second)
+	require.Equal(t, "m1", d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
+}
+
+// ConsumerCoordinatorTest.testDisconnectInJoin and testCoordinatorDisconnect
+// for a heartbeat: the member rediscovers, keeps its generation.
+func TestCoordinatorDisconnect(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.stable(tp(0))
+	d.advance(3 * time.Second)
+	d.pop(protocol.APIHeartbeat)
+	d.call(func(o *Output) { d.m.Disconnected(d.now, 0, o) })
+	dead := d.eventsOf(protocol.EvCoordinatorDead)
+	require.Len(t, dead, 1)
+	require.Equal(t, "disconnect", dead[0].Reason)
+	gen, id := d.m.Generation()
+	require.Equal(t, int32(1), gen)
+	require.Equal(t, "m1", id)
+	d.advance(time.Second)
+	require.GreaterOrEqual(t, d.count(protocol.APIFindCoordinator), 1)
+}
+
+// ConsumerCoordinatorTest.testRejoinGroup: REBALANCE_IN_PROGRESS on a STABLE
+// member's heartbeat makes the next poll() rejoin (EAGER: revoke first).
+func TestRejoinGroup(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.stable(tp(0), tp(1))
+	d.advance(3 * time.Second)
+	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	require.Equal(t, Stable, d.m.State())
+	d.advance(200 * time.Millisecond)
+	require.Equal(t, PreparingRebalance, d.m.State())
+	rev := d.eventsOf(protocol.EvRevoked)
+	require.Len(t, rev, 1)
+	require.Equal(t, "revoked", rev[0].Detail)
+	require.Empty(t, d.m.Owned())
+	d.joinFollower(2, "m1", tp(2))
+	require.Equal(t, []protocol.TopicPartition{tp(2)}, d.m.Owned())
+	asg := d.eventsOf(protocol.EvAssigned)
+	require.Equal(t, int32(2), asg[len(asg)-1].Gen)
+}
+
+// AbstractCoordinatorTest.testLookupCoordinator: one FindCoordinator at a
+// time; the next goes to another bootstrap broker after a failure.
+func TestLookupCoordinator(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.start()
+	d.advance(50 * time.Millisecond)
+	require.Equal(t, 1, d.count(protocol.APIFindCoordinator))
+	f := d.pop(protocol.APIFindCoordinator)
+	require.Equal(t, int32(0), f.Broker)
+	d.respond(f, &protocol.FindCoordinatorResponse{Error: protocol.CoordinatorNotAvailable, NodeID: -1})
+	require.Zero(t, d.count(protocol.APIFindCoordinator))
+	d.advance(100 * time.Millisecond)
+	f2 := d.pop(protocol.APIFindCoordinator)
+	require.Equal(t, int32(1), f2.Broker)
+}
+
+// AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady
+// (GROUP_AUTHORIZATION_FAILED and other non-retriable lookup errors are fatal).
+func TestFindCoordinatorFatal(t *testing.T) {
+	for _, err := range []protocol.ErrorCode{protocol.GroupAuthorizationFailed, protocol.InvalidGroupID} {
+		t.Run(err.String(), func(t *testing.T) {
+			d := newDriver(t, "kafka-3.6")
+			d.start()
+			d.respond(d.pop(protocol.APIFindCoordinator), &protocol.FindCoordinatorResponse{Error: err})
+			require.True(t, d.m.Stopped())
+			require.Equal(t, err, d.m.FatalError())
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError and
+// testReturnUponRetriableErrorAndExpiredTimer (KAFKA-12639): after a
+// retriable JoinGroup error 3.5+ waits retry.backoff.ms; 2.5–3.4 re-sends at
+// once; ≤2.4 sleeps the backoff.
+func TestBackoffAndRetryUponRetriableError(t *testing.T) {
+	for _, c := range []struct {
+		java, profile string
+		wait          time.Duration
+	}{
+		{"testBackoffAndRetryUponRetriableError", "kafka-3.6", 100 * time.Millisecond},
+		{"testReturnUponRetriableErrorAndExpiredTimer before KAFKA-12639", "kafka-3.4", 0},
+		{"blocking poll (2.4) sleeps", "kafka-2.4", 100 * time.Millisecond},
+	} {
+		t.Run(c.java, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.start()
+			d.findCoordinator()
+			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.CoordinatorLoadInProgress})
+			if c.wait == 0 {
+				require.Equal(t, 1, d.count(protocol.APIJoinGroup))
+				return
+			}
+			require.Zero(t, d.count(protocol.APIJoinGroup))
+			d.advance(c.wait - time.Millisecond)
+			require.Zero(t, d.count(protocol.APIJoinGroup))
+			d.advance(time.Millisecond)
+			require.Equal(t, 1, d.count(protocol.APIJoinGroup))
+		})
+	}
+}
+
+// KAFKA-10134 side effect (kafka-2.7): a retriable JoinGroup error drops the
+// member id; fixed in 2.8.1 (KAFKA-13214).
+func TestRetriableJoinErrorResetsGenerationIn27(t *testing.T) {
+	for _, c := range []struct{ profile, want string }{{"kafka-2.7", ""}, {"kafka-2.8", "m1"}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.start()
+			d.findCoordinator()
+			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "m1"})
+			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.CoordinatorLoadInProgress})
+			d.advance(time.Second)
+			require.Equal(t, c.want, d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
+		})
+	}
+}
+
+// ConsumerCoordinatorTest.testSelectRebalanceProtocol: COOPERATIVE only when
+// every assignor supports it, and only from 2.4.
+func TestSelectRebalanceProtocol(t *testing.T) {
+	for _, c := range []struct {
+		profile   string
+		assignors []string
+		coop      bool
+	}{
+		{"kafka-3.6", []string{"cooperative-sticky"}, true},
+		{"kafka-3.6", []string{"range", "cooperative-sticky"}, false},
+		{"kafka-2.3", []string{"cooperative-sticky"}, false},
+	} {
+		d := newDriver(t, c.profile, func(cfg *Config) { cfg.Assignors = c.assignors })
+		require.Equal(t, c.coop, d.m.cooperative, "%s %v", c.profile, c.assignors)
+	}
+}
+
+// ConsumerCoordinatorTest.testRebalanceWithMetadataChange-style cooperative
+// flow (KIP-429): owned partitions are kept across onJoinPrepare, sent in the
+// subscription, the revoked ones are given up in onJoinComplete and a second
+// rebalance is requested.
+func TestCooperativeSecondRebalance(t *testing.T) {
+	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.Assignors = []string{"cooperative-sticky"} })
+	d.stable(tp(0), tp(1))
+	d.advance(3 * time.Second)
+	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	d.advance(200 * time.Millisecond)
+	jr := d.pop(protocol.APIJoinGroup)
+	j := jr.Req.(*protocol.JoinGroupRequest)
+	require.Equal(t, []protocol.TopicPartition{tp(0), tp(1)}, j.Protocols[0].Metadata.OwnedPartitions)
+	require.Equal(t, int32(1), j.Protocols[0].Metadata.GenerationID)
+	require.Empty(t, d.eventsOf(protocol.EvRevoked), "cooperative keeps partitions at join")
+	// Still owned partitions keep returning records during the rebalance (2.5+).
+	require.Equal(t, appBusy, d.m.app)
+	d.advance(50 * time.Millisecond) // the response waits for the next poll()
+	d.respond(jr, &protocol.JoinGroupResponse{GenerationID: 2, ProtocolType: "consumer", ProtocolName: "cooperative-sticky", Leader: "x", MemberID: "m1"})
+	require.Equal(t, PreparingRebalance, d.m.State(), "queued until the application polls")
+	d.advance(100 * time.Millisecond)
+	d.respond(d.pop(protocol.APISyncGroup), &protocol.SyncGroupResponse{Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(0)}}})
+	d.advance(200 * time.Millisecond)
+	rev := d.eventsOf(protocol.EvRevoked)
+	require.Len(t, rev, 1)
+	require.Equal(t, []protocol.TopicPartition{tp(1)}, rev[0].Partitions)
+	require.Equal(t, []protocol.TopicPartition{tp(0)}, d.m.Owned())
+	require.Contains(t, reasons(d.eventsOf(protocol.EvRejoinRequested)), "cooperative-revocation")
+	require.Equal(t, 1, d.count(protocol.APIJoinGroup), "second rebalance")
+}
+
+// ConsumerCoordinatorTest.testPrepareJoinAndRejoinAfterFailedRebalance-style:
+// after UNKNOWN_MEMBER_ID the owned partitions are reported lost (2.4+) and
+// revoked before 2.4.
+func TestLostPartitionsAfterReset(t *testing.T) {
+	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "lost"}, {"kafka-2.3", "revoked"}} {
+		t.Run(c.profile, func(t *testing.T) {
+			d := newDriver(t, c.profile)
+			d.stable(tp(0))
+			d.advance(3 * time.Second)
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.UnknownMemberID})
+			d.advance(200 * time.Millisecond)
+			rev := d.eventsOf(protocol.EvRevoked)
+			require.Len(t, rev, 1)
+			require.Equal(t, c.want, rev[0].Detail)
+			require.Equal(t, "", d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
+		})
+	}
+}
+
+// AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff
+// (KIP-580, 3.7+): FindCoordinator retries back off 100, 200, 400, 800, 1000
+// ms ±20%.
+func TestCoordinatorDiscoveryExponentialBackoff(t *testing.T) {
+	d := newDriver(t, "kafka-3.7")
+	d.start()
+	var gaps []time.Duration
+	for range 6 {
+		f := d.pop(protocol.APIFindCoordinator)
+		d.respond(f, &protocol.FindCoordinatorResponse{Error: protocol.CoordinatorNotAvailable})
+		failed := d.now
+		for d.count(protocol.APIFindCoordinator) == 0 {
+			d.advance(time.Millisecond)
+		}
+		gaps = append(gaps, d.now.Sub(failed))
+	}
+	bases := []float64{100, 200, 400, 800, 1000, 1000}
+	for i, g := range gaps {
+		lo := time.Duration(bases[i]*0.8) * time.Millisecond
+		hi := min(time.Duration(bases[i]*1.2)*time.Millisecond, time.Second)
+		require.GreaterOrEqual(t, g, lo, "attempt %d", i)
+		require.LessOrEqual(t, g, hi+time.Millisecond, "attempt %d", i)
+	}
+}
+
+// ConsumerCoordinatorTest.testHeartbeatThreadClose: a closed member has no
+// timers and ignores everything.
+func TestHeartbeatThreadClose(t *testing.T) {
+	d := newDriver(t, "kafka-3.6")
+	d.stable(tp(0))
+	d.call(func(o *Output) { d.m.Close(d.now, o) })
+	require.Equal(t, protocol.Never, d.m.NextAppDeadline())
+	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
+	n := len(d.events)
+	d.call(func(o *Output) { d.m.TickApp(d.now+1e12, o); d.m.TickHeartbeat(d.now+1e12, o) })
+	require.Len(t, d.events, n)
+}

@@ -1,0 +1,445 @@
+package client
+
+import (
+	"slices"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// This file holds the response handlers (AbstractCoordinator's
+// FindCoordinatorResponseHandler, JoinGroupResponseHandler,
+// SyncGroupResponseHandler, HeartbeatResponseHandler, LeaveGroupResponseHandler
+// and CoordinatorResponseHandler.onFailure). Every ErrorCode is listed
+// explicitly; codes outside protocol.AllErrorCodes fall through to the
+// "unexpected" branch after the switch.
+
+// handleResponse dispatches one response on the current thread. Responses
+// whose correlation id is no longer in flight (timed out, disconnected) are
+// ignored, as NetworkClient drops them with the connection.
+func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, resp protocol.Response) {
+	idx := -1
+	for i := range m.inflight {
+		if m.inflight[i].corr == corr {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	e := m.inflight[idx]
+	m.inflight = slices.Delete(m.inflight, idx, idx+1)
+	if resp.API() != e.api {
+		panic("client: response " + resp.API().String() + " for a " + e.api.String() + " request")
+	}
+	switch r := resp.(type) {
+	case *protocol.FindCoordinatorResponse:
+		m.handleFindCoordinator(now, out, e, r)
+	case *protocol.JoinGroupResponse:
+		m.handleJoinGroup(now, out, e, r)
+	case *protocol.SyncGroupResponse:
+		m.handleSyncGroup(now, out, e, r)
+	case *protocol.HeartbeatResponse:
+		if m.b.heartbeatTask {
+			m.handleHeartbeat010(now, out, r.Error)
+		} else {
+			m.handleHeartbeat(now, out, e, r.Error)
+		}
+	case *protocol.LeaveGroupResponse:
+		// LeaveGroupResponseHandler only logs: leaving is fire-and-forget.
+	case *protocol.OffsetCommitResponse:
+		// Commits are not sent by this model.
+	default:
+		panic("client: unknown response type for " + resp.API().String())
+	}
+}
+
+// onRequestFailure is CoordinatorResponseHandler.onFailure for a
+// DisconnectException (disconnect or request timeout): mark the coordinator
+// unknown, then fail the request's future (retriable).
+func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight) {
+	switch e.api {
+	case protocol.APIFindCoordinator:
+		m.findCoordinatorFailed(now, e.corr)
+	case protocol.APIJoinGroup:
+		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		if e.corr == m.joinCorr {
+			m.failJoin(out, protocol.NetworkException, failRetriable)
+		}
+	case protocol.APISyncGroup:
+		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		if e.corr == m.syncCorr {
+			m.failJoin(out, protocol.NetworkException, failRetriable)
+		}
+	case protocol.APIHeartbeat:
+		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		if m.b.heartbeatTask {
+			m.taskHeartbeatDone(now, false)
+		} else {
+			m.hbFail(now)
+		}
+	case protocol.APILeaveGroup, protocol.APIOffsetCommit:
+	}
+}
+
+// handleFindCoordinator is FindCoordinatorResponseHandler: success records
+// the coordinator and resets the client-side session timer.
+func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e inflight, r *protocol.FindCoordinatorResponse) {
+	if e.corr == m.findCorr {
+		m.findCorr = 0
+	}
+	switch r.Error {
+	case protocol.None:
+		m.coordKnown = true
+		m.coordinator = r.NodeID
+		m.findAttempts = 0
+		m.findRetryAt = 0
+		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
+		m.hbResetSession(now)
+		if m.b.heartbeatTask && m.gen.id > 0 {
+			m.taskReset(now)
+		}
+	case protocol.GroupAuthorizationFailed:
+		// GroupAuthorizationException thrown from ensureCoordinatorReady (or
+		// recorded by the heartbeat thread and thrown at the next poll).
+		m.fatal(out, r.Error, "find-coordinator")
+	case protocol.RequestTimedOut, protocol.NetworkException, protocol.CoordinatorLoadInProgress,
+		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.NotEnoughReplicas,
+		protocol.NotEnoughReplicasAfterAppend, protocol.NotLeaderOrFollower,
+		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError:
+		m.findCoordinatorFailed(now, 0)
+	case protocol.UnknownServerError, protocol.IllegalGeneration, protocol.InconsistentGroupProtocol,
+		protocol.InvalidGroupID, protocol.UnknownMemberID, protocol.InvalidSessionTimeout,
+		protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
+		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
+		protocol.FencedInstanceID:
+		m.fatal(out, r.Error, "find-coordinator")
+	default:
+		m.fatal(out, r.Error, "find-coordinator")
+	}
+}
+
+// findCoordinatorFailed: a retriable lookup failure. ≤3.6 ensureCoordinatorReady
+// waits for a metadata refresh (rate-limited to one per retry.backoff.ms,
+// modelled as retry.backoff.ms); 3.7+ first sleeps backoff(attempts++).
+func (m *Member) findCoordinatorFailed(now protocol.Instant, corr uint64) {
+	if corr != 0 && corr == m.findCorr {
+		m.findCorr = 0
+	}
+	d := m.cfg.RetryBackoff
+	if m.b.exponentialBackoff {
+		d = exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.findAttempts, m.rng)
+		m.findAttempts++
+	}
+	m.findRetryAt = now.Add(d)
+}
+
+// generationUnchanged is CoordinatorResponseHandler.generationUnchanged; before
+// 2.6 (KAFKA-9823) responses always acted.
+func (m *Member) generationUnchanged(sent generation) bool {
+	return !m.b.sentGenCheck || m.gen == sent
+}
+
+// handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
+func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, r *protocol.JoinGroupResponse) {
+	if e.corr != m.joinCorr || m.join != joinWaiting {
+		return
+	}
+	m.joinCorr = 0
+	switch r.Error {
+	case protocol.None:
+		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
+			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
+			return
+		}
+		if m.state != PreparingRebalance {
+			// UnjoinedGroupException (retriable): we left meanwhile.
+			m.failJoin(out, protocol.UnknownServerError, failRetriable)
+			return
+		}
+		if m.b.fourStates {
+			m.becomeCompletingRebalance(now, out)
+		}
+		m.gen = generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
+		m.hbReq = nil
+		leader := r.Leader == r.MemberID
+		detail := "follower"
+		if leader {
+			detail = "leader"
+		}
+		m.emit(out, protocol.Event{Kind: protocol.EvJoined, Gen: r.GenerationID, Detail: detail, Peer: r.Leader, Count: int32(len(r.Members))})
+		if leader {
+			m.onJoinLeader(now, out, r)
+		} else {
+			m.onJoinFollower(now, out)
+		}
+	case protocol.CoordinatorLoadInProgress:
+		m.failJoin(out, r.Error, failRetriable)
+	case protocol.UnknownMemberID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIJoinGroup, r.Error, false, RejoinUnknownMemberID)
+		}
+		m.failJoin(out, r.Error, failImmediate)
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
+		m.markCoordinatorUnknown(now, out, r.Error.String(), false)
+		m.failJoin(out, r.Error, failRetriable)
+	case protocol.FencedInstanceID, protocol.InconsistentGroupProtocol, protocol.InvalidSessionTimeout,
+		protocol.InvalidGroupID, protocol.GroupAuthorizationFailed, protocol.GroupMaxSizeReached,
+		protocol.UnsupportedVersion:
+		m.failJoin(out, r.Error, failFatal)
+	case protocol.MemberIDRequired:
+		if m.b.joinVersion < 4 {
+			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
+			return
+		}
+		m.gen = generation{id: protocol.NoGeneration, memberID: r.MemberID}
+		m.hbReq = nil
+		m.requestRejoin(out, RejoinMemberIDRequired)
+		m.failJoin(out, r.Error, failImmediate)
+	case protocol.RebalanceInProgress:
+		if m.b.joinRebalanceInProgressRetriable {
+			m.failJoin(out, r.Error, failImmediate) // KAFKA-10870 (2.8+)
+		} else {
+			m.failJoin(out, r.Error, failFatal) // "unexpected error"
+		}
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.IllegalGeneration, protocol.InvalidCommitOffsetSize, protocol.GroupIDNotFound,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		m.failJoin(out, r.Error, failFatal) // KafkaException "unexpected error in join group response"
+	default:
+		m.failJoin(out, r.Error, failFatal)
+	}
+}
+
+// onJoinFollower is AbstractCoordinator.onJoinFollower: an empty SyncGroup.
+func (m *Member) onJoinFollower(now protocol.Instant, out *Output) {
+	m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
+}
+
+func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protocol.SyncGroupRequest {
+	req := &protocol.SyncGroupRequest{
+		GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID,
+		Assignments: assignments,
+	}
+	if m.b.staticMembership {
+		req.GroupInstanceID = m.cfg.GroupInstanceID
+	}
+	if m.b.protocolTypeChecked {
+		req.ProtocolType = protocol.ConsumerProtocolType
+		req.ProtocolName = m.gen.protocol
+	}
+	return req
+}
+
+// onJoinLeader is AbstractCoordinator.onLeaderElected(JoinGroupResponse) with
+// ConsumerCoordinator.onLeaderElected: run the assignor (unless
+// skipAssignment, KIP-814), then SyncGroup. The assignor runs inside the
+// synchronized JoinGroup handler, so for cfg.AssignTime the application
+// thread is busy AND the heartbeat thread is blocked on the monitor.
+// Deviations: the cooperative-assignment validation and the leader's
+// metadata snapshot are not modelled.
+func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.JoinGroupResponse) {
+	if r.SkipAssignment {
+		m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
+		return
+	}
+	a, ok := m.lookup(r.ProtocolName)
+	if !ok {
+		// IllegalStateException: the coordinator selected an unknown protocol.
+		m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
+		return
+	}
+	members := make([]assign.Member, len(r.Members))
+	for i, jm := range r.Members {
+		members[i] = assign.Member{ID: jm.MemberID, InstanceID: jm.GroupInstanceID, Subscription: jm.Metadata}
+	}
+	result := a.Assign(members, m.cfg.TopicMetadata)
+	assignments := make([]protocol.SyncGroupAssignment, len(members))
+	for i := range members {
+		var parts []protocol.TopicPartition
+		if i < len(result) {
+			parts = result[i]
+		}
+		assignments[i] = protocol.SyncGroupAssignment{MemberID: members[i].ID, Assignment: protocol.Assignment{Partitions: parts}}
+	}
+	req := m.syncRequest(assignments)
+	if d := m.cfg.AssignTime.Draw(m.rng); d > 0 && m.onApp {
+		m.pendingSync = req
+		m.startBusy(now, d, contLeaderSync)
+		return
+	}
+	m.sendSyncGroupRequest(now, out, req)
+}
+
+// handleSyncGroup is SyncGroupResponseHandler.handle (§5.7).
+func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, r *protocol.SyncGroupResponse) {
+	if e.corr != m.syncCorr || m.join != joinWaiting {
+		return
+	}
+	m.syncCorr = 0
+	switch r.Error {
+	case protocol.None:
+		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
+			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
+			return
+		}
+		want := CompletingRebalance
+		if !m.b.fourStates {
+			want = PreparingRebalance
+		}
+		if m.gen.hasReset() || m.state != want {
+			// Generation cleared by the heartbeat thread: ILLEGAL_GENERATION
+			// makes the join loop retry at once.
+			m.failJoin(out, protocol.IllegalGeneration, failImmediate)
+			return
+		}
+		if m.b.protocolTypeChecked && r.ProtocolName != "" && r.ProtocolName != m.gen.protocol {
+			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
+			return
+		}
+		m.becomeStable(now, out)
+		m.rejoinNeeded = false
+		m.rejoinReason = RejoinNone
+		m.join = joinSucceeded
+		m.assignment = slices.Clone(r.Assignment.Partitions)
+		slices.SortFunc(m.assignment, protocol.ComparePartitions)
+	case protocol.GroupAuthorizationFailed, protocol.FencedInstanceID:
+		m.failJoin(out, r.Error, failFatal)
+	case protocol.RebalanceInProgress:
+		if m.b.syncRebalanceResetsGeneration && m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, true, RejoinRebalanceInProgress) // KAFKA-13891 (3.3.0–3.3.1)
+		}
+		m.failJoin(out, r.Error, failImmediate)
+	case protocol.UnknownMemberID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, false, RejoinUnknownMemberID)
+		}
+		m.failJoin(out, r.Error, failImmediate)
+	case protocol.IllegalGeneration:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
+		}
+		m.failJoin(out, r.Error, failImmediate)
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
+		m.markCoordinatorUnknown(now, out, r.Error.String(), false)
+		m.failJoin(out, r.Error, failRetriable)
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
+		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
+		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		// KafkaException "Unexpected error from SyncGroup" (COORDINATOR_LOAD_IN_PROGRESS
+		// included: §15).
+		m.failJoin(out, r.Error, failFatal)
+	default:
+		m.failJoin(out, r.Error, failFatal)
+	}
+}
+
+// hbOutcome is what the HeartbeatThread's future listener does.
+type hbOutcome uint8
+
+const (
+	hbReceived hbOutcome = iota // receiveHeartbeat (success, or REBALANCE_IN_PROGRESS)
+	hbFailed                    // failHeartbeat: retry after backoff
+	hbFenced                    // FencedInstanceIdException: thread failure, thrown to the application
+)
+
+// handleHeartbeat is HeartbeatResponseHandler.handle plus the
+// HeartbeatThread's listener (2.x/3.x, §8.3).
+func (m *Member) handleHeartbeat(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode) {
+	outcome := hbFailed
+	switch err {
+	case protocol.None:
+		outcome = hbReceived
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
+		m.markCoordinatorUnknown(now, out, err.String(), false)
+	case protocol.RebalanceInProgress:
+		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
+		// error is ignored. Either way the listener counts it as liveness.
+		if !m.b.fourStates || m.state == Stable {
+			m.requestRejoin(out, RejoinRebalanceInProgress)
+		}
+		outcome = hbReceived
+	case protocol.IllegalGeneration:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.UnknownMemberID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinUnknownMemberID)
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.FencedInstanceID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinFencedInstanceID)
+			outcome = hbFenced
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.GroupAuthorizationFailed:
+		// raised to the listener, which only calls failHeartbeat.
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
+		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
+		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		// KafkaException "unexpected error": failHeartbeat.
+	default:
+	}
+	switch outcome {
+	case hbReceived:
+		m.hbReceive(now)
+	case hbFailed:
+		m.hbFail(now)
+	case hbFenced:
+		m.hbFailed = err
+		m.hbEnabled = false
+		if m.onApp && m.app == appPolling {
+			m.fatal(out, err, "heartbeat")
+		}
+	}
+}
+
+// handleHeartbeat010 is the 0.10 HeartbeatCompletionHandler (seed 003) plus
+// the HeartbeatTask's listener.
+func (m *Member) handleHeartbeat010(now protocol.Instant, out *Output, err protocol.ErrorCode) {
+	ok := false
+	switch err {
+	case protocol.None:
+		ok = true
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
+		m.markCoordinatorUnknown(now, out, err.String(), false)
+	case protocol.RebalanceInProgress, protocol.IllegalGeneration:
+		m.requestRejoin(out, rejoinReasonFor(err))
+	case protocol.UnknownMemberID:
+		// memberId = UNKNOWN_MEMBER_ID; rejoinNeeded = true (generation id kept).
+		m.gen.memberID = ""
+		m.hbReq = nil
+		m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: protocol.APIHeartbeat, Reason: err.String()})
+		m.requestRejoin(out, RejoinUnknownMemberID)
+	case protocol.GroupAuthorizationFailed:
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
+		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
+		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
+		protocol.FencedInstanceID, protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower,
+		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+	default:
+	}
+	m.taskHeartbeatDone(now, ok)
+}
+
+func rejoinReasonFor(err protocol.ErrorCode) RejoinReason {
+	if err == protocol.IllegalGeneration {
+		return RejoinIllegalGeneration
+	}
+	return RejoinRebalanceInProgress
+}

@@ -1,0 +1,113 @@
+package client
+
+import "github.com/rebalsim/rebalsim/model/protocol"
+
+// hbRunOnce is one iteration of HeartbeatThread.run (3.6.1, §8.2, with the
+// profile's lookup pacing). It reports whether the loop should go round again
+// at once (Java: no wait in that branch).
+func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
+	if !m.hbEnabled || m.stopped {
+		return false
+	}
+	if (m.b.fourStates && m.state.hasNotJoinedGroup()) || (!m.b.fourStates && m.state != Stable) || m.hbFailed != protocol.None {
+		m.hbEnabled = false
+		return false
+	}
+	if !m.coordKnown {
+		if now < m.hbWaitUntil {
+			return false
+		}
+		switch m.b.pacing {
+		case pacing23:
+			if m.findCorr == 0 {
+				m.lookupCoordinator(now, out)
+			}
+		case pacing28:
+			if m.findCorr == 0 {
+				m.lookupCoordinator(now, out)
+				return true // loop without waiting: the next pass forgets it and waits
+			}
+			m.findCorr = 0 // clearFindCoordinatorFuture; its response is still handled
+		case pacing33:
+			if m.findCorr != 0 {
+				m.findCorr = 0
+			} else {
+				m.lookupCoordinator(now, out)
+			}
+		}
+		m.hbWaitUntil = now.Add(m.cfg.RetryBackoff)
+		return false
+	}
+	if now >= m.hb.sessionDeadline {
+		// The client-side session expired without a successful heartbeat
+		// response: the "false coordinator dead" path (generation kept).
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, false)
+		return true
+	}
+	if m.app != appPolling && now >= m.hb.pollDeadline {
+		// handlePollTimeoutExpiry: max.poll.interval.ms since the last poll().
+		m.emit(out, protocol.Event{Kind: protocol.EvPollTimeout, Gen: m.gen.id})
+		m.maybeLeaveGroup(now, out, "consumer poll timeout has expired")
+		return true
+	}
+	if now < m.hb.heartbeatDeadline {
+		return false
+	}
+	m.hbSent(now)
+	m.sendHeartbeat(now, out)
+	return false
+}
+
+// sendHeartbeat is AbstractCoordinator.sendHeartbeatRequest. The request value
+// is immutable once sent, so one is shared by every heartbeat of a generation
+// (no allocation per heartbeat).
+func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
+	if m.hbReq == nil || m.hbReq.GenerationID != m.gen.id || m.hbReq.MemberID != m.gen.memberID {
+		m.hbReq = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
+		if m.b.staticMembership {
+			m.hbReq.GroupInstanceID = m.cfg.GroupInstanceID
+		}
+	}
+	m.send(now, out, m.coordinator, true, m.hbReq, m.cfg.RequestTimeout)
+}
+
+// runHeartbeatTask is the 0.9/0.10 HeartbeatTask.run (seed 003): a delayed
+// task that only runs while the application thread is inside poll().
+func (m *Member) runHeartbeatTask(now protocol.Instant, out *Output) {
+	m.taskAt = protocol.Never
+	if m.gen.id < 0 || m.rejoinNeeded || !m.coordKnown {
+		return // not rescheduled; the next reset() does
+	}
+	if m.hbSessionExpired010(now) {
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, false)
+		return
+	}
+	if d := m.hbTimeToNext010(now); d > 0 {
+		m.taskAt = now.Add(d)
+		return
+	}
+	m.hbSent(now)
+	m.taskInFlight = true
+	m.sendHeartbeat(now, out)
+}
+
+// taskHeartbeatDone is the HeartbeatTask's future listener.
+func (m *Member) taskHeartbeatDone(now protocol.Instant, ok bool) {
+	m.taskInFlight = false
+	if ok {
+		m.hb.lastReceive = now
+		m.taskAt = now.Add(m.hbTimeToNext010(now))
+		return
+	}
+	m.taskAt = now.Add(m.cfg.RetryBackoff)
+}
+
+// taskReset is HeartbeatTask.reset: after a join and on coordinator
+// discovery with generation > 0.
+func (m *Member) taskReset(now protocol.Instant) {
+	m.hb.lastSessionReset = now
+	m.taskAt = protocol.Never
+	if !m.taskInFlight {
+		m.taskAt = now
+	}
+}

@@ -1,0 +1,103 @@
+package client
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// heartbeat is Heartbeat.java in its timer form (2.1+, §6.1) plus the
+// timestamps of the 0.9/0.10 form (§6.3) used by the kafka-0.10 profile.
+// Deadlines are absolute instants; "expired" is now >= deadline as in
+// org.apache.kafka.common.utils.Timer.
+type heartbeat struct {
+	heartbeatDeadline protocol.Instant // heartbeatTimer
+	sessionDeadline   protocol.Instant // sessionTimer
+	pollDeadline      protocol.Instant // pollTimer
+	attempts          int32            // 3.7+ heartbeatAttempts (KIP-580)
+
+	// 0.10 form.
+	lastSend         protocol.Instant
+	lastReceive      protocol.Instant
+	lastSessionReset protocol.Instant
+}
+
+// resetTimeouts is Heartbeat.resetTimeouts: all three timers restart from now.
+func (m *Member) hbResetTimeouts(now protocol.Instant) {
+	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
+	m.hb.pollDeadline = now.Add(m.cfg.MaxPollInterval)
+	m.hb.heartbeatDeadline = now.Add(m.cfg.HeartbeatInterval)
+}
+
+// hbPoll is Heartbeat.poll: the application called poll().
+func (m *Member) hbPoll(now protocol.Instant) { m.hb.pollDeadline = now.Add(m.cfg.MaxPollInterval) }
+
+// hbSent is Heartbeat.sentHeartbeat.
+func (m *Member) hbSent(now protocol.Instant) {
+	m.hb.lastSend = now
+	m.hb.heartbeatDeadline = now.Add(m.cfg.HeartbeatInterval)
+}
+
+// hbFail is Heartbeat.failHeartbeat: retry after retry.backoff.ms (2.1+), or
+// after the KIP-580 exponential backoff of the consecutive failures (3.7+).
+func (m *Member) hbFail(now protocol.Instant) {
+	d := m.cfg.RetryBackoff
+	if m.b.exponentialBackoff {
+		d = exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.hb.attempts, m.rng)
+		m.hb.attempts++
+	}
+	m.hb.heartbeatDeadline = now.Add(d)
+}
+
+// hbReceive is Heartbeat.receiveHeartbeat: the client-side session restarts.
+func (m *Member) hbReceive(now protocol.Instant) {
+	m.hb.lastReceive = now
+	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
+	m.hb.attempts = 0
+}
+
+// hbResetSession is Heartbeat.resetSessionTimeout (FindCoordinator success).
+func (m *Member) hbResetSession(now protocol.Instant) {
+	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
+	m.hb.lastSessionReset = now
+}
+
+// hbTimeToNext010 is the 0.10 Heartbeat.timeToNextHeartbeat.
+func (m *Member) hbTimeToNext010(now protocol.Instant) time.Duration {
+	last := max(m.hb.lastSend, m.hb.lastSessionReset)
+	since := now.Sub(last)
+	if since > m.cfg.HeartbeatInterval {
+		return 0
+	}
+	return m.cfg.HeartbeatInterval - since
+}
+
+// hbSessionExpired010 is the 0.10 Heartbeat.sessionTimeoutExpired (strict >).
+func (m *Member) hbSessionExpired010(now protocol.Instant) bool {
+	return now.Sub(max(m.hb.lastSessionReset, m.hb.lastReceive)) > m.cfg.SessionTimeout
+}
+
+// exponentialBackoff is org.apache.kafka.common.utils.ExponentialBackoff
+// .backoff(attempts) with multiplier 2 and jitter 0.2 (KIP-580, 3.7+), in
+// whole milliseconds as in Java. The jitter comes from the member's rng.
+// When max <= initial the Java class returns the initial interval; the
+// consumer config (KIP-580) then uses retry.backoff.max.ms as a constant, so
+// we return max (§5.9).
+func exponentialBackoff(initial, maxD time.Duration, attempts int32, rng *rand.Rand) time.Duration {
+	b := float64(initial.Milliseconds())
+	mx := float64(maxD.Milliseconds())
+	if mx <= b {
+		return maxD
+	}
+	expMax := math.Log(mx/math.Max(b, 1)) / math.Log(2)
+	exp := math.Min(float64(attempts), expMax)
+	term := b * math.Pow(2, exp)
+	u := 0.8 + 0.4*rng.Float64() // nextDouble(1-jitter, 1+jitter)
+	v := int64(u * term)
+	if float64(v) > mx {
+		v = int64(mx)
+	}
+	return time.Duration(v) * time.Millisecond
+}

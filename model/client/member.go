@@ -1,0 +1,623 @@
+package client
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// appPhase is what the application thread is doing.
+type appPhase uint8
+
+const (
+	appNotStarted appPhase = iota
+	appPolling             // blocked inside poll(): it handles responses as they arrive
+	appBusy                // processing records, in a callback, running the assignor or sleeping a backoff
+	appStopped
+)
+
+// appCont is what the application thread does when its busy period ends.
+type appCont uint8
+
+const (
+	contNone         appCont = iota
+	contNextPoll             // processing finished: call poll() again
+	contResume               // callback or backoff sleep finished: back into the same poll() call
+	contLeaderSync           // the assignor finished: send the leader's SyncGroup (monitor held until then)
+	contJoinComplete         // a callback of onJoinComplete finished: continue onJoinComplete
+)
+
+// cbKind is a ConsumerRebalanceListener callback.
+type cbKind uint8
+
+const (
+	cbNone cbKind = iota
+	cbRevoked
+	cbLost
+	cbAssigned
+)
+
+// joinStatus is the state of AbstractCoordinator.joinFuture.
+type joinStatus uint8
+
+const (
+	joinIdle      joinStatus = iota // joinFuture == null
+	joinWaiting                     // JoinGroup or SyncGroup outstanding
+	joinSucceeded                   // SyncGroup answered NONE; onJoinComplete not yet run
+	joinFailed                      // the future failed with joinErr
+)
+
+// failKind classifies a join failure the way joinGroupIfNeeded does.
+type failKind uint8
+
+const (
+	failRetriable failKind = iota // backoff, then retry
+	failImmediate                 // UnknownMemberId, IllegalGeneration, RebalanceInProgress, MemberIdRequired: loop at once
+	failFatal                     // not retriable: thrown from poll()
+)
+
+// inflight is one request awaiting its response (NetworkClient's in-flight
+// requests plus the handler's captured sentGeneration).
+type inflight struct {
+	corr      uint64
+	deadline  protocol.Instant
+	broker    int32
+	api       protocol.APIKey
+	coordConn bool // the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
+	sentGen   generation
+}
+
+// queued is a network event no thread could handle yet.
+type queued struct {
+	broker int32
+	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
+	resp   protocol.Response // nil: the connection to broker was reset
+}
+
+// Member is one Kafka consumer's group membership: AbstractCoordinator,
+// ConsumerCoordinator, Heartbeat and HeartbeatThread flattened into one pure
+// state machine. See doc.go for how to drive it.
+type Member struct {
+	cfg         Config
+	b           *behaviour
+	rng         *rand.Rand
+	lookup      func(string) (assign.Assignor, bool)
+	cooperative bool // the rebalance protocol is COOPERATIVE (KIP-429)
+
+	state            MemberState
+	gen              generation
+	rejoinNeeded     bool
+	rejoinReason     RejoinReason
+	needsJoinPrepare bool
+	started          bool
+	stopped          bool
+	fatalErr         protocol.ErrorCode
+
+	coordKnown   bool
+	coordinator  int32
+	findCorr     uint64 // the outstanding findCoordinatorFuture's request (0: none)
+	findAttempts int32
+	findRetryAt  protocol.Instant
+	nextBroker   int
+
+	join        joinStatus
+	joinErr     protocol.ErrorCode
+	joinKind    failKind
+	joinCorr    uint64
+	syncCorr    uint64
+	assignment  []protocol.TopicPartition
+	joinRetryAt protocol.Instant
+	jcPhase     uint8 // onJoinComplete progress: 0 none, 1 revoking, 2 assigning
+	jcRevoked   bool
+
+	app          appPhase
+	cont         appCont
+	busyUntil    protocol.Instant
+	pollBlockEnd protocol.Instant
+	cb           cbKind
+	cbParts      []protocol.TopicPartition
+	pendingSync  *protocol.SyncGroupRequest
+	onApp        bool // the thread handling the current event is the application thread
+
+	hb           heartbeat
+	hbEnabled    bool
+	hbWaitUntil  protocol.Instant
+	hbFailed     protocol.ErrorCode
+	hbReq        *protocol.HeartbeatRequest
+	taskAt       protocol.Instant // 0.10 HeartbeatTask schedule (Never: unscheduled)
+	taskInFlight bool
+
+	owned []protocol.TopicPartition
+
+	nextCorr uint64
+	inflight []inflight
+	queue    []queued
+	scratch  []inflight
+}
+
+// NewMember builds a member from a validated configuration (it panics on an
+// invalid one, as Kafka's constructors throw). rng is the member's own random
+// stream: backoff jitter and workload draws.
+func NewMember(cfg Config, rng *rand.Rand) *Member {
+	return newMember(cfg, rng, defaultAssignorLookup)
+}
+
+func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor, bool)) *Member {
+	if err := cfg.Validate(); err != nil {
+		panic("client: NewMember: " + err.Error())
+	}
+	if rng == nil {
+		panic("client: NewMember: nil rng")
+	}
+	b, _ := lookupBehaviour(string(cfg.Profile))
+	cfg.Topics = slices.Clone(cfg.Topics)
+	slices.Sort(cfg.Topics)
+	m := &Member{
+		cfg: cfg, b: b, rng: rng, lookup: lookup,
+		state: Unjoined, gen: noGeneration,
+		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
+		taskAt: protocol.Never, nextCorr: 1,
+		inflight: make([]inflight, 0, 4),
+	}
+	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
+	// ConsumerCoordinator constructor: the protocol is the highest one every
+	// configured assignor supports (COOPERATIVE needs 2.4+).
+	coop := b.ownedInSubscription
+	for _, name := range cfg.Assignors {
+		a, ok := lookup(name)
+		if !ok {
+			panic(fmt.Sprintf("client: NewMember: unknown assignor %q", name))
+		}
+		if !slices.Contains(a.SupportedProtocols(), assign.Cooperative) {
+			coop = false
+		}
+	}
+	m.cooperative = coop
+	return m
+}
+
+// ---- public API ----
+
+// Start is the process starting: the application thread enters its poll
+// loop and calls poll() at now.
+func (m *Member) Start(now protocol.Instant, out *Output) {
+	if m.started || m.stopped {
+		return
+	}
+	m.started = true
+	m.pollStart(now, out)
+}
+
+// Step delivers a response that arrived from broker. It is handled at once
+// by the application thread if it is inside poll(), else by the heartbeat
+// thread if it is enabled (and not blocked on the coordinator monitor), else
+// queued until one of them polls the network (doc.go, "Which thread").
+func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	m.deliver(now, queued{broker: broker, corr: corr, resp: resp}, out)
+}
+
+// Disconnected tells the member its connections to broker were reset:
+// every request in flight to it fails with a DisconnectException, observed by
+// the next thread that polls the network.
+func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	m.deliver(now, queued{broker: broker, corr: m.nextCorr - 1}, out)
+}
+
+func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
+	switch {
+	case m.app == appPolling:
+		m.onApp = true
+		m.queue = append(m.queue, q)
+		m.appIterate(now, out)
+	case m.hbCanPoll():
+		m.onApp = false
+		m.queue = append(m.queue, q)
+		m.flushQueue(now, out)
+	default:
+		m.queue = append(m.queue, q)
+	}
+}
+
+// TickApp runs the application thread's expired timers: end of processing,
+// of a callback, of the assignor or of a backoff sleep; end of a poll()
+// block; request timeouts and (kafka-0.10) the heartbeat task while it is
+// inside poll(). Safe to call early or late.
+func (m *Member) TickApp(now protocol.Instant, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	for range 64 {
+		switch m.app {
+		case appBusy:
+			if now < m.busyUntil {
+				return
+			}
+			m.finishBusy(now, out)
+		case appPolling:
+			if now < m.nextPollingDeadline() {
+				return
+			}
+			m.onApp = true
+			before := m.nextPollingDeadline()
+			m.appIterate(now, out)
+			if m.app == appPolling && m.nextPollingDeadline() <= before {
+				return // nothing more can happen at now
+			}
+		case appNotStarted, appStopped:
+			return
+		}
+	}
+}
+
+// TickHeartbeat runs the HeartbeatThread loop (§8.2) for everything expired
+// up to now. The Java thread wakes on a retry.backoff.ms cadence or when
+// notified; the simulator fires exactly at each deadline (doc.go).
+func (m *Member) TickHeartbeat(now protocol.Instant, out *Output) {
+	if m.stopped || !m.started || m.b.heartbeatTask || !m.hbCanPoll() {
+		return
+	}
+	m.onApp = false
+	if !m.flushQueue(now, out) {
+		return
+	}
+	m.handleTimeouts(now, out)
+	for range 8 {
+		if !m.hbRunOnce(now, out) {
+			return
+		}
+	}
+}
+
+// NextAppDeadline is the application thread's next timer, or protocol.Never.
+// It may lie at or before the last now (call TickApp again then).
+func (m *Member) NextAppDeadline() protocol.Instant {
+	if m.stopped || !m.started {
+		return protocol.Never
+	}
+	switch m.app {
+	case appBusy:
+		return m.busyUntil
+	case appPolling:
+		return m.nextPollingDeadline()
+	case appNotStarted, appStopped:
+	}
+	return protocol.Never
+}
+
+// NextHeartbeatDeadline is the heartbeat thread's next timer, or
+// protocol.Never (always Never for kafka-0.10, whose heartbeats are an
+// application-thread task).
+func (m *Member) NextHeartbeatDeadline() protocol.Instant {
+	if m.stopped || !m.started || m.b.heartbeatTask || !m.hbEnabled {
+		return protocol.Never
+	}
+	var d protocol.Instant
+	if !m.coordKnown {
+		d = m.hbWaitUntil
+	} else {
+		d = min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
+		if m.app != appPolling {
+			d = min(d, m.hb.pollDeadline)
+		}
+	}
+	d = min(d, m.earliestInflight())
+	if m.monitorHeld() {
+		d = max(d, m.busyUntil)
+	}
+	return d
+}
+
+// SlowPoll makes the application thread stuck in processing for d more: a
+// busy thread's busy period is extended, a thread inside poll() stops
+// handling anything for d. The heartbeat thread keeps running.
+func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
+	if m.stopped || !m.started || d <= 0 {
+		return
+	}
+	switch m.app {
+	case appBusy:
+		m.busyUntil = max(m.busyUntil, now).Add(d)
+	case appPolling:
+		m.startBusy(now, d, contResume)
+	case appNotStarted, appStopped:
+	}
+}
+
+// Close is a graceful KafkaConsumer.close(): ConsumerCoordinator.onLeavePrepare
+// (partitions lost if the generation was reset or a rebalance is in progress,
+// else revoked), then maybeLeaveGroup (LeaveGroup unless static), then the
+// member stops. Deviations: the callback takes no time and close does not
+// wait for pending requests (the close timer is not modelled).
+func (m *Member) Close(now protocol.Instant, out *Output) {
+	if m.stopped {
+		return
+	}
+	if !m.started {
+		m.stop()
+		return
+	}
+	if len(m.owned) > 0 {
+		kind := cbRevoked
+		if m.b.ownedInSubscription && (m.gen.hasReset() || m.gen.memberID == "" ||
+			m.state == PreparingRebalance || m.state == CompletingRebalance) {
+			kind = cbLost
+		}
+		m.cb, m.cbParts = kind, slices.Clone(m.owned)
+		m.applyCallback(out)
+	}
+	m.maybeLeaveGroup(now, out, "the consumer is being closed")
+	m.stop()
+}
+
+// Owned returns the partitions the application owns right now (after its
+// callbacks ran), sorted. The slice is shared: do not mutate.
+func (m *Member) Owned() []protocol.TopicPartition { return m.owned }
+
+// State returns the member state.
+func (m *Member) State() MemberState { return m.state }
+
+// Generation returns the current generation id and member id.
+func (m *Member) Generation() (generationID int32, memberID string) { return m.gen.id, m.gen.memberID }
+
+// Stopped reports whether the member was closed or stopped by a fatal error.
+func (m *Member) Stopped() bool { return m.stopped }
+
+// FatalError is the error that stopped the member, or protocol.None.
+func (m *Member) FatalError() protocol.ErrorCode { return m.fatalErr }
+
+// ---- helpers ----
+
+func (m *Member) emit(out *Output, ev protocol.Event) {
+	ev.Node = m.cfg.Name
+	ev.Group = m.cfg.GroupID
+	out.Events = append(out.Events, ev)
+}
+
+func brokerName(id int32) string { return strconv.Itoa(int(id)) }
+
+// send appends a request to out and records it in flight.
+func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn bool, req protocol.Request, timeout time.Duration) uint64 {
+	corr := m.nextCorr
+	m.nextCorr++
+	m.inflight = append(m.inflight, inflight{
+		corr: corr, deadline: now.Add(timeout), broker: broker, api: req.API(),
+		coordConn: coordConn, sentGen: m.gen,
+	})
+	out.Sends = append(out.Sends, Send{Broker: broker, Corr: corr, Req: req})
+	return corr
+}
+
+func (m *Member) earliestInflight() protocol.Instant {
+	d := protocol.Never
+	for i := range m.inflight {
+		d = min(d, m.inflight[i].deadline)
+	}
+	return d
+}
+
+// monitorHeld: the application thread holds the coordinator monitor (the
+// leader's assignor runs inside the synchronized JoinGroup handler), so the
+// heartbeat thread cannot run.
+func (m *Member) monitorHeld() bool { return m.app == appBusy && m.cont == contLeaderSync }
+
+// hbCanPoll: the heartbeat thread is enabled and can take the monitor.
+func (m *Member) hbCanPoll() bool {
+	return !m.b.heartbeatTask && m.hbEnabled && m.hbFailed == protocol.None && !m.monitorHeld()
+}
+
+func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
+	m.app = appBusy
+	m.busyUntil = now.Add(max(d, 0))
+	m.cont = cont
+}
+
+func (m *Member) stop() {
+	m.stopped = true
+	m.app = appStopped
+	m.hbEnabled = false
+	m.inflight = m.inflight[:0]
+	m.queue = m.queue[:0]
+}
+
+// fatal stops the member: the exception thrown from poll() is assumed to end
+// the application (no close(), hence no LeaveGroup). Owned partitions are
+// reported lost so the harness's ownership accounting stays right.
+func (m *Member) fatal(out *Output, err protocol.ErrorCode, detail string) {
+	if m.stopped {
+		return
+	}
+	m.fatalErr = err
+	m.emit(out, protocol.Event{Kind: protocol.EvFatal, Err: err, Detail: detail, Gen: m.gen.id})
+	if len(m.owned) > 0 {
+		parts := m.owned
+		m.owned = nil
+		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "lost", Reason: "fatal", Partitions: parts, Gen: m.gen.id})
+	}
+	m.stop()
+}
+
+// ---- state transitions (the only places m.state changes) ----
+
+func (m *Member) setState(to MemberState, out *Output) {
+	from := m.state
+	m.state = to
+	m.emit(out, protocol.Event{Kind: protocol.EvMemberState, State: to.String(), Detail: from.String(), Gen: m.gen.id})
+}
+
+// becomeUnjoined is resetStateAndGeneration's state change. The heartbeat
+// thread disables itself at its next iteration (hasNotJoinedGroup); the
+// simulator disables it here.
+func (m *Member) becomeUnjoined(out *Output) {
+	m.hbEnabled = false
+	if m.state != Unjoined {
+		m.setState(Unjoined, out)
+	}
+}
+
+// becomePreparingRebalance is initiateJoinGroup's state change (REBALANCING
+// before 2.6.1, which also disabled the heartbeat thread explicitly).
+func (m *Member) becomePreparingRebalance(out *Output) {
+	m.hbEnabled = false
+	if m.state != PreparingRebalance {
+		m.setState(PreparingRebalance, out)
+	}
+}
+
+// becomeCompletingRebalance is the JoinGroup NONE handler (2.6.1+,
+// KAFKA-10134): the heartbeat thread is enabled, which resets its timers.
+func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
+	if m.state != PreparingRebalance || !m.b.fourStates {
+		panic("client: becomeCompletingRebalance from " + m.state.String())
+	}
+	m.setState(CompletingRebalance, out)
+	m.hbEnable(now)
+}
+
+// becomeStable is the SyncGroup NONE handler (2.6.1+), or the join future's
+// success listener that also enabled the heartbeat thread (≤2.6.0).
+func (m *Member) becomeStable(now protocol.Instant, out *Output) {
+	switch {
+	case m.b.fourStates && m.state != CompletingRebalance,
+		!m.b.fourStates && m.state != PreparingRebalance:
+		panic("client: becomeStable from " + m.state.String())
+	}
+	m.setState(Stable, out)
+	if !m.b.fourStates && !m.b.heartbeatTask {
+		m.hbEnable(now)
+	}
+}
+
+// hbEnable is HeartbeatThread.enable: timers restart from now.
+func (m *Member) hbEnable(now protocol.Instant) {
+	m.hbEnabled = true
+	m.hbResetTimeouts(now)
+}
+
+// requestRejoin is AbstractCoordinator.requestRejoin(reason).
+func (m *Member) requestRejoin(out *Output, reason RejoinReason) {
+	m.rejoinNeeded = true
+	m.rejoinReason = reason
+	m.emit(out, protocol.Event{Kind: protocol.EvRejoinRequested, Reason: reason.String(), Gen: m.gen.id})
+}
+
+// rejoinNeededOrPending is AbstractCoordinator.rejoinNeededOrPending. The
+// ConsumerCoordinator additions (subscription or metadata changed) never
+// hold: subscriptions and metadata are fixed in the simulator.
+func (m *Member) rejoinNeededOrPending() bool { return m.rejoinNeeded || m.join != joinIdle }
+
+// resetStateAndGeneration is AbstractCoordinator.resetStateAndGeneration
+// (keepID: the 3.2+ ILLEGAL_GENERATION form, KAFKA-13419).
+func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why string, keepID bool) {
+	m.becomeUnjoined(out)
+	detail := "drop-id"
+	if keepID {
+		m.gen = generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
+		detail = "keep-id"
+	} else {
+		m.gen = noGeneration
+	}
+	m.hbReq = nil
+	if m.b.resetSetsJoinPrepare {
+		m.needsJoinPrepare = true
+	}
+	m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: detail, API: api, Reason: why})
+}
+
+// resetStateAndRejoin is resetStateOnResponseError / resetStateAndRejoin.
+func (m *Member) resetStateAndRejoin(out *Output, api protocol.APIKey, err protocol.ErrorCode, keepID bool, reason RejoinReason) {
+	m.resetStateAndGeneration(out, api, err.String(), keepID)
+	m.requestRejoin(out, reason)
+}
+
+// markCoordinatorUnknown is AbstractCoordinator.markCoordinatorUnknown (≤0.10
+// coordinatorDead). 3.x: the coordinator connection is disconnected, so every
+// request in flight on it fails as a DisconnectException (the generation is
+// kept). The Java client does this on the next network poll; the simulator
+// does it at once. 0.10's coordinatorDead failed only unsent requests, and the
+// simulator sends every request at once, so in-flight requests survive.
+func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reason string, isDisconnect bool) {
+	if !m.coordKnown {
+		return
+	}
+	old := m.coordinator
+	m.coordKnown = false
+	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: reason, Peer: brokerName(old), Gen: m.gen.id})
+	if m.b.heartbeatTask || isDisconnect {
+		return
+	}
+	m.failConnection(now, out, old, true, false, 0)
+}
+
+// failConnection fails every in-flight request on one connection (or, with
+// anyConn, on every connection to broker) with corr <= upTo (0: all), as
+// DisconnectExceptions (NetworkClient closing the connection).
+func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32, coordConn, anyConn bool, upTo uint64) {
+	list := m.scratch[:0]
+	m.scratch = nil // a nested call allocates its own
+	kept := m.inflight[:0]
+	for _, e := range m.inflight {
+		if e.broker == broker && (anyConn || e.coordConn == coordConn) && (upTo == 0 || e.corr <= upTo) {
+			list = append(list, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	m.inflight = kept
+	for _, e := range list {
+		m.onRequestFailure(now, out, e)
+	}
+	m.scratch = list[:0]
+}
+
+// handleTimeouts is NetworkClient.handleTimedOutRequests: a request past its
+// deadline closes its connection; every request on it fails as a disconnect.
+func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
+	for range 8 {
+		idx := -1
+		for i := range m.inflight {
+			if m.inflight[i].deadline <= now && (idx < 0 || m.inflight[i].deadline < m.inflight[idx].deadline) {
+				idx = i
+			}
+		}
+		if idx < 0 || m.stopped {
+			return
+		}
+		e := m.inflight[idx]
+		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id})
+		if e.coordConn && m.coordKnown && m.coordinator == e.broker {
+			m.markCoordinatorUnknown(now, out, deadRequestTimeout, true)
+		}
+		m.failConnection(now, out, e.broker, e.coordConn, false, 0)
+	}
+}
+
+// flushQueue handles queued network events in arrival order on the current
+// thread. It returns false when the application thread stopped polling
+// (it became busy or the member stopped) and events may remain queued.
+func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
+	for len(m.queue) > 0 {
+		if m.stopped || (m.onApp && m.app != appPolling) {
+			return false
+		}
+		q := m.queue[0]
+		copy(m.queue, m.queue[1:])
+		m.queue = m.queue[:len(m.queue)-1]
+		if q.resp == nil {
+			m.failConnection(now, out, q.broker, false, true, q.corr)
+		} else {
+			m.handleResponse(now, out, q.corr, q.resp)
+		}
+	}
+	return !m.stopped && (!m.onApp || m.app == appPolling)
+}

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// MemberState is AbstractCoordinator.MemberState (2.6.1+ four-state form).
+// Profiles before KAFKA-10134 had a single REBALANCING state; the simulator
+// reports it as PREPARING_REBALANCE (deviation in naming only). kafka-0.10
+// had no explicit state; the simulator derives one for traces.
+type MemberState uint8
+
+const (
+	Unjoined            MemberState = iota // UNJOINED: not in a group (or reset)
+	PreparingRebalance                     // PREPARING_REBALANCE: JoinGroup outstanding
+	CompletingRebalance                    // COMPLETING_REBALANCE: JoinGroup answered, SyncGroup outstanding
+	Stable                                 // STABLE: SyncGroup answered
+)
+
+// String returns Kafka's name of the state.
+func (s MemberState) String() string {
+	switch s {
+	case Unjoined:
+		return "UNJOINED"
+	case PreparingRebalance:
+		return "PREPARING_REBALANCE"
+	case CompletingRebalance:
+		return "COMPLETING_REBALANCE"
+	case Stable:
+		return "STABLE"
+	}
+	return fmt.Sprintf("MemberState(%d)", uint8(s))
+}
+
+// hasNotJoinedGroup is MemberState.hasNotJoinedGroup (2.6.1+).
+func (s MemberState) hasNotJoinedGroup() bool { return s == Unjoined || s == PreparingRebalance }
+
+// RejoinReason is why requestRejoin was called (AbstractCoordinator
+// rejoinReason, sent in JoinGroup from 3.2, KIP-800). It is typed so that
+// experiments can group rebalances by cause.
+type RejoinReason uint8
+
+const (
+	RejoinNone                      RejoinReason = iota
+	RejoinInitial                                // the first join of the process (rejoinNeeded starts true)
+	RejoinRebalanceInProgress                    // heartbeat answered REBALANCE_IN_PROGRESS
+	RejoinUnknownMemberID                        // UNKNOWN_MEMBER_ID reset the generation
+	RejoinIllegalGeneration                      // ILLEGAL_GENERATION reset the generation
+	RejoinFencedInstanceID                       // FENCED_INSTANCE_ID reset the generation
+	RejoinMemberIDRequired                       // MEMBER_ID_REQUIRED: rejoin with the given id (KIP-394)
+	RejoinJoinFailed                             // a JoinGroup/SyncGroup failed (retriable or immediate)
+	RejoinGenerationResetBeforeSync              // join completed but the heartbeat thread reset the generation meanwhile
+	RejoinCooperativeRevocation                  // onJoinComplete revoked partitions (KIP-429 second rebalance)
+	RejoinLeftGroup                              // maybeLeaveGroup reset the generation (poll timeout or close)
+)
+
+// String returns the reason as it appears in traces.
+func (r RejoinReason) String() string {
+	switch r {
+	case RejoinNone:
+		return ""
+	case RejoinInitial:
+		return "initial-join"
+	case RejoinRebalanceInProgress:
+		return "rebalance-in-progress"
+	case RejoinUnknownMemberID:
+		return "unknown-member-id"
+	case RejoinIllegalGeneration:
+		return "illegal-generation"
+	case RejoinFencedInstanceID:
+		return "fenced-instance-id"
+	case RejoinMemberIDRequired:
+		return "member-id-required"
+	case RejoinJoinFailed:
+		return "join-failed"
+	case RejoinGenerationResetBeforeSync:
+		return "generation-reset-before-sync"
+	case RejoinCooperativeRevocation:
+		return "cooperative-revocation"
+	case RejoinLeftGroup:
+		return "left-group"
+	}
+	return fmt.Sprintf("RejoinReason(%d)", uint8(r))
+}
+
+// generation is AbstractCoordinator.Generation: (generationId, memberId,
+// protocolName); hasProtocol false stands for a null protocol name.
+type generation struct {
+	id          int32
+	memberID    string
+	protocol    string
+	hasProtocol bool
+}
+
+// noGeneration is Generation.NO_GENERATION.
+var noGeneration = generation{id: protocol.NoGeneration}
+
+// hasReset is AbstractCoordinator.hasGenerationReset: id -1 and no protocol
+// (the member id may survive, KAFKA-13419).
+func (g generation) hasReset() bool { return g.id == protocol.NoGeneration && !g.hasProtocol }
+
+// Coordinator-dead reasons (EvCoordinatorDead.Reason).
+const (
+	deadSessionTimeout = "session-timeout"
+	deadRequestTimeout = "request-timeout"
+	deadDisconnect     = "disconnect"
+)
+
+// Validate checks the configuration the way KafkaConsumer's constructor and
+// Heartbeat's constructor do, plus what the simulator needs (workload
+// distributions, brokers).
+func (c *Config) Validate() error {
+	b, ok := lookupBehaviour(string(c.Profile))
+	if !ok {
+		return fmt.Errorf("client: unknown profile %q", c.Profile)
+	}
+	var errs []error
+	if c.Name == "" {
+		errs = append(errs, errors.New("client: Name is empty"))
+	}
+	if c.GroupID == "" {
+		errs = append(errs, errors.New("client: group.id is empty"))
+	}
+	if len(c.Brokers) == 0 {
+		errs = append(errs, errors.New("client: no bootstrap brokers"))
+	}
+	if len(c.Topics) == 0 {
+		errs = append(errs, errors.New("client: no subscribed topics"))
+	}
+	if c.SessionTimeout <= 0 || c.HeartbeatInterval <= 0 || c.HeartbeatInterval >= c.SessionTimeout {
+		errs = append(errs, fmt.Errorf("client: heartbeat.interval.ms (%v) must be positive and below session.timeout.ms (%v)", c.HeartbeatInterval, c.SessionTimeout))
+	}
+	if !b.heartbeatTask && c.MaxPollInterval <= 0 {
+		errs = append(errs, errors.New("client: max.poll.interval.ms must be positive"))
+	}
+	if c.RetryBackoff <= 0 {
+		errs = append(errs, errors.New("client: retry.backoff.ms must be positive"))
+	}
+	if b.exponentialBackoff && c.RetryBackoffMax <= 0 {
+		errs = append(errs, errors.New("client: retry.backoff.max.ms must be positive"))
+	}
+	if c.RequestTimeout <= 0 {
+		errs = append(errs, errors.New("client: request.timeout.ms must be positive"))
+	}
+	if len(c.Assignors) == 0 {
+		errs = append(errs, errors.New("client: partition.assignment.strategy is empty"))
+	}
+	if c.PollInterval == nil || c.PollTimeout == nil || c.AssignTime == nil || c.CallbackTime == nil {
+		errs = append(errs, errors.New("client: workload distributions (PollInterval, PollTimeout, AssignTime, CallbackTime) must all be set"))
+	}
+	return errors.Join(errs...)
+}
