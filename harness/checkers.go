@@ -106,7 +106,7 @@ func (c *livenessChecker) final(w *world) string {
 		if g.sc.Client.MaxPollInterval == 0 {
 			bound += g.sc.Client.SessionTimeout
 		}
-		if w.q.Now() < sim.Instant(quiet+bound) {
+		if w.q.Now() < sim.Instant(quiet+bound) || workloadStalls(g.sc) {
 			continue
 		}
 		live := 0
@@ -124,6 +124,30 @@ func (c *livenessChecker) final(w *world) string {
 		}
 	}
 	return ""
+}
+
+// workloadStalls reports whether the group's own workload keeps it from
+// ever being stable, so liveness is not expected: processing longer than the
+// session timeout without a heartbeat thread (kafka-0.10), or longer than
+// max.poll.interval.ms. Distributions are judged by their upper tail.
+func workloadStalls(g *scenario.Group) bool {
+	p := distUpper(g.Workload.PollInterval) + distUpper(g.Workload.CallbackTime)*2 + distUpper(g.Workload.AssignTime)
+	if g.Client.MaxPollInterval == 0 { // kafka-0.10: heartbeats only from poll()
+		return p >= g.Client.SessionTimeout-g.Client.HeartbeatInterval
+	}
+	return p >= g.Client.MaxPollInterval
+}
+
+func distUpper(d scenario.Dist) time.Duration {
+	switch d.Kind {
+	case scenario.DistUniform:
+		return d.Max
+	case scenario.DistExponential:
+		return d.Min + 5*(d.Mean-d.Min)
+	case scenario.DistLognormal:
+		return d.P99
+	}
+	return d.Value
 }
 
 // lastFaultEnd is when the last fault (or its window) ends.

@@ -94,7 +94,7 @@ func TestCrashOneMember(t *testing.T) {
 			if e.Kind == EvDeliver && e.Req && e.API == protocol.APIHeartbeat && e.Peer == victim && at <= crashAt {
 				lastHB = at
 			}
-			if e.Kind == protocol.EvJoined && e.Node == victim && at <= crashAt {
+			if e.Kind == protocol.EvMemberAdded && e.Detail == victim && at <= crashAt {
 				memberID = e.Peer
 			}
 			if e.Kind == protocol.EvMemberRemoved && evictedAt < 0 && at > crashAt && e.Reason == "session-expired" {

@@ -218,7 +218,12 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	m := g.m
 	switch e.Kind {
 	case protocol.EvRebalanceStart:
+		// The coordinator emits it right after the state change that opened
+		// the rebalance; name the trigger of a rebalance opened just now.
 		m.trigger = e.Reason
+		if m.open && m.openStart == e.At {
+			m.openTrig = triggerName(e.Reason, g)
+		}
 	case protocol.EvGroupState:
 		prev := m.coordState
 		m.coordState = e.State
