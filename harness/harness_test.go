@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/model/client"
+	"github.com/rebalsim/rebalsim/model/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -128,4 +130,15 @@ func pollMax(g scenario.Group) time.Duration {
 		d = g.Workload.PollTimeout.Value
 	}
 	return d
+}
+
+// TestScenarioProfilesKnownToModels: every profile name a scenario file may
+// use is one the client and the coordinator models know.
+func TestScenarioProfilesKnownToModels(t *testing.T) {
+	for _, name := range scenario.ProfileNames() {
+		_, err := client.ParseProfile(name)
+		assert.NoError(t, err, "client profile %s", name)
+		_, err = coordinator.ParseProfile(name)
+		assert.NoError(t, err, "coordinator profile %s", name)
+	}
 }

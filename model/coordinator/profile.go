@@ -80,6 +80,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-0.11", v011},
 		{"kafka-2.2", v22},
 		{"kafka-2.3", v23},
+		{"kafka-2.4", v23}, // no broker-side change in 2.4 (KIP-429 is client-side)
 		{"kafka-2.5", v23},
 		{"kafka-2.6", v26},
 		{"kafka-2.6.1", v261},
@@ -90,6 +91,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-3.0", v281},
 		{"kafka-3.2", v32},
 		{"kafka-3.6", v32},
+		{"kafka-3.7", v32}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
 		{"kafka-3.x", v32}, // = kafka-3.6 (Scala coordinator, the 3.x default)
 	}
 }()
