@@ -1,0 +1,35 @@
+package experiments
+
+// Goal: measure a sweep of >= 1,000 real harness runs and its speed-up
+// from 1 to 2 workers (docs/EXPERIMENTS.md "Performance" records numbers).
+// Run: go test ./experiments -run '^$' -bench SweepQuickstart1002 -benchtime 1x
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func BenchmarkSweepQuickstart1002(b *testing.B) {
+	data, ok := Builtin("quickstart")
+	if !ok {
+		b.Fatal("no quickstart")
+	}
+	// 3 points × 334 seeds = 1,002 runs.
+	e, err := Parse("bench.yaml", []byte(strings.Replace(string(data), "seeds: 10\n", "seeds: 334\n", 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				out, err := Sweep(context.Background(), e, Options{Out: b.TempDir(), Workers: workers})
+				if err != nil || out.Ran != 1002 {
+					b.Fatal(err, out)
+				}
+			}
+			b.ReportMetric(float64(1002*b.N)/b.Elapsed().Seconds(), "runs/s")
+		})
+	}
+}

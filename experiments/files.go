@@ -1,0 +1,231 @@
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Directory layout of a sweep:
+//
+//	DIR/.sweep/experiment.yaml   the experiment file, as read
+//	DIR/.sweep/scenario.yaml     the base scenario, as read
+//	DIR/.sweep/meta.json         sources and names (for merge and report)
+//	DIR/.points/<point>.csv      one finished point: a key line, the header,
+//	                             one row per seed (written atomically)
+//	DIR/points.csv, DIR/summary.csv, DIR/<plot>.png, DIR/<plot>.svg
+const (
+	sweepDir  = ".sweep"
+	pointsDir = ".points"
+)
+
+type meta struct {
+	Name           string `json:"name"`
+	Source         string `json:"source"`
+	ScenarioSource string `json:"scenario_source"`
+	Format         int    `json:"format"`
+}
+
+const formatVersion = 1
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a reader (or a resumed sweep) sees either the
+// old file or the whole new one, never a torn one.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		if werr != nil {
+			return werr
+		}
+		return cerr
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeSweepMeta stores the experiment's inputs in DIR/.sweep so merge and
+// report can rebuild it from the directory alone.
+func writeSweepMeta(e *Experiment, dir string) error {
+	sd := filepath.Join(dir, sweepDir)
+	if err := os.MkdirAll(sd, 0o755); err != nil {
+		return err
+	}
+	m, _ := json.MarshalIndent(meta{Name: e.Name, Source: e.Source, ScenarioSource: e.ScenarioSource, Format: formatVersion}, "", "  ")
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{
+		{"experiment.yaml", e.Data},
+		{"scenario.yaml", e.ScenarioData},
+		{"meta.json", append(m, '\n')},
+	} {
+		p, data := filepath.Join(sd, f.name), f.data
+		if old, err := os.ReadFile(p); err == nil && string(old) == string(data) {
+			continue
+		}
+		if err := writeFileAtomic(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoadDir rebuilds the experiment of a sweep directory from DIR/.sweep.
+func LoadDir(dir string) (*Experiment, error) {
+	sd := filepath.Join(dir, sweepDir)
+	mb, err := os.ReadFile(filepath.Join(sd, "meta.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a sweep directory (no %s/meta.json): %w", dir, sweepDir, err)
+	}
+	var m meta
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(sd, "meta.json"), err)
+	}
+	if m.Format != formatVersion {
+		return nil, fmt.Errorf("%s: sweep format %d, this simrun reads %d", dir, m.Format, formatVersion)
+	}
+	ed, err := os.ReadFile(filepath.Join(sd, "experiment.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	scd, err := os.ReadFile(filepath.Join(sd, "scenario.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	return parse(m.Source, ed, &resolvedScenario{source: m.ScenarioSource, data: scd})
+}
+
+// header is the CSV header of points.csv and of every point file.
+func (e *Experiment) header() []string {
+	h := []string{"point"}
+	h = append(h, e.columns()...)
+	h = append(h, "seed")
+	h = append(h, FigureNames()...)
+	return append(h, "trace_sha256")
+}
+
+// pointKey identifies what a point file holds: the base scenario, the
+// point's overrides, the seed count and the column layout. A point file
+// with another key (the experiment changed) is stale and runs again.
+func (e *Experiment) pointKey(pt Point) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "format %d\n%d:%s\n", formatVersion, len(e.ScenarioData), e.ScenarioData)
+	for _, o := range e.Overrides(pt) {
+		b, _ := json.Marshal(o.Value)
+		fmt.Fprintf(h, "%s=%s\n", o.Path, b)
+	}
+	fmt.Fprintf(h, "seeds %d\n%s\n", e.Seeds, strings.Join(e.header(), ","))
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+func pointPath(dir string, pt Point) string {
+	return filepath.Join(dir, pointsDir, pt.ID+".csv")
+}
+
+// readPoint returns the rows of a finished point file, or ok=false when it
+// is missing, stale or malformed.
+func (e *Experiment) readPoint(dir string, pt Point) (rows []string, ok bool) {
+	b, err := os.ReadFile(pointPath(dir, pt))
+	if err != nil {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2+e.Seeds || lines[0] != "# key="+e.pointKey(pt) || lines[1] != strings.Join(e.header(), ",") {
+		return nil, false
+	}
+	return lines[2:], true
+}
+
+// pointFile renders a finished point: the key line, the header, and one
+// row per seed in seed order.
+func (e *Experiment) pointFile(pt Point, rows []string) []byte {
+	var b strings.Builder
+	b.WriteString("# key=" + e.pointKey(pt) + "\n")
+	b.WriteString(strings.Join(e.header(), ",") + "\n")
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	return []byte(b.String())
+}
+
+// row renders one run as a CSV row.
+func (e *Experiment) row(pt Point, seed uint64, figs []float64, traceSHA string) string {
+	cells := []string{pt.ID}
+	for j, p := range e.Params {
+		cells = append(cells, p.Values[pt.Values[j]].Text)
+	}
+	cells = append(cells, strconv.FormatUint(seed, 10))
+	for _, f := range figs {
+		cells = append(cells, fmtExact(f))
+	}
+	cells = append(cells, traceSHA)
+	return strings.Join(cells, ",")
+}
+
+// fmtExact writes a float so that parsing it gives the same float back
+// (shortest round-trip form); NaN is an empty cell.
+func fmtExact(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// fmtSummary writes a summary number with at most 6 significant digits and
+// no exponent for ordinary magnitudes; NaN is an empty cell.
+func fmtSummary(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	a := math.Abs(x)
+	if a >= 1e15 || a < 1e-6 {
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	}
+	digits := 5 - int(math.Floor(math.Log10(a)))
+	if digits < 0 {
+		digits = 0
+	}
+	s := strconv.FormatFloat(x, 'f', digits, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+func parseCell(s string) float64 {
+	if s == "" {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}

@@ -1,0 +1,68 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Merge joins the sweep directories of the shards of one experiment into
+// out: it checks that they hold the same experiment (same experiment file
+// and base scenario bytes), copies every finished point file (a point
+// finished in two directories must be byte-identical), and writes the
+// result files with Finalize — the same bytes as an unsharded sweep. out
+// may be one of dirs.
+func Merge(dirs []string, out string) (*Experiment, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge: no directories")
+	}
+	var e *Experiment
+	for _, d := range dirs {
+		de, err := LoadDir(d)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			e = de
+			continue
+		}
+		if !bytes.Equal(de.Data, e.Data) || !bytes.Equal(de.ScenarioData, e.ScenarioData) || de.Source != e.Source {
+			return nil, fmt.Errorf("merge: %s holds another experiment than %s (experiment file or scenario differ)", d, dirs[0])
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeSweepMeta(e, out); err != nil {
+		return nil, err
+	}
+	for _, pt := range e.Points() {
+		var have []byte
+		for _, d := range dirs {
+			if _, ok := e.readPoint(d, pt); !ok {
+				continue
+			}
+			b, err := os.ReadFile(pointPath(d, pt))
+			if err != nil {
+				return nil, err
+			}
+			if have != nil && !bytes.Equal(have, b) {
+				return nil, fmt.Errorf("merge: point %s differs between directories (%s): the runs are not deterministic", pt.ID, d)
+			}
+			have = b
+		}
+		if have == nil {
+			continue // LoadResults names the missing points
+		}
+		dst := pointPath(out, pt)
+		if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, have) {
+			continue
+		}
+		if err := writeFileAtomic(dst, have); err != nil {
+			return nil, err
+		}
+	}
+	return e, Finalize(e, out)
+}

@@ -1,0 +1,251 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// Runner runs one scenario for one seed. It must be a pure function of its
+// arguments (harness.Run is) and safe to call from several goroutines on
+// different scenarios.
+type Runner func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error)
+
+// HarnessRunner runs the real harness with no trace output.
+func HarnessRunner(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) {
+	res, err := harness.Run(sc, seed, harness.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &res.Summary, nil
+}
+
+// Shard selects the points one machine runs: point i belongs to shard
+// i mod Count. The zero value (Count 0) and Count 1 mean all points.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %q: want i/n with 0 <= i < n (e.g. 0/4)", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+func (s Shard) owns(pt Point) bool {
+	return s.Count <= 1 || pt.Index%s.Count == s.Index
+}
+
+// Options control one sweep.
+type Options struct {
+	Out     string // output directory (required)
+	Workers int    // parallel runs; 0 means runtime.GOMAXPROCS(0)
+	Shard   Shard
+	// Runner runs one (scenario, seed); nil means HarnessRunner. Tests
+	// inject a fake.
+	Runner Runner
+	// Progress receives progress reports (nil: none). ProgressTTY selects
+	// the in-place bar (a terminal) over one line per 10%.
+	Progress    io.Writer
+	ProgressTTY bool
+	// Now is the wall clock for the progress rate and ETA only (nil:
+	// time.Now). Nothing written to files depends on it.
+	Now func() time.Time
+	// Log receives warnings such as invariant violations (nil: none).
+	Log io.Writer
+}
+
+// Outcome says what a sweep did.
+type Outcome struct {
+	Points   int  // points owned by this shard
+	Skipped  int  // of those, already finished (resumed)
+	Ran      int  // runs executed now
+	Complete bool // every point of the experiment is finished and the result files were written
+	Missing  int  // points of the experiment not finished (other shards)
+}
+
+type job struct {
+	pt   Point
+	seed uint64
+}
+
+type result struct {
+	pt   Point
+	seed uint64
+	row  string
+	viol string
+	err  error
+}
+
+// Sweep runs every unfinished (point, seed) of the experiment that belongs
+// to the shard, writes each finished point to DIR/.points/ atomically, and,
+// when every point of the experiment is finished, writes the result files
+// (Finalize). A cancelled context stops dispatching new runs; finished
+// points are kept, so running the sweep again resumes.
+func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
+	if opts.Out == "" {
+		return nil, errors.New("experiments: no output directory")
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	run := opts.Runner
+	if run == nil {
+		run = HarnessRunner
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Out, pointsDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeSweepMeta(e, opts.Out); err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	var todo []Point
+	for _, pt := range e.Points() {
+		if !opts.Shard.owns(pt) {
+			continue
+		}
+		out.Points++
+		if _, ok := e.readPoint(opts.Out, pt); ok {
+			out.Skipped++
+			continue
+		}
+		todo = append(todo, pt)
+	}
+	total := len(todo) * e.Seeds
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	interrupted := false
+	prog := newProgress(opts, total)
+	if total > 0 {
+		workers = min(workers, total)
+		jobs := make(chan job)
+		results := make(chan result, workers)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range jobs {
+					results <- e.runOne(run, j)
+				}
+			}()
+		}
+		go func() {
+			defer close(jobs)
+			for _, pt := range todo {
+				for s := 1; s <= e.Seeds; s++ {
+					select {
+					case jobs <- job{pt, uint64(s)}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+		}()
+		go func() { wg.Wait(); close(results) }()
+
+		pending := map[int][]string{}
+		var firstErr error
+		for r := range results {
+			if r.err != nil {
+				if firstErr == nil {
+					firstErr = r.err
+					cancel() // stop dispatching; drain what is in flight
+				}
+				continue
+			}
+			out.Ran++
+			prog.step()
+			if r.viol != "" && opts.Log != nil {
+				fmt.Fprintf(opts.Log, "%s %s (%s) seed %d: %s\n", e.Name, r.pt.ID, e.Label(r.pt), r.seed, r.viol)
+			}
+			rows := pending[r.pt.Index]
+			if rows == nil {
+				rows = make([]string, e.Seeds)
+			}
+			rows[r.seed-1] = r.row
+			pending[r.pt.Index] = rows
+			if done(rows) && firstErr == nil {
+				if err := writeFileAtomic(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil {
+					firstErr = err
+				}
+				delete(pending, r.pt.Index)
+			}
+		}
+		interrupted = ctx.Err() != nil
+		prog.finish()
+		if firstErr != nil {
+			return out, firstErr
+		}
+		if interrupted {
+			return out, fmt.Errorf("sweep interrupted (finished points are kept in %s; run again to resume): %w",
+				filepath.Join(opts.Out, pointsDir), context.Canceled)
+		}
+	}
+	for _, pt := range e.Points() {
+		if _, ok := e.readPoint(opts.Out, pt); !ok {
+			out.Missing++
+		}
+	}
+	if out.Missing == 0 {
+		if err := Finalize(e, opts.Out); err != nil {
+			return out, err
+		}
+		out.Complete = true
+	}
+	return out, nil
+}
+
+func done(rows []string) bool {
+	for _, r := range rows {
+		if r == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// runOne parses the point's scenario afresh (each run gets its own world,
+// nothing shared between goroutines) and runs one seed.
+func (e *Experiment) runOne(run Runner, j job) (r result) {
+	r = result{pt: j.pt, seed: j.seed}
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = fmt.Errorf("%s %s (%s) seed %d: panic: %v", e.Name, j.pt.ID, e.Label(j.pt), j.seed, p)
+		}
+	}()
+	sc, err := e.Scenario(j.pt)
+	if err != nil {
+		r.err = fmt.Errorf("%s %s (%s): %w", e.Name, j.pt.ID, e.Label(j.pt), err)
+		return r
+	}
+	s, err := run(sc, j.seed)
+	if err != nil {
+		r.err = fmt.Errorf("%s %s (%s) seed %d: %w", e.Name, j.pt.ID, e.Label(j.pt), j.seed, err)
+		return r
+	}
+	if len(s.InvariantViolations) > 0 {
+		v := s.InvariantViolations[0]
+		r.viol = fmt.Sprintf("invariant violated (%s) at %d ms: %s", v.Checker, v.AtMs, v.Message)
+	}
+	r.row = e.row(j.pt, j.seed, figures(sc, s), s.TraceSHA256)
+	return r
+}
