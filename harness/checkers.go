@@ -100,7 +100,7 @@ func (c *livenessChecker) name() string { return "liveness" }
 func (c *livenessChecker) check(*world, *TraceEvent) string { return "" }
 
 func (c *livenessChecker) final(w *world) string {
-	quiet := lastFaultEnd(w.sc)
+	quiet := lastFaultEnd(w.sc, w.faults)
 	for _, g := range w.groups {
 		bound := g.sc.Client.SessionTimeout + g.sc.Client.MaxPollInterval + 30*time.Second
 		if g.sc.Client.MaxPollInterval == 0 {
@@ -150,10 +150,11 @@ func distUpper(d scenario.Dist) time.Duration {
 	return d.Value
 }
 
-// lastFaultEnd is when the last fault (or its window) ends.
-func lastFaultEnd(sc *scenario.Scenario) time.Duration {
+// lastFaultEnd is when the last fault (or its window) ends, over the run's
+// faults (the file's and the swarm's).
+func lastFaultEnd(sc *scenario.Scenario, faults []scenario.Fault) time.Duration {
 	var end time.Duration
-	for _, f := range sc.Faults {
+	for _, f := range faults {
 		e := f.At + f.For
 		if f.Kind == scenario.FaultRollingRestart {
 			for _, g := range sc.Groups {
@@ -167,4 +168,11 @@ func lastFaultEnd(sc *scenario.Scenario) time.Duration {
 		}
 	}
 	return end
+}
+
+// violationEvent is the violating event as one trace line (docs/TRACE.md),
+// without the newline.
+func violationEvent(e *TraceEvent) string {
+	b := appendJSON(nil, e)
+	return string(b[:len(b)-1])
 }

@@ -50,16 +50,23 @@ func (w *world) applyFault(i int) {
 		}
 	case scenario.FaultPartition:
 		a, b := w.resolveNode(f.Peers[0], f.Peers[1]), w.resolveNode(f.Peers[1], f.Peers[0])
-		w.net.Cut(a, b)
-		w.net.Cut(b, a)
+		w.cut(a, b)
+		if f.Direction != scenario.DirectionOneWay {
+			w.cut(b, a)
+		}
 		w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i)})
 		f.Peers = [2]string{w.nodeName(a), w.nodeName(b)} // resolved once: heal what was cut
 	case scenario.FaultLoss:
 		w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i)})
+		w.ext.loss = append(w.ext.loss, i)
 		w.net.SetLoss(f.Loss)
 	case scenario.FaultLatency:
 		w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i)})
+		w.ext.latency = append(w.ext.latency, i)
 		w.net.SetLatency(toSimDist(f.Latency))
+	case scenario.FaultFilter:
+		w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i)})
+		w.addFilter(i)
 	case scenario.FaultCoordinatorFailover:
 		if g := w.groupByID(f.Target); g != nil {
 			w.failover(g)
@@ -84,12 +91,24 @@ func (w *world) endFault(i int) {
 	switch f.Kind {
 	case scenario.FaultPartition:
 		a, b := w.nodeByName(f.Peers[0]), w.nodeByName(f.Peers[1])
-		w.net.Heal(a, b)
-		w.net.Heal(b, a)
+		w.heal(a, b)
+		if f.Direction != scenario.DirectionOneWay {
+			w.heal(b, a)
+		}
+	case scenario.FaultFilter:
+		w.removeFilter(i)
 	case scenario.FaultLoss:
-		w.net.SetLoss(w.sc.Network.Loss)
+		if j := endWindow(&w.ext.loss, i); j >= 0 {
+			w.net.SetLoss(w.faults[j].Loss)
+		} else {
+			w.net.SetLoss(w.sc.Network.Loss)
+		}
 	case scenario.FaultLatency:
-		w.net.SetLatency(toSimDist(w.sc.Network.Latency))
+		if j := endWindow(&w.ext.latency, i); j >= 0 {
+			w.net.SetLatency(toSimDist(w.faults[j].Latency))
+		} else {
+			w.net.SetLatency(toSimDist(w.sc.Network.Latency))
+		}
 	case scenario.FaultRollingRestart:
 		return // steps are dispatched by fire with the step in inc
 	default:
@@ -155,9 +174,18 @@ func (w *world) failover(g *groupState) {
 	w.flushBroker(nb)
 }
 
+// faultTarget is the fault event's detail: the target, "a|b" for a
+// partition ("a>b" one way: a's messages to b are lost), and the selection of
+// a filter.
 func faultTarget(f *scenario.Fault) string {
-	if f.Kind == scenario.FaultPartition {
+	switch f.Kind {
+	case scenario.FaultPartition:
+		if f.Direction == scenario.DirectionOneWay {
+			return f.Peers[0] + ">" + f.Peers[1]
+		}
 		return f.Peers[0] + "|" + f.Peers[1]
+	case scenario.FaultFilter:
+		return filterDetail(f.Filter)
 	}
 	return f.Target
 }

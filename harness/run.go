@@ -102,6 +102,7 @@ func (w *world) summary() Summary {
 			d = append(d, float64(r.DurationMs))
 		}
 		gs.RebalanceDurationMs = durationStats(d)
+		gs.FillRates()
 		s.Groups = append(s.Groups, gs)
 	}
 	return s

@@ -1,5 +1,7 @@
 package harness
 
+import "encoding/json"
+
 // Summary is the JSON object `simrun run --json` prints (INTERFACE.md). Field
 // order and names are a contract with users' scripts.
 type Summary struct {
@@ -33,20 +35,28 @@ type Stats struct {
 
 // GroupSummary holds one group's figures.
 type GroupSummary struct {
-	ID                          string      `json:"id"`
-	Rebalances                  []Rebalance `json:"rebalances"`
-	RebalanceCount              int         `json:"rebalance_count"`
-	RebalanceDurationMs         Stats       `json:"rebalance_duration_ms"`
-	CoordinatorDeadMarks        int         `json:"coordinator_dead_marks"`
-	FalseCoordinatorDeadMarks   int         `json:"false_coordinator_dead_marks"`
-	Evictions                   int         `json:"evictions"`
-	FalseEvictions              int         `json:"false_evictions"`
-	MemberHours                 float64     `json:"member_hours"`
-	UnownedPartitionSeconds     float64     `json:"unowned_partition_seconds"`
-	DoubleOwnedPartitionSeconds float64     `json:"double_owned_partition_seconds"`
-	FinalGeneration             int32       `json:"final_generation"`
-	StableAtEnd                 bool        `json:"stable_at_end"`
-	FatalErrors                 []string    `json:"fatal_errors,omitempty"`
+	ID                        string      `json:"id"`
+	Rebalances                []Rebalance `json:"rebalances"`
+	RebalanceCount            int         `json:"rebalance_count"`
+	RebalanceDurationMs       Stats       `json:"rebalance_duration_ms"`
+	CoordinatorDeadMarks      int         `json:"coordinator_dead_marks"`
+	FalseCoordinatorDeadMarks int         `json:"false_coordinator_dead_marks"`
+	Evictions                 int         `json:"evictions"`
+	FalseEvictions            int         `json:"false_evictions"`
+	MemberHours               float64     `json:"member_hours"`
+	// Rates per member-hour of simulated time (DESIGN.md: "rates are per
+	// member-hour, with the number of member-hours beside them"); 0 when no
+	// member-hours were simulated. Filled by FillRates.
+	CoordinatorDeadMarksPerMemberHour      float64  `json:"coordinator_dead_marks_per_member_hour"`
+	FalseCoordinatorDeadMarksPerMemberHour float64  `json:"false_coordinator_dead_marks_per_member_hour"`
+	EvictionsPerMemberHour                 float64  `json:"evictions_per_member_hour"`
+	FalseEvictionsPerMemberHour            float64  `json:"false_evictions_per_member_hour"`
+	RebalancesPerMemberHour                float64  `json:"rebalances_per_member_hour"`
+	UnownedPartitionSeconds                float64  `json:"unowned_partition_seconds"`
+	DoubleOwnedPartitionSeconds            float64  `json:"double_owned_partition_seconds"`
+	FinalGeneration                        int32    `json:"final_generation"`
+	StableAtEnd                            bool     `json:"stable_at_end"`
+	FatalErrors                            []string `json:"fatal_errors,omitempty"`
 }
 
 // Violation is one invariant violation: the checker, the first violating
@@ -55,4 +65,30 @@ type Violation struct {
 	Checker string `json:"checker"`
 	AtMs    int64  `json:"at_ms"`
 	Message string `json:"message"`
+	// Event is the violating trace event as one JSON line of docs/TRACE.md
+	// (empty for checks made at the end of the run).
+	Event string `json:"event,omitempty"`
+}
+
+// FillRates sets the per-member-hour rates from the counts and MemberHours.
+func (g *GroupSummary) FillRates() {
+	rate := func(n int) float64 {
+		if g.MemberHours <= 0 {
+			return 0
+		}
+		return round(float64(n)/g.MemberHours, 6)
+	}
+	g.CoordinatorDeadMarksPerMemberHour = rate(g.CoordinatorDeadMarks)
+	g.FalseCoordinatorDeadMarksPerMemberHour = rate(g.FalseCoordinatorDeadMarks)
+	g.EvictionsPerMemberHour = rate(g.Evictions)
+	g.FalseEvictionsPerMemberHour = rate(g.FalseEvictions)
+	g.RebalancesPerMemberHour = rate(g.RebalanceCount)
+}
+
+// MarshalJSON writes the group with its rates filled in, so every JSON
+// summary carries them whether or not the producer called FillRates.
+func (g GroupSummary) MarshalJSON() ([]byte, error) {
+	type plain GroupSummary // no MarshalJSON method: no recursion
+	g.FillRates()
+	return json.Marshal(plain(g))
 }

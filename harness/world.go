@@ -17,14 +17,14 @@ import (
 type evKind uint8
 
 const (
-	evDeliver   evKind = iota // a network delivery comes due
-	evAppTick                 // a member's application-thread deadline
-	evHBTick                  // a member's heartbeat-thread deadline
-	evBrokerTick              // a broker's next deadline
-	evStart                   // a member process starts
-	evFault                   // a fault (index into world.faults) starts
-	evFaultEnd                // a fault's window ends
-	evResume                  // a paused member resumes
+	evDeliver    evKind = iota // a network delivery comes due
+	evAppTick                  // a member's application-thread deadline
+	evHBTick                   // a member's heartbeat-thread deadline
+	evBrokerTick               // a broker's next deadline
+	evStart                    // a member process starts
+	evFault                    // a fault (index into world.faults) starts
+	evFaultEnd                 // a fault's window ends
+	evResume                   // a paused member resumes
 )
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
@@ -100,6 +100,8 @@ type world struct {
 	// memberClient maps coordinator member ids to the client id (member
 	// name) that joined with them, from EvMemberAdded.
 	memberClient map[string]string
+	// ext holds the fault extensions' state (faults.go, filter.go).
+	ext faultExt
 }
 
 // groupState is the harness's view of one group: where its coordinator is,
@@ -122,7 +124,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	w.q = sim.NewQueue[ev](w.streams.Stream("queue"))
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
 	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace)
-	w.faults = sc.Faults
+	w.faults = expandFaults(sc, seed) // a copy: faults are resolved in place while running
 
 	cprof, err := coordinator.ParseProfile(sc.Coordinator.Profile)
 	if err != nil {
@@ -255,7 +257,7 @@ func (w *world) emit(e *TraceEvent) {
 	w.observe(e)
 	for _, c := range w.checks {
 		if msg := c.check(w, e); msg != "" {
-			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg})
+			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg, Event: violationEvent(e)})
 		}
 	}
 }

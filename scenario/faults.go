@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -106,6 +107,12 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 				}
 				return nil, d.errf(f.get(key), sub(p, key), "unknown group %q; groups: %s", ft.Target, strings.Join(ids, ", "))
 			}
+		case FaultFilter:
+			if ft.Filter.Member != "" {
+				if err := checkMember(f, p, key, ft.Filter.Member, false); err != nil {
+					return nil, err
+				}
+			}
 		case FaultLoss, FaultLatency:
 		}
 	}
@@ -203,6 +210,24 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 			return Fault{}, err
 		}
 		allowed = []string{"for"}
+	case FaultFilter:
+		if ft.Filter, err = d.filter(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"for"}
+	}
+	if v := f.get("direction"); v != nil {
+		if ft.Kind != FaultPartition {
+			return Fault{}, d.errf(f.line("direction"), sub(path, "direction"), "%s does not take %q", key, "direction")
+		}
+		dir, err := d.str(v, sub(path, "direction"))
+		if err != nil {
+			return Fault{}, err
+		}
+		if dir != DirectionBoth && dir != DirectionOneWay {
+			return Fault{}, d.errf(v, sub(path, "direction"), "unknown direction %q; one of: both, one-way", dir)
+		}
+		ft.Direction = dir
 	}
 	for _, m := range []string{"for", "interval", "downtime"} {
 		mv := f.get(m)
@@ -233,3 +258,149 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 	}
 	return ft, nil
 }
+
+// filter decodes a filter fault's selection: {api, member, direction,
+// action, delay}. direction defaults to both, action to drop; delay is
+// required with action delay and refused otherwise.
+func (d *decoder) filter(n *yaml.Node, path string) (*MessageFilter, error) {
+	f, err := d.mapping(n, path, filterSchema)
+	if err != nil {
+		return nil, err
+	}
+	mf := &MessageFilter{Direction: FilterBoth, Action: FilterDrop}
+	if v := f.get("api"); v != nil {
+		if mf.API, err = d.str(v, sub(path, "api")); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(APINames, mf.API) {
+			return nil, d.errf(v, sub(path, "api"), "unknown API %q; one of: %s", mf.API, strings.Join(APINames, ", "))
+		}
+	}
+	if v := f.get("member"); v != nil {
+		if mf.Member, err = d.str(v, sub(path, "member")); err != nil {
+			return nil, err
+		}
+	}
+	if v := f.get("direction"); v != nil {
+		if mf.Direction, err = d.str(v, sub(path, "direction")); err != nil {
+			return nil, err
+		}
+		switch mf.Direction {
+		case FilterRequest, FilterResponse, FilterBoth:
+		default:
+			return nil, d.errf(v, sub(path, "direction"), "unknown direction %q; one of: request, response, both", mf.Direction)
+		}
+	}
+	if v := f.get("action"); v != nil {
+		if mf.Action, err = d.str(v, sub(path, "action")); err != nil {
+			return nil, err
+		}
+		if mf.Action != FilterDrop && mf.Action != FilterDelay {
+			return nil, d.errf(v, sub(path, "action"), "unknown action %q; one of: drop, delay", mf.Action)
+		}
+	}
+	v := f.get("delay")
+	switch {
+	case mf.Action == FilterDelay && v == nil:
+		return nil, d.errf(f.node, sub(path, "delay"), "missing key: action delay needs \"delay\"")
+	case mf.Action == FilterDrop && v != nil:
+		return nil, d.errf(f.line("delay"), sub(path, "delay"), "action drop does not take \"delay\"")
+	case v != nil:
+		if mf.Delay, err = d.duration(v, sub(path, "delay")); err != nil {
+			return nil, err
+		}
+		if mf.Delay == 0 {
+			return nil, d.errf(v, sub(path, "delay"), "must be positive")
+		}
+	}
+	return mf, nil
+}
+
+// swarm decodes the swarm mapping (docs/OBSERVABILITY.md). Every rate is per
+// simulated minute; a kind with rate 0 (or absent) is never drawn. A rate
+// needs its duration keys; the window defaults to the whole run.
+func (d *decoder) swarm(n *yaml.Node, duration time.Duration) (*Swarm, error) {
+	const path = "swarm"
+	f, err := d.mapping(n, path, swarmSchema)
+	if err != nil {
+		return nil, err
+	}
+	sw := &Swarm{Until: duration}
+	durKey := func(key string, dst *time.Duration) error {
+		if v := f.get(key); v != nil {
+			var err error
+			*dst, err = d.duration(v, sub(path, key))
+			return err
+		}
+		return nil
+	}
+	if err := durKey("from", &sw.From); err != nil {
+		return nil, err
+	}
+	if err := durKey("until", &sw.Until); err != nil {
+		return nil, err
+	}
+	if sw.Until <= sw.From {
+		return nil, d.errf(f.line("until"), sub(path, "until"), "the window is empty: until %v is not after from %v", sw.Until, sw.From)
+	}
+	rate := func(key string, dst *float64) error {
+		v := f.get(key)
+		if v == nil {
+			return nil
+		}
+		var x float64
+		if err := v.Decode(&x); err != nil || v.Kind != yaml.ScalarNode {
+			return d.errf(v, sub(path, key), "expected a rate per simulated minute (a number), got %s", kindName(v))
+		}
+		if x < 0 || x > maxSwarmRate || x != x {
+			return d.errf(v, sub(path, key), "rate %v out of range [0, %v] per simulated minute", x, maxSwarmRate)
+		}
+		*dst = x
+		return nil
+	}
+	dist := func(rateKey string, r float64, key string, dst *Dist) error {
+		v := f.get(key)
+		if v == nil {
+			if r > 0 {
+				return d.errf(f.node, sub(path, key), "missing key: %s needs %q", rateKey, key)
+			}
+			return nil
+		}
+		var err error
+		*dst, err = d.dist(v, sub(path, key))
+		return err
+	}
+	for _, k := range []struct {
+		rate  string
+		dst   *float64
+		dists []string
+		dd    []*Dist
+	}{
+		{"crash", &sw.Crash, []string{"crash.downtime"}, []*Dist{&sw.CrashDowntime}},
+		{"pause", &sw.Pause, []string{"pause.for"}, []*Dist{&sw.PauseFor}},
+		{"partition", &sw.Partition, []string{"partition.for"}, []*Dist{&sw.PartitionFor}},
+		{"loss", &sw.Loss, []string{"loss.for"}, []*Dist{&sw.LossFor}},
+		{"latency", &sw.Latency, []string{"latency.value", "latency.for"}, []*Dist{&sw.LatencyValue, &sw.LatencyFor}},
+		{"coordinator-failover", &sw.Failover, nil, nil},
+	} {
+		if err := rate(k.rate, k.dst); err != nil {
+			return nil, err
+		}
+		for i, dk := range k.dists {
+			if err := dist(k.rate, *k.dst, dk, k.dd[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v := f.get("loss.probability"); v != nil {
+		if sw.LossRate, err = d.probability(v, sub(path, "loss.probability")); err != nil {
+			return nil, err
+		}
+	} else if sw.Loss > 0 {
+		return nil, d.errf(f.node, sub(path, "loss.probability"), "missing key: loss needs \"loss.probability\"")
+	}
+	return sw, nil
+}
+
+// maxSwarmRate bounds swarm rates (faults per simulated minute per kind).
+const maxSwarmRate = 600

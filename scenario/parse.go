@@ -193,6 +193,11 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			return nil, err
 		}
 	}
+	if n := f.get("swarm"); n != nil && !isNull(n) {
+		if s.Swarm, err = d.swarm(n, s.Duration); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 

@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 `, "f.yaml:9: groups[0].client.heartbeat.interval.ms: heartbeat.interval.ms (45000) must be lower than session.timeout.ms (45000)"},
 		{"missing name", `topics: []
 `, "f.yaml:1: name: missing required key"},
-		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key; known keys: name, duration, seed, coordinator, network, topics, groups, faults"},
+		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key; known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
 `, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit"},
@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 `, `f.yaml:9: faults[0].pause: unknown member "h-0"; members are named <group>-<index>`},
 		{"fault without action", minimal + `faults:
   - {at: 1s}
-`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, latency, coordinator-failover, leave, join, rolling-restart"},
+`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, latency, coordinator-failover, leave, join, rolling-restart, filter"},
 		{"fault with two actions", minimal + `faults:
   - {at: 1s, crash: g-0, leave: g-1}
 `, "f.yaml:9: faults[0].leave: a fault has exactly one action, got crash and leave"},

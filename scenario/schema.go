@@ -51,6 +51,7 @@ func (m *mapSchema) key(name string) (keySchema, bool) {
 var faultActions = []FaultKind{
 	FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultPartition, FaultLoss,
 	FaultLatency, FaultCoordinatorFailover, FaultLeave, FaultJoin, FaultRollingRestart,
+	FaultFilter,
 }
 
 var (
@@ -75,11 +76,21 @@ var (
 	faultSchema = func() *mapSchema {
 		ks := leaves("at")
 		for _, a := range faultActions {
-			ks = append(ks, keySchema{name: string(a)})
+			k := keySchema{name: string(a)}
+			if a == FaultFilter {
+				k.fields = filterSchema
+			}
+			ks = append(ks, k)
 		}
-		ks = append(ks, leaves("for", "interval", "downtime")...)
+		ks = append(ks, leaves("for", "interval", "downtime", "direction")...)
 		return &mapSchema{keys: ks}
 	}()
+	filterSchema = &mapSchema{keys: leaves("api", "member", "direction", "action", "delay")}
+	swarmSchema  = &mapSchema{keys: leaves(
+		"from", "until",
+		"crash", "crash.downtime", "pause", "pause.for", "partition", "partition.for",
+		"loss", "loss.probability", "loss.for", "latency", "latency.value", "latency.for",
+		"coordinator-failover")}
 	rootSchema = &mapSchema{keys: []keySchema{
 		{name: "name"}, {name: "duration"}, {name: "seed"},
 		{name: "coordinator", fields: coordinatorSchema},
@@ -87,5 +98,6 @@ var (
 		{name: "topics", items: topicSchema},
 		{name: "groups", items: groupSchema},
 		{name: "faults", items: faultSchema},
+		{name: "swarm", fields: swarmSchema},
 	}}
 )

@@ -14,6 +14,9 @@ type Scenario struct {
 	Topics      []Topic
 	Groups      []Group
 	Faults      []Fault // sorted by At (stable: file order among equal At)
+	// Swarm, when set, draws a random fault schedule from the seed
+	// (docs/OBSERVABILITY.md); nil means no swarm.
+	Swarm *Swarm
 
 	// Source is the file name (or "builtin:<name>") the scenario came from.
 	Source string
@@ -118,7 +121,60 @@ const (
 	FaultLeave               FaultKind = "leave"
 	FaultJoin                FaultKind = "join"
 	FaultRollingRestart      FaultKind = "rolling-restart"
+	// FaultFilter drops or delays chosen messages for a window (extension,
+	// docs/OBSERVABILITY.md).
+	FaultFilter FaultKind = "filter"
 )
+
+// Partition directions.
+const (
+	DirectionBoth   = "both"    // messages both ways are lost (the default)
+	DirectionOneWay = "one-way" // only messages from the first endpoint to the second are lost
+)
+
+// Filter directions and actions.
+const (
+	FilterRequest  = "request"
+	FilterResponse = "response"
+	FilterBoth     = "both"
+	FilterDrop     = "drop"
+	FilterDelay    = "delay"
+)
+
+// APINames are the Kafka API names a filter may select (ApiKeys.java names).
+var APINames = []string{"FindCoordinator", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"}
+
+// MessageFilter selects messages on the wire and what happens to them. An
+// empty API or Member matches every API or member.
+type MessageFilter struct {
+	API       string        // a Kafka API name (APINames), or "" for all
+	Member    string        // the member at one end of the message, or "" for all
+	Direction string        // FilterRequest (member → broker), FilterResponse, FilterBoth
+	Action    string        // FilterDrop or FilterDelay
+	Delay     time.Duration // extra one-way delay when Action is FilterDelay
+}
+
+// Swarm is a random fault schedule drawn from the run's seed. Rates are per
+// simulated minute for the whole scenario (a Poisson process each); the
+// window is [From, Until). Each kind draws from its own stream, so changing
+// one rate leaves the other kinds' schedules unchanged.
+type Swarm struct {
+	From, Until time.Duration
+
+	Crash         float64 // a random member crashes ...
+	CrashDowntime Dist    // ... and restarts this much later
+	Pause         float64 // a random member is paused (GC) ...
+	PauseFor      Dist    // ... for this long
+	Partition     float64 // a random member is cut from its coordinator (both ways) ...
+	PartitionFor  Dist    // ... for this long
+	Loss          float64 // a network-wide loss window ...
+	LossRate      float64 // ... with this loss probability ...
+	LossFor       Dist    // ... for this long
+	Latency       float64 // a network-wide latency window ...
+	LatencyValue  Dist    // ... with this latency ...
+	LatencyFor    Dist    // ... for this long
+	Failover      float64 // a random group's coordinator moves
+}
 
 // Fault is one timeline entry. Which fields are set depends on Kind.
 type Fault struct {
@@ -136,6 +192,13 @@ type Fault struct {
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart
 	Downtime time.Duration // rolling-restart
+	// Direction of a partition: DirectionBoth (or "", the default) or
+	// DirectionOneWay (Peers[0] → Peers[1] lost, the other way delivered).
+	Direction string
+	// Filter is the filter fault's selection and action.
+	Filter *MessageFilter
+	// Swarm is true for a fault drawn by the swarm (not in the file).
+	Swarm bool
 	// Line is the fault's line in the file, for messages.
 	Line int
 }

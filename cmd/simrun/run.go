@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -25,8 +27,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
 	asJSON := fs.Bool("json", false, "print the JSON summary on stdout")
 	trace := fs.String("trace", "", "write the trace as JSON lines to `FILE.jsonl`")
+	perfetto := fs.String("perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun run SCENARIO [--seed N] [--json] [--trace FILE.jsonl]")
+		fmt.Fprintln(stderr, "Usage: simrun run SCENARIO [--seed N] [--json] [--trace FILE.jsonl] [--perfetto FILE.json]")
 		fmt.Fprintln(stderr, "SCENARIO is a scenario file or a built-in name (simrun list).")
 		fs.PrintDefaults()
 	}
@@ -65,6 +68,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		tw = bufio.NewWriterSize(tf, 1<<20)
 		opts.TraceJSONL = tw
 	}
+	opts.KeepTrace = *perfetto != ""
+	var tl *timelineWriter
+	if !*asJSON {
+		// The timeline of the human output keeps only the few events it
+		// shows, filtered from the JSON lines as they are written.
+		tl = &timelineWriter{}
+		if opts.TraceJSONL != nil {
+			opts.TraceJSONL = io.MultiWriter(opts.TraceJSONL, tl)
+		} else {
+			opts.TraceJSONL = tl
+		}
+	}
 	res, err := harness.Run(sc, s, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "simrun:", err)
@@ -82,17 +97,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 	}
+	if *perfetto != "" {
+		if err := harness.WritePerfettoFile(*perfetto, res.Trace); err != nil {
+			fmt.Fprintln(stderr, "simrun: writing perfetto trace:", err)
+			return exitBadInput
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(res.Summary)
 	} else {
-		printHuman(stdout, &res.Summary, path)
+		printHuman(stdout, &res.Summary, path, tl)
 	}
 	if len(res.Summary.InvariantViolations) > 0 {
 		v := res.Summary.InvariantViolations[0]
-		fmt.Fprintf(stderr, "invariant violated (%s) at %d ms: %s\nreproduce with: simrun run %s --seed %d\n",
-			v.Checker, v.AtMs, v.Message, path, s)
+		fmt.Fprintf(stderr, "invariant violated (%s) at %d ms, seed %d: %s\n", v.Checker, v.AtMs, s, v.Message)
+		if v.Event != "" {
+			fmt.Fprintf(stderr, "first violating event: %s\n", v.Event)
+		}
+		fmt.Fprintf(stderr, "reproduce with: simrun run %s --seed %d\n", path, s)
 		return exitViolation
 	}
 	return exitOK
@@ -107,14 +131,15 @@ func splitPositional(args []string) (string, []string) {
 	return "", args
 }
 
-func printHuman(w io.Writer, s *harness.Summary, path string) {
+func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineWriter) {
 	fmt.Fprintf(w, "scenario %s, seed %d: %.1f s simulated, %d trace events\n", s.Scenario, s.Seed, float64(s.SimulatedMs)/1000, s.Events)
 	for _, g := range s.Groups {
+		g.FillRates()
 		fmt.Fprintf(w, "\ngroup %s\n", g.ID)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  rebalances\t%d\t(duration p50 %.0f ms, p99 %.0f ms, max %.0f ms)\n", g.RebalanceCount, g.RebalanceDurationMs.P50, g.RebalanceDurationMs.P99, g.RebalanceDurationMs.Max)
-		fmt.Fprintf(tw, "  coordinator-dead marks\t%d\t(%d false)\n", g.CoordinatorDeadMarks, g.FalseCoordinatorDeadMarks)
-		fmt.Fprintf(tw, "  evictions\t%d\t(%d false)\n", g.Evictions, g.FalseEvictions)
+		fmt.Fprintf(tw, "  coordinator-dead marks\t%d\t(%d false; %.3g false per member-hour)\n", g.CoordinatorDeadMarks, g.FalseCoordinatorDeadMarks, g.FalseCoordinatorDeadMarksPerMemberHour)
+		fmt.Fprintf(tw, "  evictions\t%d\t(%d false; %.3g false per member-hour)\n", g.Evictions, g.FalseEvictions, g.FalseEvictionsPerMemberHour)
 		fmt.Fprintf(tw, "  unowned partition-seconds\t%.1f\t\n", g.UnownedPartitionSeconds)
 		fmt.Fprintf(tw, "  double-owned partition-seconds\t%.1f\t\n", g.DoubleOwnedPartitionSeconds)
 		fmt.Fprintf(tw, "  member-hours\t%.3f\t\n", g.MemberHours)
@@ -123,11 +148,22 @@ func printHuman(w io.Writer, s *harness.Summary, path string) {
 			fmt.Fprintf(tw, "  fatal\t%s\t\n", f)
 		}
 		tw.Flush()
-		if len(g.Rebalances) > 0 {
+		var items []timelineItem
+		for _, r := range g.Rebalances {
+			items = append(items, timelineItem{atMs: float64(r.StartMs), text: fmt.Sprintf("rebalance to generation %d (%s), %d members, %d ms, ends %.3f s",
+				r.Generation, r.Trigger, r.Members, r.DurationMs, float64(r.EndMs)/1000)})
+		}
+		if tl != nil {
+			items = append(items, tl.itemsFor(g.ID)...)
+		}
+		sort.SliceStable(items, func(i, j int) bool { return items[i].atMs < items[j].atMs })
+		if len(items) > 0 {
 			fmt.Fprintln(w, "\n  timeline")
-			for _, r := range g.Rebalances {
-				fmt.Fprintf(w, "  %9.3f s → %9.3f s  rebalance to generation %d (%s), %d members, %d ms\n",
-					float64(r.StartMs)/1000, float64(r.EndMs)/1000, r.Generation, r.Trigger, r.Members, r.DurationMs)
+			for _, it := range items {
+				fmt.Fprintf(w, "  %10.3f s  %s\n", it.atMs/1000, it.text)
+			}
+			if tl != nil && tl.dropped > 0 {
+				fmt.Fprintf(w, "  … %d more events (see --trace)\n", tl.dropped)
 			}
 		}
 	}
@@ -137,7 +173,144 @@ func printHuman(w io.Writer, s *harness.Summary, path string) {
 		fmt.Fprintf(w, "\ninvariants: %d violated\n", len(s.InvariantViolations))
 		for _, v := range s.InvariantViolations {
 			fmt.Fprintf(w, "  %d ms %s: %s\n", v.AtMs, v.Checker, v.Message)
+			if v.Event != "" {
+				fmt.Fprintf(w, "      event: %s\n", v.Event)
+			}
 		}
 	}
 	fmt.Fprintf(w, "trace sha256 %s\n", s.TraceSHA256)
+}
+
+// timelineItem is one line of the human timeline.
+type timelineItem struct {
+	atMs  float64
+	group string // "" for faults (shown in every group)
+	text  string
+}
+
+// maxTimeline bounds the events the human timeline keeps.
+const maxTimeline = 400
+
+// timelineWriter receives the trace's JSON lines and keeps the faults,
+// evictions, coordinator-dead marks and process crashes for the timeline.
+type timelineWriter struct {
+	items   []timelineItem
+	dropped int
+	partial []byte
+	ended   map[string]bool   // members whose process ended
+	names   map[string]string // coordinator member id → member name
+}
+
+func (tl *timelineWriter) name(memberID string) string {
+	if n := tl.names[memberID]; n != "" {
+		return n + " (" + memberID + ")"
+	}
+	return memberID
+}
+
+var timelineKinds = [][]byte{
+	[]byte(`"kind":"fault"`), []byte(`"kind":"fault-end"`), []byte(`"kind":"member-removed"`),
+	[]byte(`"kind":"coordinator-dead"`), []byte(`"kind":"coordinator-moved"`), []byte(`"kind":"process"`),
+	[]byte(`"kind":"poll-timeout"`), []byte(`"kind":"fatal"`), []byte(`"kind":"member-added"`),
+}
+
+func (tl *timelineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(tl.partial) > 0 {
+		p = append(tl.partial, p...)
+		tl.partial = nil
+	}
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			tl.partial = append(tl.partial[:0], p...)
+			return n, nil
+		}
+		tl.line(p[:i])
+		p = p[i+1:]
+	}
+}
+
+func (tl *timelineWriter) line(l []byte) {
+	hit := false
+	for _, k := range timelineKinds {
+		if bytes.Contains(l, k) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return
+	}
+	var e struct {
+		T      float64 `json:"t_ms"`
+		Node   string  `json:"node"`
+		Kind   string  `json:"kind"`
+		Group  string  `json:"group"`
+		Peer   string  `json:"peer"`
+		State  string  `json:"state"`
+		Reason string  `json:"reason"`
+		Detail string  `json:"detail"`
+	}
+	if json.Unmarshal(l, &e) != nil {
+		return
+	}
+	var text string
+	switch e.Kind {
+	case "fault":
+		text = "fault " + e.Reason + " " + e.Detail
+	case "fault-end":
+		text = "fault ends: " + e.Reason + " " + e.Detail
+	case "member-removed":
+		if e.Reason == "leave" {
+			text = tl.name(e.Peer) + " left the group (LeaveGroup)"
+		} else {
+			text = "EVICTION: " + tl.name(e.Peer) + " removed (" + e.Reason + ")"
+		}
+	case "coordinator-dead":
+		text = e.Node + " marks coordinator dead (" + e.Reason + ")"
+	case "coordinator-moved":
+		text = "coordinator moved " + e.Peer + " → " + e.Node
+	case "process":
+		// Initial starts are noise; a start after a crash or close is news.
+		if e.State == "started" && !tl.ended[e.Node] {
+			return
+		}
+		if e.State != "started" && e.State != "paused" && e.State != "resumed" {
+			if tl.ended == nil {
+				tl.ended = map[string]bool{}
+			}
+			tl.ended[e.Node] = true
+		}
+		text = "process " + e.Node + " " + e.State
+	case "member-added":
+		if tl.names == nil {
+			tl.names = map[string]string{}
+		}
+		tl.names[e.Peer] = e.Detail
+		return
+	case "poll-timeout":
+		text = e.Node + " poll timeout (max.poll.interval.ms): leaves the group"
+	case "fatal":
+		text = e.Node + " fatal error"
+	default:
+		return
+	}
+	if len(tl.items) >= maxTimeline {
+		tl.dropped++
+		return
+	}
+	tl.items = append(tl.items, timelineItem{atMs: e.T, group: e.Group, text: text})
+}
+
+// itemsFor returns the kept items of one group, plus the group-less ones
+// (faults).
+func (tl *timelineWriter) itemsFor(group string) []timelineItem {
+	var out []timelineItem
+	for _, it := range tl.items {
+		if it.group == "" || it.group == group {
+			out = append(out, it)
+		}
+	}
+	return out
 }

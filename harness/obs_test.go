@@ -1,0 +1,602 @@
+// Tests of what a run lets one see (docs/OBSERVABILITY.md): every fault
+// kind has its effect in the trace, each metric equals a value computed by
+// hand from the trace's own instants, each invariant checker catches a
+// violation forged through a test hook, the Perfetto JSON is well formed,
+// the explainer names the causes, and a run with every fault kind (swarm
+// and filter included) is a pure function of its seed.
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// small is a two-member group on one broker with constant latency, so the
+// instants in the trace are easy to read; faults are appended.
+const small = `
+name: obs
+duration: %s
+seed: 3
+coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 1000}
+network: {latency: 1ms}
+topics: [{name: t, partitions: 4}]
+groups:
+  - id: g
+    members: 2
+    subscribe: [t]
+    client: {profile: kafka-3.x, session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+    workload: {poll.interval: 500ms, poll.timeout: 500ms}
+    start: {at: 0s, stagger: 100ms}
+faults:
+%s`
+
+func parseSmall(t testing.TB, duration string, brokers int, faults string) *scenario.Scenario {
+	t.Helper()
+	if faults == "" {
+		faults = "  []\n"
+	}
+	sc, err := scenario.Parse("obs.yaml", []byte(fmt.Sprintf(small, duration, brokers, faults)))
+	require.NoError(t, err)
+	return sc
+}
+
+// find returns the events matching pred.
+func find(tr []TraceEvent, pred func(e *TraceEvent) bool) []TraceEvent {
+	var out []TraceEvent
+	for i := range tr {
+		if pred(&tr[i]) {
+			out = append(out, tr[i])
+		}
+	}
+	return out
+}
+
+func kindOf(k protocol.EventKind, node string) func(e *TraceEvent) bool {
+	return func(e *TraceEvent) bool { return e.Kind == k && (node == "" || e.Node == node) }
+}
+
+func secs(a sim.Instant) float64 { return float64(a) / 1e9 }
+
+// TestMetricsCrashByHand: unowned partition-seconds after a crash = the
+// startup part (4 partitions unowned from the first start until the first
+// assignment, then 2 until the second) + the crashed member's 2 partitions
+// from the crash until the survivor's eager revocation, then all 4 until the
+// survivor's new assignment. Member-hours are the processes' lifetimes.
+func TestMetricsCrashByHand(t *testing.T) {
+	sc := parseSmall(t, "40s", 1, "  - {at: 20s, crash: g-1}\n")
+	res := run(t, sc, 3, Options{KeepTrace: true})
+	tr := res.Trace
+	as0 := find(tr, kindOf(protocol.EvAssigned, "g-0"))
+	as1 := find(tr, kindOf(protocol.EvAssigned, "g-1"))
+	rv0 := find(tr, kindOf(protocol.EvRevoked, "g-0"))
+	require.Len(t, as0, 2, "g-0: assigned at generation 1, then all 4 partitions")
+	require.Len(t, as1, 1)
+	require.Len(t, rv0, 1, "eager: g-0 revokes before rejoining")
+	require.Len(t, as0[0].Partitions, 2)
+	require.Len(t, as1[0].Partitions, 2)
+	require.Len(t, as0[1].Partitions, 4)
+	first, second := as0[0].At, as1[0].At
+	if second < first {
+		first, second = second, first
+	}
+	crash := sim.Instant(20 * time.Second)
+	want := 4*secs(first) + 2*secs(second-first) + // startup
+		2*secs(rv0[0].At-crash) + // the crashed member's partitions
+		4*secs(as0[1].At-rv0[0].At) // everything, from the revocation to the new assignment
+	gs := res.Summary.Groups[0]
+	assert.InDelta(t, want, gs.UnownedPartitionSeconds, 0.002)
+	assert.Zero(t, gs.DoubleOwnedPartitionSeconds)
+	// g-0 lives 0..40 s, g-1 0.1..20 s.
+	assert.InDelta(t, (40+19.9)/3600, gs.MemberHours, 1e-6)
+	assert.Equal(t, 1, gs.Evictions)
+	assert.Equal(t, 0, gs.FalseEvictions, "the evicted process was dead")
+	assert.Equal(t, 0, gs.CoordinatorDeadMarks)
+	require.Equal(t, 2, gs.RebalanceCount)
+	r := gs.Rebalances[1]
+	removed := find(tr, kindOf(protocol.EvMemberRemoved, ""))
+	require.Len(t, removed, 1)
+	assert.Equal(t, int64(removed[0].At)/1e6, r.StartMs, "the rebalance starts at the eviction")
+	assert.Equal(t, int64(as0[1].At)/1e6, r.EndMs, "and ends when the survivor holds its assignment")
+	assert.Equal(t, "session-expired", r.Trigger)
+	assert.Equal(t, 1, r.Members)
+}
+
+// TestMetricsPauseByHand: a pause longer than the session timeout makes a
+// zombie: the coordinator evicts the live member (a false eviction), the
+// other member takes its partitions while the zombie still holds them
+// (double-owned from that assignment until the zombie gives them up as lost
+// on resume), and the zombie's session timer marks a live coordinator dead
+// (a false dead mark). Rates are per member-hour.
+func TestMetricsPauseByHand(t *testing.T) {
+	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
+	res := run(t, sc, 3, Options{KeepTrace: true})
+	tr := res.Trace
+	gs := res.Summary.Groups[0]
+	assert.Equal(t, 1, gs.Evictions)
+	assert.Equal(t, 1, gs.FalseEvictions)
+	dead := find(tr, kindOf(protocol.EvCoordinatorDead, "g-1"))
+	require.NotEmpty(t, dead)
+	assert.Equal(t, len(find(tr, kindOf(protocol.EvCoordinatorDead, ""))), gs.CoordinatorDeadMarks)
+	assert.Equal(t, gs.CoordinatorDeadMarks, gs.FalseCoordinatorDeadMarks, "one broker, never moved: every mark is false")
+
+	// Double ownership: from g-0's assignment of all 4 partitions (holding
+	// g-1's 2) to g-1's revocation (lost) of them.
+	as0 := find(tr, kindOf(protocol.EvAssigned, "g-0"))
+	lost := find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRevoked && e.Node == "g-1" })
+	require.GreaterOrEqual(t, len(as0), 2)
+	require.NotEmpty(t, lost)
+	var takeover sim.Instant
+	for _, a := range as0 {
+		if len(a.Partitions) == 4 {
+			takeover = a.At
+			break
+		}
+	}
+	require.Positive(t, takeover)
+	require.Greater(t, lost[0].At, takeover, "the zombie gives them up after g-0 took them")
+	assert.InDelta(t, 2*secs(lost[0].At-takeover), gs.DoubleOwnedPartitionSeconds, 0.002)
+
+	gs.FillRates()
+	assert.InDelta(t, float64(gs.FalseEvictions)/gs.MemberHours, gs.FalseEvictionsPerMemberHour, 1e-3)
+	assert.InDelta(t, float64(gs.FalseCoordinatorDeadMarks)/gs.MemberHours, gs.FalseCoordinatorDeadMarksPerMemberHour, 1e-3)
+	assert.InDelta(t, float64(gs.Evictions)/gs.MemberHours, gs.EvictionsPerMemberHour, 1e-3)
+	b, err := json.Marshal(res.Summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"false_evictions_per_member_hour":`)
+	assert.Contains(t, string(b), `"false_coordinator_dead_marks_per_member_hour":`)
+}
+
+// TestMetricsFailoverTrueDeadMarks: after a coordinator failover the members
+// learn NOT_COORDINATOR and mark the old coordinator dead: true marks.
+func TestMetricsFailoverTrueDeadMarks(t *testing.T) {
+	sc := parseSmall(t, "40s", 3, "  - {at: 20s, coordinator-failover: g}\n")
+	res := run(t, sc, 3, Options{KeepTrace: true})
+	gs := res.Summary.Groups[0]
+	marks := find(res.Trace, kindOf(protocol.EvCoordinatorDead, ""))
+	require.NotEmpty(t, marks)
+	assert.Equal(t, len(marks), gs.CoordinatorDeadMarks)
+	assert.Equal(t, 0, gs.FalseCoordinatorDeadMarks, "the coordinator had moved")
+	assert.Equal(t, 0, gs.Evictions)
+	assert.True(t, gs.StableAtEnd)
+}
+
+// TestEveryFaultKind: each fault of INTERFACE.md (and the extensions) leaves
+// its mark in the trace.
+func TestEveryFaultKind(t *testing.T) {
+	cases := []struct {
+		name, faults string
+		check        func(t *testing.T, tr []TraceEvent, gs GroupSummary)
+	}{
+		{"crash", "  - {at: 20s, crash: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State == "crashed" }))
+			assert.Equal(t, 1, gs.Evictions)
+		}},
+		{"restart", "  - {at: 20s, crash: g-1}\n  - {at: 22s, restart: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			st := find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State == "started" })
+			require.Len(t, st, 2)
+			assert.Equal(t, sim.Instant(22*time.Second), st[1].At)
+			assert.True(t, gs.StableAtEnd)
+		}},
+		{"pause", "  - {at: 20s, pause: g-1, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			p := find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State != "started" })
+			require.Len(t, p, 2)
+			assert.Equal(t, "paused", p[0].State)
+			assert.Equal(t, "resumed", p[1].State)
+			assert.Equal(t, sim.Instant(25*time.Second), p[1].At)
+			assert.Zero(t, gs.Evictions, "5 s < session timeout")
+		}},
+		{"slow-poll", "  - {at: 20s, slow-poll: g-1, for: 400s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			assert.NotEmpty(t, find(tr, kindOf(protocol.EvPollTimeout, "g-1")), "max.poll.interval.ms (300 s) passes")
+		}},
+		{"partition", "  - {at: 20s, partition: [g-1, coordinator], for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "partition" })
+			require.NotEmpty(t, drops)
+			for _, d := range drops {
+				assert.True(t, d.Node == "g-1" || d.Peer == "g-1")
+			}
+			assert.Equal(t, 1, gs.FalseEvictions)
+		}},
+		{"partition one-way", "  - {at: 20s, partition: [coordinator, g-1], for: 15s, direction: one-way}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "partition" })
+			require.NotEmpty(t, drops)
+			for _, d := range drops {
+				assert.Equal(t, "broker-0", d.Node, "only coordinator → g-1 is cut")
+				assert.Equal(t, "g-1", d.Peer)
+			}
+			// Requests from g-1 still arrive in the window.
+			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool {
+				return e.Kind == EvDeliver && e.Req && e.Peer == "g-1" && e.At > sim.Instant(21*time.Second) && e.At < sim.Instant(35*time.Second)
+			}))
+			f := find(tr, kindOf(EvFault, "harness"))
+			require.Len(t, f, 1)
+			assert.Equal(t, "coordinator>g-1", f[0].Detail, "the fault as written; > marks one way")
+		}},
+		{"loss", "  - {at: 20s, loss: 1, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "loss" })
+			require.NotEmpty(t, drops)
+			for _, d := range drops {
+				assert.True(t, d.At >= sim.Instant(20*time.Second) && d.At < sim.Instant(25*time.Second))
+			}
+		}},
+		{"latency", "  - {at: 20s, latency: 200ms, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			sends := map[string]sim.Instant{}
+			slow := 0
+			for _, e := range tr {
+				k := e.Node + e.Peer + fmt.Sprint(e.Corr, e.Req)
+				if e.Kind == EvSend {
+					sends[k] = e.At
+				}
+				if e.Kind == EvDeliver {
+					k = e.Peer + e.Node + fmt.Sprint(e.Corr, e.Req)
+					if e.At-sends[k] >= sim.Instant(200*time.Millisecond) {
+						slow++
+						assert.True(t, sends[k] >= sim.Instant(20*time.Second) && sends[k] < sim.Instant(25*time.Second))
+					}
+				}
+			}
+			assert.Positive(t, slow)
+		}},
+		{"coordinator-failover", "  - {at: 20s, coordinator-failover: g}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			m := find(tr, kindOf(EvBrokerRole, ""))
+			require.Len(t, m, 1)
+			assert.NotEqual(t, m[0].Node, m[0].Peer)
+		}},
+		{"leave", "  - {at: 20s, leave: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Reason == "leave" }))
+			assert.Zero(t, gs.Evictions)
+		}},
+		{"join", "  - {at: 20s, join: g}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-2" && e.State == "started" }))
+			assert.Equal(t, 3, gs.Rebalances[len(gs.Rebalances)-1].Members)
+		}},
+		{"rolling-restart", "  - {at: 20s, rolling-restart: g, interval: 5s, downtime: 1s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			for _, n := range []string{"g-0", "g-1"} {
+				assert.Len(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "closed" }), 1)
+				assert.Len(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "started" }), 2)
+			}
+		}},
+		// Every request of g-1 (not only heartbeats: an OffsetCommit or a
+		// JoinGroup also refreshes the session at the coordinator, as in
+		// GroupCoordinator.handleCommitOffsets).
+		{"filter drop", "  - {at: 20s, filter: {member: g-1, direction: request, action: drop}, for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "filter" })
+			require.NotEmpty(t, drops)
+			for _, d := range drops {
+				assert.Equal(t, "g-1", d.Node)
+				assert.True(t, d.Req)
+			}
+			assert.Equal(t, 1, gs.FalseEvictions, "15 s without a heartbeat arriving > session timeout")
+			ends := find(tr, kindOf(EvFaultEnd, "harness"))
+			require.Len(t, ends, 1)
+			assert.Equal(t, sim.Instant(35*time.Second), ends[0].At)
+		}},
+		{"filter api", "  - {at: 20s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "filter" })
+			require.NotEmpty(t, drops)
+			for _, d := range drops {
+				assert.Equal(t, "g-1", d.Node)
+				assert.Equal(t, protocol.APIHeartbeat, d.API)
+				assert.True(t, d.Req)
+			}
+			assert.Positive(t, gs.CoordinatorDeadMarks, "g-1's heartbeats get no answer")
+		}},
+		{"filter delay", "  - {at: 20s, filter: {api: Heartbeat, direction: response, action: delay, delay: 700ms}, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
+			sends := map[string]sim.Instant{}
+			delayed := 0
+			for _, e := range tr {
+				if e.Kind == EvSend && !e.Req {
+					sends[e.Peer+fmt.Sprint(e.Corr)] = e.At
+				}
+				if e.Kind == EvDeliver && !e.Req {
+					d := e.At - sends[e.Node+fmt.Sprint(e.Corr)]
+					if d >= sim.Instant(700*time.Millisecond) {
+						delayed++
+						assert.Equal(t, protocol.APIHeartbeat, e.API)
+					}
+				}
+			}
+			assert.Positive(t, delayed)
+			assert.Empty(t, find(tr, kindOf(EvDrop, "")))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			brokers := 1
+			if c.name == "coordinator-failover" {
+				brokers = 2
+			}
+			sc := parseSmall(t, "500s", brokers, c.faults)
+			res := run(t, sc, 3, Options{KeepTrace: true})
+			c.check(t, res.Trace, res.Summary.Groups[0])
+			assert.Empty(t, res.Summary.InvariantViolations)
+		})
+	}
+}
+
+// TestOverlappingWindows: two overlapping loss windows: the network returns
+// to the first window's loss when the second ends, and to the scenario's
+// when the first ends (not when the first of them ends).
+func TestOverlappingWindows(t *testing.T) {
+	sc := parseSmall(t, "40s", 1, "  - {at: 10s, loss: 1, for: 10s}\n  - {at: 12s, loss: 1, for: 2s}\n  - {at: 15s, partition: [g-1, coordinator], for: 10s}\n  - {at: 16s, partition: [g-1, coordinator], for: 2s}\n")
+	res := run(t, sc, 3, Options{KeepTrace: true})
+	late := find(res.Trace, func(e *TraceEvent) bool {
+		return e.Kind == EvDrop && e.Reason == "loss" && e.At > sim.Instant(14*time.Second) && e.At < sim.Instant(20*time.Second)
+	})
+	assert.NotEmpty(t, late, "the first window still loses everything after the second ended")
+	cut := find(res.Trace, func(e *TraceEvent) bool {
+		return e.Kind == EvDrop && e.Reason == "partition" && e.At > sim.Instant(20*time.Second) && e.At < sim.Instant(25*time.Second)
+	})
+	assert.NotEmpty(t, cut, "the first partition still holds after the second healed")
+}
+
+// forge runs the world to at, emits the forged event through the same path
+// model events take (the checkers' input), and runs to the end.
+func forge(t *testing.T, sc *scenario.Scenario, at time.Duration, mk func(w *world) TraceEvent) []Violation {
+	t.Helper()
+	w, err := newWorld(sc, 3, Options{})
+	require.NoError(t, err)
+	w.q.Run(sim.Budget{Until: sim.Instant(at), MaxEvents: 1 << 30}, w.fire)
+	e := mk(w)
+	w.emit(&e)
+	w.run()
+	return w.viol
+}
+
+// TestCheckersCatchForgedViolations: each invariant checker reports a
+// violation injected through a test hook (the forged event of forge, or a
+// member's assignment corrupted), with the violating event attached.
+func TestCheckersCatchForgedViolations(t *testing.T) {
+	cases := []struct {
+		checker string
+		mk      func(w *world) TraceEvent
+	}{
+		// Another member claims g-0's partition in the same generation.
+		{"single-owner-per-generation", func(w *world) TraceEvent {
+			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvAssigned, Node: "g-1", Group: "g",
+				Gen: w.groups[0].m.coordGen, Partitions: w.slots[0].owned[:1]}}
+		}},
+		// The coordinator completes a generation below the current one.
+		{"monotonic-generations", func(w *world) TraceEvent {
+			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvGenerationComplete, Node: "broker-0", Group: "g",
+				Gen: w.groups[0].m.coordGen - 1}}
+		}},
+		// A live member's view is corrupted: it reports UNJOINED while the
+		// model stays STABLE, so it never completes a join again and the
+		// group never settles.
+		{"liveness", func(w *world) TraceEvent {
+			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "UNJOINED", Detail: "STABLE"}}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.checker, func(t *testing.T) {
+			sc := parseSmall(t, "400s", 1, "")
+			viol := forge(t, sc, 20*time.Second, c.mk)
+			require.NotEmpty(t, viol)
+			assert.Equal(t, c.checker, viol[0].Checker)
+			if c.checker != "liveness" {
+				assert.Equal(t, int64(20000), viol[0].AtMs)
+				assert.True(t, json.Valid([]byte(viol[0].Event)), viol[0].Event)
+				assert.Contains(t, viol[0].Event, `"t_ms":20000`)
+			}
+		})
+	}
+	// And without the forgery, nothing is reported.
+	w, err := newWorld(parseSmall(t, "400s", 1, ""), 3, Options{})
+	require.NoError(t, err)
+	w.run()
+	assert.Empty(t, w.viol)
+}
+
+// allFaults uses every fault kind, the extensions and a swarm.
+const allFaults = `  - {at: 20s, crash: g-1}
+  - {at: 25s, restart: g-1}
+  - {at: 40s, pause: g-0, for: 4s}
+  - {at: 50s, slow-poll: g-1, for: 2s}
+  - {at: 60s, partition: [g-1, coordinator], for: 3s}
+  - {at: 70s, partition: [coordinator, g-0], for: 3s, direction: one-way}
+  - {at: 80s, loss: 0.2, for: 5s}
+  - {at: 90s, latency: {dist: uniform, min: 50ms, max: 150ms}, for: 5s}
+  - {at: 100s, coordinator-failover: g}
+  - {at: 110s, leave: g-0}
+  - {at: 115s, join: g}
+  - {at: 130s, rolling-restart: g, interval: 5s, downtime: 1s}
+  - {at: 150s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 4s}
+  - {at: 160s, filter: {api: SyncGroup, direction: response, action: delay, delay: 300ms}, for: 20s}
+swarm:
+  until: 200s
+  crash: 1
+  crash.downtime: 2s
+  pause: 1
+  pause.for: {dist: uniform, min: 100ms, max: 3s}
+  partition: 0.5
+  partition.for: 2s
+  loss: 0.5
+  loss.probability: 0.1
+  loss.for: 3s
+  latency: 0.5
+  latency.value: 30ms
+  latency.for: 3s
+  coordinator-failover: 0.3
+`
+
+// TestSameSeedSameTraceEveryFault: with every fault kind active, the same
+// seed gives the same trace, byte for byte, and another seed another one.
+func TestSameSeedSameTraceEveryFault(t *testing.T) {
+	sc := parseSmall(t, "400s", 3, allFaults)
+	var a, b, c bytes.Buffer
+	ra := run(t, sc, 11, Options{TraceJSONL: &a, KeepTrace: true})
+	run(t, sc, 11, Options{TraceJSONL: &b})
+	run(t, sc, 12, Options{TraceJSONL: &c})
+	require.Equal(t, a.String(), b.String())
+	assert.NotEqual(t, a.String(), c.String())
+	kinds := map[string]bool{}
+	swarm := 0
+	for _, e := range ra.Trace {
+		if e.Kind == EvFault {
+			kinds[e.Reason] = true
+		}
+	}
+	for _, f := range SwarmFaults(sc, 11) {
+		swarm++
+		assert.True(t, f.Swarm)
+	}
+	assert.Positive(t, swarm, "the swarm drew faults")
+	for _, k := range []scenario.FaultKind{scenario.FaultCrash, scenario.FaultRestart, scenario.FaultPause, scenario.FaultSlowPoll,
+		scenario.FaultPartition, scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover,
+		scenario.FaultLeave, scenario.FaultJoin, scenario.FaultRollingRestart, scenario.FaultFilter} {
+		assert.True(t, kinds[string(k)], "fault %s ran", k)
+	}
+	faults := find(ra.Trace, kindOf(EvFault, "harness"))
+	assert.Equal(t, 14+swarm, len(faults), "every file and swarm fault is a fault event in the trace")
+	// The scenario is not modified by running it (faults are resolved on a copy).
+	assert.Equal(t, [2]string{"g-1", "coordinator"}, sc.Faults[4].Peers)
+}
+
+// TestSwarmSchedule: the swarm's schedule is a function of the seed; each
+// kind has its own stream, so changing one rate leaves the others alone;
+// draws stay in the window.
+func TestSwarmSchedule(t *testing.T) {
+	sc := parseSmall(t, "400s", 3, "  []\nswarm: {from: 10s, until: 300s, crash: 2, crash.downtime: 1s, pause: 3, pause.for: 1s}\n")
+	a, b := SwarmFaults(sc, 5), SwarmFaults(sc, 5)
+	require.Equal(t, a, b)
+	assert.NotEqual(t, a, SwarmFaults(sc, 6))
+	pauses := func(fs []scenario.Fault) []scenario.Fault {
+		var out []scenario.Fault
+		for _, f := range fs {
+			if f.Kind == scenario.FaultPause {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	crashes := 0
+	for _, f := range a {
+		assert.GreaterOrEqual(t, f.At, 10*time.Second)
+		if f.Kind == scenario.FaultCrash {
+			crashes++
+			assert.Less(t, f.At, 300*time.Second)
+		}
+	}
+	// Poisson with mean 2/min over 290 s = 9.7: far from 0 and from 40.
+	assert.Greater(t, crashes, 1)
+	assert.Less(t, crashes, 40)
+	sc.Swarm.Crash = 0.5
+	assert.Equal(t, pauses(a), pauses(SwarmFaults(sc, 5)), "pauses do not depend on the crash rate")
+}
+
+// TestPerfettoWellFormed: the Perfetto JSON parses; every member-state
+// change is a slice (B) on the member's track; B/E nest per track with
+// non-decreasing time; every flow start has exactly one finish.
+func TestPerfettoWellFormed(t *testing.T) {
+	sc := parseSmall(t, "400s", 3, allFaults)
+	res := run(t, sc, 11, Options{KeepTrace: true})
+	var buf bytes.Buffer
+	require.NoError(t, WritePerfetto(&buf, res.Trace))
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string  `json:"ph"`
+			Pid  int     `json:"pid"`
+			Tid  int     `json:"tid"`
+			Ts   float64 `json:"ts"`
+			Name string  `json:"name"`
+			Cat  string  `json:"cat"`
+			ID   uint64  `json:"id"`
+			Args struct {
+				Name string `json:"name"`
+			} `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
+	type track struct{ pid, tid int }
+	names := map[track]string{}
+	depth := map[track]int{}
+	last := map[track]float64{}
+	flows := map[uint64][2]int{}
+	stateSlices := map[string]int{}
+	for _, e := range doc.TraceEvents {
+		k := track{e.Pid, e.Tid}
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				names[k] = e.Args.Name
+			}
+		case "B", "E":
+			require.GreaterOrEqual(t, e.Ts, last[k], "time goes forward on track %v", k)
+			last[k] = e.Ts
+			if e.Ph == "B" {
+				depth[k]++
+				require.Equal(t, 1, depth[k], "one state slice at a time on %v", k)
+				if e.Cat == "member-state" && e.Args.Name == "" {
+					stateSlices[names[k]]++
+				}
+			} else {
+				depth[k]--
+				require.Zero(t, depth[k], "E without B on %v", k)
+			}
+		case "s":
+			f := flows[e.ID]
+			f[0]++
+			flows[e.ID] = f
+		case "f":
+			f := flows[e.ID]
+			f[1]++
+			flows[e.ID] = f
+		}
+	}
+	for k, d := range depth {
+		assert.Zero(t, d, "every B has its E on %v", k)
+	}
+	for id, f := range flows {
+		assert.Equal(t, [2]int{1, 1}, f, "flow %d pairs up", id)
+	}
+	assert.NotEmpty(t, flows)
+	// One slice per member-state change, plus one UNJOINED slice per start.
+	for _, n := range []string{"g-0", "g-1", "g-2"} {
+		changes := len(find(res.Trace, kindOf(protocol.EvMemberState, n)))
+		starts := len(find(res.Trace, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "started" }))
+		require.Positive(t, changes)
+		assert.Equal(t, changes+starts, stateSlices[n], "slices on %s", n)
+	}
+}
+
+// TestExplainPause: the explainer names the last heartbeat, the pause and
+// the session timer behind a false eviction.
+func TestExplainPause(t *testing.T) {
+	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
+	res := run(t, sc, 3, Options{KeepTrace: true})
+	xs := Explain(sc, res.Trace, "g-1")
+	require.NotEmpty(t, xs)
+	var ev *Explanation
+	for i := range xs {
+		assert.Equal(t, "g-1", xs[i].Member)
+		if xs[i].Kind == "eviction" {
+			ev = &xs[i]
+		}
+	}
+	require.NotNil(t, ev)
+	text := ev.String()
+	assert.True(t, ev.False)
+	assert.Contains(t, text, "last heartbeat that arrived")
+	assert.Contains(t, text, "fault pause g-1")
+	assert.Contains(t, text, "session timer")
+	assert.Contains(t, text, "false eviction")
+	// The last heartbeat plus the session timeout is the eviction instant.
+	hb := find(res.Trace, func(e *TraceEvent) bool {
+		return e.Kind == EvDeliver && e.Req && e.API == protocol.APIHeartbeat && e.Peer == "g-1" && e.At < ev.At
+	})
+	require.NotEmpty(t, hb)
+	assert.InDelta(t, float64(hb[len(hb)-1].At+sim.Instant(10*time.Second)), float64(ev.At), float64(5*time.Millisecond))
+	assert.Empty(t, Explain(sc, res.Trace, "g-0"), "g-0 was neither evicted nor lost its coordinator")
+	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
+}

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// maxSwarmFaults bounds the faults one swarm may draw (TIGER_STYLE: a limit
+// on everything); drawing stops there.
+const maxSwarmFaults = 100_000
+
+// expandFaults returns the run's fault timeline: a copy of the scenario's
+// faults (the world resolves some in place, and the scenario may be run
+// again) merged with the swarm's draws, sorted by At (stable: file faults
+// before swarm faults at the same instant).
+func expandFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
+	out := slices.Clone(sc.Faults)
+	if sc.Swarm == nil {
+		return out
+	}
+	out = append(out, SwarmFaults(sc, seed)...)
+	slices.SortStableFunc(out, func(a, b scenario.Fault) int {
+		switch {
+		case a.At < b.At:
+			return -1
+		case a.At > b.At:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// SwarmFaults draws the swarm's random fault schedule for seed
+// (docs/OBSERVABILITY.md). Each kind is a Poisson process at its rate per
+// simulated minute over [From, Until), drawn from its own named stream
+// "swarm/<kind>" of the seed: the same seed gives the same schedule, and
+// changing one kind's rate leaves the others' draws unchanged. Targets are
+// drawn among the groups' initial members (members that join faults add are
+// left alone). The faults are marked Swarm and appear in the trace as
+// ordinary fault events, so a run can be reproduced from its faults alone
+// (write them into a file's faults: and drop the swarm: key) and shrunk.
+func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
+	sw := sc.Swarm
+	if sw == nil {
+		return nil
+	}
+	streams := sim.NewStreams(seed)
+	var members []string
+	for _, g := range sc.Groups {
+		for i := 0; i < g.Members; i++ {
+			members = append(members, scenario.MemberName(g.ID, i))
+		}
+	}
+	var out []scenario.Fault
+	// arrivals calls add at each arrival of a Poisson process of rate per
+	// minute in the window, drawing from stream name.
+	arrivals := func(name string, rate float64, add func(at time.Duration, rng *rand.Rand)) {
+		if rate <= 0 {
+			return
+		}
+		rng := streams.Stream("swarm/" + name)
+		mean := float64(time.Minute) / rate
+		t := sw.From
+		for len(out) < maxSwarmFaults {
+			t += time.Duration(rng.ExpFloat64() * mean)
+			if t >= sw.Until {
+				return
+			}
+			add(t, rng)
+		}
+	}
+	pick := func(rng *rand.Rand) string { return members[rng.IntN(len(members))] }
+	draw := func(d scenario.Dist, rng *rand.Rand) time.Duration {
+		x := toSimDist(d).Draw(rng)
+		if x <= 0 {
+			x = time.Millisecond // windows are positive, as in the file syntax
+		}
+		return x
+	}
+	if len(members) > 0 {
+		arrivals("crash", sw.Crash, func(at time.Duration, rng *rand.Rand) {
+			m := pick(rng)
+			down := draw(sw.CrashDowntime, rng)
+			out = append(out,
+				scenario.Fault{At: at, Kind: scenario.FaultCrash, Target: m, Swarm: true},
+				scenario.Fault{At: at + down, Kind: scenario.FaultRestart, Target: m, Swarm: true})
+		})
+		arrivals("pause", sw.Pause, func(at time.Duration, rng *rand.Rand) {
+			out = append(out, scenario.Fault{At: at, Kind: scenario.FaultPause, Target: pick(rng), For: draw(sw.PauseFor, rng), Swarm: true})
+		})
+		arrivals("partition", sw.Partition, func(at time.Duration, rng *rand.Rand) {
+			out = append(out, scenario.Fault{At: at, Kind: scenario.FaultPartition,
+				Peers: [2]string{pick(rng), scenario.CoordinatorName}, For: draw(sw.PartitionFor, rng), Swarm: true})
+		})
+	}
+	arrivals("loss", sw.Loss, func(at time.Duration, rng *rand.Rand) {
+		out = append(out, scenario.Fault{At: at, Kind: scenario.FaultLoss, Loss: sw.LossRate, For: draw(sw.LossFor, rng), Swarm: true})
+	})
+	arrivals("latency", sw.Latency, func(at time.Duration, rng *rand.Rand) {
+		// The window's latency is drawn per message from LatencyValue, as
+		// the file's latency fault does.
+		out = append(out, scenario.Fault{At: at, Kind: scenario.FaultLatency, Latency: sw.LatencyValue, For: draw(sw.LatencyFor, rng), Swarm: true})
+	})
+	if len(sc.Groups) > 0 {
+		arrivals("coordinator-failover", sw.Failover, func(at time.Duration, rng *rand.Rand) {
+			out = append(out, scenario.Fault{At: at, Kind: scenario.FaultCoordinatorFailover, Target: sc.Groups[rng.IntN(len(sc.Groups))].ID, Swarm: true})
+		})
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+// Tests of the fault-syntax extensions (docs/OBSERVABILITY.md): one-way
+// partitions, message filters and the swarm: what parses, and the
+// file:line: path errors of what does not.
+package scenario
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExtensionsParse(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(minimal+`faults:
+  - {at: 10s, partition: [g-1, coordinator], for: 5s, direction: one-way}
+  - {at: 11s, partition: [g-0, coordinator], for: 5s, direction: both}
+  - {at: 30s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 10s}
+  - {at: 40s, filter: {action: delay, delay: 200ms}, for: 10s}
+swarm:
+  from: 5s
+  crash: 0.5
+  crash.downtime: 2s
+  loss: 1
+  loss.probability: 0.05
+  loss.for: {dist: uniform, min: 1s, max: 3s}
+`))
+	require.NoError(t, err)
+	require.Len(t, s.Faults, 4)
+	assert.Equal(t, DirectionOneWay, s.Faults[0].Direction)
+	assert.Equal(t, DirectionBoth, s.Faults[1].Direction)
+	assert.Equal(t, &MessageFilter{API: "Heartbeat", Member: "g-1", Direction: FilterRequest, Action: FilterDrop}, s.Faults[2].Filter)
+	assert.Equal(t, 10*time.Second, s.Faults[2].For)
+	assert.Equal(t, &MessageFilter{Direction: FilterBoth, Action: FilterDelay, Delay: 200 * time.Millisecond}, s.Faults[3].Filter)
+	require.NotNil(t, s.Swarm)
+	assert.Equal(t, Swarm{From: 5 * time.Second, Until: s.Duration, Crash: 0.5, CrashDowntime: Dist{Kind: DistConstant, Value: 2 * time.Second},
+		Loss: 1, LossRate: 0.05, LossFor: Dist{Kind: DistUniform, Min: time.Second, Max: 3 * time.Second}}, *s.Swarm)
+}
+
+func TestExtensionErrors(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"direction on a crash", "  - {at: 1s, crash: g-0, direction: one-way}\n", `f.yaml:9: faults[0].direction: crash does not take "direction"`},
+		{"unknown direction", "  - {at: 1s, partition: [g-0, coordinator], for: 1s, direction: sideways}\n", `f.yaml:9: faults[0].direction: unknown direction "sideways"; one of: both, one-way`},
+		{"filter unknown api", "  - {at: 1s, filter: {api: Fetch}, for: 1s}\n", `f.yaml:9: faults[0].filter.api: unknown API "Fetch"; one of: FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit`},
+		{"filter unknown member", "  - {at: 1s, filter: {member: g-9}, for: 1s}\n", `f.yaml:9: faults[0].filter: member "g-9" does not exist: group g has members g-0 to g-1`},
+		{"filter delay without delay", "  - {at: 1s, filter: {action: delay}, for: 1s}\n", `f.yaml:9: faults[0].filter.delay: missing key: action delay needs "delay"`},
+		{"filter drop with delay", "  - {at: 1s, filter: {action: drop, delay: 1s}, for: 1s}\n", `f.yaml:9: faults[0].filter.delay: action drop does not take "delay"`},
+		{"filter without for", "  - {at: 1s, filter: {action: drop}}\n", `f.yaml:9: faults[0].for: missing key: filter needs "for"`},
+		{"filter unknown key", "  - {at: 1s, filter: {apy: Heartbeat}, for: 1s}\n", `f.yaml:9: faults[0].filter.apy: unknown key; known keys: api, member, direction, action, delay`},
+		{"swarm rate without duration", "  []\nswarm: {pause: 1}\n", `f.yaml:10: swarm.pause.for: missing key: pause needs "pause.for"`},
+		{"swarm negative rate", "  []\nswarm: {failover: 1}\n", `f.yaml:10: swarm.failover: unknown key; known keys: from, until, crash, crash.downtime, pause, pause.for, partition, partition.for, loss, loss.probability, loss.for, latency, latency.value, latency.for, coordinator-failover`},
+		{"swarm bad rate", "  []\nswarm: {coordinator-failover: -1}\n", `f.yaml:10: swarm.coordinator-failover: rate -1 out of range [0, 600] per simulated minute`},
+		{"swarm empty window", "  []\nswarm: {from: 10s, until: 5s}\n", `f.yaml:10: swarm.until: the window is empty: until 5s is not after from 10s`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(minimal+"faults:\n"+c.yaml))
+			require.Error(t, err)
+			assert.Equal(t, c.want, err.Error())
+		})
+	}
+}
