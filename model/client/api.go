@@ -42,6 +42,9 @@ type Config struct {
 	RequestTimeout    time.Duration // request.timeout.ms
 	Assignors         []string      // partition.assignment.strategy, preference order
 	AutoCommit        bool          // enable.auto.commit
+	// auto.commit.interval.ms; zero means Kafka's default, 5 s
+	// (DefaultAutoCommitInterval). Only used when AutoCommit is set.
+	AutoCommitInterval time.Duration
 
 	// Workload: the application thread's poll loop.
 	PollInterval Dist // processing time after a poll() that returned records

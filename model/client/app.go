@@ -39,6 +39,11 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			m.fatal(out, m.hbFailed, "heartbeat-thread")
 			return
 		}
+		if m.commitFenced {
+			// invokeCompletedOffsetCommitCallbacks: an async commit was fenced.
+			m.fatal(out, protocol.FencedInstanceID, "commit")
+			return
+		}
 		if !m.b.heartbeatTask {
 			m.hbPoll(now)
 		}
@@ -49,8 +54,11 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 		if m.app != appPolling || m.stopped {
 			return
 		}
-		if m.b.heartbeatTask && m.taskAt <= now {
-			m.runHeartbeatTask(now, out)
+		if m.b.heartbeatTask {
+			m.runDelayedTasks(now, out) // HeartbeatTask and AutoCommitTask
+			if m.app != appPolling || m.stopped {
+				return
+			}
 		}
 		m.coordinatorPoll(now, out)
 		if m.app != appPolling || m.stopped {
@@ -71,6 +79,9 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 // blockedInJoin: poll() cannot return before the group is joined
 // (kafka-0.10's blocking ensureCoordinatorReady/ensureActiveGroup).
 func (m *Member) blockedInJoin() bool {
+	if m.prepActive() && !m.b.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
+		return true // ≤3.1: onJoinPrepare's synchronous auto-commit
+	}
 	return m.b.blockingJoin && (m.rejoinNeededOrPending() || !m.coordKnown)
 }
 
@@ -79,7 +90,7 @@ func (m *Member) blockedInJoin() bool {
 // of still-owned partitions while a rebalance is pending (COOPERATIVE keeps
 // them); before, poll() returned nothing until the join completed.
 func (m *Member) recordsAvailable() bool {
-	if len(m.owned) == 0 {
+	if len(m.owned) == 0 || m.prepBlocksRecords() {
 		return false
 	}
 	if m.b.nonBlockingJoin {
@@ -104,6 +115,7 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 	if m.b.heartbeatTask {
 		d = min(d, m.taskAt)
 	}
+	d = min(d, m.nextAutoCommitDeadline(), m.nextPrepDeadline())
 	if len(m.queue) > 0 {
 		d = 0
 	}
@@ -138,7 +150,9 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 }
 
 // coordinatorPoll is ConsumerCoordinator.poll for a subscribed consumer
-// (auto-commit and metadata refresh not modelled).
+// (metadata refresh not modelled): coordinator, join, then (2.x+) the async
+// auto-commit once ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs
+// with the delayed tasks instead (runDelayedTasks).
 func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 	if !m.coordKnown && !m.ensureCoordinatorReady(now, out) {
 		return
@@ -148,6 +162,12 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 		// implicit) then joinGroupIfNeeded with a zero timer (2.5+), the
 		// user's timer (2.3/2.4) or no timer (0.10).
 		m.joinGroupIfNeeded(now, out)
+		if m.rejoinNeededOrPending() || m.app != appPolling || m.stopped {
+			return // ensureActiveGroup returned false
+		}
+	}
+	if !m.b.heartbeatTask {
+		m.maybeAutoCommitOffsetsAsync(now, out)
 	}
 }
 
@@ -190,8 +210,15 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			return
 		}
 		if m.needsJoinPrepare {
+			if !m.joinPrepareCommit(now, out) {
+				return // waiting for onJoinPrepare's auto-commit
+			}
 			m.needsJoinPrepare = false
-			if m.onJoinPrepare(now, out) {
+			gen := m.gen
+			if m.cfg.AutoCommit && !m.b.asyncJoinPrepareCommit {
+				gen = m.prepGen // ≤3.1: arguments read before the synchronous commit
+			}
+			if m.onJoinPrepare(now, out, gen) {
 				return // a callback runs; appIterate re-enters here afterwards
 			}
 		}
@@ -339,17 +366,17 @@ func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
 	}
 }
 
-// onJoinPrepare is ConsumerCoordinator.onJoinPrepare: lost (generation or
-// member id reset, 2.4+), else EAGER revokes everything and COOPERATIVE
-// revokes only partitions of unsubscribed topics (never, here). It reports
-// whether a callback now keeps the application busy. Deviation: the
-// auto-commit before revoking is not modelled.
-func (m *Member) onJoinPrepare(now protocol.Instant, out *Output) bool {
+// onJoinPrepare is ConsumerCoordinator.onJoinPrepare after its auto-commit
+// (joinPrepareCommit): lost (generation or member id reset, 2.4+; gen is the
+// generation onJoinPrepare was called with), else EAGER revokes everything
+// and COOPERATIVE revokes only partitions of unsubscribed topics (never,
+// here). It reports whether a callback now keeps the application busy.
+func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation) bool {
 	if len(m.owned) == 0 {
 		return false
 	}
 	switch {
-	case m.b.ownedInSubscription && (m.gen.id == protocol.NoGeneration || m.gen.memberID == ""):
+	case m.b.ownedInSubscription && (gen.id == protocol.NoGeneration || gen.memberID == ""):
 		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
 	case !m.cooperative:
 		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
@@ -421,6 +448,7 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 		if m.jcRevoked {
 			m.requestRejoin(out, RejoinCooperativeRevocation)
 		}
+		m.autoCommitReschedule(now)
 		added := subtract(m.assignment, m.owned)
 		if len(added) == 0 {
 			m.cb, m.cbParts = cbAssigned, nil

@@ -9,11 +9,17 @@ import (
 
 // BenchmarkSteadyStateMemberSecond measures one simulated member-second of a
 // STABLE member (poll every 100 ms, heartbeat every 3 s answered at once).
-func BenchmarkSteadyStateMemberSecond(b *testing.B) {
+func BenchmarkSteadyStateMemberSecond(b *testing.B) { benchSteadyState(b, false) }
+
+// BenchmarkSteadyStateMemberSecondAutoCommit adds an auto-commit every 5 s.
+func BenchmarkSteadyStateMemberSecondAutoCommit(b *testing.B) { benchSteadyState(b, true) }
+
+func benchSteadyState(b *testing.B, auto bool) {
 	t := &testing.T{}
-	d := newDriver(t, "kafka-3.7")
+	d := newDriver(t, "kafka-3.7", func(cfg *Config) { cfg.AutoCommit = auto })
 	d.stable(tp(0))
-	resp := &protocol.HeartbeatResponse{}
+	hbResp := &protocol.HeartbeatResponse{}
+	commitResp := &protocol.OffsetCommitResponse{}
 	var out Output
 	now := d.now
 	b.ReportAllocs()
@@ -35,6 +41,10 @@ func BenchmarkSteadyStateMemberSecond(b *testing.B) {
 			}
 			for _, s := range out.Sends {
 				var o2 Output
+				var resp protocol.Response = hbResp
+				if s.Req.API() == protocol.APIOffsetCommit {
+					resp = commitResp
+				}
 				d.m.Step(now, s.Broker, s.Corr, resp, &o2)
 			}
 		}

@@ -89,6 +89,33 @@
 //	| kafka-3.6  | as 3.4 + retriable join error waits retry.backoff.ms (KAFKA-12639, 3.5)                                                                                                                                 |
 //	| kafka-3.7  | as 3.6 + KIP-580 exponential backoff (±20 % jitter from the member's rng) for FindCoordinator and failed heartbeats                                                                                      |
 //
+// Auto-commit (Config.AutoCommit = enable.auto.commit, Config.AutoCommitInterval
+// = auto.commit.interval.ms, 5 s when zero; commit.go):
+//
+//	| profile        | interval commit                              | onJoinPrepare commit                           | UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION       | REBALANCE_IN_PROGRESS  |
+//	|----------------|----------------------------------------------|------------------------------------------------|----------------------------------------------|------------------------|
+//	| kafka-0.10     | AutoCommitTask, a delayed task run in poll() | sync, unbounded, retry.backoff between retries | rejoin flag only (generation, id kept)       | rejoin flag only       |
+//	| kafka-2.3, 2.4 | nextAutoCommitTimer in ConsumerCoordinator.poll | sync, bounded by the rebalance timeout      | reset (id dropped) + rejoin                  | reset + rejoin         |
+//	| kafka-2.5      | as 2.3                                       | as 2.3                                         | reset (id dropped) + rejoin                  | rejoin only            |
+//	| kafka-2.6–3.0  | as 2.3                                       | as 2.3                                         | as 2.5, unless stale and PREPARING (KAFKA-9823) | rejoin only         |
+//	| kafka-3.2+     | as 2.3                                       | async, waited for by returning, join-prepare timer | as 2.6, ILLEGAL_GENERATION keeps the id (KAFKA-13419) | rejoin only |
+//
+// Every commit-triggered rejoin emits EvRejoinRequested with reason
+// "commit-failed". COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR and
+// REQUEST_TIMED_OUT mark the coordinator unknown; they, COORDINATOR_LOAD_IN_PROGRESS,
+// UNKNOWN_TOPIC_OR_PARTITION (2.x+) and disconnects are retriable (2.x+:
+// next interval commit after retry.backoff.ms; 0.10: the task runs again one
+// interval after its previous run, failure or not, as in 0.10.0). An async
+// commit answered FENCED_INSTANCE_ID stops the member at the next poll()
+// (asyncCommitFenced); every other failure is only logged. From 2.x a commit
+// is only sent while STABLE (generationIfStable), never with no owned
+// partitions (voidSuccess); the OffsetCommit request names the owned
+// partitions and is reused while generation and ownership are unchanged.
+// Kafka 0.10's poll() ran the delayed tasks in deadline order; in the
+// KIP-62 experiment the AutoCommitTask's commit after an eviction is what
+// tells a 0.10 member it must rejoin (the HeartbeatTask only sees its local
+// session expire).
+//
 // REBALANCE_IN_PROGRESS on JoinGroup is fatal ("unexpected") before 2.8 and an
 // immediate retry from 2.8 (KAFKA-10870). ApplyProfileDefaults fills the
 // era's defaults (session 30 s / 10 s / 45 s, request timeout 40 s / 30 s,
@@ -96,8 +123,17 @@
 //
 // # Not modelled (deliberately)
 //
-//   - Offset commits: no auto-commit in onJoinPrepare or on the interval, no
-//     commitSync/commitAsync; OffsetCommit responses are ignored.
+//   - Offsets themselves and the application's commitSync/commitAsync: only
+//     auto-commit is modelled; a commit's response carries one error for all
+//     partitions. Async-commit callbacks run when the response is handled, not
+//     at the next poll(). close() sends its commit without waiting. 3.2.x is
+//     modelled with 3.3's join-prepare timer, and 3.2+ retries a retriable
+//     onJoinPrepare commit after retry.backoff.ms (Java: at the next poll()).
+//     With a commit of the 0.10 AutoCommitTask in flight, onJoinComplete's
+//     reschedule and the callback's keep one schedule (the earlier); equal
+//     deadlines run the HeartbeatTask before the AutoCommitTask. ≤3.1's
+//     sync commit is waited for even when the JoinGroup timer of 2.3/2.4's
+//     poll(Duration) expires (Java: same, its timer is the rebalance timeout).
 //   - Fetching: records are always available for owned partitions; the
 //     processing time of one poll()'s records is cfg.PollInterval.
 //   - Subscription or metadata changes, pattern subscriptions, the leader's
@@ -112,7 +148,6 @@
 //   - The heartbeat thread's 100 ms wake-up cadence and its notify() wake-ups
 //     (deadlines fire exactly), and the metadata-refresh wait of ≤3.6
 //     ensureCoordinatorReady (modelled as retry.backoff.ms).
-//   - The join-prepare timer and async-commit wait of onJoinPrepare (3.2+).
 //   - KafkaConsumer.close()'s wait for pending requests, the callback time in
 //     close(), wakeup(), enforceRebalance(), unsubscribe().
 //   - A fatal error is assumed to end the application: no close(), no

@@ -49,7 +49,7 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	case *protocol.LeaveGroupResponse:
 		// LeaveGroupResponseHandler only logs: leaving is fire-and-forget.
 	case *protocol.OffsetCommitResponse:
-		// Commits are not sent by this model.
+		m.commitCompleted(now, out, e, m.handleOffsetCommit(now, out, e, r.Error))
 	default:
 		panic("client: unknown response type for " + resp.API().String())
 	}
@@ -79,7 +79,10 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight)
 		} else {
 			m.hbFail(now)
 		}
-	case protocol.APILeaveGroup, protocol.APIOffsetCommit:
+	case protocol.APIOffsetCommit:
+		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		m.commitCompleted(now, out, e, commitRetriable)
+	case protocol.APILeaveGroup:
 	}
 }
 

@@ -68,7 +68,8 @@ type inflight struct {
 	deadline  protocol.Instant
 	broker    int32
 	api       protocol.APIKey
-	coordConn bool // the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
+	coordConn bool       // the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
+	commit    commitKind // OffsetCommit: whose future listens (commit.go)
 	sentGen   generation
 }
 
@@ -132,6 +133,18 @@ type Member struct {
 	taskAt       protocol.Instant // 0.10 HeartbeatTask schedule (Never: unscheduled)
 	taskInFlight bool
 
+	// Auto-commit (commit.go).
+	commitAt       protocol.Instant // 0.10 AutoCommitTask schedule (Never while its commit is in flight); 2.x+ nextAutoCommitTimer
+	commitRunAt    protocol.Instant // 0.10: the run time of the task whose commit is in flight
+	commitTaskBusy bool             // 0.10: the task's commit is in flight
+	commitFenced   bool             // asyncCommitFenced: FencedInstanceIdException thrown from the next poll()
+	commitReq      *protocol.OffsetCommitRequest
+	prep           prepPhase // onJoinPrepare's commit
+	prepCorr       uint64
+	prepDeadline   protocol.Instant
+	prepRetryAt    protocol.Instant
+	prepGen        generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+
 	owned []protocol.TopicPartition
 
 	nextCorr uint64
@@ -161,7 +174,7 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		cfg: cfg, b: b, rng: rng, lookup: lookup,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
-		taskAt: protocol.Never, nextCorr: 1,
+		taskAt: protocol.Never, commitAt: protocol.Never, nextCorr: 1,
 		inflight: make([]inflight, 0, 4),
 	}
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
@@ -190,6 +203,7 @@ func (m *Member) Start(now protocol.Instant, out *Output) {
 		return
 	}
 	m.started = true
+	m.autoCommitStart(now)
 	m.pollStart(now, out)
 }
 
@@ -346,6 +360,11 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 	if !m.started {
 		m.stop()
 		return
+	}
+	if m.cfg.AutoCommit {
+		// ConsumerCoordinator.close: maybeAutoCommitOffsetsSync. Deviation:
+		// sent but not waited for (the close timer is not modelled).
+		m.sendOffsetCommit(now, out, commitClose)
 	}
 	if len(m.owned) > 0 {
 		kind := cbRevoked

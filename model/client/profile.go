@@ -88,7 +88,14 @@ type behaviour struct {
 	// protocolTypeChecked: JoinGroup/SyncGroup responses' protocol type and
 	// name are checked (2.5, KIP-559).
 	protocolTypeChecked bool
-	pacing              lookupPacing
+	// commitRebalanceRejoinOnly: OffsetCommit REBALANCE_IN_PROGRESS only
+	// requests a rejoin instead of resetting the generation (2.5, KIP-447 era).
+	commitRebalanceRejoinOnly bool
+	// asyncJoinPrepareCommit: onJoinPrepare's auto-commit is async and waited
+	// for by returning (3.2, KAFKA-13310 timer in 3.3); before, a synchronous
+	// commit bounded by the rebalance timeout.
+	asyncJoinPrepareCommit bool
+	pacing                 lookupPacing
 	// defaults (ApplyProfileDefaults).
 	defaultSession        time.Duration
 	defaultRequestTimeout time.Duration
@@ -118,13 +125,13 @@ var profileTable = []behaviour{
 	},
 	{
 		name: "kafka-2.5", joinVersion: 7, joinTimeout: joinTimeoutRebalance, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, pacing: pacing23,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
 		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range"},
 	},
 	{
 		name: "kafka-2.6", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		pacing:         pacing23,
 		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range"},
@@ -132,7 +139,7 @@ var profileTable = []behaviour{
 	{
 		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
 		name: "kafka-2.7", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
 		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range"},
@@ -140,59 +147,59 @@ var profileTable = []behaviour{
 	{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
 		name: "kafka-2.8", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, pacing: pacing28,
 		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range"},
 	},
 	{
 		name: "kafka-3.0", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
 	{
 		name: "kafka-3.2", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, pacing: pacing28,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
 		name: "kafka-3.3", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, syncRebalanceResetsGeneration: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
 		pacing:         pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
 	{
 		name: "kafka-3.4", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
 		pacing:         pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
 	{
 		name: "kafka-3.6", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
 		joinLoopReturnsOnExpiredTimer: true, pacing: pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
 	{
 		name: "kafka-3.7", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, sentGenCheck: true,
+		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
 		joinLoopReturnsOnExpiredTimer: true, exponentialBackoff: true, pacing: pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
@@ -271,6 +278,9 @@ func ApplyProfileDefaults(cfg *Config) error {
 		} else {
 			cfg.RetryBackoffMax = cfg.RetryBackoff
 		}
+	}
+	if cfg.AutoCommitInterval == 0 {
+		cfg.AutoCommitInterval = DefaultAutoCommitInterval
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = b.defaultRequestTimeout

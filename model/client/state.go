@@ -55,6 +55,7 @@ const (
 	RejoinGenerationResetBeforeSync              // join completed but the heartbeat thread reset the generation meanwhile
 	RejoinCooperativeRevocation                  // onJoinComplete revoked partitions (KIP-429 second rebalance)
 	RejoinLeftGroup                              // maybeLeaveGroup reset the generation (poll timeout or close)
+	RejoinCommitFailed                           // an OffsetCommit answered UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or REBALANCE_IN_PROGRESS (CommitFailedException)
 )
 
 // String returns the reason as it appears in traces.
@@ -82,6 +83,8 @@ func (r RejoinReason) String() string {
 		return "cooperative-revocation"
 	case RejoinLeftGroup:
 		return "left-group"
+	case RejoinCommitFailed:
+		return "commit-failed"
 	}
 	return fmt.Sprintf("RejoinReason(%d)", uint8(r))
 }
@@ -141,6 +144,9 @@ func (c *Config) Validate() error {
 	}
 	if b.exponentialBackoff && c.RetryBackoffMax <= 0 {
 		errs = append(errs, errors.New("client: retry.backoff.max.ms must be positive"))
+	}
+	if c.AutoCommitInterval < 0 {
+		errs = append(errs, errors.New("client: auto.commit.interval.ms must not be negative"))
 	}
 	if c.RequestTimeout <= 0 {
 		errs = append(errs, errors.New("client: request.timeout.ms must be positive"))

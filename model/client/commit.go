@@ -1,0 +1,384 @@
+package client
+
+import (
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// This file is offset auto-commit (enable.auto.commit): the 0.10.0
+// AutoCommitTask, the 2.x/3.x nextAutoCommitTimer of ConsumerCoordinator.poll,
+// onJoinPrepare's commit, close()'s commit, sendOffsetCommitRequest and
+// OffsetCommitResponseHandler. Offsets themselves are not modelled: a commit
+// names the owned partitions (subscriptions.allConsumed(); every owned
+// partition has a position because records are always fetched).
+
+// DefaultAutoCommitInterval is auto.commit.interval.ms's default (5000 ms),
+// used when Config.AutoCommitInterval is zero.
+const DefaultAutoCommitInterval = 5 * time.Second
+
+// commitKind tags an OffsetCommit in flight with the caller whose future
+// listener handles its outcome.
+type commitKind uint8
+
+const (
+	commitNone    commitKind = iota // not an OffsetCommit
+	commitTask                      // 0.10 AutoCommitTask.run → commitOffsetsAsync
+	commitAuto                      // 2.x/3.x maybeAutoCommitOffsetsAsync (nextAutoCommitTimer)
+	commitPrepare                   // onJoinPrepare's auto-commit (sync ≤3.1 and 0.10, async 3.2+)
+	commitClose                     // close()'s auto-commit (not waited for)
+)
+
+// commitResult is how a commit's RequestFuture completed.
+type commitResult uint8
+
+const (
+	commitOK        commitResult = iota
+	commitRetriable              // a RetriableException (RetriableCommitFailedException for async callers)
+	commitFailed                 // not retriable: CommitFailedException, RebalanceInProgressException, authorization, "unexpected"
+	commitFenced                 // FencedInstanceIdException (asyncCommitFenced for async callers)
+)
+
+// prepPhase is the progress of onJoinPrepare's auto-commit.
+type prepPhase uint8
+
+const (
+	prepIdle     prepPhase = iota // not started for this onJoinPrepare
+	prepInFlight                  // sent, waiting for the response
+	prepBackoff                   // failed retriably (or about to send): (re)send at prepRetryAt
+	prepDone                      // succeeded or failed for good: onJoinPrepare goes on
+)
+
+// autoCommitInterval is auto.commit.interval.ms (DefaultAutoCommitInterval when unset).
+func (m *Member) autoCommitInterval() time.Duration {
+	if m.cfg.AutoCommitInterval > 0 {
+		return m.cfg.AutoCommitInterval
+	}
+	return DefaultAutoCommitInterval
+}
+
+// autoCommitStart is the ConsumerCoordinator constructor's part: 0.10.0
+// autoCommitTask.reschedule() (first run one interval after construction);
+// 2.x+ nextAutoCommitTimer = time.timer(autoCommitIntervalMs). The simulator
+// constructs the consumer when it starts.
+func (m *Member) autoCommitStart(now protocol.Instant) {
+	m.commitAt = protocol.Never
+	if m.cfg.AutoCommit {
+		m.commitAt = now.Add(m.autoCommitInterval())
+	}
+}
+
+// autoCommitReschedule is onJoinComplete's "reschedule the auto commit
+// starting from now": 0.10.0 autoCommitTask.reschedule(), 2.x+
+// nextAutoCommitTimer.updateAndReset(autoCommitIntervalMs). Deviation
+// (0.10): Java's DelayedTaskQueue may then hold the task twice if its commit
+// is in flight; the simulator keeps one schedule, the earlier of the two.
+func (m *Member) autoCommitReschedule(now protocol.Instant) {
+	if m.cfg.AutoCommit {
+		m.commitAt = now.Add(m.autoCommitInterval())
+	}
+}
+
+// samePartitions reports whether a and b are the same slice (the owned set is
+// replaced, never mutated in place, so identity means equality).
+func samePartitions(a, b []protocol.TopicPartition) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sendOffsetCommit is ConsumerCoordinator.sendOffsetCommitRequest for
+// subscriptions.allConsumed(). It reports whether a request was sent; if not,
+// the future completed locally with the returned result: an unknown
+// coordinator fails retriably (RequestFuture.coordinatorNotAvailable), empty
+// offsets succeed (RequestFuture.voidSuccess), and from 2.x a member that is
+// not STABLE fails with CommitFailedException/RebalanceInProgressException
+// (generationIfStable() == null). 0.10 sends its generation and member id
+// whatever they are. The request is reused while the generation and the
+// owned set are unchanged (no allocation per commit).
+func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commitKind) (uint64, commitResult) {
+	if !m.coordKnown {
+		return 0, commitRetriable
+	}
+	if len(m.owned) == 0 {
+		return 0, commitOK
+	}
+	if !m.b.heartbeatTask && m.state != Stable {
+		return 0, commitFailed
+	}
+	req := m.commitReq
+	if req == nil || req.GenerationID != m.gen.id || req.MemberID != m.gen.memberID || !samePartitions(req.Partitions, m.owned) {
+		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID, Partitions: m.owned}
+		if m.b.staticMembership {
+			req.GroupInstanceID = m.cfg.GroupInstanceID
+		}
+		m.commitReq = req
+	}
+	corr := m.send(now, out, m.coordinator, true, req, m.cfg.RequestTimeout)
+	m.inflight[len(m.inflight)-1].commit = kind
+	return corr, commitOK
+}
+
+// runAutoCommitTask is the 0.10.0 ConsumerCoordinator.AutoCommitTask.run, a
+// delayed task run only inside poll() like the HeartbeatTask: coordinator
+// unknown → retry after retry.backoff.ms; rejoin needed → skip (onJoinPrepare
+// commits) and reschedule after the interval; else commitOffsetsAsync, whose
+// callback reschedules at run time + interval on success and on failure
+// alike (the 0.10.0 code; there is no retry.backoff after a failed commit).
+func (m *Member) runAutoCommitTask(now protocol.Instant, out *Output) {
+	m.commitAt = protocol.Never
+	switch {
+	case !m.coordKnown:
+		m.commitAt = now.Add(m.cfg.RetryBackoff)
+	case m.rejoinNeededOrPending():
+		m.commitAt = now.Add(m.autoCommitInterval())
+	default:
+		if corr, _ := m.sendOffsetCommit(now, out, commitTask); corr == 0 {
+			m.commitAt = now.Add(m.autoCommitInterval()) // completed locally: the callback runs at once
+			return
+		}
+		m.commitTaskBusy = true
+		m.commitRunAt = now
+	}
+}
+
+// runDelayedTasks is the 0.10.0 DelayedTaskQueue.poll(now): every due task in
+// deadline order. Deviation: on equal deadlines the HeartbeatTask runs first
+// (Java's PriorityQueue leaves the order of equal entries unspecified).
+func (m *Member) runDelayedTasks(now protocol.Instant, out *Output) {
+	for range 4 {
+		hbDue, commitDue := m.taskAt <= now, m.commitAt <= now
+		switch {
+		case hbDue && (!commitDue || m.taskAt <= m.commitAt):
+			m.runHeartbeatTask(now, out)
+		case commitDue:
+			m.runAutoCommitTask(now, out)
+		default:
+			return
+		}
+		if m.stopped || m.app != appPolling {
+			return
+		}
+	}
+}
+
+// maybeAutoCommitOffsetsAsync is ConsumerCoordinator.maybeAutoCommitOffsetsAsync
+// (2.x/3.x), called at the end of ConsumerCoordinator.poll once the group is
+// joined: when nextAutoCommitTimer expired, reset it to the interval and send
+// an async commit (autoCommitOffsetsAsync).
+func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) {
+	if !m.cfg.AutoCommit || now < m.commitAt {
+		return
+	}
+	m.commitAt = now.Add(m.autoCommitInterval())
+	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
+		m.commitCompleted(now, out, inflight{commit: commitAuto}, res)
+	}
+}
+
+// nextAutoCommitDeadline is the auto-commit's contribution to the application
+// thread's next wake-up inside poll(): the 0.10 task's schedule, or (2.x+,
+// ConsumerCoordinator.timeToNextPoll) the timer while it can fire, that is
+// while the coordinator is known and the group joined.
+func (m *Member) nextAutoCommitDeadline() protocol.Instant {
+	if !m.cfg.AutoCommit {
+		return protocol.Never
+	}
+	if m.b.heartbeatTask || (m.coordKnown && !m.rejoinNeededOrPending()) {
+		return m.commitAt
+	}
+	return protocol.Never
+}
+
+// joinPrepareCommit is onJoinPrepare's auto-commit. ≤3.1
+// (maybeAutoCommitOffsetsSync) and 0.10: a synchronous commit, the
+// application thread blocked in poll() until it completes, sleeping
+// retry.backoff.ms between retriable failures, bounded by the rebalance
+// timeout (2.x–3.1) or not at all (0.10.0 commitOffsetsSync loops until
+// success or a non-retriable error). 3.2+: an async commit waited for by
+// returning from onJoinPrepare (poll() returns meanwhile), retried after a
+// retriable failure, bounded by the join-prepare timer (the rebalance timeout,
+// KAFKA-13310, 3.3). Failures are only logged. It reports whether
+// onJoinPrepare may revoke and the JoinGroup be sent.
+// Deviations: 3.2.x is modelled with the 3.3 timer; 3.2+ retries after
+// retry.backoff.ms rather than at the next poll (a zero poll timer sleeps 0).
+func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
+	if !m.cfg.AutoCommit {
+		return true
+	}
+	for range 4 {
+		switch m.prep {
+		case prepDone:
+			m.prep = prepIdle
+			return true
+		case prepIdle:
+			m.prepGen = m.gen // ≤3.1: onJoinPrepare's arguments were read before the commit
+			m.prepDeadline = protocol.Never
+			if !m.b.heartbeatTask {
+				m.prepDeadline = now.Add(m.cfg.MaxPollInterval)
+			}
+			m.prep, m.prepRetryAt = prepBackoff, now
+		case prepInFlight:
+			if now >= m.prepDeadline {
+				m.prep, m.prepCorr = prepIdle, 0 // timed out: continue to join
+				return true
+			}
+			return false
+		case prepBackoff:
+			if now >= m.prepDeadline {
+				m.prep = prepIdle
+				return true
+			}
+			if now < m.prepRetryAt {
+				if !m.b.asyncJoinPrepareCommit {
+					m.startBusy(now, m.prepRetryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
+				}
+				return false
+			}
+			corr, res := m.sendOffsetCommit(now, out, commitPrepare)
+			if corr != 0 {
+				m.prep, m.prepCorr = prepInFlight, corr
+				return false
+			}
+			m.prep = prepInFlight
+			m.prepCommitDone(now, 0, res)
+		}
+	}
+	return false
+}
+
+// prepActive: onJoinPrepare's commit is under way.
+func (m *Member) prepActive() bool { return m.prep == prepInFlight || m.prep == prepBackoff }
+
+// prepBlocksRecords: while onJoinPrepare's commit is under way poll() returns
+// no records: ≤3.1 and 0.10 are blocked in the synchronous commit; 3.3+ EAGER
+// marked every owned partition pending revocation (KAFKA-14196). 3.2+
+// COOPERATIVE keeps fetching.
+func (m *Member) prepBlocksRecords() bool {
+	return m.prepActive() && (!m.b.asyncJoinPrepareCommit || !m.cooperative)
+}
+
+// nextPrepDeadline is when onJoinPrepare's commit has something to do
+// (resend or give up); it only progresses while the coordinator is known.
+func (m *Member) nextPrepDeadline() protocol.Instant {
+	if !m.coordKnown || m.join != joinIdle || !m.needsJoinPrepare {
+		return protocol.Never
+	}
+	switch m.prep {
+	case prepInFlight:
+		return m.prepDeadline
+	case prepBackoff:
+		return min(m.prepDeadline, m.prepRetryAt)
+	case prepIdle, prepDone:
+	}
+	return protocol.Never
+}
+
+// prepCommitDone completes onJoinPrepare's commit future (corr 0: completed
+// locally).
+func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitResult) {
+	if m.prep != prepInFlight || corr != m.prepCorr {
+		return // a commit onJoinPrepare stopped waiting for
+	}
+	m.prepCorr = 0
+	if res == commitRetriable {
+		m.prep, m.prepRetryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
+		return
+	}
+	m.prep = prepDone
+}
+
+// commitCompleted runs the listener of a commit's future.
+func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, res commitResult) {
+	switch e.commit {
+	case commitTask:
+		// AutoCommitTask's callback: reschedule(now + interval), success or not.
+		m.commitTaskBusy = false
+		m.commitAt = min(m.commitAt, m.commitRunAt.Add(m.autoCommitInterval()))
+	case commitAuto:
+		// autoCommitOffsetsAsync's callback (run by invokeCompletedOffsetCommitCallbacks;
+		// deviation: at completion rather than at the next poll()).
+		switch res {
+		case commitRetriable:
+			m.commitAt = now.Add(m.cfg.RetryBackoff) // nextAutoCommitTimer.updateAndReset(retryBackoffMs)
+		case commitFenced:
+			m.commitFenced = true // asyncCommitFenced: thrown from the next poll()
+		case commitOK, commitFailed:
+			// logged only
+		}
+	case commitPrepare:
+		if res == commitFenced && m.b.asyncJoinPrepareCommit {
+			m.commitFenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
+		}
+		m.prepCommitDone(now, e.corr, res)
+	case commitClose, commitNone:
+	}
+}
+
+// handleOffsetCommit is ConsumerCoordinator.OffsetCommitResponseHandler.handle
+// (§12.10, §5.10) for the one error the simulator's commit response carries.
+// It returns how the commit future completes.
+//
+//   - 0.10.0: UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION / REBALANCE_IN_PROGRESS →
+//     subscriptions.needReassignment() (the rejoin flag; generation and member
+//     id kept) and CommitFailedException.
+//   - 2.3–2.4: the same three → resetGeneration() (member id dropped) + rejoin.
+//   - 2.5+: REBALANCE_IN_PROGRESS → requestRejoin only (2.6+:
+//     RebalanceInProgressException); UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION →
+//     resetStateOnResponseError + rejoin (3.2+, KAFKA-13419: ILLEGAL_GENERATION
+//     keeps the member id), except (2.6+, KAFKA-9823) when the generation
+//     changed since the commit was sent and the member is PREPARING_REBALANCE
+//     (RebalanceInProgressException, nothing reset). As in Java, a changed
+//     generation in any other state still resets.
+//   - FENCED_INSTANCE_ID (2.3+): fatal for async commits (2.6+: only if the
+//     generation is unchanged).
+func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode) commitResult {
+	switch err {
+	case protocol.None:
+		return commitOK
+	case protocol.CoordinatorLoadInProgress:
+		return commitRetriable // "just retry"
+	case protocol.UnknownTopicOrPartition:
+		if m.b.heartbeatTask {
+			return commitFailed // 0.10.0: "Unexpected error in commit"
+		}
+		return commitRetriable // 2.x+: "just retry"
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.RequestTimedOut:
+		m.markCoordinatorUnknown(now, out, err.String(), false)
+		return commitRetriable
+	case protocol.UnknownMemberID, protocol.IllegalGeneration:
+		switch {
+		case m.b.heartbeatTask:
+			m.requestRejoin(out, RejoinCommitFailed)
+		case !m.b.sentGenCheck:
+			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
+		case !m.generationUnchanged(e.sentGen) && m.state == PreparingRebalance:
+			// RebalanceInProgressException: the member already moved on.
+		default:
+			keep := err == protocol.IllegalGeneration && m.b.illegalGenerationKeepsID
+			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, keep, RejoinCommitFailed)
+		}
+		return commitFailed
+	case protocol.RebalanceInProgress:
+		switch {
+		case m.b.heartbeatTask, m.b.commitRebalanceRejoinOnly:
+			m.requestRejoin(out, RejoinCommitFailed)
+		default:
+			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
+		}
+		return commitFailed
+	case protocol.FencedInstanceID:
+		if m.b.heartbeatTask || !m.generationUnchanged(e.sentGen) {
+			return commitFailed // 0.10: unexpected; 2.6+ stale: CommitFailed/RebalanceInProgress
+		}
+		return commitFenced
+	case protocol.GroupAuthorizationFailed, protocol.InvalidCommitOffsetSize:
+		return commitFailed // raised to the caller as is
+	case protocol.UnknownServerError, protocol.NetworkException, protocol.NotLeaderOrFollower,
+		protocol.NotEnoughReplicas, protocol.NotEnoughReplicasAfterAppend, protocol.InconsistentGroupProtocol,
+		protocol.InvalidGroupID, protocol.InvalidSessionTimeout, protocol.UnsupportedVersion,
+		protocol.KafkaStorageError, protocol.GroupIDNotFound, protocol.MemberIDRequired,
+		protocol.GroupMaxSizeReached:
+		return commitFailed // KafkaException "Unexpected error in commit"
+	default:
+		return commitFailed
+	}
+}
