@@ -60,6 +60,14 @@ func (w *world) finish() {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(now) / 1e6, Message: msg})
 		}
 	}
+	for _, g := range w.groups {
+		if m := g.m; m.open {
+			m.rebalances = append(m.rebalances, Rebalance{
+				Generation: m.coordGen, StartMs: int64(m.openStart) / 1e6, EndMs: int64(now) / 1e6,
+				DurationMs: int64(now-m.openStart) / 1e6, Trigger: m.openTrig, Members: m.live, Incomplete: true,
+			})
+		}
+	}
 }
 
 func (w *world) summary() Summary {
@@ -99,7 +107,9 @@ func (w *world) summary() Summary {
 		}
 		var d []float64
 		for _, r := range m.rebalances {
-			d = append(d, float64(r.DurationMs))
+			if !r.Incomplete {
+				d = append(d, float64(r.DurationMs))
+			}
 		}
 		gs.RebalanceDurationMs = durationStats(d)
 		gs.FillRates()

@@ -22,6 +22,9 @@ type Rebalance struct {
 	DurationMs int64  `json:"duration_ms"`
 	Trigger    string `json:"trigger"`
 	Members    int    `json:"members"`
+	// Incomplete marks a rebalance still open when the run ended: EndMs is
+	// the end of the run, and it is left out of rebalance_duration_ms.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Stats summarises a sample of durations in milliseconds.

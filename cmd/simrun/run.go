@@ -150,8 +150,13 @@ func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineWriter
 		tw.Flush()
 		var items []timelineItem
 		for _, r := range g.Rebalances {
-			items = append(items, timelineItem{atMs: float64(r.StartMs), text: fmt.Sprintf("rebalance to generation %d (%s), %d members, %d ms, ends %.3f s",
-				r.Generation, r.Trigger, r.Members, r.DurationMs, float64(r.EndMs)/1000)})
+			text := fmt.Sprintf("rebalance to generation %d (%s), %d members, %d ms, ends %.3f s",
+				r.Generation, r.Trigger, r.Members, r.DurationMs, float64(r.EndMs)/1000)
+			if r.Incomplete {
+				text = fmt.Sprintf("rebalance (%s) still in progress at the end of the run (generation %d, %d members, %d ms so far)",
+					r.Trigger, r.Generation, r.Members, r.DurationMs)
+			}
+			items = append(items, timelineItem{atMs: float64(r.StartMs), text: text})
 		}
 		if tl != nil {
 			items = append(items, tl.itemsFor(g.ID)...)
