@@ -39,6 +39,7 @@ func (w *world) applyFault(i int) {
 	case scenario.FaultPause:
 		if s := w.slotByName(f.Target); s != nil && s.alive && !s.paused {
 			s.paused = true
+			s.m.Pause(protocol.Instant(now))
 			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "paused"}}
 			w.emit(&w.tev)
 			w.q.Schedule(now.Add(f.For), ev{kind: evResume, idx: s.id, inc: s.inc})

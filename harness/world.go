@@ -488,6 +488,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	}
 	now := w.q.Now()
 	s.paused = false
+	s.m.Resume(protocol.Instant(now))
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "resumed"}}
 	w.emit(&w.tev)
 	held := s.buf

@@ -147,6 +147,8 @@ type Member struct {
 
 	owned []protocol.TopicPartition
 
+	frozen bool // Pause..Resume: no lazy poll replay (lazy.go)
+
 	nextCorr uint64
 	inflight []inflight
 	queue    []queued
@@ -215,6 +217,7 @@ func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp prot
 	if m.stopped || !m.started {
 		return
 	}
+	m.fastForward(now)
 	m.deliver(now, queued{broker: broker, corr: corr, resp: resp}, out)
 }
 
@@ -225,6 +228,7 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
+	m.fastForward(now)
 	m.deliver(now, queued{broker: broker, corr: m.nextCorr - 1}, out)
 }
 
@@ -251,6 +255,7 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
+	m.fastForward(now)
 	for range 64 {
 		switch m.app {
 		case appBusy:
@@ -278,7 +283,11 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 // up to now. The Java thread wakes on a retry.backoff.ms cadence or when
 // notified; the simulator fires exactly at each deadline (doc.go).
 func (m *Member) TickHeartbeat(now protocol.Instant, out *Output) {
-	if m.stopped || !m.started || m.b.heartbeatTask || !m.hbCanPoll() {
+	if m.stopped || !m.started || m.b.heartbeatTask {
+		return
+	}
+	m.fastForward(now)
+	if !m.hbCanPoll() {
 		return
 	}
 	m.onApp = false
@@ -301,6 +310,9 @@ func (m *Member) NextAppDeadline() protocol.Instant {
 	}
 	switch m.app {
 	case appBusy:
+		if m.steady() {
+			return m.lazyAppDeadline()
+		}
 		return m.busyUntil
 	case appPolling:
 		return m.nextPollingDeadline()
@@ -339,6 +351,7 @@ func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
 	if m.stopped || !m.started || d <= 0 {
 		return
 	}
+	m.fastForward(now)
 	switch m.app {
 	case appBusy:
 		m.busyUntil = max(m.busyUntil, now).Add(d)
@@ -361,6 +374,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 		m.stop()
 		return
 	}
+	m.fastForward(now)
 	if m.cfg.AutoCommit {
 		// ConsumerCoordinator.close: maybeAutoCommitOffsetsSync. Deviation:
 		// sent but not waited for (the close timer is not modelled).

@@ -1,0 +1,95 @@
+package client
+
+import "github.com/rebalsim/rebalsim/model/protocol"
+
+// This file is a performance device, not Kafka behaviour: it lets the
+// application thread's uneventful poll() calls be replayed lazily.
+//
+// In a steady group the application thread spends its life in a loop of
+// poll() → records → process for cfg.PollInterval → poll() …, and such a poll
+// changes nothing but the poll timer (max.poll.interval.ms) and the draws
+// from the member's random stream. Firing one simulator event per poll would
+// cost ten events per member-second at the 100 ms default. Instead, while the
+// member is steady, NextAppDeadline reports only the timers that can make a
+// poll eventful (a request timeout, the auto-commit deadline, the 0.10
+// delayed tasks), and every entry point first replays the polls that fell due
+// before now (fastForward): each one restarts the poll timer at its own
+// instant and makes the same draws, in the same order, as the eager loop.
+// The result differs from firing every poll only where a replayed poll and
+// another event of this member share one instant (the poll is replayed
+// first instead of in the seed's tie-break order); both are deterministic.
+
+// steady reports whether the next poll() would be uneventful as far as the
+// member's state goes (timers are checked separately by trivialPollAt).
+func (m *Member) steady() bool {
+	return m.app == appBusy && m.cont == contNextPoll && m.cb == cbNone && !m.stopped &&
+		m.hbFailed == protocol.None && !m.commitFenced && len(m.queue) == 0 &&
+		m.coordKnown && !m.rejoinNeededOrPending() && m.recordsAvailable()
+}
+
+// eventfulAt is the earliest instant from which a poll() could do more than
+// restart the poll timer: a request timeout it would observe, a due
+// auto-commit, a due 0.10 delayed task.
+func (m *Member) eventfulAt() protocol.Instant {
+	d := m.earliestInflight()
+	if m.cfg.AutoCommit {
+		d = min(d, m.commitAt)
+	}
+	if m.b.heartbeatTask {
+		d = min(d, m.taskAt)
+	}
+	return d
+}
+
+// fastForward replays every uneventful poll() due at or before now.
+func (m *Member) fastForward(now protocol.Instant) {
+	if !m.started || m.frozen || !m.steady() {
+		return
+	}
+	limit := m.eventfulAt()
+	for m.busyUntil <= now && m.busyUntil < limit {
+		t := m.busyUntil
+		// pollStart + one appIterate pass that finds records at once.
+		if !m.b.heartbeatTask {
+			m.hbPoll(t)
+		}
+		m.cfg.PollTimeout.Draw(m.rng)
+		d := max(m.cfg.PollInterval.Draw(m.rng), 0)
+		m.busyUntil = t.Add(d)
+		if d == 0 {
+			return // a zero processing time: let the eager loop handle it
+		}
+	}
+}
+
+// lazyAppDeadline is NextAppDeadline for a steady member: the next poll if it
+// could be eventful, else the instant it could become so.
+func (m *Member) lazyAppDeadline() protocol.Instant {
+	if e := m.eventfulAt(); e > m.busyUntil {
+		return e
+	}
+	return m.busyUntil
+}
+
+// Pause freezes the whole process at now (a GC pause: neither thread runs).
+// The harness calls it so that polls are not replayed inside the pause; while
+// frozen the member is simply not called.
+func (m *Member) Pause(now protocol.Instant) {
+	m.fastForward(now)
+	m.frozen = true
+}
+
+// Resume thaws the process at now. A processing period that ended during the
+// pause ends now, as the frozen thread would observe on waking; the harness
+// then delivers the responses held during the pause and ticks both threads.
+// (Deviation from firing every poll eagerly: the poll due at resume is
+// replayed before the held responses are handled rather than after.)
+func (m *Member) Resume(now protocol.Instant) {
+	if !m.frozen {
+		return
+	}
+	m.frozen = false
+	if m.app == appBusy && m.busyUntil < now {
+		m.busyUntil = now
+	}
+}
