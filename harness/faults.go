@@ -39,6 +39,7 @@ func (w *world) applyFault(i int) {
 	case scenario.FaultPause:
 		if s := w.slotByName(f.Target); s != nil && s.alive && !s.paused {
 			s.paused = true
+			w.catchUp(s)
 			s.m.Pause(protocol.Instant(now))
 			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "paused"}}
 			w.emit(&w.tev)
@@ -46,6 +47,7 @@ func (w *world) applyFault(i int) {
 		}
 	case scenario.FaultSlowPoll:
 		if s := w.slotByName(f.Target); s != nil && s.alive && !s.paused {
+			w.catchUp(s)
 			s.m.SlowPoll(protocol.Instant(now), f.For, &w.cout)
 			w.flushMember(s)
 		}
@@ -145,6 +147,7 @@ func (w *world) closeProcess(s *slot) {
 		w.stopProcess(s, "crashed")
 		return
 	}
+	w.catchUp(s)
 	s.m.Close(protocol.Instant(w.q.Now()), &w.cout)
 	w.flushMember(s)
 	w.stopProcess(s, "closed")

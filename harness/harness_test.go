@@ -142,3 +142,21 @@ func TestScenarioProfilesKnownToModels(t *testing.T) {
 		assert.NoError(t, err, "coordinator profile %s", name)
 	}
 }
+
+// TestLazyPollsMatchEager: replaying uneventful polls lazily (client/lazy.go)
+// gives the same figures as firing every poll, for every built-in scenario.
+// Only same-instant tie order may differ, so the trace hash is not compared.
+func TestLazyPollsMatchEager(t *testing.T) {
+	for _, name := range scenario.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			sc := load(t, name)
+			for seed := uint64(1); seed <= 3; seed++ {
+				lazy := run(t, sc, seed, Options{}).Summary
+				eager := run(t, sc, seed, Options{EagerPolls: true}).Summary
+				lazy.TraceSHA256, eager.TraceSHA256 = "", ""
+				lazy.Events, eager.Events = 0, 0
+				assert.Equal(t, eager, lazy, "seed %d", seed)
+			}
+		})
+	}
+}

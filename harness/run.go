@@ -17,6 +17,9 @@ type Options struct {
 	TraceJSONL io.Writer
 	// KeepTrace keeps every trace event in Result.Trace (tests, explain, perfetto).
 	KeepTrace bool
+	// EagerPolls makes every application poll() its own event instead of
+	// replaying uneventful polls lazily (client.Config.EagerPolls).
+	EagerPolls bool
 }
 
 // Result is what one run produced.

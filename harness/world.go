@@ -37,6 +37,19 @@ type ev struct {
 	d    sim.Delivery[envelope]
 }
 
+// evIdentity names who an event is for and what it is, for the queue's
+// seeded tie-break (sim.Queue.SetKeyer): simultaneous events are ordered by a
+// hash of the seed and this identity, so the interleaving of two members'
+// events does not depend on how many other events exist. Deliveries on one
+// connection direction share an identity, so they keep their FIFO order.
+func evIdentity(_ sim.Instant, e ev) uint64 {
+	id := uint64(e.kind)<<56 | uint64(uint32(e.idx))<<16
+	if e.kind == evDeliver {
+		id ^= uint64(uint32(e.d.From))<<32 | uint64(uint32(e.d.To))
+	}
+	return id
+}
+
 // envelope is what travels on the simulated network.
 type envelope struct {
 	conn   coordinator.Conn // the member process's connection id
@@ -121,7 +134,8 @@ const connBase = 1
 
 func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) {
 	w := &world{sc: sc, seed: seed, streams: sim.NewStreams(seed)}
-	w.q = sim.NewQueue[ev](w.streams.Stream("queue"))
+	w.q = sim.NewQueue[ev](nil)
+	w.q.SetKeyer(seed, evIdentity)
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
 	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace)
 	w.faults = expandFaults(sc, seed) // a copy: faults are resolved in place while running
@@ -202,6 +216,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 				PollTimeout:       toSimDist(g.Workload.PollTimeout),
 				AssignTime:        toSimDist(g.Workload.AssignTime),
 				CallbackTime:      toSimDist(g.Workload.CallbackTime),
+				EagerPolls:        opts.EagerPolls,
 			}
 			if g.Client.StaticMembership {
 				s.cfg.GroupInstanceID = s.name
@@ -290,6 +305,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 		if !s.live(e.inc) || s.paused {
 			return
 		}
+		w.catchUp(s)
 		s.m.TickHeartbeat(protocol.Instant(now), &w.cout)
 		w.flushMember(s)
 	case evBrokerTick:
@@ -312,6 +328,15 @@ func (w *world) fire(now sim.Instant, e ev) {
 }
 
 func (s *slot) live(inc uint32) bool { return s.alive && s.inc == inc }
+
+// catchUp lets the member replay its uneventful polls before it sees another
+// event at now, including a poll due exactly at now when the seed's
+// tie-break would have fired that poll first (client.Member.CatchUp).
+func (w *world) catchUp(s *slot) {
+	now := w.q.Now()
+	first := w.q.TieKey(now, ev{kind: evAppTick, idx: s.id}) < w.q.CurrentTieKey()
+	s.m.CatchUp(protocol.Instant(now), first)
+}
 
 // startProcess starts a fresh process in the slot: a new client.Member with
 // its own random stream (named by slot and incarnation) and a new connection.
@@ -476,6 +501,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	}
 	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+	w.catchUp(s)
 	s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
 	w.flushMember(s)
 }

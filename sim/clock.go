@@ -25,18 +25,19 @@ func (i Instant) String() string {
 	return time.Duration(i).String()
 }
 
-// entry is one heap entry: 16 bytes and no pointers, so sifting is cheap and
-// needs no write barriers. The queue's total order is (at, key). The key's
-// high 32 bits are a tie-break drawn from the seed (so one seed gives one
-// interleaving of simultaneous events and other seeds explore others), or the
-// insertion sequence when the queue has no tie-break stream; its low 32 bits
-// are the payload slot, which makes the order total even when draws collide.
+// entry is one heap entry: no pointers, so sifting is cheap and needs no
+// write barriers. The queue's total order is (at, key): time, then key, whose
+// high 32 bits are a tie-break derived from the seed (so one seed gives one
+// interleaving of simultaneous events and other seeds explore others) and
+// whose low 32 bits are the insertion sequence (so events with equal
+// tie-breaks, e.g. two messages on one connection, keep their order).
 type entry struct {
-	at  Instant
-	key uint64
+	at   Instant
+	key  uint64
+	slot uint32
 }
 
-func (a entry) less(b entry) bool {
+func (a *entry) less(b *entry) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
@@ -69,6 +70,23 @@ type Queue[T any] struct {
 	now   Instant
 	fired uint64
 	tie   *rand.Rand
+	// keyer, when set, gives each event a tie-break derived from the seed and
+	// the event's identity instead of a sequential draw (SetKeyer).
+	keyer   func(at Instant, v T) uint64
+	keySeed uint64
+	curKey  uint64
+}
+
+// SetKeyer makes the tie-break of an event a hash of the seed and of
+// identity(at, v) — who the event is for and what it is — instead of the
+// next draw of the tie-break stream. Then the relative order of two
+// simultaneous events depends only on the seed and on the two events, not on
+// how many other events were scheduled before them: removing or adding
+// events elsewhere (an optimisation, another member) does not reshuffle the
+// interleavings of everyone else.
+func (q *Queue[T]) SetKeyer(seed uint64, identity func(at Instant, v T) uint64) {
+	q.keyer = identity
+	q.keySeed = splitmix(seed ^ 0x6a09e667f3bcc908)
 }
 
 // NewQueue returns an empty queue at instant 0. tieBreak is the random stream
@@ -126,21 +144,38 @@ func (q *Queue[T]) push(at Instant, t *Timer, gen uint64, v T) {
 	}
 	q.seq++
 	var hi uint64
-	if q.tie != nil {
+	switch {
+	case q.keyer != nil:
+		hi = splitmix(q.keySeed^q.keyer(at, v)^uint64(at)*0x9e3779b97f4a7c15) >> 32
+	case q.tie != nil:
 		hi = q.tie.Uint64() >> 32
-	} else {
+	default:
 		hi = q.seq
 	}
-	q.heap = append(q.heap, entry{at: at, key: hi<<32 | uint64(s)})
+	q.heap = append(q.heap, entry{at: at, key: hi<<32 | q.seq&0xffffffff, slot: s})
 	q.up(len(q.heap) - 1)
 }
+
+// TieKey is the tie-break an event v at instant at would get under the
+// queue's keyer (0 without one). With CurrentTieKey it lets a caller decide
+// whether an event it did not schedule (a lazily replayed timer) would have
+// fired before the current one.
+func (q *Queue[T]) TieKey(at Instant, v T) uint64 {
+	if q.keyer == nil {
+		return 0
+	}
+	return splitmix(q.keySeed^q.keyer(at, v)^uint64(at)*0x9e3779b97f4a7c15) >> 32
+}
+
+// CurrentTieKey is the tie-break of the event being fired (or last fired).
+func (q *Queue[T]) CurrentTieKey() uint64 { return q.curKey >> 32 }
 
 // Next returns the instant of the earliest live event, or Never. It discards
 // cancelled timers at the top of the heap.
 func (q *Queue[T]) Next() Instant {
 	for len(q.heap) > 0 {
-		top := q.heap[0]
-		sl := &q.slots[uint32(top.key)]
+		top := &q.heap[0]
+		sl := &q.slots[top.slot]
 		if sl.timer != nil && sl.timer.gen != sl.gen {
 			q.release(q.pop())
 			continue
@@ -157,22 +192,21 @@ func (q *Queue[T]) Pop() (at Instant, v T, ok bool) {
 		return 0, v, false
 	}
 	e := q.pop()
-	s := uint32(e.key)
-	sl := &q.slots[s]
+	sl := &q.slots[e.slot]
 	if sl.timer != nil {
 		sl.timer.at = Never
 	}
 	v = sl.val
 	q.release(e)
 	q.now = e.at
+	q.curKey = e.key
 	q.fired++
 	return e.at, v, true
 }
 
 func (q *Queue[T]) release(e entry) {
-	s := uint32(e.key)
-	q.slots[s] = slot[T]{}
-	q.free = append(q.free, s)
+	q.slots[e.slot] = slot[T]{}
+	q.free = append(q.free, e.slot)
 }
 
 func (q *Queue[T]) pop() entry {
@@ -192,7 +226,7 @@ func (q *Queue[T]) up(i int) {
 	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 4
-		if !x.less(h[p]) {
+		if !x.less(&h[p]) {
 			break
 		}
 		h[i] = h[p]
@@ -216,11 +250,11 @@ func (q *Queue[T]) down(i int) {
 			end = n
 		}
 		for j := c + 1; j < end; j++ {
-			if h[j].less(h[m]) {
+			if h[j].less(&h[m]) {
 				m = j
 			}
 		}
-		if !h[m].less(x) {
+		if !h[m].less(&x) {
 			break
 		}
 		h[i] = h[m]

@@ -205,3 +205,43 @@ func TestNetworkFilter(t *testing.T) {
 	assert.Equal(t, NotDropped, why)
 	assert.Equal(t, Instant(15), d.At)
 }
+
+// TestKeyerOrderIndependentOfOtherEvents: with SetKeyer, the order of two
+// simultaneous events depends on the seed and on their identities only, not
+// on how many other events were scheduled (the tie-break stream would shift).
+func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
+	order := func(seed uint64, noise int) []int {
+		q := NewQueue[int](nil)
+		q.SetKeyer(seed, func(_ Instant, v int) uint64 { return uint64(v) })
+		for i := 0; i < noise; i++ {
+			q.Schedule(1, 1000+i)
+		}
+		for i := 0; i < 10; i++ {
+			q.Schedule(5, i)
+		}
+		var got []int
+		q.Run(Budget{Until: Never}, func(_ Instant, v int) {
+			if v < 1000 {
+				got = append(got, v)
+			}
+		})
+		return got
+	}
+	assert.Equal(t, order(1, 0), order(1, 37), "other events do not reshuffle ties")
+	assert.NotEqual(t, order(1, 0), order(2, 0), "the seed decides the interleaving")
+	// Equal identities keep insertion order (FIFO per connection).
+	q := NewQueue[int](nil)
+	q.SetKeyer(3, func(Instant, int) uint64 { return 7 })
+	for i := 0; i < 5; i++ {
+		q.Schedule(1, i)
+	}
+	var got []int
+	q.Run(Budget{Until: Never}, func(_ Instant, v int) { got = append(got, v) })
+	assert.Equal(t, []int{0, 1, 2, 3, 4}, got)
+	// TieKey predicts the key of an event that was never scheduled.
+	q2 := NewQueue[int](nil)
+	q2.SetKeyer(3, func(_ Instant, v int) uint64 { return uint64(v) })
+	q2.Schedule(9, 4)
+	q2.Pop()
+	assert.Equal(t, q2.TieKey(9, 4), q2.CurrentTieKey())
+}

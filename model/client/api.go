@@ -51,6 +51,10 @@ type Config struct {
 	PollTimeout  Dist // how long poll() blocks when it returns nothing
 	AssignTime   Dist // the leader's assignor run
 	CallbackTime Dist // each onPartitionsRevoked/Assigned/Lost callback
+
+	// EagerPolls disables the lazy replay of uneventful polls (lazy.go): every
+	// poll() is its own simulator event. Slower; for equivalence tests.
+	EagerPolls bool
 }
 
 // Send is one request the member asks the harness to send.

@@ -22,7 +22,7 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
 func (m *Member) steady() bool {
-	return m.app == appBusy && m.cont == contNextPoll && m.cb == cbNone && !m.stopped &&
+	return !m.cfg.EagerPolls && m.app == appBusy && m.cont == contNextPoll && m.cb == cbNone && !m.stopped &&
 		m.hbFailed == protocol.None && !m.commitFenced && len(m.queue) == 0 &&
 		m.coordKnown && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }
@@ -41,13 +41,17 @@ func (m *Member) eventfulAt() protocol.Instant {
 	return d
 }
 
-// fastForward replays every uneventful poll() due at or before now.
-func (m *Member) fastForward(now protocol.Instant) {
+// fastForward replays every uneventful poll() due before now, and the one
+// due exactly at now when the caller is the application thread itself
+// (TickApp). Another event at now (a response, the heartbeat thread) leaves
+// a poll due at now to its own simulator event, so the seed's tie-break
+// orders the two as it would without lazy replay.
+func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 	if !m.started || m.frozen || !m.steady() {
 		return
 	}
 	limit := m.eventfulAt()
-	for m.busyUntil <= now && m.busyUntil < limit {
+	for (m.busyUntil < now || (appThread && m.busyUntil == now)) && m.busyUntil < limit {
 		t := m.busyUntil
 		// pollStart + one appIterate pass that finds records at once.
 		if !m.b.heartbeatTask {
@@ -60,6 +64,18 @@ func (m *Member) fastForward(now protocol.Instant) {
 			return // a zero processing time: let the eager loop handle it
 		}
 	}
+}
+
+// CatchUp replays the uneventful polls due before now, and the one due
+// exactly at now if includeNow. The harness calls it before delivering any
+// other event to the member, with includeNow telling whether the poll at now
+// would have been ordered before that event by the seed's tie-break, so lazy
+// replay interleaves exactly as firing every poll would.
+func (m *Member) CatchUp(now protocol.Instant, includeNow bool) {
+	if m.stopped {
+		return
+	}
+	m.fastForward(now, includeNow)
 }
 
 // lazyAppDeadline is NextAppDeadline for a steady member: the next poll if it
@@ -75,7 +91,7 @@ func (m *Member) lazyAppDeadline() protocol.Instant {
 // The harness calls it so that polls are not replayed inside the pause; while
 // frozen the member is simply not called.
 func (m *Member) Pause(now protocol.Instant) {
-	m.fastForward(now)
+	m.fastForward(now, false)
 	m.frozen = true
 }
 

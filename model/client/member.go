@@ -217,7 +217,7 @@ func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp prot
 	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, false)
 	m.deliver(now, queued{broker: broker, corr: corr, resp: resp}, out)
 }
 
@@ -228,7 +228,7 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, false)
 	m.deliver(now, queued{broker: broker, corr: m.nextCorr - 1}, out)
 }
 
@@ -255,7 +255,7 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, true)
 	for range 64 {
 		switch m.app {
 		case appBusy:
@@ -286,7 +286,7 @@ func (m *Member) TickHeartbeat(now protocol.Instant, out *Output) {
 	if m.stopped || !m.started || m.b.heartbeatTask {
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, false)
 	if !m.hbCanPoll() {
 		return
 	}
@@ -351,7 +351,7 @@ func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
 	if m.stopped || !m.started || d <= 0 {
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, false)
 	switch m.app {
 	case appBusy:
 		m.busyUntil = max(m.busyUntil, now).Add(d)
@@ -374,7 +374,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 		m.stop()
 		return
 	}
-	m.fastForward(now)
+	m.fastForward(now, false)
 	if m.cfg.AutoCommit {
 		// ConsumerCoordinator.close: maybeAutoCommitOffsetsSync. Deviation:
 		// sent but not waited for (the close timer is not modelled).
