@@ -6,6 +6,7 @@ package harness
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -159,4 +160,128 @@ func TestLazyPollsMatchEager(t *testing.T) {
 			}
 		})
 	}
+}
+
+func parse(t testing.TB, src string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("test.yaml", []byte(src))
+	require.NoError(t, err)
+	return sc
+}
+
+// TestKIP62 (client issue): with 15 s of processing per poll and a 10 s
+// session timeout, kafka-0.10 (heartbeats only from poll) evicts the live
+// members and kafka-2.x (background heartbeat thread) does not.
+func TestKIP62(t *testing.T) {
+	sc := load(t, "kip62-slow-poll")
+	for seed := uint64(1); seed <= 3; seed++ {
+		res := run(t, sc, seed, Options{})
+		byID := map[string]GroupSummary{}
+		for _, g := range res.Summary.Groups {
+			byID[g.ID] = g
+		}
+		legacy, modern := byID["legacy"], byID["modern"]
+		assert.Positive(t, legacy.Evictions, "kafka-0.10 evicts")
+		assert.Equal(t, legacy.Evictions, legacy.FalseEvictions, "every eviction is of a live member")
+		assert.Zero(t, modern.Evictions, "kafka-2.x keeps its slow members")
+		assert.True(t, modern.StableAtEnd)
+		assert.Empty(t, res.Summary.InvariantViolations)
+	}
+}
+
+// TestCooperativeMovesTakeTwoRebalances (KIP-429): when a member joins a
+// cooperative group, partitions move in two rebalances (revoke, then assign)
+// and no partition is ever owned by two members; under EAGER every member
+// revokes everything before rejoining.
+func TestCooperativeMovesTakeTwoRebalances(t *testing.T) {
+	src := `
+name: coop
+duration: 60s
+coordinator: {brokers: 1, group.initial.rebalance.delay.ms: 0}
+network: {latency: {dist: uniform, min: 1ms, max: 4ms}}
+topics: [{name: t, partitions: 12}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x, partition.assignment.strategy: %s, session.timeout.ms: 10000}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 30s, join: g}
+`
+	for seed := uint64(1); seed <= 5; seed++ {
+		coop := run(t, parse(t, fmt.Sprintf(src, "cooperative-sticky")), seed, Options{KeepTrace: true})
+		g := coop.Summary.Groups[0]
+		var after []Rebalance
+		for _, r := range g.Rebalances {
+			if r.StartMs >= 30000 {
+				after = append(after, r)
+			}
+		}
+		require.Len(t, after, 2, "seed %d: the join costs two rebalances under COOPERATIVE: %+v", seed, g.Rebalances)
+		assert.Zero(t, g.DoubleOwnedPartitionSeconds, "seed %d", seed)
+		assert.Empty(t, coop.Summary.InvariantViolations)
+		owner := map[protocol.TopicPartition]string{}
+		for _, e := range coop.Trace {
+			switch e.Kind {
+			case protocol.EvRevoked:
+				for _, tp := range e.Partitions {
+					delete(owner, tp)
+				}
+			case protocol.EvAssigned:
+				for _, tp := range e.Partitions {
+					if o, ok := owner[tp]; ok && o != e.Node {
+						t.Fatalf("seed %d: %v owned by %s and %s at %v", seed, tp, o, e.Node, e.At)
+					}
+					owner[tp] = e.Node
+				}
+			}
+		}
+
+		eager := run(t, parse(t, fmt.Sprintf(src, "range")), seed, Options{KeepTrace: true})
+		revokedAll := 0
+		for _, e := range eager.Trace {
+			if e.Kind == protocol.EvRevoked && time.Duration(e.At) > 30*time.Second && len(e.Partitions) == 4 {
+				revokedAll++
+			}
+		}
+		assert.Equal(t, 3, revokedAll, "seed %d: under EAGER each of the 3 owners revokes all 4 of its partitions", seed)
+		after = nil
+		for _, r := range eager.Summary.Groups[0].Rebalances {
+			if r.StartMs >= 30000 {
+				after = append(after, r)
+			}
+		}
+		assert.Len(t, after, 1, "seed %d: one rebalance under EAGER", seed)
+	}
+}
+
+// TestFatalErrorStopsOnlyThatMember: GROUP_MAX_SIZE_REACHED (KIP-389) is
+// fatal to the member that gets it; the others form the group.
+func TestFatalErrorStopsOnlyThatMember(t *testing.T) {
+	src := `
+name: max-size
+duration: 30s
+coordinator: {brokers: 1, group.max.size: 3}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 4
+    subscribe: [t]
+    start: {at: 0s, stagger: 100ms}
+`
+	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	g := res.Summary.Groups[0]
+	require.Len(t, g.FatalErrors, 1)
+	assert.Contains(t, g.FatalErrors[0], "GROUP_MAX_SIZE_REACHED")
+	fatal := 0
+	for _, e := range res.Trace {
+		if e.Kind == protocol.EvFatal {
+			fatal++
+			assert.Equal(t, protocol.GroupMaxSizeReached, e.Err)
+		}
+	}
+	assert.Equal(t, 1, fatal, "exactly one member stopped, with the error in the trace")
+	assert.True(t, g.StableAtEnd, "the other three form the group")
+	assert.Equal(t, 3, g.Rebalances[len(g.Rebalances)-1].Members)
 }
