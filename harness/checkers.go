@@ -22,7 +22,7 @@ type checker interface {
 func newCheckers(w *world) []checker {
 	return []checker{
 		&singleOwnerChecker{owner: map[ownerKey]string{}},
-		&generationChecker{coord: map[string]int32{}, client: map[string]int32{}},
+		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 	}
 }
@@ -62,7 +62,12 @@ func (c *singleOwnerChecker) final(*world) string { return "" }
 // Kafka does) or at a client process (except by resetGeneration).
 type generationChecker struct {
 	coord  map[string]int32
-	client map[string]int32
+	client map[string]clientGen
+}
+
+type clientGen struct {
+	gen   int32
+	group string
 }
 
 func (c *generationChecker) name() string { return "monotonic-generations" }
@@ -75,12 +80,22 @@ func (c *generationChecker) check(w *world, e *TraceEvent) string {
 		}
 		c.coord[e.Group] = e.Gen
 	case EvBrokerRole:
-		delete(c.coord, e.Group) // the new coordinator reloads the persisted generation
-	case protocol.EvJoined:
-		if prev, ok := c.client[e.Node]; ok && e.Gen < prev {
-			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev)
+		// The new coordinator reloads the last persisted generation, which
+		// may be older than one a member already joined (a join completed
+		// but never synced): Kafka then answers that member's rejoin with
+		// the reloaded generation (kafka-classic-protocol.md §14). Both
+		// sides start over from the reload.
+		delete(c.coord, e.Group)
+		for node, cg := range c.client {
+			if cg.group == e.Group {
+				delete(c.client, node)
+			}
 		}
-		c.client[e.Node] = e.Gen
+	case protocol.EvJoined:
+		if prev, ok := c.client[e.Node]; ok && e.Gen < prev.gen {
+			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev.gen)
+		}
+		c.client[e.Node] = clientGen{gen: e.Gen, group: e.Group}
 	case EvProcess, protocol.EvGenerationReset:
 		delete(c.client, e.Node) // a new process, or a reset, starts over
 	}
