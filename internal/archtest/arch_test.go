@@ -1,0 +1,131 @@
+// Package archtest checks the project's structural rules (DESIGN.md,
+// STYLE.md §20) by reading the source: the package import graph points one
+// way, and the deterministic core (sim/, model/) never reads the wall clock,
+// uses a global random source, starts a goroutine, or ranges over a map.
+package archtest
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rebalsim/rebalsim"
+
+// allowed lists, for each package, the module packages it may import.
+var allowed = map[string][]string{
+	"sim":                {},
+	"model/protocol":     {},
+	"model/assign":       {"model/protocol"},
+	"model/client":       {"model/protocol", "model/assign"},
+	"model/coordinator":  {"model/protocol"},
+	"scenario":           {"model/assign"},
+	"harness":            {"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
+	"experiments":        {"harness", "scenario", "experiments/report", "model/protocol"},
+	"experiments/report": {},
+	"cmd/simrun":         {"harness", "scenario", "experiments", "experiments/report", "model/protocol"},
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// parseDir parses the non-test Go files of one package directory.
+func parseDir(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+func TestImportGraph(t *testing.T) {
+	fset := token.NewFileSet()
+	for pkg, ok := range allowed {
+		for _, f := range parseDir(t, fset, filepath.Join(root(t), pkg)) {
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if path == "gonum.org/v1/plot" || strings.HasPrefix(path, "gonum.org/v1/plot/") {
+					if pkg != "experiments/report" {
+						t.Errorf("%s imports %s: only experiments/report may import gonum/plot", fset.Position(imp.Pos()), path)
+					}
+				}
+				if !strings.HasPrefix(path, module+"/") {
+					continue
+				}
+				dep := strings.TrimPrefix(path, module+"/")
+				if !slices.Contains(ok, dep) {
+					t.Errorf("%s: %s imports %s, which DESIGN.md's arrows do not allow", fset.Position(imp.Pos()), pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+// forbidden calls in the deterministic core.
+var forbiddenTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
+
+func TestDeterministicCore(t *testing.T) {
+	core := []string{"sim", "model/protocol", "model/assign", "model/client", "model/coordinator"}
+	for _, pkg := range core {
+		fset := token.NewFileSet()
+		files := parseDir(t, fset, filepath.Join(root(t), pkg))
+		conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+		info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
+		if _, err := conf.Check(module+"/"+pkg, fset, files, info); err != nil {
+			t.Fatalf("type-checking %s: %v", pkg, err)
+		}
+		for _, f := range files {
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				switch path {
+				case "math/rand", "crypto/rand", "sync", "sync/atomic", "os", "net":
+					t.Errorf("%s: %s imports %s (no global randomness, threads or I/O in the core)", fset.Position(imp.Pos()), pkg, path)
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.GoStmt:
+					t.Errorf("%s: goroutine in %s", fset.Position(n.Pos()), pkg)
+				case *ast.SelectorExpr:
+					if obj, ok := info.Uses[n.Sel]; ok && obj.Pkg() != nil && obj.Pkg().Path() == "time" && slices.Contains(forbiddenTime, obj.Name()) {
+						t.Errorf("%s: time.%s in %s (virtual time only)", fset.Position(n.Pos()), obj.Name(), pkg)
+					}
+				case *ast.RangeStmt:
+					if tv, ok := info.Types[n.X]; ok {
+						if _, isMap := tv.Type.Underlying().(*types.Map); isMap {
+							t.Errorf("%s: range over a map in %s (iteration order is random; sort the keys)", fset.Position(n.Pos()), pkg)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
