@@ -34,6 +34,7 @@
 //	| kafka-0.11  | x |   |   |   |   |   |   |   |
 //	| kafka-2.2   | x | x |   |   |   |   |   |   |
 //	| kafka-2.3   | x | x | x |   |   |   |   |   |
+//	| kafka-2.4   | = kafka-2.3 (no broker-side change; KIP-429 is client-side) |
 //	| kafka-2.5   | x | x | x |   |   |   |   |   |
 //	| kafka-2.6   | x | x | x | x |   |   |   |   |
 //	| kafka-2.6.1 | x | x | x | x | x |   |   |   |
@@ -44,6 +45,7 @@
 //	| kafka-3.0   | x | x | x | x | x | x | x |   |
 //	| kafka-3.2   | x | x | x | x | x | x | x | x |
 //	| kafka-3.6   | x | x | x | x | x | x | x | x |
+//	| kafka-3.7   | = kafka-3.6 (the Java module stays opt-in) |
 //	| kafka-3.x   | = kafka-3.6 (the Scala coordinator, default for all 3.x) |
 //
 // kafka-0.10 models the 0.10.1 broker: the Empty state exists, no initial
