@@ -16,17 +16,21 @@ var figureDefs = []struct {
 	name string
 	doc  string
 }{
-	{"rebalance_count", "rebalances in the run"},
-	{"rebalance_duration_ms_mean", "mean rebalance duration in the run"},
+	{"rebalance_count", "rebalances in the run (an incomplete one, still open at the end, counts)"},
+	{"incomplete_rebalances", "rebalances still open when the run ended (left out of every duration)"},
+	{"rebalance_duration_ms_mean", "mean rebalance duration in the run (complete rebalances)"},
 	{"rebalance_duration_ms_p50", "median rebalance duration in the run"},
 	{"rebalance_duration_ms_p95", "95th percentile of rebalance durations in the run (empirical)"},
 	{"rebalance_duration_ms_p99", "99th percentile of rebalance durations in the run (empirical)"},
 	{"rebalance_duration_ms_max", "longest rebalance in the run"},
-	{"recovery_ms", "from the first fault to the end of the first rebalance that starts at or after it (empty: no such rebalance)"},
+	{"recovery_ms", "from the first fault to the end of the first rebalance that starts at or after it (empty: no such rebalance, or it was still open at the end)"},
+	{"fault_rebalance_ms", "duration of that first rebalance at or after the first fault (empty as recovery_ms)"},
+	{"rebalances_after_fault", "rebalances that start at or after the first fault (empty without faults)"},
 	{"coordinator_dead_marks", "times a client marked the coordinator unknown/dead"},
 	{"false_coordinator_dead_marks", "of those, while the coordinator was alive and still the coordinator"},
 	{"evictions", "members the coordinator removed (session expiry, rebalance timeout, poll-timeout leave)"},
 	{"false_evictions", "of those, while the member's process was alive"},
+	{"coordinator_dead_marks_per_member_hour", "coordinator-dead marks per member-hour"},
 	{"false_coordinator_dead_marks_per_member_hour", "false coordinator-dead marks per member-hour"},
 	{"false_evictions_per_member_hour", "false evictions per member-hour"},
 	{"member_hours", "simulated member-hours of live processes"},
@@ -67,13 +71,19 @@ func figures(sc *scenario.Scenario, s *harness.Summary) []float64 {
 	out := make([]float64, len(figureDefs))
 	var durations []float64
 	var rebalances []harness.Rebalance
-	var dead, falseDead, ev, falseEv int
+	var dead, falseDead, ev, falseEv, incomplete int
 	var hours, unowned, double float64
 	stable := 1.0
 	gen := 0.0
 	for i, g := range s.Groups {
 		for _, r := range g.Rebalances {
-			durations = append(durations, float64(r.DurationMs))
+			// An incomplete rebalance's "duration" is only the time left
+			// in the run: counted, never averaged (as the harness does).
+			if r.Incomplete {
+				incomplete++
+			} else {
+				durations = append(durations, float64(r.DurationMs))
+			}
 			rebalances = append(rebalances, r)
 		}
 		dead += g.CoordinatorDeadMarks
@@ -104,15 +114,23 @@ func figures(sc *scenario.Scenario, s *harness.Summary) []float64 {
 		p99 = empirical(0.99, durations)
 		max = durations[len(durations)-1]
 	}
-	recovery := nan
+	recovery, faultRebalance, afterFault := nan, nan, nan
 	if len(sc.Faults) > 0 {
 		at := sc.Faults[0].At.Milliseconds()
-		first := int64(-1)
-		for _, r := range rebalances {
-			if r.StartMs >= at && (first < 0 || r.StartMs < first) {
-				first = r.StartMs
-				recovery = float64(r.EndMs - at)
+		first := -1
+		afterFault = 0
+		for i, r := range rebalances {
+			if r.StartMs < at {
+				continue
 			}
+			afterFault++
+			if first < 0 || r.StartMs < rebalances[first].StartMs {
+				first = i
+			}
+		}
+		if first >= 0 && !rebalances[first].Incomplete {
+			recovery = float64(rebalances[first].EndMs - at)
+			faultRebalance = float64(rebalances[first].DurationMs)
 		}
 	}
 	perHour := func(n int) float64 {
@@ -122,9 +140,10 @@ func figures(sc *scenario.Scenario, s *harness.Summary) []float64 {
 		return float64(n) / hours
 	}
 	vals := []float64{
-		float64(len(rebalances)), mean, p50, p95, p99, max, recovery,
+		float64(len(rebalances)), float64(incomplete), mean, p50, p95, p99, max,
+		recovery, faultRebalance, afterFault,
 		float64(dead), float64(falseDead), float64(ev), float64(falseEv),
-		perHour(falseDead), perHour(falseEv),
+		perHour(dead), perHour(falseDead), perHour(falseEv),
 		hours, unowned, double, gen, stable,
 		float64(len(s.InvariantViolations)), float64(s.Events),
 	}

@@ -193,6 +193,30 @@ func axisLabel(name string) string {
 	return strings.ReplaceAll(name, "_", " ")
 }
 
+// colourBarLabel labels a heat map's colour bar: the figure with its unit,
+// or, when that is too long for the bar's height, only the unit (the
+// plot's title names the figure).
+func colourBarLabel(fig, stat string) string {
+	l := axisLabel(fig)
+	if len(l) > 30 {
+		if i := strings.LastIndex(l, "("); i >= 0 {
+			l = strings.Trim(l[i:], "()")
+		} else {
+			l = "value"
+		}
+	}
+	return l + ", " + stat
+}
+
+// seriesLabel names a curve or bar by a parameter value, with its unit:
+// session_timeout_ms and 6000 become "session timeout 6000 ms".
+func seriesLabel(column, value string) string {
+	if base, ok := strings.CutSuffix(column, "_ms"); ok {
+		return strings.ReplaceAll(base, "_", " ") + " " + value + " ms"
+	}
+	return strings.ReplaceAll(column, "_", " ") + " " + value
+}
+
 func statLabel(stat string) string {
 	if stat == "mean" {
 		return "mean"
@@ -312,7 +336,7 @@ func (r *Results) figure(p *Plot) (report.Figure, error) {
 		if st.YLabel == "" {
 			st.YLabel = axisLabel(y.Column)
 		}
-		h := report.Heat{XCats: valueTexts(x), YCats: valueTexts(y), ZLabel: axisLabel(p.Z) + ", " + p.Stat}
+		h := report.Heat{XCats: valueTexts(x), YCats: valueTexts(y), ZLabel: colourBarLabel(p.Z, p.Stat)}
 		h.Z = make([][]float64, len(h.YCats))
 		cnt := make([][]int, len(h.YCats))
 		for rr := range h.Z {
@@ -371,10 +395,10 @@ func (r *Results) groupBy(x string) []group {
 		var parts []string
 		for j, p := range r.Exp.Params {
 			if j != xi {
-				parts = append(parts, p.Column+"="+p.Values[pt.Values[j]].Text)
+				parts = append(parts, seriesLabel(p.Column, p.Values[pt.Values[j]].Text))
 			}
 		}
-		name := strings.Join(parts, " ")
+		name := strings.Join(parts, ", ")
 		k, ok := idx[name]
 		if !ok {
 			k = len(out)
@@ -392,7 +416,7 @@ func (r *Results) groupOnly(series string) []group {
 	p := r.Exp.Params[si]
 	out := make([]group, len(p.Values))
 	for v := range p.Values {
-		out[v].name = p.Column + "=" + p.Values[v].Text
+		out[v].name = seriesLabel(p.Column, p.Values[v].Text)
 	}
 	for i, pt := range r.Points {
 		out[pt.Values[si]].points = append(out[pt.Values[si]].points, i)

@@ -78,6 +78,8 @@ type Outcome struct {
 	Ran      int  // runs executed now
 	Complete bool // every point of the experiment is finished and the result files were written
 	Missing  int  // points of the experiment not finished (other shards)
+	// Plots are the PNG files written (SVG beside each), when Complete.
+	Plots []string
 }
 
 type job struct {
@@ -210,6 +212,16 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			return out, err
 		}
 		out.Complete = true
+		for _, p := range e.Plots {
+			out.Plots = append(out.Plots, filepath.Join(opts.Out, p.File+".png"))
+		}
+		// Tell a new user which file to open (simrun sweep/report pass
+		// stderr as Log).
+		if opts.Log != nil {
+			for _, p := range out.Plots {
+				fmt.Fprintf(opts.Log, "plot: %s (SVG beside it)\n", p)
+			}
+		}
 	}
 	return out, nil
 }

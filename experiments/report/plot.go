@@ -89,7 +89,43 @@ func newPlot(st Style) *plot.Plot {
 
 type plotFigure struct{ p *plot.Plot }
 
-func (f plotFigure) Draw(dc draw.Canvas) { f.p.Draw(dc) }
+// Draw draws the title across the whole figure, and the legend, if any, in
+// a column to the right of the data area, so the legend never covers a
+// curve, a band or a bar.
+func (f plotFigure) Draw(dc draw.Canvas) {
+	const gap = 6 // points between the plot and the legend, and at the edges
+	top, restore := drawTitle(dc, f.p)
+	defer restore()
+	leg := f.p.Legend
+	r := leg.Rectangle(dc)
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		f.p.Draw(draw.Crop(dc, 0, 0, 0, -top))
+		return
+	}
+	w += vg.Points(2 * gap)
+	f.p.Legend = plot.NewLegend() // nothing drawn inside the data area
+	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
+	f.p.Legend = leg
+	leg.Left, leg.Top = true, true
+	leg.Draw(draw.Crop(dc, dc.Size().X-w+vg.Points(gap), -vg.Points(gap), 0, -top-vg.Points(gap)))
+}
+
+// drawTitle draws p's title centred across the whole canvas and returns
+// the height it takes, and a function that gives p its title back: until
+// then p has no title to draw, so the caller crops the canvas by that
+// height and draws the plot below it.
+func drawTitle(dc draw.Canvas, p *plot.Plot) (vg.Length, func()) {
+	title := p.Title.Text
+	if title == "" {
+		return 0, func() {}
+	}
+	sty := p.Title.TextStyle
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - p.Title.Padding}, title)
+	p.Title.Text = ""
+	return sty.Height(title) + 2*p.Title.Padding, func() { p.Title.Text = title }
+}
 
 // Categories labels the integer positions 0..n-1 of a categorical axis.
 type Categories []string
@@ -147,7 +183,7 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 				poly.LineStyle.Width = 0
 				p.Add(poly)
 				if i == 0 {
-					p.Legend.Add("95% interval of the mean", poly)
+					p.Legend.Add("95% CI of the mean", poly)
 				}
 			}
 		}
@@ -291,9 +327,6 @@ func Bar(st Style, cats Categories, series []BarSeries) (Figure, error) {
 		if len(series) > 1 || s.Name != "" {
 			p.Legend.Add(s.Name, b)
 		}
-		if i == 0 && s.Lo != nil {
-			p.Legend.Add("whiskers: 95% interval of the mean")
-		}
 		if s.Lo != nil && s.Hi != nil {
 			var e errPoints
 			for j := range s.Y {
@@ -313,6 +346,24 @@ func Bar(st Style, cats Categories, series []BarSeries) (Figure, error) {
 				p.Add(shifted{eb, b.Offset})
 			}
 		}
+	}
+	if len(series) > 0 && series[0].Lo != nil {
+		p.Legend.Add("whiskers: 95% CI")
+	}
+	// Headroom above the tallest bar or whisker, so neither touches the frame.
+	top := 0.0
+	for _, s := range series {
+		for j, y := range s.Y {
+			if ok(y, false) {
+				top = math.Max(top, y)
+			}
+			if s.Hi != nil && ok(s.Hi[j], false) {
+				top = math.Max(top, s.Hi[j])
+			}
+		}
+	}
+	if top > 0 {
+		p.Y.Min, p.Y.Max = 0, top*1.08
 	}
 	p.X.Tick.Marker = cats
 	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
@@ -419,15 +470,16 @@ func Heatmap(st Style, h Heat) (Figure, error) {
 	bar.Y.Label.Text = h.ZLabel
 	bar.Y.Label.TextStyle.Font.Size = 11
 	bar.Y.Tick.Label.Font.Size = 10
-	bar.Title.Text = " "
-	bar.Title.TextStyle.Font.Size = 14
 	return heatFigure{p, bar}, nil
 }
 
 type heatFigure struct{ main, bar *plot.Plot }
 
 func (f heatFigure) Draw(dc draw.Canvas) {
-	barW := vg.Points(62)
+	barW := vg.Points(66)
+	top, restore := drawTitle(dc, f.main)
+	defer restore()
+	dc = draw.Crop(dc, 0, 0, 0, -top)
 	f.main.Draw(draw.Crop(dc, 0, -barW, 0, 0))
 	f.bar.Draw(draw.Crop(dc, dc.Size().X-barW+vg.Points(4), 0, vg.Points(30), 0))
 }
@@ -435,6 +487,7 @@ func (f heatFigure) Draw(dc draw.Canvas) {
 // compact formats a number for a heat map cell: at most 3 significant
 // digits, no exponent for ordinary magnitudes.
 func compact(z float64) string {
+	z, _ = strconv.ParseFloat(strconv.FormatFloat(z, 'g', 3, 64), 64) // 9.9997 is written 10.0, not 10.00
 	a := math.Abs(z)
 	switch {
 	case a == 0:
