@@ -115,6 +115,11 @@ func (c *livenessChecker) name() string { return "liveness" }
 func (c *livenessChecker) check(*world, *TraceEvent) string { return "" }
 
 func (c *livenessChecker) final(w *world) string {
+	if w.sc.Network.Loss > 0 {
+		// Loss set on the network (not in a window) never stops: the run
+		// has no quiet phase in which liveness could be expected.
+		return ""
+	}
 	quiet := lastFaultEnd(w.sc, w.faults)
 	for _, g := range w.groups {
 		bound := g.sc.Client.SessionTimeout + g.sc.Client.MaxPollInterval + 30*time.Second

@@ -174,6 +174,7 @@ func (w *world) failover(g *groupState) {
 		r := *g.record
 		rec = &r
 	}
+	w.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
 	nb.b.Elect(protocol.Instant(now), g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
 	w.flushBroker(nb)
 }

@@ -285,3 +285,21 @@ groups:
 	assert.True(t, g.StableAtEnd, "the other three form the group")
 	assert.Equal(t, 3, g.Rebalances[len(g.Rebalances)-1].Members)
 }
+
+// TestFailoverRecovery: after a coordinator failover of a Stable group the
+// recovery ends once the new coordinator has loaded the group and answered
+// every member a heartbeat: at least load.time, at most load.time plus one
+// heartbeat interval, the rediscovery backoff and a few round trips.
+func TestFailoverRecovery(t *testing.T) {
+	sc := load(t, "coordinator-failover")
+	g := sc.Groups[0]
+	for seed := uint64(1); seed <= 5; seed++ {
+		gs := run(t, sc, seed, Options{}).Summary.Groups[0]
+		require.Len(t, gs.Failovers, 1, "seed %d", seed)
+		f := gs.Failovers[0]
+		rec := time.Duration(f.RecoveryMs) * time.Millisecond
+		assert.GreaterOrEqual(t, rec, sc.Coordinator.LoadTime, "seed %d", seed)
+		assert.LessOrEqual(t, rec, sc.Coordinator.LoadTime+g.Client.HeartbeatInterval+g.Client.RetryBackoffMax+100*time.Millisecond, "seed %d", seed)
+		assert.Less(t, gs.UnownedPartitionSecondsAfterFirstFault, gs.UnownedPartitionSeconds, "seed %d: the startup join is not counted after the fault", seed)
+	}
+}

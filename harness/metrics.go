@@ -34,18 +34,29 @@ type groupMetrics struct {
 	fatal                     []string
 
 	// Partition ownership: owners per partition index; integrals.
-	owners        []int32
-	index         map[protocol.TopicPartition]int
-	zero, extra   int // partitions with no owner; sum of (owners-1) over double-owned
-	lastChange    sim.Instant
-	tracking      bool
+	owners              []int32
+	index               map[protocol.TopicPartition]int
+	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
+	lastChange          sim.Instant
+	tracking            bool
+	firstFault          sim.Instant // Never when the run has no fault
+	unownedAfterFaultPS float64
+
+	// The failover being recovered from, if any: loadedAt is when the new
+	// coordinator finishes loading; confirmed counts live members it has
+	// since answered a successful Heartbeat or SyncGroup.
+	failovers     []Failover
+	recovering    bool
+	failoverAt    sim.Instant
+	loadedAt      sim.Instant
+	confirmed     int
 	unownedPS     float64
 	doubleOwnedPS float64
 	lastLeaveWhy  string
 }
 
 func newGroupMetrics(partitions int) *groupMetrics {
-	return &groupMetrics{owners: make([]int32, partitions), zero: partitions, coordGen: -1}
+	return &groupMetrics{owners: make([]int32, partitions), zero: partitions, coordGen: -1, firstFault: sim.Never}
 }
 
 // integrate advances the partition-ownership integrals to now.
@@ -54,8 +65,57 @@ func (m *groupMetrics) integrate(now sim.Instant) {
 		dt := float64(now-m.lastChange) / 1e9
 		m.unownedPS += dt * float64(m.zero)
 		m.doubleOwnedPS += dt * float64(m.extra)
+		if now > m.firstFault {
+			from := max(m.lastChange, m.firstFault)
+			m.unownedAfterFaultPS += float64(now-from) / 1e9 * float64(m.zero)
+		}
 	}
 	m.lastChange = now
+}
+
+// startFailover begins measuring recovery from a failover at now whose new
+// coordinator loads for load.
+func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
+	m := g.m
+	if m.recovering {
+		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
+	}
+	m.recovering, m.failoverAt, m.loadedAt, m.confirmed = true, now, now+load, 0
+	for _, si := range g.slots {
+		w.slots[si].confirmed = false
+	}
+}
+
+// confirm notes a successful Heartbeat or SyncGroup answer from the group's
+// coordinator to s, and ends the recovery once every live member has one
+// and the group is Stable.
+func (w *world) confirm(s *slot, now sim.Instant) {
+	g := w.groups[s.group]
+	m := g.m
+	if !m.recovering || now < m.loadedAt || s.confirmed {
+		return
+	}
+	s.confirmed = true
+	m.confirmed++
+	w.maybeRecovered(g, now)
+}
+
+func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
+	m := g.m
+	if !m.recovering || m.coordState != "Stable" {
+		return
+	}
+	n := 0
+	for _, si := range g.slots {
+		if s := w.slots[si]; s.alive && s.confirmed {
+			n++
+		}
+	}
+	if n < m.live {
+		return
+	}
+	m.recovering = false
+	m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: int64(now-m.failoverAt) / 1e6})
 }
 
 func (m *groupMetrics) adjust(i int, delta int32) {
@@ -133,6 +193,7 @@ func (w *world) observe(e *TraceEvent) {
 			s.settledGen = -1
 		}
 		w.maybeCloseRebalance(s.group, e.At)
+		w.maybeRecovered(w.groups[s.group], e.At)
 	}
 }
 
@@ -236,6 +297,7 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 			m.openTrig = triggerName(m.trigger, g)
 		}
 		w.maybeCloseRebalance(w.groupIndex(g), e.At)
+		w.maybeRecovered(g, e.At)
 	case protocol.EvGenerationComplete:
 		w.setCoordGen(g, e.Gen)
 	case protocol.EvMemberAdded:

@@ -64,6 +64,10 @@ func (w *world) finish() {
 		}
 	}
 	for _, g := range w.groups {
+		if m := g.m; m.recovering {
+			m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
+			m.recovering = false
+		}
 		if m := g.m; m.open {
 			m.rebalances = append(m.rebalances, Rebalance{
 				Generation: m.coordGen, StartMs: int64(m.openStart) / 1e6, EndMs: int64(now) / 1e6,
@@ -88,19 +92,21 @@ func (w *world) summary() Summary {
 	for _, g := range w.groups {
 		m := g.m
 		gs := GroupSummary{
-			ID:                          g.id,
-			Rebalances:                  m.rebalances,
-			RebalanceCount:              len(m.rebalances),
-			CoordinatorDeadMarks:        m.deadMarks,
-			FalseCoordinatorDeadMarks:   m.falseDeadMarks,
-			Evictions:                   m.evictions,
-			FalseEvictions:              m.falseEvictions,
-			MemberHours:                 round(m.memberSeconds/3600, 6),
-			UnownedPartitionSeconds:     round(m.unownedPS, 3),
-			DoubleOwnedPartitionSeconds: round(m.doubleOwnedPS, 3),
-			FinalGeneration:             m.coordGen,
-			StableAtEnd:                 m.coordState == "Stable" && !m.open,
-			FatalErrors:                 m.fatal,
+			ID:                                     g.id,
+			Rebalances:                             m.rebalances,
+			RebalanceCount:                         len(m.rebalances),
+			CoordinatorDeadMarks:                   m.deadMarks,
+			FalseCoordinatorDeadMarks:              m.falseDeadMarks,
+			Evictions:                              m.evictions,
+			FalseEvictions:                         m.falseEvictions,
+			MemberHours:                            round(m.memberSeconds/3600, 6),
+			UnownedPartitionSeconds:                round(m.unownedPS, 3),
+			UnownedPartitionSecondsAfterFirstFault: round(m.unownedAfterFaultPS, 3),
+			Failovers:                              m.failovers,
+			DoubleOwnedPartitionSeconds:            round(m.doubleOwnedPS, 3),
+			FinalGeneration:                        m.coordGen,
+			StableAtEnd:                            m.coordState == "Stable" && !m.open,
+			FatalErrors:                            m.fatal,
 		}
 		if gs.Rebalances == nil {
 			gs.Rebalances = []Rebalance{}

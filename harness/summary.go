@@ -50,16 +50,32 @@ type GroupSummary struct {
 	// Rates per member-hour of simulated time (DESIGN.md: "rates are per
 	// member-hour, with the number of member-hours beside them"); 0 when no
 	// member-hours were simulated. Filled by FillRates.
-	CoordinatorDeadMarksPerMemberHour      float64  `json:"coordinator_dead_marks_per_member_hour"`
-	FalseCoordinatorDeadMarksPerMemberHour float64  `json:"false_coordinator_dead_marks_per_member_hour"`
-	EvictionsPerMemberHour                 float64  `json:"evictions_per_member_hour"`
-	FalseEvictionsPerMemberHour            float64  `json:"false_evictions_per_member_hour"`
-	RebalancesPerMemberHour                float64  `json:"rebalances_per_member_hour"`
-	UnownedPartitionSeconds                float64  `json:"unowned_partition_seconds"`
-	DoubleOwnedPartitionSeconds            float64  `json:"double_owned_partition_seconds"`
-	FinalGeneration                        int32    `json:"final_generation"`
-	StableAtEnd                            bool     `json:"stable_at_end"`
-	FatalErrors                            []string `json:"fatal_errors,omitempty"`
+	CoordinatorDeadMarksPerMemberHour      float64 `json:"coordinator_dead_marks_per_member_hour"`
+	FalseCoordinatorDeadMarksPerMemberHour float64 `json:"false_coordinator_dead_marks_per_member_hour"`
+	EvictionsPerMemberHour                 float64 `json:"evictions_per_member_hour"`
+	FalseEvictionsPerMemberHour            float64 `json:"false_evictions_per_member_hour"`
+	RebalancesPerMemberHour                float64 `json:"rebalances_per_member_hour"`
+	UnownedPartitionSeconds                float64 `json:"unowned_partition_seconds"`
+	// UnownedPartitionSecondsAfterFirstFault counts only from the first
+	// fault on, so a fault's cost is not mixed with the startup join.
+	UnownedPartitionSecondsAfterFirstFault float64 `json:"unowned_partition_seconds_after_first_fault"`
+	DoubleOwnedPartitionSeconds            float64 `json:"double_owned_partition_seconds"`
+	// Failovers lists each coordinator failover of the group and how long
+	// the group took to recover from it.
+	Failovers       []Failover `json:"failovers,omitempty"`
+	FinalGeneration int32      `json:"final_generation"`
+	StableAtEnd     bool       `json:"stable_at_end"`
+	FatalErrors     []string   `json:"fatal_errors,omitempty"`
+}
+
+// Failover is one coordinator failover of a group. RecoveryMs runs from the
+// failover to the moment the new coordinator has the group Stable and has
+// answered every live member a successful Heartbeat or SyncGroup after
+// loading (answers during loading do not count: Kafka answers NONE without
+// looking at the group); -1 when that did not happen before the run ended.
+type Failover struct {
+	AtMs       int64 `json:"at_ms"`
+	RecoveryMs int64 `json:"recovery_ms"`
 }
 
 // Violation is one invariant violation: the checker, the first violating

@@ -83,6 +83,7 @@ type slot struct {
 	settledGen int32 // generation at which the member last completed onJoinComplete while STABLE; -1 none
 	coordSeen  int32 // broker the client last found as coordinator; -1 none
 	lastLeave  string
+	confirmed  bool // answered by the new coordinator since a failover (metrics)
 }
 
 type broker struct {
@@ -231,6 +232,13 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	}
 	for i := range w.faults {
 		w.q.Schedule(sim.Instant(w.faults[i].At), ev{kind: evFault, idx: int32(i)})
+	}
+	first := sim.Never
+	for _, f := range w.faults {
+		first = min(first, sim.Instant(f.At))
+	}
+	for _, g := range w.groups {
+		g.m.firstFault = first
 	}
 	w.checks = newCheckers(w)
 	return w, nil
@@ -501,6 +509,11 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	}
 	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
+		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup {
+			w.confirm(s, now)
+		}
+	}
 	w.catchUp(s)
 	s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
 	w.flushMember(s)
