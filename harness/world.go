@@ -50,6 +50,14 @@ func evIdentity(_ sim.Instant, e ev) uint64 {
 	return id
 }
 
+// envelopeBytes is a message's estimated size on the wire.
+func envelopeBytes(e envelope) int {
+	if e.req != nil {
+		return protocol.RequestBytes(e.req)
+	}
+	return protocol.ResponseBytes(e.resp)
+}
+
 // envelope is what travels on the simulated network.
 type envelope struct {
 	conn   coordinator.Conn // the member process's connection id
@@ -138,6 +146,12 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	w.q = sim.NewQueue[ev](nil)
 	w.q.SetKeyer(seed, evIdentity)
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
+	if sc.Network.BandwidthBytesPerSecond > 0 {
+		w.net.SetBandwidth(sc.Network.BandwidthBytesPerSecond, envelopeBytes)
+	}
+	if sc.Network.Retransmit > 0 {
+		w.net.SetRetransmit(sc.Network.Retransmit, scenario.RetransmitMaxRetries)
+	}
 	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace)
 	w.faults = expandFaults(sc, seed) // a copy: faults are resolved in place while running
 

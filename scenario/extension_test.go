@@ -60,3 +60,36 @@ func TestExtensionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNetworkBandwidthAndRetransmit: network.bandwidth takes bytes per second
+// or a unit; network.retransmit is a duration; bad values name file, line
+// and field.
+func TestNetworkBandwidthAndRetransmit(t *testing.T) {
+	base := "name: n\ntopics: [{name: t, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [t]}]\nnetwork:\n"
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"  bandwidth: 125000000\n", 125000000},
+		{"  bandwidth: 1Gbit/s\n", 125000000},
+		{"  bandwidth: 100MB/s\n", 100000000},
+		{"  bandwidth: 1.5 KB/s\n", 1500},
+	} {
+		sc, err := Parse("n.yaml", []byte(base+c.in))
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, sc.Network.BandwidthBytesPerSecond, c.in)
+	}
+	sc, err := Parse("n.yaml", []byte(base+"  retransmit: 200ms\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 200*time.Millisecond, sc.Network.Retransmit)
+
+	for _, c := range []struct{ in, msg string }{
+		{"  bandwidth: fast\n", `n.yaml:5: network.bandwidth: expected a bandwidth like "1Gbit/s", "100MB/s" or bytes per second, got "fast"`},
+		{"  bandwidth: -3MB/s\n", `n.yaml:5: network.bandwidth: expected a bandwidth like "1Gbit/s", "100MB/s" or bytes per second, got "-3MB/s"`},
+		{"  retransmit: 200\n", `n.yaml:5: network.retransmit: a duration needs a unit, like "200ms" or "200s"`},
+	} {
+		_, err := Parse("n.yaml", []byte(base+c.in))
+		require.Error(t, err, c.in)
+		assert.Equal(t, c.msg, err.Error())
+	}
+}

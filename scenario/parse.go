@@ -294,6 +294,16 @@ func (d *decoder) network(n *yaml.Node) (Network, error) {
 			return Network{}, err
 		}
 	}
+	if v := f.get("bandwidth"); v != nil {
+		if nw.BandwidthBytesPerSecond, err = d.bandwidth(v, sub(path, "bandwidth")); err != nil {
+			return Network{}, err
+		}
+	}
+	if v := f.get("retransmit"); v != nil {
+		if nw.Retransmit, err = d.duration(v, sub(path, "retransmit")); err != nil {
+			return Network{}, err
+		}
+	}
 	return nw, nil
 }
 
@@ -572,4 +582,36 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// bandwidthUnits are the accepted bandwidth suffixes and their bytes per
+// second (decimal units, as network links are sold).
+var bandwidthUnits = []struct {
+	suffix string
+	bytes  float64
+}{
+	{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}, {"Kbit/s", 1e3 / 8}, {"bit/s", 1.0 / 8},
+	{"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1},
+}
+
+// bandwidth decodes bytes per second: an integer, or a number with a unit
+// ("1Gbit/s", "100MB/s").
+func (d *decoder) bandwidth(n *yaml.Node, path string) (int64, error) {
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		return 0, d.errf(n, path, "expected a bandwidth like \"1Gbit/s\", \"100MB/s\" or bytes per second, got %s", kindName(n))
+	}
+	if n.ShortTag() == "!!int" {
+		return d.integer(n, path, 0, 1<<50)
+	}
+	v := strings.TrimSpace(n.Value)
+	for _, u := range bandwidthUnits {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				break
+			}
+			return int64(x * u.bytes), nil
+		}
+	}
+	return 0, d.errf(n, path, "expected a bandwidth like \"1Gbit/s\", \"100MB/s\" or bytes per second, got %q", n.Value)
 }

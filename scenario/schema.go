@@ -59,7 +59,7 @@ var (
 		"brokers", "profile", "group.initial.rebalance.delay.ms",
 		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
 		"group.max.size", "load.time")}
-	networkSchema = &mapSchema{keys: leaves("latency", "loss")}
+	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
 	topicSchema   = &mapSchema{keys: leaves("name", "partitions")}
 	clientSchema  = &mapSchema{keys: leaves(
 		"profile", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",

@@ -60,7 +60,17 @@ type Dist struct {
 type Network struct {
 	Latency Dist
 	Loss    float64
+	// BandwidthBytesPerSecond is each node's egress bandwidth (bandwidth;
+	// 0 = unlimited): messages take size/bandwidth to send, one at a time.
+	BandwidthBytesPerSecond int64
+	// Retransmit (retransmit; 0 = off) turns a lost message into a delay
+	// of this retransmission timeout, doubling per consecutive loss, as TCP
+	// does; after RetransmitMaxRetries losses in a row it is dropped.
+	Retransmit time.Duration
 }
+
+// RetransmitMaxRetries is TCP's default retry limit (Linux tcp_retries2).
+const RetransmitMaxRetries = 15
 
 // Topic is one topic.
 type Topic struct {

@@ -73,6 +73,35 @@ type Network[M any] struct {
 	links   map[uint64]*link
 	filter  Filter[M]
 	cuts    int // number of cut directions, to skip partition checks when 0
+
+	// Bandwidth (SetBandwidth): each node's egress sends one message at a
+	// time at bytesPerSecond; txFree[n] is when node n's link is free.
+	bytesPerSecond int64
+	size           func(M) int
+	txFree         []Instant
+
+	// Retransmission (SetRetransmit): a lost message is sent again after
+	// rto, doubling, up to maxRetries times, instead of being dropped.
+	rto        time.Duration
+	maxRetries int
+}
+
+// SetBandwidth gives every node an egress link of bytesPerSecond (0: no
+// limit): a message occupies its sender's link for size(msg)/bandwidth, one
+// message after another, before its latency starts. A broker answering N
+// members therefore needs N transmission times, and a large message (a
+// leader's JoinGroup response listing every member) takes longer than a
+// heartbeat.
+func (n *Network[M]) SetBandwidth(bytesPerSecond int64, size func(M) int) {
+	n.bytesPerSecond, n.size = bytesPerSecond, size
+}
+
+// SetRetransmit makes loss cost time instead of the message: each loss draw
+// that hits delays the message by rto, doubling per consecutive loss (TCP's
+// retransmission timeout backoff), and only after maxRetries consecutive
+// losses is it dropped (a stalled connection). rto 0 restores dropping.
+func (n *Network[M]) SetRetransmit(rto time.Duration, maxRetries int) {
+	n.rto, n.maxRetries = rto, maxRetries
 }
 
 // NewNetwork returns a network drawing latency and loss from rng.
@@ -131,9 +160,32 @@ func (n *Network[M]) Send(now Instant, from, to NodeID, msg M) (Delivery[M], Dro
 		extra = v.Delay
 	}
 	if n.loss > 0 && n.rng.Float64() < n.loss {
-		return d, DropLoss
+		if n.rto <= 0 {
+			return d, DropLoss
+		}
+		backoff := n.rto
+		for tries := 1; ; tries++ {
+			if tries > n.maxRetries {
+				return d, DropLoss
+			}
+			extra += backoff
+			backoff *= 2
+			if n.rng.Float64() >= n.loss {
+				break
+			}
+		}
 	}
-	at := now.Add(n.latency.Draw(n.rng) + extra)
+	start := now
+	if n.bytesPerSecond > 0 {
+		if int(from) >= len(n.txFree) {
+			n.txFree = append(n.txFree, make([]Instant, int(from)+1-len(n.txFree))...)
+		}
+		start = max(now, n.txFree[from])
+		tx := time.Duration(int64(n.size(msg)) * int64(time.Second) / n.bytesPerSecond)
+		start = start.Add(tx)
+		n.txFree[from] = start
+	}
+	at := start.Add(n.latency.Draw(n.rng) + extra)
 	if at < l.last[dir] {
 		at = l.last[dir] // FIFO per connection direction
 	}

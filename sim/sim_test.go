@@ -245,3 +245,34 @@ func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 	q2.Pop()
 	assert.Equal(t, q2.TieKey(9, 4), q2.CurrentTieKey())
 }
+
+func TestNetworkBandwidthSerialisesSenderEgress(t *testing.T) {
+	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(time.Millisecond), 0)
+	net.SetBandwidth(1000, func(m toy) int { return m.n }) // 1000 B/s
+	a, _ := net.Send(0, 1, 2, toy{500})                    // 0.5 s on the wire
+	b, _ := net.Send(0, 1, 3, toy{100})                    // queued behind a: 0.6 s
+	c, _ := net.Send(0, 4, 2, toy{100})                    // another sender: 0.1 s
+	assert.Equal(t, Instant(500*time.Millisecond+time.Millisecond), a.At)
+	assert.Equal(t, Instant(600*time.Millisecond+time.Millisecond), b.At)
+	assert.Equal(t, Instant(100*time.Millisecond+time.Millisecond), c.At)
+}
+
+func TestNetworkRetransmitTurnsLossIntoDelay(t *testing.T) {
+	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(time.Millisecond), 0.5)
+	net.SetRetransmit(200*time.Millisecond, 6)
+	delayed, dropped := 0, 0
+	for i := 0; i < 2000; i++ {
+		d, why := net.Send(Instant(i)*Instant(time.Hour), 1, 2, toy{i})
+		switch {
+		case why == DropLoss:
+			dropped++
+		case d.At-Instant(i)*Instant(time.Hour) > Instant(time.Millisecond):
+			delayed++
+			// one or more RTOs: 200 ms, then 200+400, ...
+			extra := time.Duration(d.At-Instant(i)*Instant(time.Hour)) - time.Millisecond
+			assert.Contains(t, []time.Duration{200, 600, 1400, 3000, 6200, 12600}, extra/time.Millisecond)
+		}
+	}
+	assert.InDelta(t, 1000, delayed, 100, "about half the messages are lost once or more")
+	assert.InDelta(t, 2000.0/128, dropped, 15, "dropped only after 7 consecutive losses (0.5^7)")
+}
