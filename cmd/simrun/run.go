@@ -28,8 +28,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the JSON summary on stdout")
 	trace := fs.String("trace", "", "write the trace as JSON lines to `FILE.jsonl`")
 	perfetto := fs.String("perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
+	timeline := fs.String("timeline", "", "draw the run's timeline (member and coordinator states, evictions, dead marks, faults) to `FILE.png` or .svg")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun run SCENARIO [--seed N] [--json] [--trace FILE.jsonl] [--perfetto FILE.json]")
+		fmt.Fprintln(stderr, "Usage: simrun run SCENARIO [--seed N] [--json] [--trace FILE.jsonl] [--perfetto FILE.json] [--timeline FILE.png]")
 		fmt.Fprintln(stderr, "SCENARIO is a scenario file or a built-in name (simrun list).")
 		fs.PrintDefaults()
 	}
@@ -68,7 +69,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		tw = bufio.NewWriterSize(tf, 1<<20)
 		opts.TraceJSONL = tw
 	}
-	opts.KeepTrace = *perfetto != ""
+	opts.KeepTrace = *perfetto != "" || *timeline != ""
 	var tl *timelineWriter
 	if !*asJSON {
 		// The timeline of the human output keeps only the few events it
@@ -100,6 +101,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *perfetto != "" {
 		if err := harness.WritePerfettoFile(*perfetto, res.Trace); err != nil {
 			fmt.Fprintln(stderr, "simrun: writing perfetto trace:", err)
+			return exitBadInput
+		}
+	}
+	if *timeline != "" {
+		if err := writeTimeline(*timeline, sc, res); err != nil {
+			fmt.Fprintln(stderr, "simrun: writing timeline:", err)
 			return exitBadInput
 		}
 	}

@@ -37,18 +37,28 @@ type Figure interface {
 	Draw(dc draw.Canvas)
 }
 
-// Render returns the figure as PNG or SVG bytes ("png" or "svg").
+// Sized is a figure with its own size (a timeline grows with its tracks).
+type Sized interface {
+	Size() (w, h vg.Length)
+}
+
+// Render returns the figure as PNG or SVG bytes ("png" or "svg"), at the
+// house size unless the figure says otherwise (Sized).
 func Render(f Figure, format string) ([]byte, error) {
+	w, h := Width, Height
+	if s, ok := f.(Sized); ok {
+		w, h = s.Size()
+	}
 	var buf bytes.Buffer
 	switch format {
 	case "png":
-		c := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(color.White))
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(color.White))
 		f.Draw(draw.New(c))
 		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("png: %w", err)
 		}
 	case "svg":
-		c := vgsvg.New(Width, Height)
+		c := vgsvg.New(w, h)
 		f.Draw(draw.New(c))
 		if _, err := c.WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("svg: %w", err)
