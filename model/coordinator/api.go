@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -17,7 +18,52 @@ type Config struct {
 	MaxSessionTimeout     time.Duration // group.max.session.timeout.ms
 	MaxSize               int           // group.max.size
 	NewMemberJoinTimeout  time.Duration // NewMemberJoinTimeoutMs (300 s, not configurable in Kafka)
+
+	// The group-record append (GroupMetadataManager.storeGroup: an
+	// acks=all append to __consumer_offsets). With every field below at
+	// its zero value the append completes synchronously inside the call
+	// that makes it and always succeeds (the behaviour before these fields
+	// existed: the output is byte-identical). See append.go.
+
+	// AppendLatency is the time from storeGroup to the append completing
+	// (local write + replication to the ISR). nil: 0. Negative draws count
+	// as 0. Appends of one group complete in order (the log is ordered): an
+	// append never completes before the one made before it.
+	AppendLatency Dist
+	// AppendBytesPerSecond adds size/AppendBytesPerSecond to each append's
+	// latency, where size is the estimated serialized group record
+	// (recordSize in append.go). 0: no size term.
+	AppendBytesPerSecond int64
+	// AppendTimeout is offsets.commit.timeout.ms (Kafka default 5 s): an
+	// append whose latency exceeds it fails with REQUEST_TIMED_OUT at the
+	// timeout. 0: no timeout.
+	AppendTimeout time.Duration
+	// AppendErrorProbability is the probability, drawn from Rand for each
+	// append, that it fails with AppendError. 0: appends never fail.
+	AppendErrorProbability float64
+	// AppendError is the raw log-append error of a failing append; one of
+	// NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+	// UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR,
+	// REQUEST_TIMED_OUT. Required when AppendErrorProbability > 0. The
+	// caller sees it mapped as in storeGroup (mapAppendError).
+	AppendError protocol.ErrorCode
+	// Rand is the broker's random stream for AppendLatency draws and
+	// AppendErrorProbability. It may be nil when AppendErrorProbability is
+	// 0 and AppendLatency is nil or ignores its argument (a constant).
+	Rand *rand.Rand
 }
+
+// Dist draws a duration from an explicit random stream. sim.Dist's
+// implementations (Constant, Uniform, Exponential, Lognormal) satisfy it.
+type Dist interface {
+	Draw(r *rand.Rand) time.Duration
+}
+
+// Const is a Dist that always returns itself (needs no Rand).
+type Const time.Duration
+
+// Draw returns the constant.
+func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
 
 // Conn identifies the client connection a request came in on. The harness
 // assigns it (one per member process); replies go back to it.

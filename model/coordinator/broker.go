@@ -164,6 +164,8 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 			b.onExpirePendingSync(t.at, t.g, out)
 		case tkLoad:
 			b.onGroupLoaded(t.at, t.part, out)
+		case tkAppend:
+			b.onAppendTimer(t.at, t, out)
 		}
 	}
 }
@@ -288,6 +290,7 @@ func (b *Broker) Resign(_ protocol.Instant, groupID string, out *Output) {
 	b.cancel(&g.join)
 	g.joinKind = joinNone
 	b.cancel(&g.sync)
+	b.dropAppends(g, out)
 }
 
 // onGroupLoaded mirrors GroupCoordinator.onGroupLoaded after
@@ -419,10 +422,8 @@ func (b *Broker) newMemberID(clientID, instanceID string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, b.cfg.BrokerID, b.idSeq)
 }
 
-// persist models GroupMetadataManager.storeGroup. Deviation (not
-// modelled): the append to __consumer_offsets completes synchronously and
-// always succeeds; log-append latency (acks=all, offsets.commit.timeout.ms)
-// and append errors are not simulated.
+// persist records a group record whose append completed successfully
+// (storeGroup's putCacheCallback with NONE; see append.go).
 func (b *Broker) persist(g *group, rec GroupRecord, out *Output) {
 	out.Persist = append(out.Persist, rec)
 	b.emit(out, protocol.Event{Kind: protocol.EvGroupPersisted, Group: g.id, Gen: rec.GenerationID,

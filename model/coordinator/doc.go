@@ -14,14 +14,16 @@
 //     strictly before now fire first.
 //   - Tick(now, out) at NextDeadline() (safe to call early): delayed join,
 //     InitialDelayedJoin, DelayedSync, per-member heartbeat expiry, KIP-394
-//     pending-member expiry, load completion.
+//     pending-member expiry, load completion, group-record append
+//     completion.
 //   - Elect / Resign for coordinator failover, SetCoordinator for the
 //     metadata FindCoordinator answers from.
 //
-// Group-record writes appear in out.Persist (the harness hands the latest
-// to the next coordinator's Elect); trace events in out.Events (Node =
-// Config.Name, Group = group id). Responses in Replies are read-only (the
-// Heartbeat answers are shared to keep the heartbeat path allocation-free).
+// Group-record writes appear in out.Persist when their append completes
+// successfully (the harness hands the latest to the next coordinator's
+// Elect); trace events in out.Events (Node = Config.Name, Group = group
+// id). Responses in Replies are read-only (the Heartbeat answers are shared
+// to keep the heartbeat path allocation-free).
 //
 // # Profiles
 //
@@ -52,6 +54,27 @@
 // delay, new members expire after their session timeout. In every profile
 // a JoinGroup v0 uses the session timeout as the rebalance timeout.
 //
+// # Group-record appends
+//
+// GroupMetadataManager.storeGroup (an acks=all append to
+// __consumer_offsets) is made by the leader's SyncGroup in
+// CompletingRebalance, by a static member's restart in Stable (2.7+
+// profiles) and when a join completes with no member (the Empty record).
+// Config.AppendLatency, AppendBytesPerSecond (size of the record over a
+// bandwidth), AppendTimeout (offsets.commit.timeout.ms) and
+// AppendErrorProbability/AppendError, drawn from Config.Rand, set when and
+// how an append completes; all zero: it completes synchronously and always
+// succeeds. While an append is outstanding the group is left as Kafka
+// leaves it: parked SyncGroups stay parked, a heartbeat still counts, and
+// whatever moves the group on (a join, a leave, an expiry, DelayedSync)
+// answers them. On completion the SyncGroup callback acts only if the group
+// is still CompletingRebalance in the same generation (→ Stable, or on an
+// error the mapped error and a rebalance with reason "append-error"); the
+// static callback answers the restart's JoinGroup (or reverts the
+// replacement and answers the mapped error); the Empty record is
+// fire-and-forget. Resign drops outstanding appends, so a failover loads the
+// last completed record. See append.go.
+//
 // # Deterministic rules replacing Kafka's hash-map order
 //
 //   - Leader after the leader leaves: the earliest-joined remaining member
@@ -73,15 +96,19 @@
 // "session-expired", "sync-timeout" (DelayedSync), "coordinator-failover"
 // (a freshly loaded group over group.max.size, or a member-driven
 // rebalance of a group loaded by a failover before all its members
-// resynchronised). "rebalance-timeout" and "other" are never produced:
+// resynchronised), "append-error" (the leader's SyncGroup append failed,
+// only with Config.AppendErrorProbability or AppendTimeout set).
+// "rebalance-timeout" and "other" are never produced:
 // in Kafka a rebalance timeout completes a join, it does not start one.
 //
 // # Not modelled (deliberately)
 //
-//   - The log append of group records: storeGroup completes synchronously
-//     and always succeeds; append latency (acks=all,
-//     offsets.commit.timeout.ms) and append errors (and their mapping, the
-//     revert of a static replacement) are not simulated.
+//   - Group-record appends are not a shared log: each append's latency is
+//     drawn independently (plus size/bandwidth), only ordered behind the
+//     group's earlier outstanding appends; no batching with offset commits
+//     of other groups, no ISR dynamics. A timed-out append is never
+//     persisted (in Kafka it may still commit later). Offset-commit appends
+//     are not modelled at all (see Offsets).
 //   - Offsets: OffsetCommit only has its membership effects (validation,
 //     session reset); nothing is stored; no OffsetFetch, offset expiry,
 //     group metadata expiry of Empty groups, DeleteGroups, DescribeGroups,

@@ -120,6 +120,10 @@ type group struct {
 	sync    timer
 	syncGen int32
 
+	// appends are the outstanding group-record appends, oldest first
+	// (append.go); empty with a zero-latency configuration.
+	appends []*appendOp
+
 	// failoverPending: loaded by a failover and not every member has
 	// resynchronised yet (trace attribution only, see prepareRebalance).
 	failoverPending bool

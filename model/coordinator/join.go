@@ -307,6 +307,8 @@ func (b *Broker) memberReason(g *group, reason string) string {
 // GroupCoordinator.updateStaticMemberAndRebalance (§13).
 func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, m *member, newID string, jr *joinReq, out *Output) {
 	currentLeader := g.leader
+	oldID, oldClientID := m.id, m.clientID
+	oldProtocols, oldRebalance, oldSession := m.protocols, m.rebalanceTimeout, m.sessionTimeout
 	b.replaceStaticMember(g, m, newID, jr.r.ClientID, out)
 	// The old id's heartbeat expiry is superseded by the new id's.
 	b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
@@ -323,12 +325,13 @@ func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, 
 			b.maybePrepareRebalance(now, g, b.memberReason(g, reasonJoin), out)
 			return
 		}
-		// storeGroup with the current assignments; append errors are not
-		// modelled, so the revert path (old id restored, error answered)
-		// never runs.
-		b.persist(g, g.record(nil), out)
-		skip := b.feat.skipAssignment && jr.r.Version >= 9 && g.leader == m.id
-		b.maybeInvokeJoinCallback(m, b.joinResult(g, m, currentLeader, skip, skip), out)
+		// storeGroup with the current assignments; the callback
+		// (onStaticMemberStored) answers the JoinGroup, or reverts the
+		// replacement on an append error.
+		b.storeGroup(now, g, &appendOp{kind: appendStatic, rec: g.record(nil), m: m, oldID: oldID, newID: newID,
+			currentLeader: currentLeader, skipSupported: b.feat.skipAssignment && jr.r.Version >= 9,
+			oldProtocols: oldProtocols, oldRebalance: oldRebalance, oldSession: oldSession, oldClientID: oldClientID,
+			joinConn: jr.conn, joinCorr: jr.corr}, out)
 	case CompletingRebalance:
 		if b.feat.staticRebalanceInCompleting {
 			// KAFKA-9801: the leader may already have the old id; rebalance.
@@ -473,7 +476,8 @@ func (b *Broker) onCompleteJoin(now protocol.Instant, g *group, out *Output) {
 	}
 	b.initNextGeneration(g, out)
 	if g.state == Empty {
-		b.persist(g, g.record(nil), out)
+		// storeGroup(group, Map.empty): fire-and-forget.
+		b.storeGroup(now, g, &appendOp{kind: appendEmpty, rec: g.record(nil)}, out)
 		return
 	}
 	for _, m := range g.members {

@@ -77,5 +77,22 @@ func (c Config) Validate() error {
 	if c.NewMemberJoinTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("coordinator: NewMemberJoinTimeout %v <= 0", c.NewMemberJoinTimeout))
 	}
+	if c.AppendBytesPerSecond < 0 {
+		errs = append(errs, fmt.Errorf("coordinator: AppendBytesPerSecond %d < 0", c.AppendBytesPerSecond))
+	}
+	if c.AppendTimeout < 0 {
+		errs = append(errs, fmt.Errorf("coordinator: offsets.commit.timeout.ms %v < 0", c.AppendTimeout))
+	}
+	if !(c.AppendErrorProbability >= 0 && c.AppendErrorProbability <= 1) {
+		errs = append(errs, fmt.Errorf("coordinator: AppendErrorProbability %v not in [0, 1]", c.AppendErrorProbability))
+	}
+	if c.AppendErrorProbability > 0 {
+		if c.Rand == nil {
+			errs = append(errs, errors.New("coordinator: AppendErrorProbability > 0 needs Rand"))
+		}
+		if !isLogAppendError(c.AppendError) {
+			errs = append(errs, fmt.Errorf("coordinator: AppendError %v is not a log-append error", c.AppendError))
+		}
+	}
 	return errors.Join(errs...)
 }

@@ -60,17 +60,15 @@ func (b *Broker) handleSyncGroup(now protocol.Instant, conn Conn, corr uint64, r
 			return
 		}
 		// The leader's assignment: fill missing members with empty
-		// assignments and store the group (synchronous, see persist).
+		// assignments and store the group; the storeGroup callback
+		// (onSyncGroupStored) answers the parked members when the append
+		// completes, if the group is still CompletingRebalance in this
+		// generation.
 		assignment := make(map[string]protocol.Assignment, len(g.members))
 		for i := range r.Assignments {
 			assignment[r.Assignments[i].MemberID] = r.Assignments[i].Assignment
 		}
-		rec := g.record(assignment)
-		b.persist(g, rec, out)
-		// The storeGroup callback: still CompletingRebalance in the same
-		// generation (always true with a synchronous append).
-		b.setAndPropagateAssignment(now, g, assignment, out)
-		b.becomeStable(g, out)
+		b.storeGroup(now, g, &appendOp{kind: appendSync, rec: g.record(assignment), assignment: assignment}, out)
 	case Stable:
 		b.removePendingSyncMember(g, m)
 		b.reply(out, conn, corr, &protocol.SyncGroupResponse{Error: protocol.None, ProtocolType: g.protocolType,

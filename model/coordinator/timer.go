@@ -20,6 +20,9 @@ const (
 	tkSync
 	// tkLoad: completion of loadGroupsAndOffsets after onElection.
 	tkLoad
+	// tkAppend: completion of a group-record append (storeGroup's
+	// DelayedProduce, see append.go).
+	tkAppend
 )
 
 // timer is one armed deadline. It is embedded in the object it belongs to,
