@@ -388,6 +388,8 @@ func triggerName(reason string, g *groupState) string {
 		return "leave"
 	case "sync-timeout":
 		return "rebalance-timeout"
+	case "append-error":
+		return "append-error"
 	}
 	return "other"
 }

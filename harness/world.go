@@ -166,14 +166,20 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	for i := 0; i < sc.Coordinator.Brokers; i++ {
 		name := "broker-" + strconv.Itoa(i)
 		w.brokers = append(w.brokers, &broker{name: name, node: sim.NodeID(i), b: coordinator.NewBroker(coordinator.Config{
-			BrokerID:              int32(i),
-			Name:                  name,
-			Profile:               cprof,
-			InitialRebalanceDelay: sc.Coordinator.InitialRebalanceDelay,
-			MinSessionTimeout:     sc.Coordinator.MinSessionTimeout,
-			MaxSessionTimeout:     sc.Coordinator.MaxSessionTimeout,
-			MaxSize:               sc.Coordinator.MaxSize,
-			NewMemberJoinTimeout:  5 * time.Minute,
+			BrokerID:               int32(i),
+			Name:                   name,
+			Profile:                cprof,
+			InitialRebalanceDelay:  sc.Coordinator.InitialRebalanceDelay,
+			MinSessionTimeout:      sc.Coordinator.MinSessionTimeout,
+			MaxSessionTimeout:      sc.Coordinator.MaxSessionTimeout,
+			MaxSize:                sc.Coordinator.MaxSize,
+			NewMemberJoinTimeout:   5 * time.Minute,
+			AppendLatency:          toSimDist(sc.Coordinator.AppendLatency),
+			AppendBytesPerSecond:   sc.Coordinator.AppendBandwidth,
+			AppendTimeout:          sc.Coordinator.OffsetsCommitTimeout,
+			AppendErrorProbability: sc.Coordinator.AppendErrorProbability,
+			AppendError:            errorByName(sc.Coordinator.AppendError),
+			Rand:                   w.streams.Stream("broker/" + name + "/append"),
 		})})
 	}
 	topics := map[string]int{}
@@ -272,6 +278,16 @@ func coordinatorFor(groupID string, brokers int) int32 {
 		h = -h
 	}
 	return (h % 50) % int32(brokers)
+}
+
+// errorByName maps a Kafka error name to its code (None for "").
+func errorByName(name string) protocol.ErrorCode {
+	for _, e := range protocol.AllErrorCodes {
+		if e.String() == name {
+			return e
+		}
+	}
+	return protocol.None
 }
 
 func toSimDist(d scenario.Dist) sim.Dist {

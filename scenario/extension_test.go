@@ -93,3 +93,13 @@ func TestNetworkBandwidthAndRetransmit(t *testing.T) {
 		assert.Equal(t, c.msg, err.Error())
 	}
 }
+
+func TestAppendErrorNeedsName(t *testing.T) {
+	base := "name: n\ntopics: [{name: t, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [t]}]\ncoordinator:\n"
+	_, err := Parse("n.yaml", []byte(base+"  append.error.probability: 0.1\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "n.yaml:5: coordinator.append.error.probability: append.error.probability needs append.error")
+	_, err = Parse("n.yaml", []byte(base+"  append.error: OOPS\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `n.yaml:5: coordinator.append.error: unknown append error "OOPS"`)
+}

@@ -262,6 +262,40 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 			return Coordinator{}, err
 		}
 	}
+	if v := f.get("append.latency"); v != nil {
+		if c.AppendLatency, err = d.dist(v, sub(path, "append.latency")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	if v := f.get("append.bandwidth"); v != nil {
+		if c.AppendBandwidth, err = d.bandwidth(v, sub(path, "append.bandwidth")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	if v := f.get("offsets.commit.timeout.ms"); v != nil {
+		if c.OffsetsCommitTimeout, err = d.millis(v, sub(path, "offsets.commit.timeout.ms")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	if v := f.get("append.error.probability"); v != nil {
+		if c.AppendErrorProbability, err = d.probability(v, sub(path, "append.error.probability")); err != nil {
+			return Coordinator{}, err
+		}
+	}
+	if v := f.get("append.error"); v != nil {
+		name, err := d.str(v, sub(path, "append.error"))
+		if err != nil {
+			return Coordinator{}, err
+		}
+		if !slices.Contains(AppendErrors, name) {
+			return Coordinator{}, d.errf(v, sub(path, "append.error"), "unknown append error %q (one of %s)", name, strings.Join(AppendErrors, ", "))
+		}
+		c.AppendError = name
+	}
+	if c.AppendErrorProbability > 0 && c.AppendError == "" {
+		return Coordinator{}, d.errf(f.get("append.error.probability"), sub(path, "append.error.probability"),
+			"append.error.probability needs append.error (one of %s)", strings.Join(AppendErrors, ", "))
+	}
 	if c.MinSessionTimeout > c.MaxSessionTimeout {
 		key := "group.min.session.timeout.ms"
 		if f.get(key) == nil {
@@ -614,4 +648,11 @@ func (d *decoder) bandwidth(n *yaml.Node, path string) (int64, error) {
 		}
 	}
 	return 0, d.errf(n, path, "expected a bandwidth like \"1Gbit/s\", \"100MB/s\" or bytes per second, got %q", n.Value)
+}
+
+// AppendErrors are the log errors an append may fail with
+// (GroupMetadataManager.storeGroup's mapping, kafka-classic-protocol.md §12.7).
+var AppendErrors = []string{
+	"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "UNKNOWN_TOPIC_OR_PARTITION",
+	"NOT_LEADER_OR_FOLLOWER", "KAFKA_STORAGE_ERROR", "REQUEST_TIMED_OUT",
 }

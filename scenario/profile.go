@@ -119,6 +119,8 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		MaxSessionTimeout:     1800000 * time.Millisecond,
 		MaxSize:               math.MaxInt32,
 		LoadTime:              0,
+		AppendLatency:         Dist{Kind: DistConstant},
+		OffsetsCommitTimeout:  5000 * time.Millisecond,
 	}
 	if !p.atLeast(0, 11) {
 		// group.initial.rebalance.delay.ms arrived in 0.11 (KIP-134): a 0.10

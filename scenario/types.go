@@ -31,6 +31,17 @@ type Coordinator struct {
 	MaxSessionTimeout     time.Duration // group.max.session.timeout.ms
 	MaxSize               int           // group.max.size
 	LoadTime              time.Duration // load.time
+
+	// The group-record append to __consumer_offsets (storeGroup): how long
+	// it takes (append.latency, plus the record's size over
+	// append.bandwidth), when the broker gives up on it
+	// (offsets.commit.timeout.ms; 0 = never), and how often it fails
+	// (append.error.probability) with which log error (append.error).
+	AppendLatency          Dist
+	AppendBandwidth        int64
+	OffsetsCommitTimeout   time.Duration
+	AppendErrorProbability float64
+	AppendError            string
 }
 
 // DistKind names a distribution.
