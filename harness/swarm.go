@@ -23,15 +23,7 @@ func expandFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 		return out
 	}
 	out = append(out, SwarmFaults(sc, seed)...)
-	slices.SortStableFunc(out, func(a, b scenario.Fault) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
+	scenario.SortFaults(out)
 	return out
 }
 

@@ -2,38 +2,17 @@ package scenario
 
 import (
 	"embed"
-	"path"
-	"slices"
-	"strings"
+
+	"github.com/rebalsim/rebalsim/internal/embedded"
 )
 
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
+var builtins = embedded.Dir{FS: builtinFS, Path: "builtin"}
+
 // Builtin returns the file of the built-in scenario of that name.
-func Builtin(name string) ([]byte, bool) {
-	if name == "" || strings.ContainsAny(name, "/\\") {
-		return nil, false
-	}
-	b, err := builtinFS.ReadFile(path.Join("builtin", name+".yaml"))
-	if err != nil {
-		return nil, false
-	}
-	return b, true
-}
+func Builtin(name string) ([]byte, bool) { return builtins.Read(name) }
 
 // BuiltinNames returns the names of the built-in scenarios, sorted.
-func BuiltinNames() []string {
-	ents, err := builtinFS.ReadDir("builtin")
-	if err != nil {
-		panic("scenario: embedded builtin directory missing: " + err.Error())
-	}
-	out := make([]string, 0, len(ents))
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func BuiltinNames() []string { return builtins.Names() }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,15 +117,7 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 		case FaultLoss, FaultLatency:
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Fault) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
+	SortFaults(out)
 	return out, nil
 }
 
@@ -404,3 +397,9 @@ func (d *decoder) swarm(n *yaml.Node, duration time.Duration) (*Swarm, error) {
 
 // maxSwarmRate bounds swarm rates (faults per simulated minute per kind).
 const maxSwarmRate = 600
+
+// SortFaults orders a timeline by time, keeping file order among faults at
+// the same instant.
+func SortFaults(fs []Fault) {
+	slices.SortStableFunc(fs, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
+}

@@ -27,9 +27,9 @@ var allowed = map[string][]string{
 	"model/assign":       {"model/protocol"},
 	"model/client":       {"model/protocol", "model/assign"},
 	"model/coordinator":  {"model/protocol"},
-	"scenario":           {"model/assign"},
+	"scenario":           {"model/assign", "internal/embedded"},
 	"harness":            {"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
-	"experiments":        {"harness", "scenario", "experiments/report", "model/protocol"},
+	"experiments":        {"harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report": {},
 	"cmd/simrun":         {"harness", "scenario", "experiments", "experiments/report", "model/protocol"},
 }

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -362,15 +363,7 @@ func (g *group) record(assignment map[string]protocol.Assignment) GroupRecord {
 			Assignment:       a,
 		})
 	}
-	slices.SortFunc(rec.Members, func(a, b MemberRecord) int {
-		switch {
-		case a.MemberID < b.MemberID:
-			return -1
-		case a.MemberID > b.MemberID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rec.Members, func(a, b MemberRecord) int { return strings.Compare(a.MemberID, b.MemberID) })
 	return rec
 }
 
