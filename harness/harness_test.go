@@ -303,3 +303,43 @@ func TestFailoverRecovery(t *testing.T) {
 		assert.Less(t, gs.UnownedPartitionSecondsAfterFirstFault, gs.UnownedPartitionSeconds, "seed %d: the startup join is not counted after the fault", seed)
 	}
 }
+
+// TestProgressGuard: a world that fires too many events without virtual
+// time moving stops with a "progress" violation instead of spinning (the
+// guard that caught the assign.time livelock); here the bound is lowered so
+// that 50 members starting at one instant trip it.
+func TestProgressGuard(t *testing.T) {
+	defer func(n int) { maxEventsPerInstant = n }(maxEventsPerInstant)
+	maxEventsPerInstant = 20
+	sc := parse(t, `
+name: burst
+duration: 10s
+topics: [{name: t, partitions: 1}]
+groups: [{id: g, members: 50, subscribe: [t], start: {at: 1s, stagger: 0s}}]
+`)
+	res := run(t, sc, 1, Options{})
+	require.NotEmpty(t, res.Summary.InvariantViolations)
+	v := res.Summary.InvariantViolations[0]
+	assert.Equal(t, "progress", v.Checker)
+	assert.Equal(t, int64(1000), v.AtMs)
+	assert.Less(t, res.Summary.SimulatedMs, int64(10000), "the run stopped there")
+}
+
+// TestLeaderAssignorLongerThanHeartbeat: a leader's assignor run longer
+// than the heartbeat interval (2.7+ clients) used to livelock the world at
+// the instant it ended; it must finish, with both members Stable.
+func TestLeaderAssignorLongerThanHeartbeat(t *testing.T) {
+	sc := parse(t, `
+name: slow-assignor
+duration: 60s
+topics: [{name: t, partitions: 4}]
+groups:
+  - {id: g, members: 2, subscribe: [t], client: {profile: kafka-3.0}, workload: {assign.time: 5s}}
+`)
+	for seed := uint64(1); seed <= 6; seed++ {
+		res := run(t, sc, seed, Options{})
+		assert.Empty(t, res.Summary.InvariantViolations, "seed %d", seed)
+		assert.Equal(t, int64(60000), res.Summary.SimulatedMs, "seed %d", seed)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
+	}
+}

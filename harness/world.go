@@ -103,22 +103,24 @@ type broker struct {
 
 // world is one simulated world built from a scenario for one seed.
 type world struct {
-	sc      *scenario.Scenario
-	seed    uint64
-	streams sim.Streams
-	q       *sim.Queue[ev]
-	net     *sim.Network[envelope]
-	brokers []*broker
-	slots   []*slot
-	groups  []*groupState
-	conns   []int32 // conn id → slot index (conns never reused)
-	faults  []scenario.Fault
-	rec     *recorder
-	cout    client.Output
-	bout    coordinator.Output
-	tev     TraceEvent
-	checks  []checker
-	viol    []Violation
+	sc        *scenario.Scenario
+	seed      uint64
+	streams   sim.Streams
+	q         *sim.Queue[ev]
+	net       *sim.Network[envelope]
+	brokers   []*broker
+	slots     []*slot
+	groups    []*groupState
+	conns     []int32 // conn id → slot index (conns never reused)
+	faults    []scenario.Fault
+	rec       *recorder
+	cout      client.Output
+	bout      coordinator.Output
+	tev       TraceEvent
+	checks    []checker
+	viol      []Violation
+	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
+	atInstant int
 	// memberClient maps coordinator member ids to the client id (member
 	// name) that joined with them, from EvMemberAdded.
 	memberClient map[string]string
@@ -323,11 +325,29 @@ func (w *world) emitModel(e *protocol.Event) {
 func (w *world) run() sim.StopReason {
 	budget := sim.Budget{Until: sim.Instant(w.sc.Duration), MaxEvents: 2_000_000_000}
 	reason := w.q.Run(budget, w.fire)
+	if reason == sim.EventBudget {
+		w.viol = append(w.viol, Violation{Checker: "progress", AtMs: int64(w.q.Now()) / 1e6,
+			Message: fmt.Sprintf("the run hit its budget of %d events before its simulated duration", budget.MaxEvents)})
+	}
 	w.finish()
 	return reason
 }
 
+// maxEventsPerInstant bounds the events of one virtual instant: a world that
+// fires more without time moving is livelocked (a model bug), and the run
+// stops with a violation instead of spinning until the event budget.
+var maxEventsPerInstant = 20_000_000
+
 func (w *world) fire(now sim.Instant, e ev) {
+	if now != w.instant {
+		w.instant, w.atInstant = now, 0
+	}
+	if w.atInstant++; w.atInstant > maxEventsPerInstant {
+		w.viol = append(w.viol, Violation{Checker: "progress", AtMs: int64(now) / 1e6,
+			Message: fmt.Sprintf("more than %d events at one instant without virtual time moving: a livelock", maxEventsPerInstant)})
+		w.q.Stop()
+		return
+	}
 	switch e.kind {
 	case evDeliver:
 		w.deliver(now, e.d)

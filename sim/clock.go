@@ -75,7 +75,11 @@ type Queue[T any] struct {
 	keyer   func(at Instant, v T) uint64
 	keySeed uint64
 	curKey  uint64
+	stop    bool
 }
+
+// Stop makes Run return Stopped after the event being fired.
+func (q *Queue[T]) Stop() { q.stop = true }
 
 // SetKeyer makes the tie-break of an event a hash of the seed and of
 // identity(at, v) — who the event is for and what it is — instead of the
@@ -279,6 +283,8 @@ const (
 	TimeBudget
 	// EventBudget: Budget.MaxEvents events were fired.
 	EventBudget
+	// Stopped: the fire function called Stop.
+	Stopped
 )
 
 func (r StopReason) String() string {
@@ -289,6 +295,8 @@ func (r StopReason) String() string {
 		return "time-budget"
 	case EventBudget:
 		return "event-budget"
+	case Stopped:
+		return "stopped"
 	}
 	return "unknown"
 }
@@ -297,7 +305,11 @@ func (r StopReason) String() string {
 // fire may schedule more events. On TimeBudget the clock is advanced to
 // Budget.Until.
 func (q *Queue[T]) Run(b Budget, fire func(now Instant, v T)) StopReason {
+	q.stop = false
 	for {
+		if q.stop {
+			return Stopped
+		}
 		if b.MaxEvents != 0 && q.fired >= b.MaxEvents {
 			return EventBudget
 		}

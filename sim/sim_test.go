@@ -276,3 +276,20 @@ func TestNetworkRetransmitTurnsLossIntoDelay(t *testing.T) {
 	assert.InDelta(t, 1000, delayed, 100, "about half the messages are lost once or more")
 	assert.InDelta(t, 2000.0/128, dropped, 15, "dropped only after 7 consecutive losses (0.5^7)")
 }
+
+func TestRunStop(t *testing.T) {
+	q := NewQueue[int](nil)
+	for i := 0; i < 10; i++ {
+		q.Schedule(Instant(i), i)
+	}
+	n := 0
+	reason := q.Run(Budget{Until: Never}, func(_ Instant, v int) {
+		n++
+		if v == 3 {
+			q.Stop()
+		}
+	})
+	assert.Equal(t, Stopped, reason)
+	assert.Equal(t, 4, n)
+	assert.Equal(t, Quiescent, q.Run(Budget{Until: Never}, func(Instant, int) {}), "a later Run continues")
+}

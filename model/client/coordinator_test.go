@@ -444,7 +444,7 @@ func TestNormalJoinGroupLeader(t *testing.T) {
 	require.Len(t, d.eventsOf(protocol.EvJoined), 1)
 	require.Equal(t, "leader", d.eventsOf(protocol.EvJoined)[0].Detail)
 	require.Zero(t, d.count(protocol.APISyncGroup), "assignor still running")
-	require.Equal(t, d.now.Add(5*time.Second), d.m.NextHeartbeatDeadline(), "heartbeat thread blocked on the monitor")
+	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline(), "heartbeat thread blocked on the monitor: no deadline until the application releases it")
 	d.advance(5*time.Second - time.Millisecond)
 	require.Zero(t, d.count(protocol.APIHeartbeat), "no heartbeat while the assignor holds the monitor")
 	d.advance(time.Millisecond)

@@ -339,7 +339,14 @@ func (m *Member) NextHeartbeatDeadline() protocol.Instant {
 	}
 	d = min(d, m.earliestInflight())
 	if m.monitorHeld() {
-		d = max(d, m.busyUntil)
+		// The application thread holds the coordinator lock (the leader's
+		// assignor runs inside the JoinGroup handler): the heartbeat thread
+		// can do nothing until it is released, and the harness re-reads
+		// this deadline after the application tick that releases it.
+		// (Returning the end of the assignor run here livelocked: the
+		// heartbeat tick at that instant could not poll and re-armed itself
+		// ahead of the application tick.)
+		return protocol.Never
 	}
 	return d
 }

@@ -1,0 +1,322 @@
+// Tests of the bug library (scenario/builtin/bug-*.yaml, docs/BUGS.md): each
+// real Kafka bug shows its symptom with the buggy profile and not with the
+// fixed one. The fixed variant is the same built-in file with one `profile:`
+// line changed, exactly as the file's header tells a user to do.
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// bugSeeds are the seeds every bug case runs (the symptoms must not depend
+// on the seed's latency jitter or tie-breaks).
+var bugSeeds = []uint64{1, 2, 3}
+
+// withProfile returns the built-in scenario with the first `profile:` line of
+// the coordinator section ("coordinator") or of the first group's client
+// section ("client") set to profile. It fails if the file has no such line,
+// so a renamed section cannot silently test the buggy variant twice.
+func withProfile(t testing.TB, name, section, profile string) *scenario.Scenario {
+	t.Helper()
+	src, ok := scenario.Builtin(name)
+	require.True(t, ok, "built-in %s", name)
+	lines := strings.Split(string(src), "\n")
+	header := "coordinator:"
+	if section == "client" {
+		header = "    client:"
+	}
+	in, done := false, false
+	for i, l := range lines {
+		switch {
+		case l == header:
+			in = true
+		case in && strings.HasPrefix(strings.TrimSpace(l), "profile:"):
+			indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			lines[i] = indent + "profile: " + profile
+			in, done = false, true
+		}
+		if done {
+			break
+		}
+	}
+	require.True(t, done, "%s: no profile line in section %s", name, section)
+	return parse(t, strings.Join(lines, "\n"))
+}
+
+// memberOwner maps coordinator member ids to the process (member name) that
+// joined with them, from EvMemberAdded (Peer = id, Detail = name).
+func memberOwner(trace []TraceEvent) map[string]string {
+	owner := map[string]string{}
+	for _, e := range trace {
+		if e.Kind == protocol.EvMemberAdded {
+			owner[e.Peer] = e.Detail
+		}
+	}
+	return owner
+}
+
+// idsPerProcess counts the member ids each process joined under.
+func idsPerProcess(trace []TraceEvent) map[string]int {
+	n := map[string]int{}
+	for _, e := range trace {
+		if e.Kind == protocol.EvMemberAdded {
+			n[e.Detail]++
+		}
+	}
+	return n
+}
+
+// finalOwnership is the partitions each member holds at the end of the run:
+// its last EvAssigned (EAGER protocol: every assignment replaces the last).
+func finalOwnership(trace []TraceEvent) map[string][]protocol.TopicPartition {
+	own := map[string][]protocol.TopicPartition{}
+	for _, e := range trace {
+		if e.Kind == protocol.EvAssigned {
+			own[e.Node] = e.Partitions
+		}
+	}
+	return own
+}
+
+// TestBugKAFKA12890: a live leader that never gets a SyncGroup through wedges
+// the group in CompletingRebalance on a 2.8.0 broker (heartbeats accepted in
+// CompletingRebalance since KAFKA-10134 keep re-arming the only timer that
+// would have removed it); 2.8.1+/3.0 expire the pending sync after the
+// rebalance timeout and rebalance without it. Source: KAFKA-12890 and the
+// DelayedSync it added to GroupCoordinator (kafka-classic-protocol.md §
+// CompletingRebalance); end-to-end, not a port of one Java unit test.
+func TestBugKAFKA12890(t *testing.T) {
+	const name, faultAt = "bug-kafka-12890", 30 * time.Second
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-2.x (2.8.0).
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		g := res.Summary.Groups[0]
+		var lastState string
+		var lastGen int32
+		stableAfterFault := false
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvGroupState && time.Duration(e.At) > faultAt {
+				lastState, lastGen = e.State, e.Gen
+				stableAfterFault = stableAfterFault || e.State == "Stable"
+			}
+			assert.NotEqual(t, protocol.EvMemberRemoved, e.Kind, "seed %d: 2.8.0 removes nobody: %+v", seed, e)
+		}
+		assert.False(t, stableAfterFault, "seed %d: 2.8.0 never leaves the rebalance", seed)
+		assert.Equal(t, "CompletingRebalance", lastState, "seed %d: wedged in CompletingRebalance", seed)
+		assert.Equal(t, int32(2), lastGen, "seed %d", seed)
+		assert.False(t, g.StableAtEnd, "seed %d", seed)
+		assert.Equal(t, int32(2), g.FinalGeneration, "seed %d", seed)
+		assert.Zero(t, g.Evictions, "seed %d", seed)
+		assert.Greater(t, g.UnownedPartitionSeconds, 3000.0, "seed %d: all 12 partitions idle for 270 s", seed)
+		assert.Empty(t, res.Summary.InvariantViolations)
+
+		// Fixed: broker kafka-3.x (pending-sync expiry).
+		fixed := run(t, withProfile(t, name, "coordinator", "kafka-3.x"), seed, Options{KeepTrace: true})
+		fg := fixed.Summary.Groups[0]
+		owner := memberOwner(fixed.Trace)
+		syncTimeouts := 0
+		var firstExpiry, firstStableAfter time.Duration = -1, -1
+		for _, e := range fixed.Trace {
+			at := time.Duration(e.At)
+			switch {
+			case e.Kind == protocol.EvMemberRemoved && e.Reason == "sync-timeout":
+				syncTimeouts++
+				assert.Equal(t, "payments-0", owner[e.Peer], "seed %d: only the member that cannot sync is removed", seed)
+				if firstExpiry < 0 {
+					firstExpiry = at
+				}
+			case e.Kind == protocol.EvGroupState && e.State == "Stable" && at > faultAt && firstStableAfter < 0:
+				firstStableAfter = at
+			}
+		}
+		require.Positive(t, syncTimeouts, "seed %d: the pending sync expires", seed)
+		// The join at 30 s completes within a round trip or two plus the
+		// rebalance timeout of 20 s (max.poll.interval.ms).
+		assert.InDelta(t, float64(faultAt+20*time.Second), float64(firstExpiry), float64(500*time.Millisecond), "seed %d", seed)
+		assert.Positive(t, firstStableAfter, "seed %d: Stable again without the leader", seed)
+		assert.Less(t, firstStableAfter, firstExpiry+time.Second, "seed %d", seed)
+		assert.Greater(t, fg.FinalGeneration, int32(2), "seed %d", seed)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds/2, "seed %d: only the stuck member's share is lost", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKAFKA13214: on a 2.6.1–2.8.0 client a retriable JoinGroup error
+// (NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS during a coordinator
+// failover) drops the member id; the abandoned ids hold the rebalance open
+// until their sessions expire. 2.7.2/2.8.1/3.0 keep the id. Source:
+// KAFKA-13214 (the KAFKA-10134 side effect, kafka-classic-protocol.md §16);
+// end-to-end, not a port of one Java unit test.
+func TestBugKAFKA13214(t *testing.T) {
+	const name = "bug-kafka-13214"
+	failoverAt := 35 * time.Second
+	retriable := func(reason string) bool {
+		return reason == protocol.NotCoordinator.String() || reason == protocol.CoordinatorLoadInProgress.String() ||
+			reason == protocol.CoordinatorNotAvailable.String() || reason == protocol.NetworkException.String()
+	}
+	joinRebalance := func(g GroupSummary) Rebalance {
+		for _, r := range g.Rebalances {
+			if r.StartMs >= 30000 {
+				return r
+			}
+		}
+		t.Fatalf("no rebalance after 30 s: %+v", g.Rebalances)
+		return Rebalance{}
+	}
+	for _, seed := range bugSeeds {
+		// Buggy: client kafka-2.7.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		g := res.Summary.Groups[0]
+		dropped := map[string]bool{}
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvGenerationReset && e.Detail == "drop-id" && e.API == protocol.APIJoinGroup && retriable(e.Reason) {
+				dropped[e.Node] = true
+			}
+		}
+		assert.GreaterOrEqual(t, len(dropped), 5, "seed %d: the members with a parked JoinGroup drop their ids: %v", seed, dropped)
+		ids := idsPerProcess(res.Trace)
+		for m := range dropped {
+			assert.GreaterOrEqual(t, ids[m], 2, "seed %d: %s joins again under a new id", seed, m)
+		}
+		owner := memberOwner(res.Trace)
+		expired := 0
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvMemberRemoved && e.Reason == "session-expired" && time.Duration(e.At) > failoverAt {
+				expired++
+				assert.True(t, dropped[owner[e.Peer]], "seed %d: the expired id %s is one its process abandoned", seed, e.Peer)
+			}
+		}
+		assert.Equal(t, 5, expired, "seed %d: the 5 abandoned ids expire", seed)
+		assert.Equal(t, 5, g.FalseEvictions, "seed %d: their processes are alive", seed)
+		buggy := joinRebalance(g)
+		assert.Greater(t, buggy.DurationMs, int64(10000), "seed %d: the rebalance waits a session timeout for the abandoned ids", seed)
+		assert.True(t, g.StableAtEnd)
+		assert.Empty(t, res.Summary.InvariantViolations)
+
+		// Fixed: client kafka-2.8 (KAFKA-13214).
+		fixed := run(t, withProfile(t, name, "client", "kafka-2.8"), seed, Options{KeepTrace: true})
+		fg := fixed.Summary.Groups[0]
+		for _, e := range fixed.Trace {
+			if e.Kind == protocol.EvGenerationReset && e.API == protocol.APIJoinGroup && retriable(e.Reason) {
+				t.Errorf("seed %d: 2.8.1 resets nothing on a retriable JoinGroup error: %+v", seed, e)
+			}
+		}
+		assert.Zero(t, fg.Evictions, "seed %d", seed)
+		good := joinRebalance(fg)
+		assert.Less(t, good.DurationMs, int64(10000), "seed %d", seed)
+		assert.Less(t, good.DurationMs, buggy.DurationMs, "seed %d", seed)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds, "seed %d", seed)
+		assert.True(t, fg.StableAtEnd)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKAFKA9801: a static member restarting while the group is in
+// CompletingRebalance gets an empty assignment from a 2.3–2.5 broker and
+// keeps it (no further rebalance); 2.6 rebalances. Source: KAFKA-9801,
+// apache/kafka PRs #8405 and #8439 (a static join in CompletingRebalance now
+// triggers a rebalance); end-to-end, not a port of one Java unit test.
+func TestBugKAFKA9801(t *testing.T) {
+	const name, victim = "bug-kafka-9801", "payments-2"
+	restartAt := 33500 * time.Millisecond
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-2.4.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		g := res.Summary.Groups[0]
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvRebalanceStart && time.Duration(e.At) >= restartAt {
+				t.Errorf("seed %d: 2.4 answers the restart like Stable, no rebalance: %+v", seed, e)
+			}
+		}
+		own := finalOwnership(res.Trace)
+		v, ok := own[victim]
+		require.True(t, ok, "seed %d: the restarted member got an assignment event", seed)
+		assert.Empty(t, v, "seed %d: and it is empty", seed)
+		total := 0
+		for _, ps := range own {
+			total += len(ps)
+		}
+		assert.Equal(t, 10, total, "seed %d: its 2 partitions have no owner at the end", seed)
+		assert.True(t, g.StableAtEnd, "seed %d: the coordinator thinks all is well", seed)
+		assert.Equal(t, int32(2), g.FinalGeneration)
+		assert.Empty(t, res.Summary.InvariantViolations)
+
+		// Fixed: broker kafka-2.6 (KAFKA-9801).
+		fixed := run(t, withProfile(t, name, "coordinator", "kafka-2.6"), seed, Options{KeepTrace: true})
+		fg := fixed.Summary.Groups[0]
+		rebalanced := false
+		for _, e := range fixed.Trace {
+			if e.Kind == protocol.EvRebalanceStart && time.Duration(e.At) >= restartAt {
+				rebalanced = true
+			}
+		}
+		assert.True(t, rebalanced, "seed %d: the static restart in CompletingRebalance rebalances", seed)
+		own = finalOwnership(fixed.Trace)
+		assert.NotEmpty(t, own[victim], "seed %d", seed)
+		total = 0
+		for _, ps := range own {
+			total += len(ps)
+		}
+		assert.Equal(t, 12, total, "seed %d: every partition owned at the end", seed)
+		assert.Equal(t, int32(3), fg.FinalGeneration)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds, "seed %d", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKAFKA13419: ILLEGAL_GENERATION makes a ≤3.1 client drop its member
+// id (rejoin as a new member: for a static member the coordinator fences the
+// old id and adds a new one); 3.2 keeps the id. Source: KAFKA-13419,
+// apache/kafka PR #11451 (ILLEGAL_GENERATION resets the generation but keeps
+// the member id); end-to-end, not a port of one Java unit test.
+func TestBugKAFKA13419(t *testing.T) {
+	const name, victim = "bug-kafka-13419", "payments-2"
+	check := func(t *testing.T, res *Result, wantDetail string) (fenced int) {
+		t.Helper()
+		resets := 0
+		owner := memberOwner(res.Trace)
+		for _, e := range res.Trace {
+			switch {
+			case e.Kind == protocol.EvGenerationReset && e.Reason == protocol.IllegalGeneration.String():
+				resets++
+				assert.Equal(t, victim, e.Node)
+				assert.Equal(t, wantDetail, e.Detail)
+			case e.Kind == protocol.EvMemberRemoved && e.Reason == "fenced":
+				fenced++
+				assert.Equal(t, victim, owner[e.Peer])
+			}
+		}
+		assert.Positive(t, resets, "the woken static member gets ILLEGAL_GENERATION")
+		return fenced
+	}
+	for _, seed := range bugSeeds {
+		// Buggy: client kafka-3.0.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		assert.Equal(t, 1, check(t, res, "drop-id"), "seed %d: the old id is fenced by the new one", seed)
+		assert.Equal(t, 2, idsPerProcess(res.Trace)[victim], "seed %d: two member ids for one process", seed)
+		assert.Empty(t, res.Summary.InvariantViolations)
+
+		// Fixed: client kafka-3.2 (KAFKA-13419).
+		fixed := run(t, withProfile(t, name, "client", "kafka-3.2"), seed, Options{KeepTrace: true})
+		assert.Zero(t, check(t, fixed, "keep-id"), "seed %d", seed)
+		assert.Equal(t, 1, idsPerProcess(fixed.Trace)[victim], "seed %d", seed)
+		assert.Equal(t, res.Summary.Groups[0].FinalGeneration, fixed.Summary.Groups[0].FinalGeneration,
+			"seed %d: a static replacement costs no rebalance", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKIP62: the KIP-62 case already has a built-in with both eras side by
+// side (kip62-slow-poll, tested by TestKIP62); the bug library lists it and
+// this checks it still exists so docs/BUGS.md stays true.
+func TestBugKIP62(t *testing.T) {
+	assert.Contains(t, scenario.BuiltinNames(), "kip62-slow-poll")
+}
