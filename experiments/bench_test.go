@@ -8,10 +8,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"runtime/debug"
 	"testing"
 )
 
 func BenchmarkSweepQuickstart1002(b *testing.B) {
+	// As simrun sweep does (cmd/simrun/sweep.go sweepGCPercent).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	data, ok := Builtin("quickstart")
 	if !ok {
 		b.Fatal("no quickstart")

@@ -1,10 +1,13 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 )
@@ -97,22 +100,36 @@ func Finalize(e *Experiment, dir string) error {
 	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
 		return err
 	}
+	// Each plot × format is drawn on its own goroutine (figures are built
+	// per job: drawing one mutates its plot for a moment, so two renders
+	// never share a figure). Files are independent, so the order in which
+	// they are written changes no byte.
+	formats := []string{"png", "svg"}
+	errs := make([]error, len(e.Plots)*len(formats))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
 	for i := range e.Plots {
-		fig, err := r.figure(&e.Plots[i])
-		if err != nil {
-			return fmt.Errorf("%s:%d: plot %s: %w", e.Source, e.Plots[i].Line, e.Plots[i].File, err)
-		}
-		for _, format := range []string{"png", "svg"} {
-			b, err := report.Render(fig, format)
-			if err != nil {
-				return err
-			}
-			if err := writeFileAtomic(filepath.Join(dir, e.Plots[i].File+"."+format), b); err != nil {
-				return err
-			}
+		for j, format := range formats {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i, j int, format string) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				fig, err := r.figure(&e.Plots[i])
+				if err != nil {
+					errs[i*len(formats)+j] = fmt.Errorf("%s:%d: plot %s: %w", e.Source, e.Plots[i].Line, e.Plots[i].File, err)
+					return
+				}
+				b, err := report.Render(fig, format)
+				if err == nil {
+					err = writeFileAtomic(filepath.Join(dir, e.Plots[i].File+"."+format), b)
+				}
+				errs[i*len(formats)+j] = err
+			}(i, j, format)
 		}
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (r *Results) pointsCSV() []byte {

@@ -15,6 +15,7 @@ func init() {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
+	tuneGC()
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f sweepFlags

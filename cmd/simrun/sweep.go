@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 
 	"golang.org/x/term"
 
@@ -33,7 +34,21 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` of the points (0 <= i < n); join with simrun merge")
 }
 
+// sweepGCPercent is the garbage collector's target while a sweep runs: each
+// run allocates a fresh world in many small pieces, and with the default
+// (100) the collector's work on one core stalls the run on the other; 400
+// brings the 1→2 worker speed-up of 1,000 short runs from 1.7× to 1.9× for
+// a few times more heap. GOGC in the environment wins.
+const sweepGCPercent = 400
+
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(sweepGCPercent)
+	}
+}
+
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
+	tuneGC()
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f sweepFlags
