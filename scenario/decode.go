@@ -152,6 +152,9 @@ func (d *decoder) collect(f *fields, n *yaml.Node, path string, schema *mapSchem
 		}
 		name := k.Value
 		if !schema.has(name) {
+			if near := closest(name, schema.names()); near != "" {
+				return d.errf(k, sub(path, name), "unknown key (did you mean %s?); known keys: %s", near, strings.Join(schema.names(), ", "))
+			}
 			return d.errf(k, sub(path, name), "unknown key; known keys: %s", strings.Join(schema.names(), ", "))
 		}
 		if _, dup := f.keys[name]; dup {
@@ -447,4 +450,37 @@ func (d *decoder) dist(n *yaml.Node, path string) (Dist, error) {
 		}
 	}
 	return out, nil
+}
+
+// closest returns the known key within edit distance 2 of name (a typo),
+// or "".
+func closest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -4,6 +4,7 @@
 package scenario
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestExtensionErrors(t *testing.T) {
 		{"filter delay without delay", "  - {at: 1s, filter: {action: delay}, for: 1s}\n", `f.yaml:9: faults[0].filter.delay: missing key: action delay needs "delay"`},
 		{"filter drop with delay", "  - {at: 1s, filter: {action: drop, delay: 1s}, for: 1s}\n", `f.yaml:9: faults[0].filter.delay: action drop does not take "delay"`},
 		{"filter without for", "  - {at: 1s, filter: {action: drop}}\n", `f.yaml:9: faults[0].for: missing key: filter needs "for"`},
-		{"filter unknown key", "  - {at: 1s, filter: {apy: Heartbeat}, for: 1s}\n", `f.yaml:9: faults[0].filter.apy: unknown key; known keys: api, member, direction, action, delay`},
+		{"filter unknown key", "  - {at: 1s, filter: {apy: Heartbeat}, for: 1s}\n", `f.yaml:9: faults[0].filter.apy: unknown key (did you mean api?); known keys: api, member, direction, action, delay`},
 		{"swarm rate without duration", "  []\nswarm: {pause: 1}\n", `f.yaml:10: swarm.pause.for: missing key: pause needs "pause.for"`},
 		{"swarm negative rate", "  []\nswarm: {failover: 1}\n", `f.yaml:10: swarm.failover: unknown key; known keys: from, until, crash, crash.downtime, pause, pause.for, partition, partition.for, loss, loss.probability, loss.for, latency, latency.value, latency.for, coordinator-failover`},
 		{"swarm bad rate", "  []\nswarm: {coordinator-failover: -1}\n", `f.yaml:10: swarm.coordinator-failover: rate -1 out of range [0, 600] per simulated minute`},
@@ -102,4 +103,14 @@ func TestAppendErrorNeedsName(t *testing.T) {
 	_, err = Parse("n.yaml", []byte(base+"  append.error: OOPS\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `n.yaml:5: coordinator.append.error: unknown append error "OOPS"`)
+}
+
+func TestAutoCommitInterval(t *testing.T) {
+	base := "name: n\ntopics: [{name: t, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [t], client: {auto.commit.interval.ms: %s}}]\n"
+	sc, err := Parse("n.yaml", []byte(fmt.Sprintf(base, "1000")))
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, sc.Groups[0].Client.AutoCommitInterval)
+	_, err = Parse("n.yaml", []byte(fmt.Sprintf(base, "0")))
+	require.Error(t, err)
+	assert.Equal(t, "n.yaml:3: groups[0].client.auto.commit.interval.ms: must be positive", err.Error())
 }

@@ -583,6 +583,14 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 			return Client{}, err
 		}
 	}
+	if v := f.get("auto.commit.interval.ms"); v != nil {
+		if c.AutoCommitInterval, err = d.millis(v, sub(path, "auto.commit.interval.ms")); err != nil {
+			return Client{}, err
+		}
+		if c.AutoCommitInterval == 0 {
+			return Client{}, d.errf(v, sub(path, "auto.commit.interval.ms"), "must be positive")
+		}
+	}
 	return c, nil
 }
 

@@ -80,9 +80,10 @@ func clientDefaults(p profileInfo) Client {
 		RetryBackoff:      100 * time.Millisecond,
 		// retry.backoff.max.ms exists from 3.7 (KIP-580); earlier profiles
 		// carry the value but a faithful client model ignores it.
-		RetryBackoffMax:  1000 * time.Millisecond,
-		AutoCommit:       true,
-		StaticMembership: false,
+		RetryBackoffMax:    1000 * time.Millisecond,
+		AutoCommit:         true,
+		AutoCommitInterval: 5000 * time.Millisecond,
+		StaticMembership:   false,
 	}
 	switch {
 	case !p.atLeast(2, 0):

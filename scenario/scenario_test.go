@@ -38,10 +38,10 @@ func TestParseErrors(t *testing.T) {
 `, "f.yaml:9: groups[0].client.heartbeat.interval.ms: heartbeat.interval.ms (45000) must be lower than session.timeout.ms (45000)"},
 		{"missing name", `topics: []
 `, "f.yaml:1: name: missing required key"},
-		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key; known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm"},
+		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
-`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit"},
+`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms"},
 		{"negative duration", "duration: -1s\n" + minimal, "f.yaml:1: duration: negative duration -1s"},
 		{"duration without unit", "duration: 100\n" + minimal, `f.yaml:1: duration: a duration needs a unit, like "100ms" or "100s"`},
 		{"ms key given a Go duration", minimal + `    client:
@@ -226,7 +226,7 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, Client{Profile: "kafka-2.4", SessionTimeout: 12000 * ms, HeartbeatInterval: 4000 * ms,
 		MaxPollInterval: 60000 * ms, RetryBackoff: 50 * ms, RetryBackoffMax: 500 * ms, RequestTimeout: 20000 * ms,
 		Assignors:        []string{"cooperative-sticky", "sticky", "roundrobin", "range"},
-		StaticMembership: true, AutoCommit: false}, g.Client)
+		StaticMembership: true, AutoCommit: false, AutoCommitInterval: 5 * time.Second}, g.Client)
 	assert.Equal(t, Workload{
 		PollInterval: Dist{Kind: DistUniform, Min: 10 * ms, Max: 20 * ms},
 		PollTimeout:  Dist{Kind: DistConstant, Value: 250 * ms},
@@ -377,7 +377,7 @@ func TestOverrideErrors(t *testing.T) {
 		ov   Override
 		want string
 	}{
-		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit`},
+		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms`},
 		{Override{"groups[3].members", 1}, `f.yaml:5: override "groups[3].members": groups[3]: index out of range (groups has 1 entries)`},
 		{Override{"network.loss.x", 1}, `f.yaml:1: override "network.loss.x": network.loss has no keys below it`},
 		{Override{"name[0]", 1}, `f.yaml:1: override "name[0]": name is not a list`},

@@ -65,7 +65,8 @@ var (
 	clientSchema  = &mapSchema{keys: leaves(
 		"profile", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
 		"retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
-		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit")}
+		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit",
+		"auto.commit.interval.ms")}
 	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{

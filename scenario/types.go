@@ -101,6 +101,8 @@ type Client struct {
 	Assignors         []string      // partition.assignment.strategy
 	StaticMembership  bool          // group.instance.id: true
 	AutoCommit        bool          // enable.auto.commit
+	// AutoCommitInterval is auto.commit.interval.ms (5000 in every era).
+	AutoCommitInterval time.Duration
 }
 
 // Workload is the application's poll loop.
