@@ -41,7 +41,7 @@ func (w *world) applyFault(i int) {
 			s.paused = true
 			w.catchUp(s)
 			s.m.Pause(protocol.Instant(now))
-			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "paused"}}
+			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "paused"}}
 			w.emit(&w.tev)
 			w.q.Schedule(now.Add(f.For), ev{kind: evResume, idx: s.id, inc: s.inc})
 		}

@@ -76,7 +76,6 @@ type slot struct {
 	group  int
 	index  int
 	node   sim.NodeID
-	cfg    client.Config
 	m      *client.Member
 	inc    uint32
 	conn   coordinator.Conn
@@ -139,6 +138,7 @@ type groupState struct {
 	joins      int   // join faults applied so far
 	partitions []protocol.TopicPartition
 	m          *groupMetrics
+	cfg        client.Config // the members' configuration, without name and instance id
 }
 
 const connBase = 1
@@ -217,34 +217,32 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		if err != nil {
 			return nil, fmt.Errorf("groups[%d].client.profile: %w", gi, err)
 		}
+		// One client configuration per group; each process gets a copy
+		// with its own name (and instance id) when it starts.
+		gs.cfg = client.Config{
+			GroupID:            g.ID,
+			Topics:             g.Subscribe,
+			TopicMetadata:      meta,
+			Brokers:            brokerIDs,
+			Profile:            cprofile,
+			SessionTimeout:     g.Client.SessionTimeout,
+			HeartbeatInterval:  g.Client.HeartbeatInterval,
+			MaxPollInterval:    g.Client.MaxPollInterval,
+			RetryBackoff:       g.Client.RetryBackoff,
+			RetryBackoffMax:    g.Client.RetryBackoffMax,
+			RequestTimeout:     g.Client.RequestTimeout,
+			Assignors:          g.Client.Assignors,
+			AutoCommit:         g.Client.AutoCommit,
+			AutoCommitInterval: g.Client.AutoCommitInterval,
+			PollInterval:       toSimDist(g.Workload.PollInterval),
+			PollTimeout:        toSimDist(g.Workload.PollTimeout),
+			AssignTime:         toSimDist(g.Workload.AssignTime),
+			CallbackTime:       toSimDist(g.Workload.CallbackTime),
+			EagerPolls:         opts.EagerPolls,
+		}
 		for i := 0; i < g.Members+joins; i++ {
 			s := &slot{id: int32(len(w.slots)), name: g.ID + "-" + strconv.Itoa(i), group: gi, index: i, settledGen: -1, coordSeen: -1}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
-			s.cfg = client.Config{
-				Name:               s.name,
-				GroupID:            g.ID,
-				Topics:             g.Subscribe,
-				TopicMetadata:      meta,
-				Brokers:            brokerIDs,
-				Profile:            cprofile,
-				SessionTimeout:     g.Client.SessionTimeout,
-				HeartbeatInterval:  g.Client.HeartbeatInterval,
-				MaxPollInterval:    g.Client.MaxPollInterval,
-				RetryBackoff:       g.Client.RetryBackoff,
-				RetryBackoffMax:    g.Client.RetryBackoffMax,
-				RequestTimeout:     g.Client.RequestTimeout,
-				Assignors:          g.Client.Assignors,
-				AutoCommit:         g.Client.AutoCommit,
-				AutoCommitInterval: g.Client.AutoCommitInterval,
-				PollInterval:       toSimDist(g.Workload.PollInterval),
-				PollTimeout:        toSimDist(g.Workload.PollTimeout),
-				AssignTime:         toSimDist(g.Workload.AssignTime),
-				CallbackTime:       toSimDist(g.Workload.CallbackTime),
-				EagerPolls:         opts.EagerPolls,
-			}
-			if g.Client.StaticMembership {
-				s.cfg.GroupInstanceID = s.name
-			}
 			gs.slots = append(gs.slots, len(w.slots))
 			w.slots = append(w.slots, s)
 			if i < g.Members {
@@ -410,11 +408,17 @@ func (w *world) startProcess(s *slot) {
 	s.buf = s.buf[:0]
 	s.conn = coordinator.Conn(len(w.conns))
 	w.conns = append(w.conns, s.id)
-	s.m = client.NewMember(s.cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+	g := w.groups[s.group]
+	cfg := g.cfg
+	cfg.Name = s.name
+	if g.sc.Client.StaticMembership {
+		cfg.GroupInstanceID = s.name
+	}
+	s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "started"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
 	w.emit(&w.tev)
 	s.m.Start(protocol.Instant(now), &w.cout)
 	w.flushMember(s)
@@ -433,7 +437,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += float64(now-s.aliveSince) / 1e9
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: how}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
 	w.emit(&w.tev)
 	w.setOwned(s, nil)
 }
@@ -579,7 +583,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	now := w.q.Now()
 	s.paused = false
 	s.m.Resume(protocol.Instant(now))
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: s.cfg.GroupID, State: "resumed"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
 	held := s.buf
 	s.buf = nil
