@@ -343,3 +343,31 @@ groups:
 		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
 	}
 }
+
+// TestCoordinatorRequestTime: with coordinator.request.time the broker serves
+// one request at a time. Below saturation it only adds latency; above it the
+// queue grows until requests time out (request.timeout.ms) and sessions
+// expire: an overloaded coordinator looks dead to healthy members.
+func TestCoordinatorRequestTime(t *testing.T) {
+	src := `
+name: overload
+duration: 120s
+coordinator: {brokers: 1, request.time: %s}
+network: {latency: {dist: uniform, min: 1ms, max: 2ms}}
+topics: [{name: t, partitions: 40}]
+groups:
+  - id: g
+    members: 40
+    subscribe: [t]
+    client: {profile: kafka-3.x, session.timeout.ms: 10000, request.timeout.ms: 5000}
+    start: {at: 0s, stagger: 10ms}
+`
+	light := run(t, parse(t, fmt.Sprintf(src, "2ms")), 1, Options{}).Summary.Groups[0]
+	assert.Zero(t, light.CoordinatorDeadMarks, "40 members × (1 heartbeat / 3 s + 1 commit / 5 s) × 2 ms is 4%% busy")
+	assert.Zero(t, light.Evictions)
+	assert.True(t, light.StableAtEnd)
+
+	heavy := run(t, parse(t, fmt.Sprintf(src, "200ms")), 1, Options{}).Summary.Groups[0]
+	assert.Positive(t, heavy.FalseCoordinatorDeadMarks, "at 200 ms a request the broker is 4× overloaded: requests time out")
+	assert.False(t, heavy.StableAtEnd)
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -25,6 +26,7 @@ const (
 	evFault                    // a fault (index into world.faults) starts
 	evFaultEnd                 // a fault's window ends
 	evResume                   // a paused member resumes
+	evServe                    // a broker finishes serving a queued request (coordinator.request.time)
 )
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
@@ -98,6 +100,11 @@ type broker struct {
 	node  sim.NodeID
 	b     *coordinator.Broker
 	timer sim.Timer
+	// service, when set, is the time to serve one request
+	// (coordinator.request.time); busyUntil is when the broker is free.
+	service   sim.Dist
+	rng       *rand.Rand
+	busyUntil sim.Instant
 }
 
 // world is one simulated world built from a scenario for one seed.
@@ -167,7 +174,13 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	}
 	for i := 0; i < sc.Coordinator.Brokers; i++ {
 		name := "broker-" + strconv.Itoa(i)
-		w.brokers = append(w.brokers, &broker{name: name, node: sim.NodeID(i), b: coordinator.NewBroker(coordinator.Config{
+		br := &broker{name: name, node: sim.NodeID(i)}
+		if d := sc.Coordinator.RequestTime; d.Kind != scenario.DistConstant || d.Value > 0 {
+			br.service = toSimDist(d)
+			br.rng = w.streams.Stream("broker/" + name + "/service")
+		}
+		w.brokers = append(w.brokers, br)
+		br.b = coordinator.NewBroker(coordinator.Config{
 			BrokerID:               int32(i),
 			Name:                   name,
 			Profile:                cprof,
@@ -182,7 +195,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			AppendErrorProbability: sc.Coordinator.AppendErrorProbability,
 			AppendError:            errorByName(sc.Coordinator.AppendError),
 			Rand:                   w.streams.Stream("broker/" + name + "/append"),
-		})})
+		})
 	}
 	topics := map[string]int{}
 	for _, t := range sc.Topics {
@@ -379,6 +392,8 @@ func (w *world) fire(now sim.Instant, e ev) {
 			return
 		}
 		w.endFault(int(e.idx))
+	case evServe:
+		w.serve(now, w.brokers[e.d.To], &e.d.Msg)
 	case evResume:
 		w.resume(w.slots[e.idx], e.inc)
 	}
@@ -541,6 +556,12 @@ func (w *world) nodeName(n sim.NodeID) string {
 	return w.slots[int(n)-len(w.brokers)].name
 }
 
+// serve hands a request to its broker.
+func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
+	b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
+	w.flushBroker(b)
+}
+
 func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	if why := w.net.Accept(&d); why != sim.NotDropped {
 		w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, why.String())
@@ -550,8 +571,15 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	if env.req != nil {
 		b := w.brokers[d.To]
 		w.msgEvent(now, EvDeliver, b.name, w.nodeName(d.From), env, "")
-		b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
-		w.flushBroker(b)
+		if b.service != nil {
+			// The broker serves one request at a time (Kafka's group lock
+			// and request handlers, modelled as a single FIFO server).
+			start := max(now, b.busyUntil)
+			b.busyUntil = start.Add(b.service.Draw(b.rng))
+			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), d: d})
+			return
+		}
+		w.serve(now, b, env)
 		return
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]

@@ -267,6 +267,11 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 			return Coordinator{}, err
 		}
 	}
+	if v := f.get("request.time"); v != nil {
+		if c.RequestTime, err = d.dist(v, sub(path, "request.time")); err != nil {
+			return Coordinator{}, err
+		}
+	}
 	if v := f.get("append.bandwidth"); v != nil {
 		if c.AppendBandwidth, err = d.bandwidth(v, sub(path, "append.bandwidth")); err != nil {
 			return Coordinator{}, err

@@ -121,6 +121,7 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		MaxSize:               math.MaxInt32,
 		LoadTime:              0,
 		AppendLatency:         Dist{Kind: DistConstant},
+		RequestTime:           Dist{Kind: DistConstant},
 		OffsetsCommitTimeout:  5000 * time.Millisecond,
 	}
 	if !p.atLeast(0, 11) {

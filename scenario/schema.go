@@ -59,7 +59,7 @@ var (
 		"brokers", "profile", "group.initial.rebalance.delay.ms",
 		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
 		"group.max.size", "load.time", "append.latency", "append.bandwidth",
-		"offsets.commit.timeout.ms", "append.error.probability", "append.error")}
+		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time")}
 	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
 	topicSchema   = &mapSchema{keys: leaves("name", "partitions")}
 	clientSchema  = &mapSchema{keys: leaves(

@@ -42,6 +42,11 @@ type Coordinator struct {
 	OffsetsCommitTimeout   time.Duration
 	AppendErrorProbability float64
 	AppendError            string
+
+	// RequestTime (request.time) is the time the coordinator takes to
+	// serve one request; requests queue and are served one at a time.
+	// Zero (the default) serves each on arrival.
+	RequestTime Dist
 }
 
 // DistKind names a distribution.
