@@ -167,7 +167,7 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 func (w *world) observe(e *TraceEvent) {
 	switch e.Kind {
 	case protocol.EvAssigned, protocol.EvRevoked, protocol.EvMemberState, protocol.EvCoordinatorDead,
-		protocol.EvCoordinatorFound, protocol.EvLeave, protocol.EvPollTimeout:
+		protocol.EvCoordinatorFound, protocol.EvLeave:
 		w.observeMember(e)
 	case protocol.EvGroupState, protocol.EvRebalanceStart, protocol.EvMemberRemoved, protocol.EvGenerationComplete,
 		protocol.EvMemberAdded:
@@ -251,10 +251,15 @@ func (w *world) observeMember(e *TraceEvent) {
 		}
 		s.coordSeen = -1
 	case protocol.EvLeave:
-		m.lastLeaveWhy = e.Reason
-		s.lastLeave = e.Reason
-	case protocol.EvPollTimeout:
-		s.lastLeave = "poll-timeout"
+		// The client gives Java's reason text; a leave after the heartbeat
+		// thread saw max.poll.interval.ms expire ("consumer poll timeout
+		// has expired") is the poll-timeout trigger and an eviction.
+		why := e.Reason
+		if strings.Contains(why, "poll timeout") {
+			why = "poll-timeout"
+		}
+		m.lastLeaveWhy = why
+		s.lastLeave = why
 	}
 }
 

@@ -1,0 +1,1104 @@
+// End-to-end timelines of docs/kafka-classic-protocol.md §17.5 ("Typical
+// timelines with defaults") and §17.6 ("Emergent behaviours a faithful
+// simulator should reproduce"). Each test names its section and the Kafka
+// behaviour, runs a small inline scenario with jittered latency over several
+// seeds, and asserts concrete timings read off the trace (exact where the
+// protocol fixes them: timers fire at deadline instants of virtual time).
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/client"
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// tlSeeds: every timeline must hold whatever the seed's latency jitter and
+// same-instant tie-breaks.
+var tlSeeds = []uint64{1, 2, 3, 4, 5}
+
+func tlAt(e TraceEvent) time.Duration { return time.Duration(e.At) }
+
+func tlDur(a sim.Instant) time.Duration { return time.Duration(a) }
+
+// tlFirst is the first event matching pred (ok false if none).
+func tlFirst(tr []TraceEvent, pred func(e *TraceEvent) bool) (TraceEvent, bool) {
+	for i := range tr {
+		if pred(&tr[i]) {
+			return tr[i], true
+		}
+	}
+	return TraceEvent{}, false
+}
+
+// tlMsg matches a message event of kind (EvSend or EvDeliver) of api in the
+// given direction (req: request, else response) on node (the sender for
+// EvSend, the receiver for EvDeliver).
+func tlMsg(kind protocol.EventKind, node string, api protocol.APIKey, req bool) func(e *TraceEvent) bool {
+	return func(e *TraceEvent) bool {
+		return e.Kind == kind && e.API == api && e.Req == req && e.Node == node
+	}
+}
+
+// tlBrokerGot matches a request of api from member delivered to a broker.
+func tlBrokerGot(member string, api protocol.APIKey) func(e *TraceEvent) bool {
+	return func(e *TraceEvent) bool {
+		return e.Kind == EvDeliver && e.Req && e.API == api && e.Peer == member && strings.HasPrefix(e.Node, "broker-")
+	}
+}
+
+// tlLeaderAt is the member that last learned it leads (EvJoined "leader")
+// before at.
+func tlLeaderAt(tr []TraceEvent, at sim.Instant) string {
+	leader := ""
+	for i := range tr {
+		if tr[i].At >= at {
+			break
+		}
+		if tr[i].Kind == protocol.EvJoined && tr[i].Detail == "leader" {
+			leader = tr[i].Node
+		}
+	}
+	return leader
+}
+
+// tlIDs maps each member id the coordinator added to the process (member
+// name) that joined with it, and lists each process's ids in order.
+func tlIDs(tr []TraceEvent) (owner map[string]string, ids map[string][]string) {
+	owner, ids = map[string]string{}, map[string][]string{}
+	for _, e := range tr {
+		if e.Kind == protocol.EvMemberAdded {
+			owner[e.Peer] = e.Detail
+			ids[e.Detail] = append(ids[e.Detail], e.Peer)
+		}
+	}
+	return owner, ids
+}
+
+// tlInitialJoinCompletes is the Scala InitialDelayedJoin of §12.5: the first
+// member added to an Empty group at generation 0 starts a delay of
+// group.initial.rebalance.delay.ms with remaining = max(rebalanceTimeout −
+// delay, 0); when a delay fires and a member was added during it
+// (newMemberAdded) and remaining ≠ 0, a new delay of min(configured,
+// remaining) starts with remaining' = max(remaining − the delay that just
+// elapsed, 0); otherwise the join completes. first is the first member-added
+// instant, later the later ones.
+func tlInitialJoinCompletes(first time.Duration, later []time.Duration, configured, rebalanceTimeout time.Duration) time.Duration {
+	delay := configured
+	remaining := max(rebalanceTimeout-configured, 0)
+	start := first
+	for {
+		fire := start + delay
+		added := false
+		for _, a := range later {
+			if a >= start && a < fire {
+				added = true
+			}
+		}
+		if !added || remaining == 0 {
+			return fire
+		}
+		next := min(configured, remaining)
+		remaining = max(remaining-delay, 0)
+		delay = next
+		start = fire
+	}
+}
+
+// tlRunSwitching runs sc for seed, but at virtual time `at` changes the
+// group's client configuration with change: every process started from then
+// on (staggered starts, join and restart faults) uses the changed one. The
+// scenario file has one client configuration per group; this is how a test
+// gives members of one group different settings (e.g. mixed
+// max.poll.interval.ms, §17.6).
+func tlRunSwitching(t *testing.T, sc *scenario.Scenario, seed uint64, at time.Duration, change func(*client.Config)) *Result {
+	t.Helper()
+	w, err := newWorld(sc, seed, Options{KeepTrace: true})
+	require.NoError(t, err)
+	w.q.Run(sim.Budget{Until: sim.Instant(at), MaxEvents: 2_000_000_000}, w.fire)
+	change(&w.groups[0].cfg)
+	stop := w.run()
+	return &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
+}
+
+// TestTimelineNewGroupStartedTogether — §17.5 "New group of N consumers
+// started together" (with §11 KIP-394, §12.5 InitialDelayedJoin, §12.6, §8.1):
+// each member's first JoinGroup is answered MEMBER_ID_REQUIRED and it
+// re-sends at once; the first real join moves the group Empty →
+// PreparingRebalance; the others arrive inside the first 3 s window, so the
+// initial delay is extended once and generation 1 completes exactly
+// 2 × group.initial.rebalance.delay.ms after the first member was added;
+// CompletingRebalance → the leader's SyncGroup appends the group record →
+// Stable; each member's first heartbeat goes out exactly one
+// heartbeat.interval.ms after its JoinGroup response.
+func TestTimelineNewGroupStartedTogether(t *testing.T) {
+	const members = 4
+	sc := parse(t, `
+name: new-group-together
+duration: 12s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 3000}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 8}]
+groups:
+  - id: g
+    members: 4
+    subscribe: [t]
+    client: {profile: kafka-3.x, heartbeat.interval.ms: 3000}
+    start: {at: 0s, stagger: 0s}
+`)
+	delay := sc.Coordinator.InitialRebalanceDelay
+	hbInterval := sc.Groups[0].Client.HeartbeatInterval
+	for _, seed := range tlSeeds {
+		tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
+		var added []time.Duration
+		for i := 0; i < members; i++ {
+			m := fmt.Sprintf("g-%d", i)
+			// KIP-394: the first JoinGroup (empty id) is answered MEMBER_ID_REQUIRED ...
+			resp, ok := tlFirst(tr, tlMsg(EvDeliver, m, protocol.APIJoinGroup, false))
+			require.True(t, ok, "seed %d %s: a JoinGroup response", seed, m)
+			assert.Equal(t, protocol.MemberIDRequired, resp.Err, "seed %d %s: first JoinGroup answered MEMBER_ID_REQUIRED", seed, m)
+			// ... and the member re-sends it at once, with the id.
+			sends := find(tr, tlMsg(EvSend, m, protocol.APIJoinGroup, true))
+			require.Len(t, sends, 2, "seed %d %s: exactly two JoinGroups (KIP-394 round trip)", seed, m)
+			assert.Equal(t, resp.At, sends[1].At, "seed %d %s: the second JoinGroup is sent the instant MEMBER_ID_REQUIRED arrives", seed, m)
+			second, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlBrokerGot(m, protocol.APIJoinGroup)(e) && e.Corr == sends[1].Corr
+			})
+			require.True(t, ok)
+			add, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberAdded && e.Detail == m })
+			require.True(t, ok, "seed %d %s: added", seed, m)
+			assert.Equal(t, second.At, add.At, "seed %d %s: added when its second JoinGroup arrives (not the first)", seed, m)
+			added = append(added, tlAt(add))
+		}
+		slices.Sort(added)
+		prep, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "PreparingRebalance" })
+		require.True(t, ok)
+		assert.Equal(t, "Empty", prep.Detail, "seed %d: Empty → PreparingRebalance", seed)
+		assert.Equal(t, added[0], tlAt(prep), "seed %d: the first member added starts the (initial-delay) rebalance", seed)
+		for _, a := range added[1:] {
+			require.Less(t, a, added[0]+delay, "seed %d: all members arrive inside the first window (scenario premise)", seed)
+		}
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete })
+		require.True(t, ok, "seed %d: generation 1 completes", seed)
+		assert.Equal(t, int32(1), gen.Gen)
+		assert.Equal(t, int32(members), gen.Count)
+		assert.Equal(t, added[0]+2*delay, tlAt(gen), "seed %d: generation 1 = first member added + 2 × initial delay (one extension)", seed)
+		assert.Equal(t, tlInitialJoinCompletes(added[0], added[1:], delay, sc.Groups[0].Client.MaxPollInterval), tlAt(gen))
+
+		// CompletingRebalance at once; the leader's SyncGroup appends the
+		// group record; Stable at the append (append latency 0).
+		cr, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "CompletingRebalance" })
+		require.True(t, ok)
+		assert.Equal(t, gen.At, cr.At)
+		leaderName := ""
+		for i := 0; i < members; i++ {
+			m := fmt.Sprintf("g-%d", i)
+			j, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvJoined && e.Node == m })
+			require.True(t, ok, "seed %d %s joined", seed, m)
+			if j.Detail == "leader" {
+				assert.Empty(t, leaderName, "seed %d: one leader", seed)
+				leaderName = m
+				assert.Equal(t, int32(members), j.Count, "seed %d: the leader gets every member's subscription", seed)
+			}
+			// §8.1 (2.6.1+): the heartbeat thread is enabled on JoinGroup
+			// success; its first heartbeat one interval later, none before.
+			hbs := find(tr, tlMsg(EvSend, m, protocol.APIHeartbeat, true))
+			require.NotEmpty(t, hbs, "seed %d %s heartbeats", seed, m)
+			assert.Equal(t, j.At+sim.Instant(hbInterval), hbs[0].At, "seed %d %s: first heartbeat = JoinGroup response + heartbeat.interval.ms", seed, m)
+			st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvAssigned && e.Node == m })
+			require.True(t, ok, "seed %d %s assigned", seed, m)
+			assert.Len(t, st.Partitions, 8/members)
+		}
+		require.NotEmpty(t, leaderName, "seed %d: a leader", seed)
+		leaderSync, ok := tlFirst(tr, tlBrokerGot(leaderName, protocol.APISyncGroup))
+		require.True(t, ok)
+		persisted, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupPersisted })
+		require.True(t, ok)
+		stable, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "Stable" })
+		require.True(t, ok)
+		assert.Equal(t, leaderSync.At, persisted.At, "seed %d: the leader's SyncGroup appends the group record", seed)
+		assert.Equal(t, persisted.At, stable.At, "seed %d: Stable once the record is appended", seed)
+		assert.Equal(t, int32(1), stable.Gen)
+	}
+}
+
+// TestTimelineInitialDelay — §17.6 "Initial delay on fresh groups" and §12.5:
+// even a single-member new group waits group.initial.rebalance.delay.ms;
+// staggered starts extend it in delay-sized steps (capped by the rebalance
+// timeout); a group re-forming from Empty at a later generation gets one
+// fixed delay (Scala sets newMemberAdded only while generationId == 0).
+func TestTimelineInitialDelay(t *testing.T) {
+	const tmpl = `
+name: initial-delay
+duration: %s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 3000}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: %d
+    subscribe: [t]
+    client: {profile: kafka-3.x, max.poll.interval.ms: %d}
+    start: {at: 0s, stagger: %s}
+faults: %s
+`
+	gens := func(tr []TraceEvent) []TraceEvent { return find(tr, kindOf(protocol.EvGenerationComplete, "")) }
+	adds := func(tr []TraceEvent, after time.Duration) []time.Duration {
+		var out []time.Duration
+		for _, e := range find(tr, kindOf(protocol.EvMemberAdded, "")) {
+			if tlAt(e) >= after {
+				out = append(out, tlAt(e))
+			}
+		}
+		return out
+	}
+	const delay = 3 * time.Second
+	t.Run("single member waits the delay", func(t *testing.T) {
+		sc := parse(t, fmt.Sprintf(tmpl, "10s", 1, 300000, "0s", "[]"))
+		for _, seed := range tlSeeds {
+			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
+			a, g := adds(tr, 0), gens(tr)
+			require.Len(t, a, 1)
+			require.Len(t, g, 1, "seed %d", seed)
+			assert.Equal(t, a[0]+delay, tlAt(g[0]), "seed %d: generation 1 exactly one delay after the only member joined", seed)
+			assert.Equal(t, int32(1), g[0].Count)
+		}
+	})
+	t.Run("staggered starts extend in delay steps", func(t *testing.T) {
+		// Members at 0, 2.5, 5, 7.5, 10 s: each 3 s window sees a new
+		// member until the one starting at 12 s: 5 windows.
+		sc := parse(t, fmt.Sprintf(tmpl, "25s", 5, 300000, "2500ms", "[]"))
+		for _, seed := range tlSeeds {
+			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
+			a, g := adds(tr, 0), gens(tr)
+			require.Len(t, a, 5)
+			require.NotEmpty(t, g)
+			assert.Equal(t, a[0]+5*delay, tlAt(g[0]), "seed %d: 5 windows of 3 s", seed)
+			assert.Equal(t, tlInitialJoinCompletes(a[0], a[1:], delay, 300*time.Second), tlAt(g[0]), "seed %d", seed)
+			assert.Equal(t, int32(5), g[0].Count, "seed %d: one generation with every member", seed)
+			assert.Len(t, g, 1, "seed %d: no further rebalance", seed)
+		}
+	})
+	t.Run("extension capped by the rebalance timeout", func(t *testing.T) {
+		// max.poll.interval.ms 7000: windows of 3, 3 and 1 s (remaining
+		// 4000 → 1000 → 0), so generation 1 at first + 7 s with the members
+		// that arrived by then (0, 2.5, 5 s); the one at 7.5 s rebalances again.
+		sc := parse(t, fmt.Sprintf(tmpl, "25s", 4, 7000, "2500ms", "[]"))
+		for _, seed := range tlSeeds {
+			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
+			a, g := adds(tr, 0), gens(tr)
+			require.Len(t, a, 4)
+			require.NotEmpty(t, g)
+			assert.Equal(t, a[0]+7*time.Second, tlAt(g[0]), "seed %d: 3 s + 3 s + 1 s", seed)
+			assert.Equal(t, tlInitialJoinCompletes(a[0], a[1:3], delay, 7*time.Second), tlAt(g[0]), "seed %d", seed)
+			assert.Equal(t, int32(3), g[0].Count, "seed %d", seed)
+		}
+	})
+	t.Run("generation 0 only", func(t *testing.T) {
+		// Both members leave (group Empty at a later generation); members
+		// then join at 30, 32 and 34 s: one fixed 3 s delay, not extended
+		// by the member arriving inside it.
+		faults := `
+  - {at: 20s, leave: g-0}
+  - {at: 20500ms, leave: g-1}
+  - {at: 30s, join: g}
+  - {at: 32s, join: g}
+  - {at: 34s, join: g}`
+		sc := parse(t, fmt.Sprintf(tmpl, "45s", 2, 300000, "0s", faults))
+		for _, seed := range tlSeeds {
+			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
+			empty, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvGroupState && e.State == "Empty" && e.Detail == "PreparingRebalance"
+			})
+			require.True(t, ok, "seed %d: the group empties", seed)
+			require.Less(t, tlAt(empty), 30*time.Second)
+			require.Positive(t, empty.Gen, "seed %d: Empty at a later generation", seed)
+			a := adds(tr, 30*time.Second)
+			require.Len(t, a, 3, "seed %d", seed)
+			var after []TraceEvent
+			for _, e := range gens(tr) {
+				if tlAt(e) >= 30*time.Second {
+					after = append(after, e)
+				}
+			}
+			require.NotEmpty(t, after, "seed %d", seed)
+			assert.Equal(t, a[0]+delay, tlAt(after[0]), "seed %d: one fixed delay at generation %d, not extended", seed, after[0].Gen)
+			assert.Equal(t, int32(2), after[0].Count, "seed %d: the members at 30 s and 32 s", seed)
+		}
+	})
+}
+
+// TestTimelineMemberJoinsStableGroup — §17.5 "One member joins a Stable
+// group" (§8.3, §12.4, §12.6): Stable → PreparingRebalance the instant the
+// new member is added; the others learn within one heartbeat interval from
+// a heartbeat answered REBALANCE_IN_PROGRESS, rejoin at their next poll()
+// (bounded by their processing time), and the join completes the instant
+// the last JoinGroup arrives.
+func TestTimelineMemberJoinsStableGroup(t *testing.T) {
+	sc := parse(t, `
+name: join-stable
+duration: 40s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 8}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x, partition.assignment.strategy: range}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 500ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 20s, join: g}
+`)
+	const newcomer = "g-3"
+	hb := sc.Groups[0].Client.HeartbeatInterval
+	const rtt = 10 * time.Millisecond
+	const processing = 500 * time.Millisecond
+	for _, seed := range tlSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		tr := res.Trace
+		add, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberAdded && e.Detail == newcomer })
+		require.True(t, ok, "seed %d", seed)
+		start, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 20*time.Second })
+		require.True(t, ok)
+		assert.Equal(t, add.At, start.At, "seed %d: the rebalance starts when the new member is added", seed)
+		assert.Equal(t, "join", start.Reason)
+		var lastJoin sim.Instant
+		for i := 0; i < 3; i++ {
+			m := fmt.Sprintf("g-%d", i)
+			learn, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvDeliver, m, protocol.APIHeartbeat, false)(e) && e.At > start.At && e.Err == protocol.RebalanceInProgress
+			})
+			require.True(t, ok, "seed %d %s: learns from a heartbeat", seed, m)
+			assert.LessOrEqual(t, tlAt(learn)-tlAt(start), hb+rtt, "seed %d %s: within one heartbeat interval", seed, m)
+			rj, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvRejoinRequested && e.Node == m && e.At >= learn.At
+			})
+			require.True(t, ok)
+			assert.Equal(t, learn.At, rj.At, "seed %d %s: rejoin requested on that response", seed, m)
+			assert.Equal(t, "rebalance-in-progress", rj.Reason)
+			join, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= learn.At
+			})
+			require.True(t, ok)
+			assert.LessOrEqual(t, tlAt(join)-tlAt(learn), processing, "seed %d %s: JoinGroup at the next poll()", seed, m)
+			got, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlBrokerGot(m, protocol.APIJoinGroup)(e) && e.Corr == join.Corr
+			})
+			require.True(t, ok)
+			lastJoin = max(lastJoin, got.At)
+		}
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > start.At })
+		require.True(t, ok, "seed %d", seed)
+		assert.Equal(t, lastJoin, gen.At, "seed %d: the join completes the instant the last member's JoinGroup arrives", seed)
+		assert.Equal(t, int32(4), gen.Count)
+		assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "seed %d: nobody dropped", seed)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd)
+	}
+}
+
+// tlLastReset is the last instant before `before` at which the coordinator
+// reset member's session (§12.8): a Heartbeat, OffsetCommit or SyncGroup of
+// the member delivered to it, or a join completion.
+func tlLastReset(tr []TraceEvent, member string, before sim.Instant) sim.Instant {
+	var last sim.Instant
+	for i := range tr {
+		e := &tr[i]
+		if e.At >= before {
+			break
+		}
+		if tlBrokerGot(member, protocol.APIHeartbeat)(e) || tlBrokerGot(member, protocol.APIOffsetCommit)(e) ||
+			tlBrokerGot(member, protocol.APISyncGroup)(e) || e.Kind == protocol.EvGenerationComplete {
+			last = e.At
+		}
+	}
+	return last
+}
+
+// TestTimelineCrashAndCleanShutdown — §17.5 "Member crash (dynamic)" and
+// "Clean shutdown" (§12.8, §12.9): a crashed member is removed exactly
+// session.timeout.ms after its last session reset (heartbeat, commit or
+// sync that reached the coordinator), and the rebalance starts at that
+// instant; a closed member's LeaveGroup removes it and starts the rebalance
+// the instant it arrives.
+func TestTimelineCrashAndCleanShutdown(t *testing.T) {
+	sc := parse(t, `
+name: crash-and-leave
+duration: 70s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 8}]
+groups:
+  - id: g
+    members: 4
+    subscribe: [t]
+    client: {profile: kafka-3.x, session.timeout.ms: 10000}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 150ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 20s, crash: g-1}
+  - {at: 50s, leave: g-2}
+`)
+	session := sc.Groups[0].Client.SessionTimeout
+	for _, seed := range tlSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		tr := res.Trace
+		_, ids := tlIDs(tr)
+		require.Len(t, ids["g-1"], 1)
+		require.Len(t, ids["g-2"], 1)
+
+		rm, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == ids["g-1"][0] })
+		require.True(t, ok, "seed %d: the crashed member is removed", seed)
+		assert.Equal(t, "session-expired", rm.Reason)
+		last := tlLastReset(tr, "g-1", rm.At)
+		assert.Equal(t, tlDur(last)+session, tlAt(rm), "seed %d: removed exactly session.timeout.ms after its last session reset", seed)
+		assert.Less(t, last, sim.Instant(20*time.Second+5*time.Millisecond), "seed %d: nothing from the crashed process after the crash", seed)
+		st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && e.At >= rm.At })
+		require.True(t, ok)
+		assert.Equal(t, rm.At, st.At, "seed %d: the rebalance starts at the eviction", seed)
+		assert.Equal(t, "session-expired", st.Reason)
+
+		leave, ok := tlFirst(tr, tlMsg(EvSend, "g-2", protocol.APILeaveGroup, true))
+		require.True(t, ok, "seed %d: close sends LeaveGroup", seed)
+		assert.Equal(t, 50*time.Second, tlAt(leave), "seed %d: at close", seed)
+		got, ok := tlFirst(tr, tlBrokerGot("g-2", protocol.APILeaveGroup))
+		require.True(t, ok)
+		rm2, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == ids["g-2"][0] })
+		require.True(t, ok)
+		assert.Equal(t, "leave", rm2.Reason)
+		assert.Equal(t, got.At, rm2.At, "seed %d: removed when its LeaveGroup arrives", seed)
+		st2, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && e.At >= rm2.At })
+		require.True(t, ok)
+		assert.Equal(t, rm2.At, st2.At, "seed %d: immediate rebalance", seed)
+		assert.Equal(t, "leave", st2.Reason)
+
+		g := res.Summary.Groups[0]
+		var trig []string
+		for _, r := range g.Rebalances {
+			trig = append(trig, r.Trigger)
+		}
+		assert.Equal(t, []string{"join", "session-expired", "leave"}, trig, "seed %d", seed)
+		assert.Equal(t, 1, g.Evictions, "seed %d: the crash is an eviction, the leave is not", seed)
+		assert.Zero(t, g.FalseEvictions)
+		assert.True(t, g.StableAtEnd)
+	}
+}
+
+const tlPollTimeoutScenario = `
+name: poll-timeout
+duration: 70s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x, max.poll.interval.ms: 20000}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 150ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 20s, slow-poll: g-1, for: 30s}
+`
+
+// TestTimelinePollTimeoutLeave — §17.5 "Member stuck in processing >
+// max.poll.interval.ms", §8.2 step 6 and §10: the member's heartbeat thread
+// sees the poll timer expire max.poll.interval.ms after the last poll(),
+// sends LeaveGroup (dynamic member) and resets its generation; the
+// coordinator removes it and rebalances the instant the LeaveGroup arrives;
+// when the application next polls, the partitions are lost and it rejoins as
+// a NEW member (empty id, MEMBER_ID_REQUIRED round trip, a new member id).
+func TestTimelinePollTimeoutLeave(t *testing.T) {
+	sc := parse(t, tlPollTimeoutScenario)
+	const stuckAt, stuckFor = 20 * time.Second, 30 * time.Second
+	maxPoll := sc.Groups[0].Client.MaxPollInterval
+	const batch = 150 * time.Millisecond
+	for _, seed := range tlSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		tr := res.Trace
+		pt := find(tr, kindOf(protocol.EvPollTimeout, ""))
+		require.Len(t, pt, 1, "seed %d: one poll timeout", seed)
+		assert.Equal(t, "g-1", pt[0].Node)
+		// The last poll() entered at most one batch before the fault.
+		assert.LessOrEqual(t, tlAt(pt[0]), stuckAt+maxPoll, "seed %d", seed)
+		assert.Greater(t, tlAt(pt[0]), stuckAt+maxPoll-batch, "seed %d: max.poll.interval.ms after the last poll()", seed)
+
+		lv, ok := tlFirst(tr, kindOf(protocol.EvLeave, "g-1"))
+		require.True(t, ok)
+		assert.Equal(t, pt[0].At, lv.At, "seed %d: LeaveGroup at the poll timeout", seed)
+		assert.Contains(t, lv.Reason, "poll timeout")
+		reset, ok := tlFirst(tr, kindOf(protocol.EvGenerationReset, "g-1"))
+		require.True(t, ok)
+		assert.Equal(t, pt[0].At, reset.At)
+		assert.Equal(t, "drop-id", reset.Detail, "seed %d: the member id is dropped (§10)", seed)
+		send, ok := tlFirst(tr, tlMsg(EvSend, "g-1", protocol.APILeaveGroup, true))
+		require.True(t, ok)
+		assert.Equal(t, pt[0].At, send.At)
+
+		owner, ids := tlIDs(tr)
+		require.Len(t, ids["g-1"], 2, "seed %d: g-1 joins under a second id", seed)
+		oldID, newID := ids["g-1"][0], ids["g-1"][1]
+		assert.NotEqual(t, oldID, newID)
+		got, ok := tlFirst(tr, tlBrokerGot("g-1", protocol.APILeaveGroup))
+		require.True(t, ok)
+		rm, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == oldID })
+		require.True(t, ok)
+		assert.Equal(t, "leave", rm.Reason)
+		assert.Equal(t, got.At, rm.At, "seed %d: removed when the LeaveGroup arrives", seed)
+		st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && e.At >= rm.At })
+		require.True(t, ok)
+		assert.Equal(t, rm.At, st.At, "seed %d: the group rebalances at once", seed)
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > rm.At })
+		require.True(t, ok)
+		assert.Equal(t, int32(2), gen.Count, "seed %d: without the stuck member", seed)
+		assert.Less(t, tlAt(gen), stuckAt+stuckFor, "seed %d: the others do not wait for it", seed)
+
+		// Rejoin as a new member when the application next polls.
+		lost, ok := tlFirst(tr, kindOf(protocol.EvRevoked, "g-1"))
+		require.True(t, ok, "seed %d: partitions given up", seed)
+		assert.Equal(t, "lost", lost.Detail, "seed %d: onPartitionsLost at the next poll()", seed)
+		assert.GreaterOrEqual(t, tlAt(lost), stuckAt+stuckFor, "seed %d: not before the application is back", seed)
+		assert.LessOrEqual(t, tlAt(lost), stuckAt+stuckFor+batch, "seed %d", seed)
+		var joins []TraceEvent
+		for _, e := range find(tr, tlMsg(EvSend, "g-1", protocol.APIJoinGroup, true)) {
+			if e.At > pt[0].At {
+				joins = append(joins, e)
+			}
+		}
+		require.GreaterOrEqual(t, len(joins), 2, "seed %d", seed)
+		assert.Equal(t, lost.At, joins[0].At, "seed %d: JoinGroup from that poll()", seed)
+		r1, ok := tlFirst(tr, func(e *TraceEvent) bool {
+			return tlMsg(EvDeliver, "g-1", protocol.APIJoinGroup, false)(e) && e.Corr == joins[0].Corr
+		})
+		require.True(t, ok)
+		assert.Equal(t, protocol.MemberIDRequired, r1.Err, "seed %d: rejoined with an empty id", seed)
+		assert.Equal(t, r1.At, joins[1].At, "seed %d: and re-sent at once with the new id", seed)
+		add, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberAdded && e.Peer == newID })
+		require.True(t, ok)
+		assert.Greater(t, add.At, joins[1].At)
+		assert.Equal(t, "g-1", owner[newID])
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
+	}
+}
+
+// TestTimelinePollTimeoutInSummary — INTERFACE.md / DESIGN.md for the same
+// run as TestTimelinePollTimeoutLeave: the rebalance a poll-timeout leave
+// starts has trigger "poll-timeout", and a poll-timeout leave counts as an
+// eviction (DESIGN: "Eviction: ... session expiry, rebalance timeout, poll
+// timeout leave"), a false one (the process is alive).
+func TestTimelinePollTimeoutInSummary(t *testing.T) {
+	sc := parse(t, tlPollTimeoutScenario)
+	for _, seed := range tlSeeds {
+		g := run(t, sc, seed, Options{}).Summary.Groups[0]
+		var trig []string
+		for _, r := range g.Rebalances {
+			trig = append(trig, r.Trigger)
+		}
+		require.GreaterOrEqual(t, len(trig), 2, "seed %d", seed)
+		assert.Equal(t, "poll-timeout", trig[1], "seed %d: %v", seed, trig)
+		assert.Equal(t, 1, g.Evictions, "seed %d", seed)
+		assert.Equal(t, 1, g.FalseEvictions, "seed %d", seed)
+	}
+}
+
+// TestTimelineStuckMemberPreKIP62 — §17.5 "Member stuck in processing",
+// last sentence, and §9: before 0.10.1 there is no heartbeat thread; a
+// member stuck in processing sends no heartbeat and no LeaveGroup, and the
+// coordinator evicts it exactly session.timeout.ms after its last session
+// reset (a false eviction: the process is alive).
+func TestTimelineStuckMemberPreKIP62(t *testing.T) {
+	sc := parse(t, `
+name: stuck-0.10
+duration: 60s
+coordinator: {brokers: 1, profile: kafka-0.10}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-0.10, session.timeout.ms: 10000}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 150ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 20s, slow-poll: g-1, for: 20s}
+`)
+	session := sc.Groups[0].Client.SessionTimeout
+	const stuckAt, stuckFor = 20 * time.Second, 20 * time.Second
+	for _, seed := range tlSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		tr := res.Trace
+		assert.Empty(t, find(tr, kindOf(protocol.EvPollTimeout, "")), "seed %d: no poll timer before KIP-62", seed)
+		assert.Empty(t, find(tr, kindOf(protocol.EvLeave, "")), "seed %d: no proactive leave", seed)
+		assert.Empty(t, find(tr, tlMsg(EvSend, "g-1", protocol.APILeaveGroup, true)))
+		for _, e := range find(tr, tlMsg(EvSend, "g-1", protocol.APIHeartbeat, true)) {
+			if tlAt(e) > stuckAt && tlAt(e) < stuckAt+stuckFor {
+				t.Errorf("seed %d: heartbeat from poll() sent while the application is stuck: %v", seed, tlAt(e))
+			}
+		}
+		_, ids := tlIDs(tr)
+		require.NotEmpty(t, ids["g-1"])
+		rm, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == ids["g-1"][0] })
+		require.True(t, ok, "seed %d: evicted", seed)
+		assert.Equal(t, "session-expired", rm.Reason)
+		assert.Equal(t, tlDur(tlLastReset(tr, "g-1", rm.At))+session, tlAt(rm), "seed %d: one session after its last reset", seed)
+		assert.Less(t, tlAt(rm), stuckAt+session+time.Second, "seed %d", seed)
+		st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && e.At >= rm.At })
+		require.True(t, ok)
+		assert.Equal(t, rm.At, st.At)
+		g := res.Summary.Groups[0]
+		assert.GreaterOrEqual(t, g.FalseEvictions, 1, "seed %d: the evicted process was alive", seed)
+	}
+}
+
+// TestTimelineNoPollTimeoutLeaveWhilePreparing — §17.6 "No poll-timeout
+// leave while PREPARING_REBALANCE" (§8.2 steps 2 and 6): the poll timer is
+// only checked by the enabled heartbeat thread, which is disabled while the
+// member is PREPARING_REBALANCE, so a member whose application is stuck
+// longer than max.poll.interval.ms while its JoinGroup is parked (a long
+// initial delay here) never leaves; the same stall while STABLE does.
+func TestTimelineNoPollTimeoutLeaveWhilePreparing(t *testing.T) {
+	sc := parse(t, `
+name: no-leave-preparing
+duration: 70s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 15000}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 4}]
+groups:
+  - id: g
+    members: 2
+    subscribe: [t]
+    client: {profile: kafka-3.x, max.poll.interval.ms: 10000}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 150ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 1s, slow-poll: g-0, for: 20s}
+  - {at: 40s, slow-poll: g-0, for: 15s}
+`)
+	maxPoll := sc.Groups[0].Client.MaxPollInterval
+	const batch = 150 * time.Millisecond
+	for _, seed := range tlSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		tr := res.Trace
+		gen, ok := tlFirst(tr, kindOf(protocol.EvGenerationComplete, ""))
+		require.True(t, ok)
+		require.Greater(t, tlAt(gen), 1*time.Second+maxPoll, "seed %d: scenario premise: the JoinGroup is parked past the poll deadline", seed)
+		for _, e := range find(tr, kindOf(protocol.EvPollTimeout, "")) {
+			assert.Greater(t, tlAt(e), 40*time.Second, "seed %d: no poll timeout while PREPARING_REBALANCE: %v", seed, tlAt(e))
+		}
+		for _, e := range find(tr, kindOf(protocol.EvLeave, "")) {
+			assert.Greater(t, tlAt(e), 40*time.Second, "seed %d: no leave while PREPARING_REBALANCE", seed)
+		}
+		j, ok := tlFirst(tr, kindOf(protocol.EvJoined, "g-0"))
+		require.True(t, ok)
+		assert.GreaterOrEqual(t, tlAt(j), 21*time.Second, "seed %d: the response waits for the application", seed)
+		assert.LessOrEqual(t, tlAt(j), 21*time.Second+batch)
+		assert.Equal(t, int32(1), j.Gen, "seed %d: g-0 is in generation 1 under its first id", seed)
+		for _, e := range find(tr, kindOf(protocol.EvMemberRemoved, "")) {
+			assert.Greater(t, tlAt(e), 40*time.Second, "seed %d: nobody removed during the first stall", seed)
+		}
+		// Control: the same stall while STABLE is a poll-timeout leave.
+		pt := find(tr, kindOf(protocol.EvPollTimeout, "g-0"))
+		require.Len(t, pt, 1, "seed %d", seed)
+		assert.LessOrEqual(t, tlAt(pt[0]), 40*time.Second+maxPoll)
+		assert.Greater(t, tlAt(pt[0]), 40*time.Second+maxPoll-batch)
+	}
+}
+
+// TestTimelineFollowerSyncTimeoutSlowLeader — §17.6 "Follower SyncGroup
+// timeouts with slow leaders" and §12.7: the leader's assignor (inside the
+// JoinGroup handler) runs longer than request.timeout.ms; each follower's
+// SyncGroup times out exactly request.timeout.ms after it was sent, and the
+// follower rediscovers the coordinator and rejoins. A 3.2 subscription
+// rejoins with identical metadata and is answered at once (the group goes
+// Stable when the leader syncs); with 3.4+ subscriptions (generation
+// embedded, KIP-792) the rejoin restarts the rebalance, every time: the group
+// never becomes Stable. Control: an assignor faster than the request timeout
+// causes no timeout.
+func TestTimelineFollowerSyncTimeoutSlowLeader(t *testing.T) {
+	const tmpl = `
+name: slow-leader
+duration: 90s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 3000}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: %s, request.timeout.ms: 10000, max.poll.interval.ms: 60000, partition.assignment.strategy: range}
+    workload: {assign.time: %s}
+    start: {at: 0s, stagger: 0s}
+`
+	const reqTimeout = 10 * time.Second
+	// check asserts the per-follower SyncGroup timing and returns the
+	// number of SyncGroup timeouts.
+	check := func(t *testing.T, seed uint64, tr []TraceEvent, assign time.Duration) int {
+		t.Helper()
+		timeouts := 0
+		leaders := find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvJoined && e.Detail == "leader" })
+		require.NotEmpty(t, leaders)
+		for _, l := range leaders {
+			// The leader's SyncGroup goes out when its assignor returns.
+			s, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, l.Node, protocol.APISyncGroup, true)(e) && e.At >= l.At
+			})
+			if ok && tlAt(s) < 85*time.Second {
+				assert.Equal(t, l.At+sim.Instant(assign), s.At, "seed %d: leader SyncGroup = its JoinGroup response + assign.time", seed)
+			}
+		}
+		for _, s := range find(tr, func(e *TraceEvent) bool { return e.Kind == EvSend && e.Req && e.API == protocol.APISyncGroup }) {
+			m := s.Node
+			resp, answered := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvDeliver, m, protocol.APISyncGroup, false)(e) && e.Corr == s.Corr
+			})
+			to, timedOut := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvRequestTimeout && e.Node == m && e.API == protocol.APISyncGroup && e.At > s.At
+			})
+			deadline := s.At + sim.Instant(reqTimeout)
+			if answered && resp.At < deadline {
+				if timedOut {
+					assert.Greater(t, to.At, resp.At, "seed %d %s: no timeout of an answered SyncGroup", seed, m)
+				}
+				continue
+			}
+			if tlDur(deadline) > 89*time.Second {
+				continue
+			}
+			timeouts++
+			require.True(t, timedOut, "seed %d %s: SyncGroup sent at %v unanswered: request-timeout", seed, m, tlAt(s))
+			assert.Equal(t, deadline, to.At, "seed %d %s: SyncGroup times out exactly request.timeout.ms after it was sent", seed, m)
+			// ... then the follower rejoins before it syncs again.
+			nextJoin, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
+			})
+			require.True(t, ok, "seed %d %s: rejoins after the timeout", seed, m)
+			nextSync, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, m, protocol.APISyncGroup, true)(e) && e.At > to.At
+			})
+			if ok {
+				assert.Less(t, nextJoin.At, nextSync.At, "seed %d %s", seed, m)
+			}
+			assert.LessOrEqual(t, tlAt(nextJoin)-tlAt(to), 2*time.Second, "seed %d %s: rediscovery and rejoin are quick", seed, m)
+			dead, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvCoordinatorDead && e.Node == m && e.At >= to.At })
+			require.True(t, ok)
+			assert.Equal(t, to.At, dead.At, "seed %d %s: the timeout disconnects (coordinator marked unknown)", seed, m)
+		}
+		return timeouts
+	}
+	t.Run("kafka-3.2 rejoin answered at once", func(t *testing.T) {
+		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.2", "15s"))
+		for _, seed := range tlSeeds {
+			res := run(t, sc, seed, Options{KeepTrace: true})
+			tr := res.Trace
+			assert.Equal(t, 2, check(t, seed, tr, 15*time.Second), "seed %d: each follower times out once", seed)
+			gens := find(tr, kindOf(protocol.EvGenerationComplete, ""))
+			assert.Len(t, gens, 1, "seed %d: identical metadata: no new rebalance", seed)
+			assert.Len(t, find(tr, kindOf(protocol.EvRebalanceStart, "")), 1, "seed %d", seed)
+			assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
+		}
+	})
+	t.Run("kafka-3.x rejoin restarts the rebalance", func(t *testing.T) {
+		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "15s"))
+		for _, seed := range tlSeeds {
+			res := run(t, sc, seed, Options{KeepTrace: true})
+			tr := res.Trace
+			n := check(t, seed, tr, 15*time.Second)
+			assert.GreaterOrEqual(t, n, 8, "seed %d: followers time out round after round", seed)
+			// Every follower rejoin that reaches the coordinator in
+			// CompletingRebalance restarts the rebalance at that instant.
+			restarts := find(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvGroupState && e.State == "PreparingRebalance" && e.Detail == "CompletingRebalance"
+			})
+			assert.NotEmpty(t, restarts, "seed %d", seed)
+			for _, r := range restarts {
+				j, ok := tlFirst(tr, func(e *TraceEvent) bool {
+					return e.Kind == EvDeliver && e.Req && e.API == protocol.APIJoinGroup && e.At == r.At
+				})
+				if assert.True(t, ok, "seed %d: restart at %v is a JoinGroup arriving", seed, tlAt(r)) {
+					assert.NotEqual(t, tlLeaderAt(tr, r.At), j.Peer, "seed %d: from a follower", seed)
+				}
+			}
+			assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "Stable" }),
+				"seed %d: never Stable while the assignor outlasts the request timeout", seed)
+		}
+	})
+	t.Run("control: fast assignor", func(t *testing.T) {
+		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "5s"))
+		for _, seed := range tlSeeds {
+			res := run(t, sc, seed, Options{KeepTrace: true})
+			assert.Zero(t, check(t, seed, res.Trace, 5*time.Second), "seed %d", seed)
+			assert.Empty(t, find(res.Trace, kindOf(protocol.EvRequestTimeout, "")), "seed %d", seed)
+			assert.True(t, res.Summary.Groups[0].StableAtEnd)
+		}
+	})
+}
+
+const tlMixedScenario = `
+name: mixed-max-poll
+duration: %s
+coordinator: {brokers: 1, profile: %s, group.initial.rebalance.delay.ms: 3000}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: %s, session.timeout.ms: %d, max.poll.interval.ms: 120000, partition.assignment.strategy: range}
+    workload: {poll.interval: {dist: uniform, min: 50ms, max: 150ms}}
+    start: {at: 0s, stagger: 1s}
+faults:
+  - {at: 29s, slow-poll: g-0, for: 60s}
+  - {at: 30s, join: g}
+`
+
+// tlMixedRun runs tlMixedScenario with g-0 and g-1 on max.poll.interval.ms
+// 120000 and g-2 and the joiner g-3 on 10000: the broker's rebalance timeout
+// is the max (120 s); g-2's JoinGroup times out client-side after
+// max(request.timeout.ms, 10 s + 5 s) = 30 s.
+func tlMixedRun(t *testing.T, profile, broker string, seed uint64) *Result {
+	return tlMixedRunSession(t, profile, broker, 10*time.Second, 150*time.Second, seed)
+}
+
+func tlMixedRunSession(t *testing.T, profile, broker string, session, duration time.Duration, seed uint64) *Result {
+	sc := parse(t, fmt.Sprintf(tlMixedScenario, duration, broker, profile, session.Milliseconds()))
+	return tlRunSwitching(t, sc, seed, 1500*time.Millisecond, func(c *client.Config) { c.MaxPollInterval = 10 * time.Second })
+}
+
+// tlSmallMaxPoll are the members of tlMixedRun on max.poll.interval.ms 10000.
+var tlSmallMaxPoll = []string{"g-2", "g-3"}
+
+// tlJoinTimedOut asserts that member's first JoinGroup timeout after the
+// rebalance start came exactly joinTimeout after one of its JoinGroups was
+// sent, and returns the timeout event.
+func tlJoinTimedOut(t *testing.T, seed uint64, tr []TraceEvent, m string, after sim.Instant, joinTimeout time.Duration) TraceEvent {
+	t.Helper()
+	to, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvRequestTimeout && e.Node == m && e.API == protocol.APIJoinGroup && e.At > after
+	})
+	require.True(t, ok, "seed %d %s: its JoinGroup times out client-side", seed, m)
+	_, sent := tlFirst(tr, func(e *TraceEvent) bool {
+		return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At == to.At-sim.Instant(joinTimeout)
+	})
+	assert.True(t, sent, "seed %d %s: timeout at %v = a JoinGroup send + max(request.timeout.ms, max.poll.interval.ms + 5 s)", seed, m, tlAt(to))
+	return to
+}
+
+// TestTimelineMixedMaxPollInterval — §17.6 "Mixed max.poll.interval.ms"
+// (§5.5, §12.5): the broker waits the max of the members' rebalance
+// timeouts, but each client's JoinGroup times out at max(request.timeout.ms,
+// own max.poll.interval.ms + 5 s); a member with a small value times out
+// client-side, disconnects and re-sends while the join is still collecting.
+// A 3.x client keeps its member id, so the join completes with every process
+// once and nobody is removed.
+func TestTimelineMixedMaxPollInterval(t *testing.T) {
+	const joinTimeout = 30 * time.Second // max(30 s, 10 s + 5 s)
+	for _, seed := range tlSeeds {
+		res := tlMixedRun(t, "kafka-3.x", "kafka-3.x", seed)
+		tr := res.Trace
+		start, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 30*time.Second })
+		require.True(t, ok)
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > start.At })
+		require.True(t, ok)
+		require.Greater(t, tlAt(gen), 89*time.Second, "seed %d: the join waits for g-0 (premise)", seed)
+		for _, m := range tlSmallMaxPoll {
+			to := tlJoinTimedOut(t, seed, tr, m, start.At, joinTimeout)
+			assert.Less(t, to.At, gen.At, "seed %d %s: while the join is still collecting", seed, m)
+			dead, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvCoordinatorDead && e.Node == m && e.At >= to.At })
+			require.True(t, ok)
+			assert.Equal(t, to.At, dead.At, "seed %d %s: disconnect", seed, m)
+			resend, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
+			})
+			require.True(t, ok, "seed %d %s: re-sends its JoinGroup", seed, m)
+			assert.Less(t, resend.At, gen.At, "seed %d %s", seed, m)
+			assert.LessOrEqual(t, tlAt(resend)-tlAt(to), 2*time.Second, "seed %d %s", seed, m)
+		}
+		for _, m := range []string{"g-0", "g-1"} {
+			for _, e := range find(tr, kindOf(protocol.EvRequestTimeout, m)) {
+				t.Errorf("seed %d: %s (max.poll.interval.ms 120000) times out %v at %v", seed, m, e.API, tlAt(e))
+			}
+		}
+		_, ids := tlIDs(tr)
+		for _, m := range tlSmallMaxPoll {
+			assert.Len(t, ids[m], 1, "seed %d %s: 3.x keeps the member id", seed, m)
+		}
+		assert.Equal(t, int32(4), gen.Count, "seed %d", seed)
+		assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
+	}
+}
+
+// TestTimelineAbandonedMemberKafka27 — §17.6 "2.6.1–2.8.0 clients and
+// coordinator blips" (KAFKA-13214): a retriable JoinGroup failure (here the
+// client-side JoinGroup timeout of the mixed-max.poll group) makes a 2.7
+// client rejoin with an empty member id; the abandoned id stays on the
+// broker awaiting join (immune to expiry), is carried into the next
+// generation, never syncs or heartbeats, and is removed one session timeout
+// after the join completed (2.8.0 broker), causing another rebalance. A
+// 2.8.1+ client keeps its id: no abandoned member.
+func TestTimelineAbandonedMemberKafka27(t *testing.T) {
+	const joinTimeout = 30 * time.Second
+	const session = 10 * time.Second // kafka-2.x default
+	for _, seed := range tlSeeds {
+		res := tlMixedRun(t, "kafka-2.7", "kafka-2.x", seed)
+		tr := res.Trace
+		owner, ids := tlIDs(tr)
+		start, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 30*time.Second })
+		require.True(t, ok)
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > start.At })
+		require.True(t, ok)
+		for _, m := range tlSmallMaxPoll {
+			to := tlJoinTimedOut(t, seed, tr, m, start.At, joinTimeout)
+			require.Len(t, ids[m], 2, "seed %d %s: joins again under a new id", seed, m)
+			old := ids[m][0]
+			reset, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvGenerationReset && e.Node == m && e.API == protocol.APIJoinGroup && e.At >= to.At
+			})
+			require.True(t, ok, "seed %d %s", seed, m)
+			// joinGroupIfNeeded sees the failed future on the next poll(),
+			// after ensureCoordinatorReady has rediscovered the coordinator.
+			found, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvCoordinatorFound && e.Node == m && e.At >= to.At
+			})
+			require.True(t, ok)
+			assert.Equal(t, found.At, reset.At, "seed %d %s: the retriable failure resets the generation once the coordinator is known again", seed, m)
+			assert.Equal(t, protocol.NetworkException.String(), reset.Reason, "seed %d %s: the timeout is a disconnect", seed, m)
+			rejoin, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= reset.At
+			})
+			require.True(t, ok)
+			r, ok := tlFirst(tr, func(e *TraceEvent) bool {
+				return tlMsg(EvDeliver, m, protocol.APIJoinGroup, false)(e) && e.Corr == rejoin.Corr
+			})
+			require.True(t, ok)
+			assert.Equal(t, protocol.MemberIDRequired, r.Err, "seed %d %s: rejoins with an empty member id", seed, m)
+			assert.Equal(t, "drop-id", reset.Detail, "seed %d %s", seed, m)
+			assert.Less(t, reset.At, gen.At, "seed %d %s: while the join collects", seed, m)
+			rm, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == old })
+			require.True(t, ok, "seed %d %s: the abandoned id is removed eventually", seed, m)
+			assert.Greater(t, rm.At, gen.At, "seed %d %s: immune while awaiting join", seed, m)
+			assert.Equal(t, "session-expired", rm.Reason)
+			assert.Equal(t, tlAt(gen)+session, tlAt(rm), "seed %d %s: one session timeout after the join completed", seed, m)
+			assert.Equal(t, m, owner[old])
+		}
+		assert.Equal(t, int32(6), gen.Count, "seed %d: 4 processes + the 2 abandoned ids carried into the generation", seed)
+		st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && e.At > gen.At })
+		require.True(t, ok)
+		assert.Equal(t, gen.At+sim.Instant(session), st.At, "seed %d: another rebalance at the removal", seed)
+		assert.Equal(t, "session-expired", st.Reason)
+		g := res.Summary.Groups[0]
+		assert.Equal(t, 2, g.Evictions, "seed %d", seed)
+		assert.Equal(t, 2, g.FalseEvictions, "seed %d: their processes are alive", seed)
+
+		fixed := tlMixedRun(t, "kafka-2.8", "kafka-2.x", seed)
+		_, fids := tlIDs(fixed.Trace)
+		for _, m := range tlSmallMaxPoll {
+			tlJoinTimedOut(t, seed, fixed.Trace, m, start.At, joinTimeout)
+			assert.Len(t, fids[m], 1, "seed %d %s: 2.8.1 keeps the id", seed, m)
+		}
+		assert.Empty(t, find(fixed.Trace, kindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
+		assert.Less(t, fixed.Summary.Groups[0].RebalanceCount, g.RebalanceCount, "seed %d", seed)
+
+		// 2.8.1+/3.0 broker (KAFKA-12890 DelayedSync) and a session longer
+		// than the rebalance timeout: the abandoned ids are removed by the
+		// pending-sync expiry, rebalance timeout (120 s) after the join.
+		ds := tlMixedRunSession(t, "kafka-2.7", "kafka-3.x", 150*time.Second, 230*time.Second, seed)
+		dsOwner, dsIDs := tlIDs(ds.Trace)
+		dsStart, ok := tlFirst(ds.Trace, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 30*time.Second })
+		require.True(t, ok)
+		dsGen, ok := tlFirst(ds.Trace, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > dsStart.At })
+		require.True(t, ok)
+		assert.Equal(t, int32(6), dsGen.Count, "seed %d: DelayedSync variant: abandoned ids carried into the generation", seed)
+		for _, m := range tlSmallMaxPoll {
+			require.Len(t, dsIDs[m], 2, "seed %d %s", seed, m)
+			rm, ok := tlFirst(ds.Trace, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == dsIDs[m][0] })
+			require.True(t, ok, "seed %d %s: removed by the pending-sync expiry", seed, m)
+			assert.Equal(t, "sync-timeout", rm.Reason, "seed %d %s", seed, m)
+			assert.Equal(t, tlAt(dsGen)+120*time.Second, tlAt(rm), "seed %d %s: rebalance timeout after the join", seed, m)
+			assert.Equal(t, m, dsOwner[dsIDs[m][0]])
+		}
+	}
+}
+
+// TestTimelineLateJoinResponseEvicts — §17.6 "Late JoinGroup-response
+// processing evicts members" (§8.1, §12.6 step 4): after the join completes
+// the coordinator expects a heartbeat or SyncGroup within session.timeout.ms,
+// but a 2.6.1+ client's heartbeat thread stays disabled until the application
+// thread processes the JoinGroup response. Under COOPERATIVE, poll() keeps
+// returning records during the rebalance; a member whose batch ends more than
+// session.timeout.ms after its JoinGroup was answered is removed exactly one
+// session timeout after the join completed, and the group rebalances again.
+// Under EAGER the members own nothing while joining, process the response at
+// once, and nobody is removed.
+func TestTimelineLateJoinResponseEvicts(t *testing.T) {
+	const tmpl = `
+name: late-join-response
+duration: 120s
+coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x, session.timeout.ms: 10000, partition.assignment.strategy: %s}
+    workload: {poll.interval: {dist: uniform, min: 11500ms, max: 12500ms}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 60s, join: g}
+`
+	const session = 10 * time.Second
+	for _, seed := range tlSeeds {
+		res := run(t, parse(t, fmt.Sprintf(tmpl, "cooperative-sticky")), seed, Options{KeepTrace: true})
+		tr := res.Trace
+		_, ids := tlIDs(tr)
+		start, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 60*time.Second })
+		require.True(t, ok)
+		gen, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGenerationComplete && e.At > start.At })
+		require.True(t, ok)
+		late := 0
+		for i := 0; i < 3; i++ {
+			m := fmt.Sprintf("g-%d", i)
+			j, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvJoined && e.Node == m && e.Gen == gen.Gen })
+			require.True(t, ok, "seed %d %s: processes the response eventually", seed, m)
+			rm, removed := tlFirst(tr, func(e *TraceEvent) bool {
+				return e.Kind == protocol.EvMemberRemoved && e.Peer == ids[m][0] && e.At > gen.At
+			})
+			if tlAt(j)-tlAt(gen) > session {
+				late++
+				require.True(t, removed, "seed %d %s: response processed %v after the join: removed", seed, m, tlAt(j)-tlAt(gen))
+				assert.Equal(t, "session-expired", rm.Reason)
+				assert.Equal(t, tlAt(gen)+session, tlAt(rm), "seed %d %s: exactly one session after the join completed", seed, m)
+				assert.Empty(t, find(tr, func(e *TraceEvent) bool {
+					return tlMsg(EvSend, m, protocol.APIHeartbeat, true)(e) && e.At > gen.At && e.At < rm.At
+				}), "seed %d %s: no heartbeat before the response is processed", seed, m)
+			} else if removed {
+				assert.Greater(t, rm.At, j.At+sim.Instant(session), "seed %d %s: processed in time, not removed then", seed, m)
+			}
+		}
+		assert.Positive(t, late, "seed %d: the last member to rejoin processes its response a batch later", seed)
+		again, ok := tlFirst(tr, func(e *TraceEvent) bool {
+			return e.Kind == protocol.EvRebalanceStart && e.At == gen.At+sim.Instant(session)
+		})
+		if assert.True(t, ok, "seed %d: yet another rebalance at the eviction", seed) {
+			assert.Equal(t, "session-expired", again.Reason)
+		}
+
+		eager := run(t, parse(t, fmt.Sprintf(tmpl, "range")), seed, Options{KeepTrace: true})
+		for _, e := range find(eager.Trace, kindOf(protocol.EvMemberRemoved, "")) {
+			t.Errorf("seed %d: EAGER removes %s (%s) at %v", seed, e.Peer, e.Reason, tlAt(e))
+		}
+		assert.Zero(t, eager.Summary.Groups[0].Evictions)
+	}
+}
