@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/scenario"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Directory layout of a sweep:
@@ -130,7 +133,7 @@ func (e *Experiment) header() []string {
 // with another key (the experiment changed) is stale and runs again.
 func (e *Experiment) pointKey(pt Point) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "format %d\n%d:%s\n", formatVersion, len(e.ScenarioData), e.ScenarioData)
+	fmt.Fprintf(h, "format %d\nengine %s\n%d:%s\n", formatVersion, engineIdentity(), len(e.ScenarioData), e.ScenarioData)
 	for _, o := range e.Overrides(pt) {
 		b, _ := json.Marshal(o.Value)
 		fmt.Fprintf(h, "%s=%s\n", o.Path, b)
@@ -138,6 +141,31 @@ func (e *Experiment) pointKey(pt Point) string {
 	fmt.Fprintf(h, "seeds %d\n%s\n", e.Seeds, strings.Join(e.header(), ","))
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
+
+// canaryScenarios are run once per process to fingerprint the simulator.
+var canaryScenarios = []string{"crash-one-member", "gc-pause", "coordinator-failover", "kip62-slow-poll", "bug-kafka-13214"}
+
+var engineOnce = sync.OnceValue(func() string {
+	h := sha256.New()
+	for _, name := range canaryScenarios {
+		sc, err := scenario.Load(name)
+		if err != nil {
+			panic("experiments: canary scenario " + name + ": " + err.Error())
+		}
+		res, err := harness.Run(sc, 1, harness.Options{})
+		if err != nil {
+			panic("experiments: canary scenario " + name + ": " + err.Error())
+		}
+		fmt.Fprintf(h, "%s %s\n", name, res.Summary.TraceSHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+})
+
+// engineIdentity fingerprints the simulator's behaviour: the trace hashes
+// of a few built-in scenarios. It is part of every point's key, so a sweep
+// resumed with a simulator that behaves differently (a model fix) runs its
+// points again instead of mixing old and new results.
+func engineIdentity() string { return engineOnce() }
 
 func pointPath(dir string, pt Point) string {
 	return filepath.Join(dir, pointsDir, pt.ID+".csv")

@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -677,14 +675,6 @@ func (e *Experiment) validatePoints() error {
 		}
 	}
 	return nil
-}
-
-// Fingerprint identifies the experiment's inputs: a sweep directory holds
-// the results of one fingerprint only.
-func (e *Experiment) Fingerprint() string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s%d:%s", len(e.Data), e.Data, len(e.ScenarioData), e.ScenarioData)
-	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // finite reports whether x is a number (not NaN, not infinite).
