@@ -307,20 +307,31 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 		w.setCoordGen(g, e.Gen)
 	case protocol.EvMemberAdded:
 		if w.memberClient == nil {
-			w.memberClient = make(map[string]string)
+			w.memberClient = make(map[string]memberProcess)
 		}
-		w.memberClient[e.Peer] = e.Detail
+		// The member id belongs to the process now running in the slot
+		// the client id names (its JoinGroup just arrived).
+		owner := memberProcess{client: e.Detail}
+		if s := w.slotByMemberClient(e.Detail); s != nil {
+			owner.inc = s.inc
+		}
+		w.memberClient[e.Peer] = owner
 	case protocol.EvMemberRemoved:
-		client := w.memberClient[e.Peer]
+		owner := w.memberClient[e.Peer]
+		s := w.slotByMemberClient(owner.client)
+		// The member's process: the slot's process when it is the
+		// incarnation that joined with this member id (a restarted slot runs
+		// a new process; the old one's member was not its).
+		alive := s != nil && s.alive && s.inc == owner.inc
 		switch e.Reason {
 		case "leave":
-			if s := w.slotByMemberClient(client); s != nil && s.lastLeave == "poll-timeout" {
+			if alive && s.lastLeave == "poll-timeout" {
 				m.evictions++
 				m.falseEvictions++ // a poll-timeout leave comes from a live process
 			}
 		case "session-expired", "rebalance-timeout", "sync-timeout", "new-member-timeout":
 			m.evictions++
-			if s := w.slotByMemberClient(client); s != nil && s.alive {
+			if alive {
 				m.falseEvictions++
 			}
 		}

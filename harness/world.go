@@ -52,6 +52,13 @@ func evIdentity(_ sim.Instant, e ev) uint64 {
 	return id
 }
 
+// memberProcess is the process a coordinator member id belongs to: the
+// client id (slot name) and the slot's incarnation when it joined.
+type memberProcess struct {
+	client string
+	inc    uint32
+}
+
 // envelopeBytes is a message's estimated size on the wire.
 func envelopeBytes(e envelope) int {
 	if e.req != nil {
@@ -129,7 +136,7 @@ type world struct {
 	atInstant int
 	// memberClient maps coordinator member ids to the client id (member
 	// name) that joined with them, from EvMemberAdded.
-	memberClient map[string]string
+	memberClient map[string]memberProcess
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
 }

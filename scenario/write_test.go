@@ -1,0 +1,41 @@
+package scenario
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWithFaultsRoundTrip: every fault kind written by FormatFault (through
+// WithFaults) parses back to the same fault, and the rest of the file is
+// kept.
+func TestWithFaultsRoundTrip(t *testing.T) {
+	data, err := readInterfaceExample()
+	require.NoError(t, err)
+	sc, err := Parse("interface-example.yaml", data)
+	require.NoError(t, err)
+	extra := []Fault{
+		{At: 5e9, Kind: FaultPartition, Peers: [2]string{"coordinator", "payments-1"}, For: 2e9, Direction: DirectionOneWay},
+		{At: 6e9, Kind: FaultFilter, For: 3e9, Filter: &MessageFilter{API: "Heartbeat", Member: "payments-2", Direction: FilterRequest, Action: FilterDelay, Delay: 5e8}},
+		{At: 7e9, Kind: FaultLatency, For: 1e9, Latency: Dist{Kind: DistLognormal, Median: 2e6, P99: 4e7}},
+	}
+	want := append(append([]Fault(nil), sc.Faults...), extra...)
+	SortFaults(want)
+	out, err := WithFaults("interface-example.yaml", data, want)
+	require.NoError(t, err)
+	back, err := Parse("out.yaml", out)
+	require.NoError(t, err, string(out))
+	require.Len(t, back.Faults, len(want))
+	for i := range want {
+		got := back.Faults[i]
+		got.Line, want[i].Line = 0, 0
+		assert.Equal(t, want[i], got, "fault %d: %s", i, FormatFault(want[i]))
+	}
+	sc.Faults, back.Faults = nil, nil
+	sc.Source, back.Source = "", ""
+	assert.Equal(t, sc, back, "everything but the faults is kept")
+}
+
+func readInterfaceExample() ([]byte, error) { return os.ReadFile("testdata/interface-example.yaml") }
