@@ -143,7 +143,7 @@ func (e *Experiment) pointKey(pt Point) string {
 }
 
 // canaryScenarios are run once per process to fingerprint the simulator.
-var canaryScenarios = []string{"crash-one-member", "gc-pause", "coordinator-failover", "kip62-slow-poll", "bug-kafka-13214"}
+var canaryScenarios = []string{"crash-one-member", "gc-pause", "coordinator-failover", "kip62-slow-poll", "bug-kafka-13214", "rolling-restart-dynamic"}
 
 var engineOnce = sync.OnceValue(func() string {
 	h := sha256.New()
@@ -156,13 +156,19 @@ var engineOnce = sync.OnceValue(func() string {
 		if err != nil {
 			panic("experiments: canary scenario " + name + ": " + err.Error())
 		}
-		fmt.Fprintf(h, "%s %s\n", name, res.Summary.TraceSHA256)
+		// The whole summary, not only the trace hash: a metric fix changes
+		// figures without changing the trace.
+		b, err := json.Marshal(res.Summary)
+		if err != nil {
+			panic("experiments: canary summary: " + err.Error())
+		}
+		fmt.Fprintf(h, "%s %s\n", name, b)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 })
 
-// engineIdentity fingerprints the simulator's behaviour: the trace hashes
-// of a few built-in scenarios. It is part of every point's key, so a sweep
+// engineIdentity fingerprints the simulator's behaviour: the summaries
+// (trace hash and every figure) of a few built-in scenarios. It is part of every point's key, so a sweep
 // resumed with a simulator that behaves differently (a model fix) runs its
 // points again instead of mixing old and new results.
 func engineIdentity() string { return engineOnce() }
