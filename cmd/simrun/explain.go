@@ -25,15 +25,8 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: simrun explain SCENARIO [--seed N] [--member M]")
 		fs.PrintDefaults()
 	}
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return exitBadInput
-	}
-	if path == "" && fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
-	if path == "" {
-		fs.Usage()
+	path, ok := scenarioArg(fs, args)
+	if !ok {
 		return exitBadInput
 	}
 	sc, err := scenario.Load(path)
@@ -47,12 +40,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 	}
-	s := sc.Seed
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			s = *seed
-		}
-	})
+	s := seedOr(fs, seed, sc.Seed)
 	res, err := harness.Run(sc, s, harness.Options{KeepTrace: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "simrun:", err)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/rebalsim/rebalsim/harness"
@@ -34,15 +33,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "SCENARIO is a scenario file or a built-in name (simrun list).")
 		fs.PrintDefaults()
 	}
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return exitBadInput
-	}
-	if path == "" && fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
-	if path == "" {
-		fs.Usage()
+	path, ok := scenarioArg(fs, args)
+	if !ok {
 		return exitBadInput
 	}
 	sc, err := scenario.Load(path)
@@ -50,12 +42,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput
 	}
-	s := sc.Seed
-	seedSet := false
-	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
-	if seedSet {
-		s = *seed
-	}
+	s := seedOr(fs, seed, sc.Seed)
 	opts := harness.Options{}
 	var tf *os.File
 	var tw *bufio.Writer
@@ -127,15 +114,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
-}
-
-// splitPositional lets the positional argument come before the flags
-// ("simrun run crash-one-member --seed 3"), which the flag package does not.
-func splitPositional(args []string) (string, []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
-	}
-	return "", args
 }
 
 func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineWriter) {

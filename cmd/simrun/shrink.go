@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -61,18 +58,13 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "delta-debugs it down to a 1-minimal set that still shows the property.")
 		fs.PrintDefaults()
 	}
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
+	path, ok := scenarioArg(fs, args)
+	if !ok {
 		return exitBadInput
 	}
-	if path == "" && fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
 	holds, ok := shrinkProperties[*until]
-	if path == "" || !ok {
-		if !ok {
-			fmt.Fprintf(stderr, "simrun shrink: unknown property %q\n", *until)
-		}
+	if !ok {
+		fmt.Fprintf(stderr, "simrun shrink: unknown property %q\n", *until)
 		fs.Usage()
 		return exitBadInput
 	}
@@ -86,12 +78,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput
 	}
-	s := sc.Seed
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			s = *seed
-		}
-	})
+	s := seedOr(fs, seed, sc.Seed)
 	res, err := harness.Shrink(sc, s, holds, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun shrink: %s --seed %d: %v\n", path, s, err)
@@ -116,20 +103,4 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d\n", *out, *out, s)
 	return exitOK
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

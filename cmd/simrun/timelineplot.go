@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,19 +38,7 @@ func writeTimeline(path string, sc *scenario.Scenario, res *harness.Result) erro
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".timeline-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomic(path, b)
 }
 
 func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, spans []report.Span, marks []report.Mark, shown, total int) {
