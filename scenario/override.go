@@ -194,3 +194,29 @@ func setLine(n *yaml.Node, line int) {
 		setLine(c, line)
 	}
 }
+
+// Overridden returns the scenario file with the overrides applied, as YAML
+// (what a sweep point or `simrun shrink --set` writes out): parse the result
+// and you get ParseWithOverrides(source, data, overrides).
+func Overridden(source string, data []byte, overrides []Override) ([]byte, error) {
+	if len(overrides) == 0 {
+		return data, nil
+	}
+	if _, err := ParseWithOverrides(source, data, overrides); err != nil {
+		return nil, err
+	}
+	d := &decoder{source: source}
+	var doc yaml.Node
+	if err := unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	root := doc.Content[0]
+	for _, o := range overrides {
+		var err error
+		if root, err = applyOverride(d, root, o); err != nil {
+			return nil, err
+		}
+	}
+	doc.Content[0] = root
+	return yaml.Marshal(&doc)
+}

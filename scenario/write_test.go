@@ -39,3 +39,21 @@ func TestWithFaultsRoundTrip(t *testing.T) {
 }
 
 func readInterfaceExample() ([]byte, error) { return os.ReadFile("testdata/interface-example.yaml") }
+
+// TestOverriddenRoundTrip: the YAML Overridden writes parses to what
+// ParseWithOverrides gives.
+func TestOverriddenRoundTrip(t *testing.T) {
+	data, err := readInterfaceExample()
+	require.NoError(t, err)
+	ov := []Override{{Path: "groups[0].client.session.timeout.ms", Value: 45000}, {Path: "network.loss", Value: 0.02}}
+	want, err := ParseWithOverrides("x.yaml", data, ov)
+	require.NoError(t, err)
+	out, err := Overridden("x.yaml", data, ov)
+	require.NoError(t, err)
+	got, err := Parse("x.yaml", out)
+	require.NoError(t, err)
+	for i := range want.Faults {
+		want.Faults[i].Line, got.Faults[i].Line = 0, 0
+	}
+	assert.Equal(t, want, got)
+}

@@ -2,9 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // scenarioArg parses "SCENARIO [flags]" (the positional argument may come
@@ -61,4 +66,49 @@ func writeAtomic(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// setFlags collects repeated --set PATH=VALUE overrides.
+type setFlags []scenario.Override
+
+func (s *setFlags) String() string { return "" }
+
+// Set parses PATH=VALUE; VALUE is read as YAML (10000, 0.01, true, 10s,
+// kafka-3.x, {dist: uniform, min: 1ms, max: 5ms}).
+func (s *setFlags) Set(v string) error {
+	path, val, ok := strings.Cut(v, "=")
+	if !ok || path == "" {
+		return fmt.Errorf("want PATH=VALUE, e.g. groups[0].client.session.timeout.ms=45000")
+	}
+	var x any
+	if err := yaml.Unmarshal([]byte(val), &x); err != nil {
+		return fmt.Errorf("%s: value %q: %v", path, val, err)
+	}
+	*s = append(*s, scenario.Override{Path: path, Value: x})
+	return nil
+}
+
+// addSetFlag registers --set on a command's flag set.
+func addSetFlag(fs *flag.FlagSet) *setFlags {
+	s := &setFlags{}
+	fs.Var(s, "set", "override a scenario setting, `PATH=VALUE` (repeatable), e.g. coordinator.profile=kafka-3.x or groups[0].client.session.timeout.ms=45000")
+	return s
+}
+
+// loadScenario reads SCENARIO (a file or a built-in name) with the --set
+// overrides applied, returning its source name and (overridden) bytes too.
+func loadScenario(path string, sets *setFlags) (*scenario.Scenario, string, []byte, error) {
+	source, data, err := scenario.Read(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var overrides []scenario.Override
+	if sets != nil {
+		overrides = *sets
+	}
+	if data, err = scenario.Overridden(source, data, overrides); err != nil {
+		return nil, "", nil, err
+	}
+	sc, err := scenario.Parse(source, data)
+	return sc, source, data, err
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/rebalsim/rebalsim/harness"
-	"github.com/rebalsim/rebalsim/scenario"
 )
 
 func init() {
@@ -20,6 +19,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
+	sets := addSetFlag(fs)
 	member := fs.String("member", "", "only this member's evictions and dead marks (e.g. payments-3)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: simrun explain SCENARIO [--seed N] [--member M]")
@@ -29,7 +29,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitBadInput
 	}
-	sc, err := scenario.Load(path)
+	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput

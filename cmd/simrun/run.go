@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/rebalsim/rebalsim/harness"
-	"github.com/rebalsim/rebalsim/scenario"
 )
 
 func init() {
@@ -24,6 +23,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
+	sets := addSetFlag(fs)
 	asJSON := fs.Bool("json", false, "print the JSON summary on stdout")
 	trace := fs.String("trace", "", "write the trace as JSON lines to `FILE.jsonl`")
 	perfetto := fs.String("perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
@@ -37,7 +37,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitBadInput
 	}
-	sc, err := scenario.Load(path)
+	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput

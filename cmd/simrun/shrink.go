@@ -50,6 +50,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
+	sets := addSetFlag(fs)
 	until := fs.String("until", "violation", "the property to keep: violation, evictions, false-evictions, dead-marks, false-dead-marks, unstable")
 	out := fs.String("out", "", "write the reduced scenario to `FILE.yaml` (default: print it)")
 	fs.Usage = func() {
@@ -68,12 +69,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitBadInput
 	}
-	source, data, err := scenario.Read(path)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadInput
-	}
-	sc, err := scenario.Parse(source, data)
+	sc, source, data, err := loadScenario(path, sets)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitBadInput
