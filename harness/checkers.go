@@ -122,11 +122,19 @@ func (c *livenessChecker) final(w *world) string {
 	}
 	quiet := lastFaultEnd(w.sc, w.faults)
 	for _, g := range w.groups {
-		bound := g.sc.Client.SessionTimeout + g.sc.Client.MaxPollInterval + 30*time.Second
-		if g.sc.Client.MaxPollInterval == 0 {
-			bound += g.sc.Client.SessionTimeout
+		// With cohorts, the longest bound of any cohort, and no liveness
+		// expected when any cohort's workload stalls.
+		var bound time.Duration
+		stalls := false
+		for _, c := range g.cohorts {
+			b := c.sc.Client.SessionTimeout + c.sc.Client.MaxPollInterval + 30*time.Second
+			if c.sc.Client.MaxPollInterval == 0 {
+				b += c.sc.Client.SessionTimeout
+			}
+			bound = max(bound, b)
+			stalls = stalls || workloadStalls(c.sc)
 		}
-		if w.q.Now() < sim.Instant(quiet+bound) || workloadStalls(g.sc) {
+		if w.q.Now() < sim.Instant(quiet+bound) || stalls {
 			continue
 		}
 		live := 0
@@ -177,10 +185,8 @@ func lastFaultEnd(sc *scenario.Scenario, faults []scenario.Fault) time.Duration 
 	for _, f := range faults {
 		e := f.At + f.For
 		if f.Kind == scenario.FaultRollingRestart {
-			for _, g := range sc.Groups {
-				if g.ID == f.Target {
-					e = f.At + time.Duration(g.Members)*f.Interval + f.Downtime
-				}
+			if n := sc.GroupMembers(f.Target); n > 0 { // over all the group's cohorts
+				e = f.At + time.Duration(n)*f.Interval + f.Downtime
 			}
 		}
 		if e > end {

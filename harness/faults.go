@@ -31,8 +31,10 @@ func (w *world) applyFault(i int) {
 		}
 	case scenario.FaultJoin:
 		g := w.groupByID(f.Target)
-		if g != nil && g.sc.Members+g.joins < len(g.slots) {
-			s := w.slots[g.slots[g.sc.Members+g.joins]]
+		// The next of the slots made for join faults: the group's last
+		// cohort (world.go).
+		if g != nil && g.members+g.joins < len(g.slots) {
+			s := w.slots[g.slots[g.members+g.joins]]
 			g.joins++
 			w.startProcess(s)
 		}
@@ -79,7 +81,7 @@ func (w *world) applyFault(i int) {
 		if g == nil {
 			return
 		}
-		for k := 0; k < g.sc.Members; k++ {
+		for k := 0; k < g.members; k++ { // the initial members of every cohort, in index order
 			at := now.Add(time.Duration(k) * f.Interval)
 			w.q.Schedule(at, ev{kind: evFaultEnd, idx: int32(i), inc: uint32(k)<<1 | 0})
 			w.q.Schedule(at.Add(f.Downtime), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(k)<<1 | 1})

@@ -44,8 +44,8 @@ func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 	streams := sim.NewStreams(seed)
 	var members []string
 	for _, g := range sc.Groups {
-		for i := 0; i < g.Members; i++ {
-			members = append(members, scenario.MemberName(g.ID, i))
+		for i := 0; i < g.Members; i++ { // a cohort's members are numbered from its FirstIndex
+			members = append(members, scenario.MemberName(g.ID, g.FirstIndex+i))
 		}
 	}
 	var out []scenario.Fault
@@ -98,9 +98,9 @@ func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 		// the file's latency fault does.
 		out = append(out, scenario.Fault{At: at, Kind: scenario.FaultLatency, Latency: sw.LatencyValue, For: draw(sw.LatencyFor, rng), Swarm: true})
 	})
-	if len(sc.Groups) > 0 {
+	if ids := sc.GroupIDs(); len(ids) > 0 { // one per group, whatever its cohorts
 		arrivals("coordinator-failover", sw.Failover, func(at time.Duration, rng *rand.Rand) {
-			out = append(out, scenario.Fault{At: at, Kind: scenario.FaultCoordinatorFailover, Target: sc.Groups[rng.IntN(len(sc.Groups))].ID, Swarm: true})
+			out = append(out, scenario.Fault{At: at, Kind: scenario.FaultCoordinatorFailover, Target: ids[rng.IntN(len(ids))], Swarm: true})
 		})
 	}
 	return out

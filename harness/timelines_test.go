@@ -125,7 +125,7 @@ func tlRunSwitching(t *testing.T, sc *scenario.Scenario, seed uint64, at time.Du
 	w, err := newWorld(sc, seed, Options{KeepTrace: true})
 	require.NoError(t, err)
 	w.q.Run(sim.Budget{Until: sim.Instant(at), MaxEvents: 2_000_000_000}, w.fire)
-	change(&w.groups[0].cfg)
+	change(w.groups[0].cohorts[0].cfg)
 	stop := w.run()
 	return &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
 }

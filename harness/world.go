@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -82,7 +83,8 @@ type envelope struct {
 type slot struct {
 	id     int32 // index in world.slots
 	name   string
-	group  int
+	group  int // index in world.groups
+	cohort int // index in the group's cohorts: whose client config and workload the process runs
 	index  int
 	node   sim.NodeID
 	m      *client.Member
@@ -141,18 +143,26 @@ type world struct {
 	ext faultExt
 }
 
-// groupState is the harness's view of one group: where its coordinator is,
-// the last persisted record, and metric accumulators.
+// groupState is the harness's view of one group (one distinct group id,
+// all its cohorts): where its coordinator is, the last persisted record, and
+// metric accumulators.
 type groupState struct {
 	id         string
-	sc         *scenario.Group
-	coord      int32 // current coordinator broker
+	cohorts    []cohort // the group's `groups:` entries, in file order
+	members    int      // initial members over all cohorts (join faults add more)
+	coord      int32    // current coordinator broker
 	record     *coordinator.GroupRecord
 	slots      []int // slot indexes, in member-index order
 	joins      int   // join faults applied so far
 	partitions []protocol.TopicPartition
 	m          *groupMetrics
-	cfg        client.Config // the members' configuration, without name and instance id
+}
+
+// cohort is one `groups:` entry of a group: its members' client
+// configuration (without name and instance id) and workload.
+type cohort struct {
+	sc  *scenario.Group
+	cfg *client.Config
 }
 
 const connBase = 1
@@ -209,66 +219,95 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		topics[t.Name] = t.Partitions
 	}
 	w.conns = make([]int32, connBase) // conn 0 unused
-	for gi := range sc.Groups {
-		g := &sc.Groups[gi]
-		gs := &groupState{id: g.ID, sc: g, coord: coordinatorFor(g.ID, sc.Coordinator.Brokers)}
+	for _, id := range sc.GroupIDs() {
+		entries := sc.Cohorts(id)
+		gs := &groupState{id: id, coord: coordinatorFor(id, sc.Coordinator.Brokers)}
+		// The group's partitions: every topic any cohort subscribes to, in
+		// order of first appearance (cohort 0's subscription first).
+		var subscribed []string
 		var meta []assign.Topic
-		for _, name := range g.Subscribe {
-			n := topics[name]
-			meta = append(meta, assign.Topic{Name: name, Partitions: int32(n)})
-			for p := 0; p < n; p++ {
-				gs.partitions = append(gs.partitions, protocol.TopicPartition{Topic: name, Partition: int32(p)})
+		for _, g := range entries {
+			gs.members += g.Members
+			for _, name := range g.Subscribe {
+				if slices.Contains(subscribed, name) {
+					continue
+				}
+				subscribed = append(subscribed, name)
+				n := topics[name]
+				meta = append(meta, assign.Topic{Name: name, Partitions: int32(n)})
+				for p := 0; p < n; p++ {
+					gs.partitions = append(gs.partitions, protocol.TopicPartition{Topic: name, Partition: int32(p)})
+				}
 			}
 		}
 		gs.m = newGroupMetrics(len(gs.partitions))
 		w.groups = append(w.groups, gs)
 		for _, b := range w.brokers {
-			b.b.SetCoordinator(g.ID, gs.coord)
+			b.b.SetCoordinator(id, gs.coord)
 		}
-		w.brokers[gs.coord].b.Elect(0, g.ID, 0, nil, &w.bout)
+		w.brokers[gs.coord].b.Elect(0, id, 0, nil, &w.bout)
 		w.flushBroker(w.brokers[gs.coord])
 		joins := 0
 		for _, f := range sc.Faults {
-			if f.Kind == scenario.FaultJoin && f.Target == g.ID {
+			if f.Kind == scenario.FaultJoin && f.Target == id {
 				joins++
 			}
 		}
-		cprofile, err := client.ParseProfile(g.Client.Profile)
-		if err != nil {
-			return nil, fmt.Errorf("groups[%d].client.profile: %w", gi, err)
+		for _, g := range entries {
+			cprofile, err := client.ParseProfile(g.Client.Profile)
+			if err != nil {
+				return nil, fmt.Errorf("groups[%d].client.profile: %w", entryIndex(sc, g), err)
+			}
+			// One client configuration per cohort; each process gets a
+			// copy with its own name (and instance id) when it starts.
+			// TopicMetadata covers every topic of the group, whichever
+			// cohort's member leads. Deviation: a Java leader whose own
+			// subscription lacks a topic other members subscribe to fetches
+			// its metadata first (ConsumerCoordinator.performAssignment →
+			// updateGroupSubscription, a metadata update, and a rejoin when
+			// the snapshot changed); here it has it from the start.
+			cfg := &client.Config{
+				GroupID:            id,
+				Topics:             g.Subscribe,
+				TopicMetadata:      meta,
+				Brokers:            brokerIDs,
+				Profile:            cprofile,
+				SessionTimeout:     g.Client.SessionTimeout,
+				HeartbeatInterval:  g.Client.HeartbeatInterval,
+				MaxPollInterval:    g.Client.MaxPollInterval,
+				RetryBackoff:       g.Client.RetryBackoff,
+				RetryBackoffMax:    g.Client.RetryBackoffMax,
+				RequestTimeout:     g.Client.RequestTimeout,
+				Assignors:          g.Client.Assignors,
+				AutoCommit:         g.Client.AutoCommit,
+				AutoCommitInterval: g.Client.AutoCommitInterval,
+				PollInterval:       toSimDist(g.Workload.PollInterval),
+				PollTimeout:        toSimDist(g.Workload.PollTimeout),
+				AssignTime:         toSimDist(g.Workload.AssignTime),
+				CallbackTime:       toSimDist(g.Workload.CallbackTime),
+				EagerPolls:         opts.EagerPolls,
+			}
+			gs.cohorts = append(gs.cohorts, cohort{sc: g, cfg: cfg})
 		}
-		// One client configuration per group; each process gets a copy
-		// with its own name (and instance id) when it starts.
-		gs.cfg = client.Config{
-			GroupID:            g.ID,
-			Topics:             g.Subscribe,
-			TopicMetadata:      meta,
-			Brokers:            brokerIDs,
-			Profile:            cprofile,
-			SessionTimeout:     g.Client.SessionTimeout,
-			HeartbeatInterval:  g.Client.HeartbeatInterval,
-			MaxPollInterval:    g.Client.MaxPollInterval,
-			RetryBackoff:       g.Client.RetryBackoff,
-			RetryBackoffMax:    g.Client.RetryBackoffMax,
-			RequestTimeout:     g.Client.RequestTimeout,
-			Assignors:          g.Client.Assignors,
-			AutoCommit:         g.Client.AutoCommit,
-			AutoCommitInterval: g.Client.AutoCommitInterval,
-			PollInterval:       toSimDist(g.Workload.PollInterval),
-			PollTimeout:        toSimDist(g.Workload.PollTimeout),
-			AssignTime:         toSimDist(g.Workload.AssignTime),
-			CallbackTime:       toSimDist(g.Workload.CallbackTime),
-			EagerPolls:         opts.EagerPolls,
-		}
-		for i := 0; i < g.Members+joins; i++ {
-			s := &slot{id: int32(len(w.slots)), name: g.ID + "-" + strconv.Itoa(i), group: gi, index: i, settledGen: -1, coordSeen: -1}
+		gi := len(w.groups) - 1
+		last := len(gs.cohorts) - 1
+		newSlot := func(ci, i int) *slot {
+			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: gi, cohort: ci, index: i, settledGen: -1, coordSeen: -1}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
 			gs.slots = append(gs.slots, len(w.slots))
 			w.slots = append(w.slots, s)
-			if i < g.Members {
+			return s
+		}
+		for ci, c := range gs.cohorts {
+			g := c.sc
+			for i := 0; i < g.Members; i++ { // member i of the cohort starts at at + i*stagger
+				s := newSlot(ci, g.FirstIndex+i)
 				at := sim.Instant(g.Start.At + time.Duration(i)*g.Start.Stagger)
-				w.q.Schedule(at, ev{kind: evStart, idx: int32(len(w.slots) - 1)})
+				w.q.Schedule(at, ev{kind: evStart, idx: s.id})
 			}
+		}
+		for i := 0; i < joins; i++ { // members join faults add: the last cohort's
+			newSlot(last, gs.members+i)
 		}
 	}
 	for i := range w.faults {
@@ -430,10 +469,10 @@ func (w *world) startProcess(s *slot) {
 	s.buf = s.buf[:0]
 	s.conn = coordinator.Conn(len(w.conns))
 	w.conns = append(w.conns, s.id)
-	g := w.groups[s.group]
-	cfg := g.cfg
+	c := w.groups[s.group].cohorts[s.cohort]
+	cfg := *c.cfg
 	cfg.Name = s.name
-	if g.sc.Client.StaticMembership {
+	if c.sc.Client.StaticMembership {
 		cfg.GroupInstanceID = s.name
 	}
 	s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
@@ -634,4 +673,14 @@ func (w *world) resume(s *slot, inc uint32) {
 	if s.live(inc) {
 		w.flushMember(s) // re-arm both timers; past deadlines fire now
 	}
+}
+
+// entryIndex is the index of entry g in sc.Groups, to name it in messages.
+func entryIndex(sc *scenario.Scenario, g *scenario.Group) int {
+	for i := range sc.Groups {
+		if &sc.Groups[i] == g {
+			return i
+		}
+	}
+	return -1
 }

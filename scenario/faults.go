@@ -13,16 +13,24 @@ import (
 // MemberName is the name of member i of a group: "<group>-<i>".
 func MemberName(group string, i int) string { return group + "-" + strconv.Itoa(i) }
 
-// ResolveMember maps a member name to its group (index into s.Groups) and
-// member index. The index may be beyond Groups[g].Members for members that
-// join faults add. ok is false when no group has that member name form.
+// ResolveMember maps a member name to its `groups:` entry (index into
+// s.Groups: the cohort the member belongs to) and its member index within
+// the group. The index may be beyond the group's members for members that
+// join faults add; those belong to the group's last cohort. ok is false when
+// no group has that member name form.
 func (s *Scenario) ResolveMember(name string) (group, member int, ok bool) {
 	return resolveMember(s.Groups, name)
 }
 
 func resolveMember(groups []Group, name string) (group, member int, ok bool) {
-	// Group ids may contain '-': match the id that is followed by "-<digits>".
+	// Group ids may contain '-': match the id that is followed by
+	// "-<digits>". At most one id can match a name that way, so once one
+	// entry matches, only that id's cohorts are candidates.
+	group = -1
 	for gi, g := range groups {
+		if group >= 0 && g.ID != groups[group].ID {
+			continue
+		}
 		rest, found := strings.CutPrefix(name, g.ID+"-")
 		if !found || rest == "" || (len(rest) > 1 && rest[0] == '0') {
 			continue
@@ -31,13 +39,56 @@ func resolveMember(groups []Group, name string) (group, member int, ok bool) {
 		if err != nil || n < 0 || strconv.Itoa(n) != rest {
 			continue
 		}
-		return gi, n, true
+		group, member = gi, n // the last cohort so far: joined members belong to it
+		if n < g.FirstIndex+g.Members {
+			return gi, n, true
+		}
+	}
+	if group >= 0 {
+		return group, member, true
 	}
 	return 0, 0, false
 }
 
 func groupIndex(groups []Group, id string) int {
 	return slices.IndexFunc(groups, func(g Group) bool { return g.ID == id })
+}
+
+// GroupIDs returns the distinct group ids, in order of first appearance:
+// one consumer group each, whatever its number of cohorts.
+func (s *Scenario) GroupIDs() []string {
+	var ids []string
+	for _, g := range s.Groups {
+		if !slices.Contains(ids, g.ID) {
+			ids = append(ids, g.ID)
+		}
+	}
+	return ids
+}
+
+// Cohorts returns the `groups:` entries of group id, in file order.
+func (s *Scenario) Cohorts(id string) []*Group {
+	var out []*Group
+	for i := range s.Groups {
+		if s.Groups[i].ID == id {
+			out = append(out, &s.Groups[i])
+		}
+	}
+	return out
+}
+
+// GroupMembers is the number of initial members of group id over all its
+// cohorts (members that join faults add not counted).
+func (s *Scenario) GroupMembers(id string) int { return groupMembers(s.Groups, id) }
+
+func groupMembers(groups []Group, id string) int {
+	n := 0
+	for _, g := range groups {
+		if g.ID == id {
+			n += g.Members
+		}
+	}
+	return n
 }
 
 // faults decodes the fault timeline and sorts it by At (stable: file order
@@ -64,6 +115,7 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 		fieldsOf = append(fieldsOf, f)
 	}
 	// Members that join faults add: member indexes up to members+joins exist.
+	// Counted per group id (at its first entry), over all its cohorts.
 	joins := make([]int, len(groups))
 	for _, ft := range out {
 		if ft.Kind == FaultJoin {
@@ -80,7 +132,8 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 		if !ok {
 			return d.errf(f.get(key), sub(p, key), "unknown member %q; members are named <group>-<index>", name)
 		}
-		if limit := groups[gi].Members + joins[gi]; mi >= limit {
+		gi = groupIndex(groups, groups[gi].ID)
+		if limit := groupMembers(groups, groups[gi].ID) + joins[gi]; mi >= limit {
 			return d.errf(f.get(key), sub(p, key), "member %q does not exist: group %s has members %s-0 to %s-%d",
 				name, groups[gi].ID, groups[gi].ID, groups[gi].ID, limit-1)
 		}
@@ -102,10 +155,7 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 			}
 		case FaultCoordinatorFailover, FaultJoin, FaultRollingRestart:
 			if groupIndex(groups, ft.Target) < 0 {
-				ids := make([]string, len(groups))
-				for j, g := range groups {
-					ids[j] = g.ID
-				}
+				ids := (&Scenario{Groups: groups}).GroupIDs()
 				return nil, d.errf(f.get(key), sub(p, key), "unknown group %q; groups: %s", ft.Target, strings.Join(ids, ", "))
 			}
 		case FaultFilter:

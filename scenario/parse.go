@@ -402,10 +402,17 @@ func (d *decoder) groups(n *yaml.Node, topics []Topic) ([]Group, error) {
 		if err != nil {
 			return nil, err
 		}
+		// An entry with the id of an earlier one is the group's next
+		// cohort: its members are numbered on from the earlier cohorts'.
 		for _, o := range out {
 			if o.ID == g.ID {
-				return nil, d.errf(e, sub(index(path, i), "id"), "duplicate group %q", g.ID)
+				g.Cohort = o.Cohort + 1
+				g.FirstIndex = o.FirstIndex + o.Members
 			}
+		}
+		if total := g.FirstIndex + g.Members; total > MaxMembers {
+			return nil, d.errf(e, sub(index(path, i), "members"),
+				"group %q has %d members over its %d cohorts, more than %d", g.ID, total, g.Cohort+1, MaxMembers)
 		}
 		out = append(out, g)
 	}

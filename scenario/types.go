@@ -124,14 +124,27 @@ type Start struct {
 	Stagger time.Duration
 }
 
-// Group is one consumer group.
+// Group is one `groups:` entry: a consumer group, or one cohort of one.
+// Entries with the same ID are cohorts of ONE consumer group (INTERFACE.md,
+// "Cohorts"): members with their own client configuration, workload,
+// subscription and start, numbered on from the previous cohort's last
+// member. Nothing but the ID is shared between cohorts.
 type Group struct {
 	ID        string
 	Members   int
 	Subscribe []string
 	Client    Client
 	Workload  Workload
-	Start     Start
+	Start     Start // member i of this entry (counted from 0 within it) starts at At + i*Stagger
+
+	// Cohort is the entry's position among the entries with its ID, in file
+	// order (0 for a group's first, or only, entry).
+	Cohort int
+	// FirstIndex is the member index of the entry's first member: 0 for
+	// cohort 0, the sum of the earlier cohorts' Members otherwise. Its
+	// members are <ID>-FirstIndex … <ID>-(FirstIndex+Members-1); members
+	// that join faults add belong to the group's last cohort.
+	FirstIndex int
 }
 
 // FaultKind names a fault action.

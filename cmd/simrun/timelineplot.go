@@ -43,18 +43,18 @@ func writeTimeline(path string, sc *scenario.Scenario, res *harness.Result) erro
 
 func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, spans []report.Span, marks []report.Mark, shown, total int) {
 	track := map[string]int{}
-	for _, g := range sc.Groups {
-		track["coordinator/"+g.ID] = len(tracks)
-		tracks = append(tracks, "coordinator ("+g.ID+")")
-		n := g.Members
+	for _, id := range sc.GroupIDs() { // one coordinator track per group, whatever its cohorts
+		track["coordinator/"+id] = len(tracks)
+		tracks = append(tracks, "coordinator ("+id+")")
+		n := sc.GroupMembers(id)
 		for _, f := range sc.Faults {
-			if f.Kind == scenario.FaultJoin && f.Target == g.ID {
+			if f.Kind == scenario.FaultJoin && f.Target == id {
 				n++
 			}
 		}
 		total += n
 		for i := 0; i < n && i < maxTimelineMembers; i++ {
-			name := g.ID + "-" + strconv.Itoa(i)
+			name := id + "-" + strconv.Itoa(i)
 			track[name] = len(tracks)
 			tracks = append(tracks, name)
 			shown++
