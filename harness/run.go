@@ -17,6 +17,9 @@ type Options struct {
 	TraceJSONL io.Writer
 	// KeepTrace keeps every trace event in Result.Trace (tests, explain, perfetto).
 	KeepTrace bool
+	// Observe, when set, sees every trace event as it is recorded. The
+	// event is reused after the call: copy what you keep.
+	Observe func(*TraceEvent)
 	// EagerPolls makes every application poll() its own event instead of
 	// replaying uneventful polls lazily (client.Config.EagerPolls).
 	EagerPolls bool

@@ -37,17 +37,18 @@ type TraceEvent struct {
 // the summary), optionally writes JSON lines, and optionally keeps the
 // events in memory for checkers and tests.
 type recorder struct {
-	h      hash.Hash
-	buf    []byte
-	count  int64
-	jsonl  io.Writer
-	keep   bool
-	events []TraceEvent
-	werr   error
+	h       hash.Hash
+	buf     []byte
+	count   int64
+	jsonl   io.Writer
+	keep    bool
+	observe func(*TraceEvent)
+	events  []TraceEvent
+	werr    error
 }
 
-func newRecorder(jsonl io.Writer, keep bool) *recorder {
-	return &recorder{h: sha256.New(), buf: make([]byte, 0, 256), jsonl: jsonl, keep: keep}
+func newRecorder(jsonl io.Writer, keep bool, observe func(*TraceEvent)) *recorder {
+	return &recorder{h: sha256.New(), buf: make([]byte, 0, 256), jsonl: jsonl, keep: keep, observe: observe}
 }
 
 func (r *recorder) record(e *TraceEvent) {
@@ -82,6 +83,9 @@ func (r *recorder) record(e *TraceEvent) {
 		line := appendJSON(r.buf[len(r.buf):], e)
 		_, r.werr = r.jsonl.Write(line)
 		r.buf = line[:0]
+	}
+	if r.observe != nil {
+		r.observe(e)
 	}
 	if r.keep {
 		ev := *e

@@ -178,7 +178,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	if sc.Network.Retransmit > 0 {
 		w.net.SetRetransmit(sc.Network.Retransmit, scenario.RetransmitMaxRetries)
 	}
-	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace)
+	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace, opts.Observe)
 	w.faults = expandFaults(sc, seed) // a copy: faults are resolved in place while running
 
 	cprof, err := coordinator.ParseProfile(sc.Coordinator.Profile)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
 func init() {
@@ -57,16 +57,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		opts.TraceJSONL = tw
 	}
 	opts.KeepTrace = *perfetto != "" || *timeline != ""
-	var tl *timelineWriter
+	var tl *timelineCollector
 	if !*asJSON {
 		// The timeline of the human output keeps only the few events it
-		// shows, filtered from the JSON lines as they are written.
-		tl = &timelineWriter{}
-		if opts.TraceJSONL != nil {
-			opts.TraceJSONL = io.MultiWriter(opts.TraceJSONL, tl)
-		} else {
-			opts.TraceJSONL = tl
-		}
+		// shows, picked from the trace as it is recorded.
+		tl = &timelineCollector{}
+		opts.Observe = tl.observe
 	}
 	res, err := harness.Run(sc, s, opts)
 	if err != nil {
@@ -116,7 +112,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineWriter) {
+func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineCollector) {
 	fmt.Fprintf(w, "scenario %s, seed %d: %.1f s simulated, %d trace events\n", s.Scenario, s.Seed, float64(s.SimulatedMs)/1000, s.Events)
 	for _, g := range s.Groups {
 		g.FillRates()
@@ -181,87 +177,40 @@ type timelineItem struct {
 // maxTimeline bounds the events the human timeline keeps.
 const maxTimeline = 400
 
-// timelineWriter receives the trace's JSON lines and keeps the faults,
-// evictions, coordinator-dead marks and process crashes for the timeline.
-type timelineWriter struct {
+// timelineCollector keeps the faults, evictions, coordinator-dead marks and
+// process ends of a run for the human timeline.
+type timelineCollector struct {
 	items   []timelineItem
 	dropped int
-	partial []byte
 	ended   map[string]bool   // members whose process ended
 	names   map[string]string // coordinator member id → member name
 }
 
-func (tl *timelineWriter) name(memberID string) string {
+func (tl *timelineCollector) name(memberID string) string {
 	if n := tl.names[memberID]; n != "" {
 		return n + " (" + memberID + ")"
 	}
 	return memberID
 }
 
-var timelineKinds = [][]byte{
-	[]byte(`"kind":"fault"`), []byte(`"kind":"fault-end"`), []byte(`"kind":"member-removed"`),
-	[]byte(`"kind":"coordinator-dead"`), []byte(`"kind":"coordinator-moved"`), []byte(`"kind":"process"`),
-	[]byte(`"kind":"poll-timeout"`), []byte(`"kind":"fatal"`), []byte(`"kind":"member-added"`),
-}
-
-func (tl *timelineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(tl.partial) > 0 {
-		p = append(tl.partial, p...)
-		tl.partial = nil
-	}
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			tl.partial = append(tl.partial[:0], p...)
-			return n, nil
-		}
-		tl.line(p[:i])
-		p = p[i+1:]
-	}
-}
-
-func (tl *timelineWriter) line(l []byte) {
-	hit := false
-	for _, k := range timelineKinds {
-		if bytes.Contains(l, k) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
-		return
-	}
-	var e struct {
-		T      float64 `json:"t_ms"`
-		Node   string  `json:"node"`
-		Kind   string  `json:"kind"`
-		Group  string  `json:"group"`
-		Peer   string  `json:"peer"`
-		State  string  `json:"state"`
-		Reason string  `json:"reason"`
-		Detail string  `json:"detail"`
-	}
-	if json.Unmarshal(l, &e) != nil {
-		return
-	}
+func (tl *timelineCollector) observe(e *harness.TraceEvent) {
 	var text string
 	switch e.Kind {
-	case "fault":
+	case harness.EvFault:
 		text = "fault " + e.Reason + " " + e.Detail
-	case "fault-end":
+	case harness.EvFaultEnd:
 		text = "fault ends: " + e.Reason + " " + e.Detail
-	case "member-removed":
+	case protocol.EvMemberRemoved:
 		if e.Reason == "leave" {
 			text = tl.name(e.Peer) + " left the group (LeaveGroup)"
 		} else {
 			text = "EVICTION: " + tl.name(e.Peer) + " removed (" + e.Reason + ")"
 		}
-	case "coordinator-dead":
+	case protocol.EvCoordinatorDead:
 		text = e.Node + " marks coordinator dead (" + e.Reason + ")"
-	case "coordinator-moved":
+	case harness.EvBrokerRole:
 		text = "coordinator moved " + e.Peer + " → " + e.Node
-	case "process":
+	case harness.EvProcess:
 		// Initial starts are noise; a start after a crash or close is news.
 		if e.State == "started" && !tl.ended[e.Node] {
 			return
@@ -273,15 +222,15 @@ func (tl *timelineWriter) line(l []byte) {
 			tl.ended[e.Node] = true
 		}
 		text = "process " + e.Node + " " + e.State
-	case "member-added":
+	case protocol.EvMemberAdded:
 		if tl.names == nil {
 			tl.names = map[string]string{}
 		}
 		tl.names[e.Peer] = e.Detail
 		return
-	case "poll-timeout":
+	case protocol.EvPollTimeout:
 		text = e.Node + " poll timeout (max.poll.interval.ms): leaves the group"
-	case "fatal":
+	case protocol.EvFatal:
 		text = e.Node + " fatal error"
 	default:
 		return
@@ -290,12 +239,12 @@ func (tl *timelineWriter) line(l []byte) {
 		tl.dropped++
 		return
 	}
-	tl.items = append(tl.items, timelineItem{atMs: e.T, group: e.Group, text: text})
+	tl.items = append(tl.items, timelineItem{atMs: float64(e.At) / 1e6, group: e.Group, text: text})
 }
 
 // itemsFor returns the kept items of one group, plus the group-less ones
 // (faults).
-func (tl *timelineWriter) itemsFor(group string) []timelineItem {
+func (tl *timelineCollector) itemsFor(group string) []timelineItem {
 	var out []timelineItem
 	for _, it := range tl.items {
 		if it.group == "" || it.group == group {
