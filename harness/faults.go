@@ -197,15 +197,6 @@ func faultTarget(f *scenario.Fault) string {
 	return f.Target
 }
 
-func (w *world) slotByName(name string) *slot {
-	for _, s := range w.slots {
-		if s.name == name {
-			return s
-		}
-	}
-	return nil
-}
-
 func (w *world) groupByID(id string) *groupState {
 	for _, g := range w.groups {
 		if g.id == id {

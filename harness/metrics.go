@@ -173,7 +173,7 @@ func (w *world) observe(e *TraceEvent) {
 		protocol.EvMemberAdded:
 		w.observeCoordinator(e)
 	case EvProcess:
-		s := w.slotByNameFast(e.Node)
+		s := w.slotByName(e.Node)
 		if s == nil {
 			return
 		}
@@ -192,12 +192,13 @@ func (w *world) observe(e *TraceEvent) {
 			}
 			s.settledGen = -1
 		}
-		w.maybeCloseRebalance(s.group, e.At)
+		w.maybeCloseRebalance(w.groups[s.group], e.At)
 		w.maybeRecovered(w.groups[s.group], e.At)
 	}
 }
 
-func (w *world) slotByNameFast(name string) *slot {
+// slotByName maps a member name ("<group>-<index>") to its slot, or nil.
+func (w *world) slotByName(name string) *slot {
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 {
 		return nil
@@ -214,7 +215,7 @@ func (w *world) slotByNameFast(name string) *slot {
 }
 
 func (w *world) observeMember(e *TraceEvent) {
-	s := w.slotByNameFast(e.Node)
+	s := w.slotByName(e.Node)
 	if s == nil {
 		return
 	}
@@ -273,7 +274,7 @@ func (w *world) settle(s *slot, gen int32) {
 	if gen == m.coordGen {
 		m.settled++
 	}
-	w.maybeCloseRebalance(s.group, w.q.Now())
+	w.maybeCloseRebalance(w.groups[s.group], w.q.Now())
 }
 
 func (w *world) observeCoordinator(e *TraceEvent) {
@@ -301,7 +302,7 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 			m.openStart = e.At
 			m.openTrig = triggerName(m.trigger, g)
 		}
-		w.maybeCloseRebalance(w.groupIndex(g), e.At)
+		w.maybeCloseRebalance(g, e.At)
 		w.maybeRecovered(g, e.At)
 	case protocol.EvGenerationComplete:
 		w.setCoordGen(g, e.Gen)
@@ -312,13 +313,13 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 		// The member id belongs to the process now running in the slot
 		// the client id names (its JoinGroup just arrived).
 		owner := memberProcess{client: e.Detail}
-		if s := w.slotByMemberClient(e.Detail); s != nil {
+		if s := w.slotByName(e.Detail); s != nil {
 			owner.inc = s.inc
 		}
 		w.memberClient[e.Peer] = owner
 	case protocol.EvMemberRemoved:
 		owner := w.memberClient[e.Peer]
-		s := w.slotByMemberClient(owner.client)
+		s := w.slotByName(owner.client)
 		// The member's process: the slot's process when it is the
 		// incarnation that joined with this member id (a restarted slot runs
 		// a new process; the old one's member was not its).
@@ -336,24 +337,6 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 			}
 		}
 	}
-}
-
-// slotByMemberClient maps the client id in a coordinator event's Detail
-// (the member name) to its slot.
-func (w *world) slotByMemberClient(clientID string) *slot {
-	if clientID == "" {
-		return nil
-	}
-	return w.slotByNameFast(clientID)
-}
-
-func (w *world) groupIndex(g *groupState) int {
-	for i, x := range w.groups {
-		if x == g {
-			return i
-		}
-	}
-	return -1
 }
 
 // setCoordGen moves the coordinator's generation and recounts settled
@@ -375,8 +358,8 @@ func (w *world) setCoordGen(g *groupState, gen int32) {
 
 // maybeCloseRebalance ends the open rebalance once the coordinator is Stable
 // and every live member is STABLE in its generation holding its assignment.
-func (w *world) maybeCloseRebalance(gi int, now sim.Instant) {
-	m := w.groups[gi].m
+func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
+	m := g.m
 	if !m.open || m.coordState != "Stable" || m.settled < m.live {
 		return
 	}
