@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/scenario"
 	"math"
 	"os"
@@ -37,36 +38,6 @@ type meta struct {
 
 const formatVersion = 1
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader (or a resumed sweep) sees either the
-// old file or the whole new one, never a torn one.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		if werr != nil {
-			return werr
-		}
-		return cerr
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
 // writeSweepMeta stores the experiment's inputs in DIR/.sweep so merge and
 // report can rebuild it from the directory alone.
 func writeSweepMeta(e *Experiment, dir string) error {
@@ -87,7 +58,7 @@ func writeSweepMeta(e *Experiment, dir string) error {
 		if old, err := os.ReadFile(p); err == nil && string(old) == string(data) {
 			continue
 		}
-		if err := writeFileAtomic(p, data); err != nil {
+		if err := atomicfile.WriteFile(p, data); err != nil {
 			return err
 		}
 	}

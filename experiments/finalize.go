@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -94,10 +95,10 @@ func Finalize(e *Experiment, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "points.csv"), r.pointsCSV()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "points.csv"), r.pointsCSV()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
 		return err
 	}
 	// Each plot × format is drawn on its own goroutine (figures are built
@@ -122,7 +123,7 @@ func Finalize(e *Experiment, dir string) error {
 				}
 				b, err := report.Render(fig, format)
 				if err == nil {
-					err = writeFileAtomic(filepath.Join(dir, e.Plots[i].File+"."+format), b)
+					err = atomicfile.WriteFile(filepath.Join(dir, e.Plots[i].File+"."+format), b)
 				}
 				errs[i*len(formats)+j] = err
 			}(i, j, format)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,12 +50,12 @@ func WriteReport(e *Experiment, dir string, o ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(sd, pt.ID+".yaml"), b); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(sd, pt.ID+".yaml"), b); err != nil {
 			return err
 		}
 		files[i] = filepath.ToSlash(filepath.Join(o.Dir, "scenarios", pt.ID+".yaml"))
 	}
-	return writeFileAtomic(filepath.Join(dir, "REPORT.md"), []byte(r.markdown(o, files)))
+	return atomicfile.WriteFile(filepath.Join(dir, "REPORT.md"), []byte(r.markdown(o, files)))
 }
 
 func (r *Results) markdown(o ReportOptions, files []string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"os"
 	"path/filepath"
 )
@@ -60,7 +61,7 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 		if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, have) {
 			continue
 		}
-		if err := writeFileAtomic(dst, have); err != nil {
+		if err := atomicfile.WriteFile(dst, have); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -186,7 +187,7 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			rows[r.seed-1] = r.row
 			pending[r.pt.Index] = rows
 			if done(rows) && firstErr == nil {
-				if err := writeFileAtomic(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil {
+				if err := atomicfile.WriteFile(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil {
 					firstErr = err
 				}
 				delete(pending, r.pt.Index)

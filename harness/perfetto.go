@@ -3,9 +3,8 @@ package harness
 import (
 	"bufio"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -89,19 +88,15 @@ func WritePerfetto(out io.Writer, trace []TraceEvent) error {
 // WritePerfettoFile writes the Perfetto JSON to path atomically (a temporary
 // file in the same directory, renamed over path).
 func WritePerfettoFile(path string, trace []TraceEvent) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".perfetto-*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
 	if err := WritePerfetto(f, trace); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return f.Commit()
 }
 
 func us(e *TraceEvent) float64 { return float64(e.At) / 1e3 }

@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -48,24 +46,6 @@ func seedOr(fs *flag.FlagSet, seed *uint64, scenarioSeed uint64) uint64 {
 		}
 	})
 	return s
-}
-
-// writeAtomic writes a file through a temporary file and a rename, so a
-// reader never sees half of it.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // setFlags collects repeated --set PATH=VALUE overrides.

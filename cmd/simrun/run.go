@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"text/tabwriter"
 
@@ -44,15 +43,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	s := seedOr(fs, seed, sc.Seed)
 	opts := harness.Options{}
-	var tf *os.File
+	var tf *atomicfile.File
 	var tw *bufio.Writer
 	if *trace != "" {
-		tf, err = os.CreateTemp(filepath.Dir(*trace), ".trace-*")
+		tf, err = atomicfile.Create(*trace)
 		if err != nil {
 			fmt.Fprintln(stderr, "simrun:", err)
 			return exitBadInput
 		}
-		defer os.Remove(tf.Name())
+		defer tf.Abort() // no-op once committed
 		tw = bufio.NewWriterSize(tf, 1<<20)
 		opts.TraceJSONL = tw
 	}
@@ -70,11 +69,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	if tf != nil {
-		if err := tw.Flush(); err == nil {
-			err = tf.Close()
-		}
+		err := tw.Flush()
 		if err == nil {
-			err = os.Rename(tf.Name(), *trace)
+			err = tf.Commit()
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "simrun: writing trace:", err)

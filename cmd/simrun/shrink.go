@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
 
 	"github.com/rebalsim/rebalsim/harness"
@@ -93,7 +94,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(reduced)
 		return exitOK
 	}
-	if err := writeAtomic(*out, reduced); err != nil {
+	if err := atomicfile.WriteFile(*out, reduced); err != nil {
 		fmt.Fprintln(stderr, "simrun shrink:", err)
 		return exitBadInput
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -38,7 +39,7 @@ func writeTimeline(path string, sc *scenario.Scenario, res *harness.Result) erro
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b)
+	return atomicfile.WriteFile(path, b)
 }
 
 func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, spans []report.Span, marks []report.Mark, shown, total int) {

@@ -28,10 +28,10 @@ var allowed = map[string][]string{
 	"model/client":       {"model/protocol", "model/assign"},
 	"model/coordinator":  {"model/protocol"},
 	"scenario":           {"model/assign", "internal/embedded"},
-	"harness":            {"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
-	"experiments":        {"harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
+	"harness":            {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
+	"experiments":        {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report": {},
-	"cmd/simrun":         {"harness", "scenario", "experiments", "experiments/report", "model/protocol"},
+	"cmd/simrun":         {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol"},
 }
 
 func root(t *testing.T) string {
