@@ -16,9 +16,24 @@ func (w *world) applyFault(i int) {
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFault, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
 	w.emit(&w.tev)
 	switch f.Kind {
-	case scenario.FaultCrash:
-		if s := w.slotByName(f.Target); s != nil {
-			w.stopProcess(s, "crashed")
+	case scenario.FaultCrash, scenario.FaultHostDown:
+		if b := w.brokerTarget(f.Target); b != nil {
+			w.brokerDown(b, f.Kind == scenario.FaultHostDown)
+			if f.For > 0 {
+				w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(b.node)})
+			}
+			return
+		}
+		if s := w.slotByName(f.Target); s != nil && s.alive {
+			if f.Kind == scenario.FaultHostDown {
+				w.net.HostDown(s.node)
+				w.stopProcess(s, "host-down")
+			} else {
+				w.stopProcess(s, "crashed")
+			}
+			if f.For > 0 {
+				w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(s.node)})
+			}
 		}
 	case scenario.FaultRestart:
 		if s := w.slotByName(f.Target); s != nil {
@@ -106,7 +121,7 @@ func (w *world) endFault(i int) {
 		if j := endWindow(&w.ext.loss, i); j >= 0 {
 			w.net.SetLoss(w.faults[j].Loss)
 		} else {
-			w.net.SetLoss(w.sc.Network.Loss)
+			w.setLoss(w.sc.Network.Loss, w.sc.Network.LossToBroker)
 		}
 	case scenario.FaultLatency:
 		if j := endWindow(&w.ext.latency, i); j >= 0 {
@@ -159,15 +174,34 @@ func (w *world) closeProcess(s *slot) {
 // __consumer_offsets leadership change: the old broker resigns (parked
 // requests answered NOT_COORDINATOR), every broker's metadata points to the
 // new one, which loads the last persisted group record for load.time.
-func (w *world) failover(g *groupState) {
+func (w *world) failover(g *groupState) { w.moveCoordinator(g, false) }
+
+// moveCoordinator moves g's coordinator to the next live broker; a dead old
+// coordinator (oldDead) cannot resign.
+func (w *world) moveCoordinator(g *groupState, oldDead bool) {
 	now := w.q.Now()
 	old := w.brokers[g.coord]
-	g.coord = (g.coord + 1) % int32(len(w.brokers))
+	next := g.coord
+	for k := 1; k <= len(w.brokers); k++ {
+		c := (g.coord + int32(k)) % int32(len(w.brokers))
+		if !w.brokers[c].down {
+			next = c
+			break
+		}
+	}
+	if next == g.coord {
+		return // no live broker to take over
+	}
+	g.coord = next
 	nb := w.brokers[g.coord]
-	old.b.Resign(protocol.Instant(now), g.id, &w.bout)
-	w.flushBroker(old)
+	if !oldDead && !old.down {
+		old.b.Resign(protocol.Instant(now), g.id, &w.bout)
+		w.flushBroker(old)
+	}
 	for _, b := range w.brokers {
-		b.b.SetCoordinator(g.id, g.coord)
+		if !b.down {
+			b.b.SetCoordinator(g.id, g.coord)
+		}
 	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerRole, Node: nb.name, Group: g.id, Peer: old.name}}
 	w.emit(&w.tev)
@@ -230,4 +264,111 @@ func (w *world) nodeByName(name string) sim.NodeID {
 		return s.node
 	}
 	panic("harness: unknown node " + name)
+}
+
+// brokerTarget resolves a crash or host-down target to a broker: a broker
+// name, or "coordinator" (the first group's coordinator now).
+func (w *world) brokerTarget(name string) *broker {
+	if name == scenario.CoordinatorName {
+		return w.brokers[w.groups[0].coord]
+	}
+	for _, b := range w.brokers {
+		if b.name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// recoverNode ends a crash or host-down with `for`: the host boots (or the
+// process restarts) and the node is back. node is the sim node.
+func (w *world) recoverNode(i int, node sim.NodeID) {
+	f := &w.faults[i]
+	now := w.q.Now()
+	if int(node) < len(w.brokers) {
+		w.brokerUp(w.brokers[node], f.Kind == scenario.FaultHostDown)
+	} else {
+		s := w.slots[int(node)-len(w.brokers)]
+		if f.Kind == scenario.FaultHostDown {
+			w.net.HostUp(s.node, true)
+		}
+		w.startProcess(s)
+	}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: w.nodeName(node)}}
+	w.emit(&w.tev)
+}
+
+// brokerDown is a broker's process crashing (its kernel closes every
+// connection: FIN/RST reach the members) or its host going silent
+// (hostDown: nothing is sent; members notice through their own timers).
+// Its group state is lost. After coordinator.failover.delay (KRaft's
+// broker.session.timeout.ms) the controller fences it and the
+// coordinator role of its groups moves to another broker, which loads them
+// (coordinator-failover's load model).
+func (w *world) brokerDown(b *broker, hostDown bool) {
+	if b.down {
+		return
+	}
+	now := w.q.Now()
+	b.down = true
+	b.epoch++
+	w.q.Cancel(&b.timer)
+	state := "crashed"
+	if hostDown {
+		state = "host-down"
+		w.net.HostDown(b.node)
+	} else {
+		w.net.Crash(b.node)
+		for _, s := range w.slots { // slot order: deterministic
+			if !s.alive {
+				continue
+			}
+			for _, l := range s.links {
+				if l.broker == int32(b.node) {
+					w.net.Abort(now, b.node, s.node, l.ch)
+				}
+			}
+		}
+	}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerProcess, Node: b.name, State: state}}
+	w.emit(&w.tev)
+	w.q.Schedule(now.Add(w.sc.Coordinator.FailoverDelay), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
+}
+
+// brokerUp is the broker's process (or host) back: a fresh broker with no
+// group state, coordinator of nothing until a failover hands it a group.
+// A broker back before it was fenced was fenced by its restart (KRaft
+// fences the old incarnation when the new one registers).
+func (w *world) brokerUp(b *broker, hostDown bool) {
+	if !b.down {
+		return
+	}
+	now := w.q.Now()
+	w.fence(b, b.epoch)
+	b.down = false
+	if hostDown {
+		w.net.HostUp(b.node, true)
+	} else {
+		w.net.Restart(b.node)
+	}
+	b.b = coordinator.NewBroker(b.cfg)
+	for _, g := range w.groups {
+		b.b.SetCoordinator(g.id, g.coord)
+	}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerProcess, Node: b.name, State: "started"}}
+	w.emit(&w.tev)
+}
+
+// fence moves the coordinator role of every group of the dead broker b to
+// the next live broker (once per death: epoch).
+func (w *world) fence(b *broker, epoch uint32) {
+	if !b.down || b.epoch != epoch || b.fenced == epoch {
+		return
+	}
+	b.fenced = epoch
+	for _, g := range w.groups {
+		if g.coord == int32(b.node) {
+			w.moveCoordinator(g, true)
+		}
+	}
 }

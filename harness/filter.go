@@ -123,7 +123,7 @@ func (w *world) filterMsg(_ sim.Instant, _, _ sim.NodeID, env envelope) sim.Verd
 	} else {
 		api = env.resp.API()
 	}
-	member := w.conns[env.conn]
+	member := w.conns[env.conn].slot
 	for k := range w.ext.filters {
 		af := &w.ext.filters[k]
 		if (isReq && !af.req) || (!isReq && !af.resp) {

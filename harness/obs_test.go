@@ -200,15 +200,15 @@ func TestEveryFaultKind(t *testing.T) {
 			assert.NotEmpty(t, find(tr, kindOf(protocol.EvPollTimeout, "g-1")), "max.poll.interval.ms (300 s) passes")
 		}},
 		{"partition", "  - {at: 20s, partition: [g-1, coordinator], for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "partition" })
-			require.NotEmpty(t, drops)
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "partition" })
+			require.NotEmpty(t, drops, "transmissions lost to the partition (TCP retransmits them)")
 			for _, d := range drops {
 				assert.True(t, d.Node == "g-1" || d.Peer == "g-1")
 			}
 			assert.Equal(t, 1, gs.FalseEvictions)
 		}},
 		{"partition one-way", "  - {at: 20s, partition: [coordinator, g-1], for: 15s, direction: one-way}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "partition" })
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "partition" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.Equal(t, "broker-0", d.Node, "only coordinator → g-1 is cut")
@@ -223,11 +223,12 @@ func TestEveryFaultKind(t *testing.T) {
 			assert.Equal(t, "coordinator>g-1", f[0].Detail, "the fault as written; > marks one way")
 		}},
 		{"loss", "  - {at: 20s, loss: 1, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "loss" })
+			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "loss" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.True(t, d.At >= sim.Instant(20*time.Second) && d.At < sim.Instant(25*time.Second))
 			}
+			assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop }), "TCP drops no message")
 		}},
 		{"latency", "  - {at: 20s, latency: 200ms, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
 			sends := map[string]sim.Instant{}
@@ -331,11 +332,11 @@ func TestOverlappingWindows(t *testing.T) {
 	sc := parseSmall(t, "40s", 1, "  - {at: 10s, loss: 1, for: 10s}\n  - {at: 12s, loss: 1, for: 2s}\n  - {at: 15s, partition: [g-1, coordinator], for: 10s}\n  - {at: 16s, partition: [g-1, coordinator], for: 2s}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
 	late := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvDrop && e.Reason == "loss" && e.At > sim.Instant(14*time.Second) && e.At < sim.Instant(20*time.Second)
+		return e.Kind == EvLost && e.At > sim.Instant(14*time.Second) && e.At < sim.Instant(20*time.Second)
 	})
 	assert.NotEmpty(t, late, "the first window still loses everything after the second ended")
 	cut := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvDrop && e.Reason == "partition" && e.At > sim.Instant(20*time.Second) && e.At < sim.Instant(25*time.Second)
+		return e.Kind == EvLost && e.Node == "g-1" && e.At > sim.Instant(20*time.Second) && e.At < sim.Instant(25*time.Second)
 	})
 	assert.NotEmpty(t, cut, "the first partition still holds after the second healed")
 }

@@ -14,13 +14,23 @@ import (
 
 // Harness event kinds, beside the models' protocol.EventKind values.
 const (
-	EvSend       protocol.EventKind = "send"    // a message was put on the wire (Peer = destination)
-	EvDeliver    protocol.EventKind = "deliver" // a message arrived (Peer = source)
-	EvDrop       protocol.EventKind = "drop"    // a message was lost (Reason = loss, partition, reset, filter, no-process)
-	EvFault      protocol.EventKind = "fault"   // a fault started (Reason = kind, Detail = target)
+	EvSend    protocol.EventKind = "send"    // a message was put on the wire (Peer = destination)
+	EvDeliver protocol.EventKind = "deliver" // a message arrived (Peer = source)
+	EvDrop    protocol.EventKind = "drop"    // a message is gone for good (Reason = reset: its connection closed; closed: sent on a closed connection; filter; no-process)
+	// EvLost: one TCP transmission of a message was lost (Reason = loss or
+	// partition at its first send, held when it waits behind a lost
+	// segment, retransmission when a retransmission or an in-flight copy
+	// was lost); TCP retransmits it: not a drop.
+	EvLost protocol.EventKind = "lost"
+	// EvRetransmit: a retransmission of a lost message got through.
+	EvRetransmit protocol.EventKind = "retransmit"
+	EvFault      protocol.EventKind = "fault" // a fault started (Reason = kind, Detail = target)
 	EvFaultEnd   protocol.EventKind = "fault-end"
 	EvProcess    protocol.EventKind = "process" // a member process started or ended (State = started, crashed, closed, paused, resumed)
 	EvBrokerRole protocol.EventKind = "coordinator-moved"
+	// EvBrokerProcess: a broker process crashed, its host went down, or it
+	// started again (State = crashed, host-down, started).
+	EvBrokerProcess protocol.EventKind = "broker-process"
 )
 
 // TraceEvent is one event of a run's trace: when, and what.
@@ -125,13 +135,13 @@ func appendJSON(b []byte, e *TraceEvent) []byte {
 	str("state", e.State)
 	str("reason", e.Reason)
 	str("detail", e.Detail)
-	if e.API != 0 || e.Kind == EvSend || e.Kind == EvDeliver || e.Kind == EvDrop {
+	if e.API != 0 || isMessageEvent(e.Kind) {
 		str("api", e.API.String())
 	}
 	if e.Err != protocol.None {
 		str("error", e.Err.String())
 	}
-	if e.Kind == EvSend || e.Kind == EvDeliver || e.Kind == EvDrop {
+	if isMessageEvent(e.Kind) {
 		b = append(b, `,"corr":`...)
 		b = strconv.AppendUint(b, e.Corr, 10)
 		if e.Req {
@@ -159,4 +169,9 @@ func appendJSON(b []byte, e *TraceEvent) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}', '\n')
+}
+
+// isMessageEvent: the event is about one message on the wire.
+func isMessageEvent(k protocol.EventKind) bool {
+	return k == EvSend || k == EvDeliver || k == EvDrop || k == EvLost || k == EvRetransmit
 }

@@ -28,6 +28,7 @@ const (
 	evFaultEnd                 // a fault's window ends
 	evResume                   // a paused member resumes
 	evServe                    // a broker finishes serving a queued request (coordinator.request.time)
+	evFence                    // the controller fences a dead broker (coordinator.failover.delay)
 )
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
@@ -70,11 +71,53 @@ func envelopeBytes(e envelope) int {
 
 // envelope is what travels on the simulated network.
 type envelope struct {
-	conn   coordinator.Conn // the member process's connection id
+	conn   coordinator.Conn // the TCP connection's id (world.conns)
 	corr   uint64
 	broker int32
 	req    protocol.Request
 	resp   protocol.Response
+}
+
+// Channels of a member's connections to one broker: the ordinary one
+// (FindCoordinator) and the coordinator connection (node id
+// Integer.MAX_VALUE − broker id).
+const (
+	chNode  uint8 = 0
+	chCoord uint8 = 1
+)
+
+func chOf(coord bool) uint8 {
+	if coord {
+		return chCoord
+	}
+	return chNode
+}
+
+// connInfo is one TCP connection a member process opened: the broker model
+// answers on its Conn id, and the reply goes back on it only while it is
+// the same connection (epoch).
+type connInfo struct {
+	slot   int32
+	broker int32
+	ch     uint8
+	epoch  uint32
+}
+
+// link is a member process's current connection to a broker on a channel.
+type link struct {
+	broker int32
+	ch     uint8
+	conn   coordinator.Conn
+}
+
+// held is a message (conn == sim.Deliver) or a connection event that
+// reached a paused process.
+type held struct {
+	conn   sim.Outcome
+	d      sim.Delivery[envelope]
+	broker int32
+	coord  bool
+	why    string
 }
 
 // slot is one member position in a group ("payments-3"). Its process may
@@ -89,10 +132,10 @@ type slot struct {
 	node   sim.NodeID
 	m      *client.Member
 	inc    uint32
-	conn   coordinator.Conn
-	alive  bool // a process exists (started, not crashed, not closed)
+	links  []link // the process's connections (newest per broker and channel)
+	alive  bool   // a process exists (started, not crashed, not closed)
 	paused bool
-	buf    []sim.Delivery[envelope] // deliveries held while paused
+	buf    []held // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
 	// metrics
@@ -105,10 +148,14 @@ type slot struct {
 }
 
 type broker struct {
-	name  string
-	node  sim.NodeID
-	b     *coordinator.Broker
-	timer sim.Timer
+	name   string
+	node   sim.NodeID
+	b      *coordinator.Broker
+	cfg    coordinator.Config
+	down   bool   // the broker process is not running (crash or host down)
+	epoch  uint32 // deaths so far
+	fenced uint32 // the death whose fencing was done
+	timer  sim.Timer
 	// service, when set, is the time to serve one request
 	// (coordinator.request.time); busyUntil is when the broker is free.
 	service   sim.Dist
@@ -126,7 +173,7 @@ type world struct {
 	brokers   []*broker
 	slots     []*slot
 	groups    []*groupState
-	conns     []int32 // conn id → slot index (conns never reused)
+	conns     []connInfo // conn id → the connection (ids never reused)
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
@@ -172,11 +219,10 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	w.q = sim.NewQueue[ev](nil)
 	w.q.SetKeyer(seed, evIdentity)
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
+	w.net.SetScheduler(func(d sim.Delivery[envelope]) { w.q.Schedule(d.At, ev{kind: evDeliver, d: d}) })
+	w.setLoss(sc.Network.Loss, sc.Network.LossToBroker)
 	if sc.Network.BandwidthBytesPerSecond > 0 {
 		w.net.SetBandwidth(sc.Network.BandwidthBytesPerSecond, envelopeBytes)
-	}
-	if sc.Network.Retransmit > 0 {
-		w.net.SetRetransmit(sc.Network.Retransmit, scenario.RetransmitMaxRetries)
 	}
 	w.rec = newRecorder(opts.TraceJSONL, opts.KeepTrace, opts.Observe)
 	w.faults = expandFaults(sc, seed) // a copy: faults are resolved in place while running
@@ -197,7 +243,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			br.rng = w.streams.Stream("broker/" + name + "/service")
 		}
 		w.brokers = append(w.brokers, br)
-		br.b = coordinator.NewBroker(coordinator.Config{
+		br.cfg = coordinator.Config{
 			BrokerID:               int32(i),
 			Name:                   name,
 			Profile:                cprof,
@@ -212,13 +258,14 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			AppendErrorProbability: sc.Coordinator.AppendErrorProbability,
 			AppendError:            errorByName(sc.Coordinator.AppendError),
 			Rand:                   w.streams.Stream("broker/" + name + "/append"),
-		})
+		}
+		br.b = coordinator.NewBroker(br.cfg)
 	}
 	topics := map[string]int{}
 	for _, t := range sc.Topics {
 		topics[t.Name] = t.Partitions
 	}
-	w.conns = make([]int32, connBase) // conn 0 unused
+	w.conns = make([]connInfo, connBase) // conn 0 unused
 	for _, id := range sc.GroupIDs() {
 		entries := sc.Cohorts(id)
 		gs := &groupState{id: id, coord: coordinatorFor(id, sc.Coordinator.Brokers)}
@@ -426,6 +473,9 @@ func (w *world) fire(now sim.Instant, e ev) {
 		w.flushMember(s)
 	case evBrokerTick:
 		b := w.brokers[e.idx]
+		if b.down {
+			return
+		}
 		b.b.Tick(protocol.Instant(now), &w.bout)
 		w.flushBroker(b)
 	case evStart:
@@ -433,13 +483,22 @@ func (w *world) fire(now sim.Instant, e ev) {
 	case evFault:
 		w.applyFault(int(e.idx))
 	case evFaultEnd:
-		if w.faults[e.idx].Kind == scenario.FaultRollingRestart {
+		switch w.faults[e.idx].Kind {
+		case scenario.FaultRollingRestart:
 			w.rollingStep(int(e.idx), e.inc)
+			return
+		case scenario.FaultCrash, scenario.FaultHostDown:
+			w.recoverNode(int(e.idx), sim.NodeID(e.inc))
 			return
 		}
 		w.endFault(int(e.idx))
+	case evFence:
+		b := w.brokers[e.idx]
+		w.fence(b, e.inc)
 	case evServe:
-		w.serve(now, w.brokers[e.d.To], &e.d.Msg)
+		if b := w.brokers[e.d.To]; !b.down && b.epoch == e.inc {
+			w.serve(now, b, &e.d.Msg)
+		}
 	case evResume:
 		w.resume(w.slots[e.idx], e.inc)
 	}
@@ -467,8 +526,8 @@ func (w *world) startProcess(s *slot) {
 	s.alive = true
 	s.paused = false
 	s.buf = s.buf[:0]
-	s.conn = coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, s.id)
+	s.links = s.links[:0]
+	w.net.Restart(s.node)
 	c := w.groups[s.group].cohorts[s.cohort]
 	cfg := *c.cfg
 	cfg.Name = s.name
@@ -485,13 +544,22 @@ func (w *world) startProcess(s *slot) {
 	w.flushMember(s)
 }
 
-// stopProcess ends the slot's process (crash or after close). Its sockets go
-// silent: later deliveries to it are dropped; the broker does not notice.
+// stopProcess ends the slot's process (crash or after close). Its kernel
+// closes its sockets (FIN, or RST with unread data): the brokers see the
+// connections close, and the classic coordinator ignores that (B7). A host
+// that went down (hostDown) sends nothing: its connections just go silent.
 func (w *world) stopProcess(s *slot, how string) {
 	if !s.alive {
 		return
 	}
 	now := w.q.Now()
+	if how != "host-down" {
+		w.net.Crash(s.node)
+		for _, l := range s.links {
+			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
+		}
+	}
+	s.links = s.links[:0]
 	s.alive = false
 	s.paused = false
 	s.buf = s.buf[:0]
@@ -510,9 +578,17 @@ func (w *world) flushMember(s *slot) {
 	for i := range w.cout.Events {
 		w.emitModel(&w.cout.Events[i])
 	}
-	for _, snd := range w.cout.Sends {
-		env := envelope{conn: s.conn, corr: snd.Corr, broker: snd.Broker, req: snd.Req}
-		w.send(now, s.node, sim.NodeID(snd.Broker), env, s.name, w.brokers[snd.Broker].name)
+	k := 0
+	for i, snd := range w.cout.Sends {
+		for ; k < len(w.cout.Conns) && w.cout.Conns[k].AfterSends <= i; k++ {
+			w.connOp(s, w.cout.Conns[k])
+		}
+		ch := chOf(snd.Coord)
+		env := envelope{conn: s.link(snd.Broker, ch), corr: snd.Corr, broker: snd.Broker, req: snd.Req}
+		w.send(now, s.node, w.brokers[snd.Broker].node, ch, w.conns[env.conn].epoch, env, s.name, w.brokers[snd.Broker].name)
+	}
+	for ; k < len(w.cout.Conns); k++ {
+		w.connOp(s, w.cout.Conns[k])
 	}
 	w.cout.Reset()
 	if !s.alive {
@@ -563,23 +639,58 @@ func (w *world) flushBroker(b *broker) {
 		}
 	}
 	for _, r := range w.bout.Replies {
-		si := w.conns[r.Conn]
-		s := w.slots[si]
+		ci := w.conns[r.Conn]
+		s := w.slots[ci.slot]
 		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
-		w.send(now, b.node, s.node, env, b.name, s.name)
+		w.send(now, b.node, s.node, ci.ch, ci.epoch, env, b.name, s.name)
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, b.b.NextDeadline(), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
-func (w *world) send(now sim.Instant, from, to sim.NodeID, env envelope, fromName, toName string) {
-	d, why := w.net.Send(now, from, to, env)
+// send hands a message to TCP on the connection of the given epoch. A
+// lost first transmission is traced (EvLost); the network retransmits it.
+func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint32, env envelope, fromName, toName string) {
+	why := w.net.SendOn(now, from, to, ch, epoch, env)
 	w.msgEvent(now, EvSend, fromName, toName, &env, "")
-	if why != sim.NotDropped {
+	switch why {
+	case sim.NotDropped:
+	case sim.DropLoss, sim.DropPartition, sim.DropHeld:
+		w.msgEvent(now, EvLost, fromName, toName, &env, why.String())
+	default:
 		w.msgEvent(now, EvDrop, fromName, toName, &env, why.String())
+	}
+}
+
+// link is the Conn id of the process's connection to broker on ch.
+func (s *slot) link(broker int32, ch uint8) coordinator.Conn {
+	for _, l := range s.links {
+		if l.broker == broker && l.ch == ch {
+			return l.conn
+		}
+	}
+	return 0
+}
+
+// connOp opens or closes one of a member's connections (client.ConnOp).
+func (w *world) connOp(s *slot, op client.ConnOp) {
+	now := w.q.Now()
+	b := w.brokers[op.Broker]
+	ch := chOf(op.Coord)
+	if !op.Open {
+		w.net.Close(s.node, b.node, ch)
 		return
 	}
-	w.q.Schedule(d.At, ev{kind: evDeliver, d: d})
+	w.net.Open(now, s.node, b.node, ch)
+	id := coordinator.Conn(len(w.conns))
+	w.conns = append(w.conns, connInfo{slot: s.id, broker: op.Broker, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch)})
+	for i := range s.links {
+		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
+			s.links[i].conn = id
+			return
+		}
+	}
+	s.links = append(s.links, link{broker: op.Broker, ch: ch, conn: id})
 }
 
 func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
@@ -609,32 +720,55 @@ func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
 }
 
 func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
-	if why := w.net.Accept(&d); why != sim.NotDropped {
-		w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, why.String())
+	o, who := w.net.Handle(now, &d)
+	switch o {
+	case sim.Deliver:
+	case sim.Pending:
+		return
+	case sim.Dropped:
+		if d.IsMessage() {
+			w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
+		}
+		return
+	case sim.Lost:
+		if d.IsMessage() {
+			w.msgEvent(now, EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
+		}
+		return
+	case sim.Retransmitted:
+		if d.IsMessage() {
+			w.msgEvent(now, EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
+		}
+		return
+	case sim.Established, sim.ConnectFailed, sim.Disconnect:
+		w.connEvent(now, o, who, &d)
 		return
 	}
 	env := &d.Msg
 	if env.req != nil {
 		b := w.brokers[d.To]
+		if b.down {
+			return // unreachable: the network loses or resets what reaches a dead broker
+		}
 		w.msgEvent(now, EvDeliver, b.name, w.nodeName(d.From), env, "")
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).
 			start := max(now, b.busyUntil)
 			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), d: d})
+			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), d: d, inc: b.epoch})
 			return
 		}
 		w.serve(now, b, env)
 		return
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
-	if !s.alive || s.conn != env.conn {
+	if !s.alive || s.link(env.broker, w.conns[env.conn].ch) != env.conn {
 		w.msgEvent(now, EvDrop, w.nodeName(d.From), s.name, env, "no-process")
 		return
 	}
 	if s.paused {
-		s.buf = append(s.buf, d)
+		s.buf = append(s.buf, held{conn: sim.Deliver, d: d})
 		return
 	}
 	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
@@ -645,6 +779,53 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	}
 	w.catchUp(s)
 	s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
+	w.flushMember(s)
+}
+
+// connEvent tells a member what happened to one of its connections. Brokers
+// are not told: the classic coordinator never acts on a closed connection
+// (network-model.md B7).
+func (w *world) connEvent(now sim.Instant, o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelope]) {
+	if int(who) < len(w.brokers) {
+		return
+	}
+	s := w.slots[int(who)-len(w.brokers)]
+	peer := d.To
+	if peer == who {
+		peer = d.From
+	}
+	if !s.alive || int(peer) >= len(w.brokers) {
+		return
+	}
+	broker := int32(peer)
+	coord := d.Ch == chCoord
+	if s.link(broker, d.Ch) == 0 {
+		return // not a connection of this process (the network dropped stale ones)
+	}
+	why := "peer-closed"
+	if who == d.From {
+		why = "reset" // an RST answered its segment, or tcp_retries2 gave up
+	}
+	if s.paused {
+		// The kernel takes it; the process sees it when it resumes.
+		s.buf = append(s.buf, held{conn: o, broker: broker, coord: coord, why: why})
+		return
+	}
+	w.memberConn(s, o, broker, coord, why)
+}
+
+// memberConn hands a connection event to the member.
+func (w *world) memberConn(s *slot, o sim.Outcome, broker int32, coord bool, why string) {
+	now := w.q.Now()
+	w.catchUp(s)
+	switch o {
+	case sim.Established:
+		s.m.Connected(protocol.Instant(now), broker, coord, &w.cout)
+	case sim.ConnectFailed:
+		s.m.ConnectFailed(protocol.Instant(now), broker, coord, &w.cout)
+	case sim.Disconnect:
+		s.m.ConnectionClosed(protocol.Instant(now), broker, coord, why, &w.cout)
+	}
 	w.flushMember(s)
 }
 
@@ -659,12 +840,17 @@ func (w *world) resume(s *slot, inc uint32) {
 	s.m.Resume(protocol.Instant(now))
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
-	held := s.buf
+	buf := s.buf
 	s.buf = nil
-	for _, d := range held {
+	for _, h := range buf {
 		if !s.live(inc) {
 			break
 		}
+		if h.conn != sim.Deliver {
+			w.memberConn(s, h.conn, h.broker, h.coord, h.why)
+			continue
+		}
+		d := h.d
 		env := &d.Msg
 		w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
 		s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
@@ -683,4 +869,14 @@ func entryIndex(sc *scenario.Scenario, g *scenario.Group) int {
 		}
 	}
 	return -1
+}
+
+// setLoss sets the network's packet loss: the same both ways, or
+// member → broker (toBroker) and broker → member (loss) apart.
+func (w *world) setLoss(loss, toBroker float64) {
+	if w.sc.Network.LossDirectional {
+		w.net.SetDirectionalLoss(sim.NodeID(w.sc.Coordinator.Brokers), toBroker, loss)
+		return
+	}
+	w.net.SetLoss(loss)
 }

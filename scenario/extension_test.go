@@ -80,14 +80,17 @@ func TestNetworkBandwidthAndRetransmit(t *testing.T) {
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.want, sc.Network.BandwidthBytesPerSecond, c.in)
 	}
-	sc, err := Parse("n.yaml", []byte(base+"  retransmit: 200ms\n"))
+	sc, err := Parse("n.yaml", []byte(base+"  loss: {to-broker: 0.01, from-broker: 0.02}\n"))
 	require.NoError(t, err)
-	assert.Equal(t, 200*time.Millisecond, sc.Network.Retransmit)
+	assert.True(t, sc.Network.LossDirectional)
+	assert.Equal(t, 0.01, sc.Network.LossToBroker)
+	assert.Equal(t, 0.02, sc.Network.Loss)
 
 	for _, c := range []struct{ in, msg string }{
 		{"  bandwidth: fast\n", `n.yaml:5: network.bandwidth: expected a bandwidth like "1Gbit/s", "100MB/s" or bytes per second, got "fast"`},
 		{"  bandwidth: -3MB/s\n", `n.yaml:5: network.bandwidth: expected a bandwidth like "1Gbit/s", "100MB/s" or bytes per second, got "-3MB/s"`},
-		{"  retransmit: 200\n", `n.yaml:5: network.retransmit: a duration needs a unit, like "200ms" or "200s"`},
+		{"  retransmit: 200ms\n", `n.yaml:5: network.retransmit: removed: the network is TCP now, so a lost packet is always retransmitted after the RTO (200 ms minimum, doubling); delete this key (docs/INTERFACE.md, "Network")`},
+		{"  loss: {to-broker: 2}\n", `n.yaml:5: network.loss.to-broker: must be between 0 and 1, got 2`},
 	} {
 		_, err := Parse("n.yaml", []byte(base+c.in))
 		require.Error(t, err, c.in)

@@ -10,6 +10,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// BrokerPrefix starts a broker's name: broker-0, broker-1, …
+const BrokerPrefix = "broker-"
+
 // MemberName is the name of member i of a group: "<group>-<i>".
 func MemberName(group string, i int) string { return group + "-" + strconv.Itoa(i) }
 
@@ -93,7 +96,7 @@ func groupMembers(groups []Group, id string) int {
 
 // faults decodes the fault timeline and sorts it by At (stable: file order
 // among equal instants).
-func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
+func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int) ([]Fault, error) {
 	const path = "faults"
 	elems, err := d.sequence(n, path)
 	if err != nil {
@@ -143,7 +146,20 @@ func (d *decoder) faults(n *yaml.Node, groups []Group) ([]Fault, error) {
 		ft, f, p := &out[i], fieldsOf[i], index(path, i)
 		key := string(ft.Kind)
 		switch ft.Kind {
-		case FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultLeave:
+		case FaultCrash, FaultHostDown:
+			if ft.Target == CoordinatorName {
+				continue
+			}
+			if rest, ok := strings.CutPrefix(ft.Target, BrokerPrefix); ok {
+				if n, err := strconv.Atoi(rest); err != nil || n < 0 || n >= brokers || strconv.Itoa(n) != rest {
+					return nil, d.errf(f.get(key), sub(p, key), "unknown broker %q; brokers are %s0 to %s%d", ft.Target, BrokerPrefix, BrokerPrefix, brokers-1)
+				}
+				continue
+			}
+			if err := checkMember(f, p, key, ft.Target, false); err != nil {
+				return nil, err
+			}
+		case FaultRestart, FaultPause, FaultSlowPoll, FaultLeave:
 			if err := checkMember(f, p, key, ft.Target, false); err != nil {
 				return nil, err
 			}
@@ -207,8 +223,19 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 
 	// Which modifiers each action takes (required when listed).
 	var allowed []string
+	optional := ""
 	switch ft.Kind {
-	case FaultCrash, FaultRestart, FaultLeave:
+	case FaultCrash:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed, optional = []string{"for"}, "for" // the process restarts after `for`
+	case FaultHostDown:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+		allowed = []string{"for"}
+	case FaultRestart, FaultLeave:
 		if ft.Target, err = d.str(v, kp); err != nil {
 			return Fault{}, err
 		}
@@ -281,6 +308,9 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 			continue
 		}
 		if mv == nil {
+			if m == optional {
+				continue
+			}
 			return Fault{}, d.errf(f.node, sub(path, m), "missing key: %s needs %q", key, m)
 		}
 		dv, err := d.duration(mv, sub(path, m))

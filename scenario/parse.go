@@ -189,7 +189,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 		return nil, err
 	}
 	if n := f.get("faults"); n != nil && !isNull(n) {
-		if s.Faults, err = d.faults(n, s.Groups); err != nil {
+		if s.Faults, err = d.faults(n, s.Groups, s.Coordinator.Brokers); err != nil {
 			return nil, err
 		}
 	}
@@ -256,6 +256,11 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 			return Coordinator{}, err
 		}
 		c.MaxSize = int(sz)
+	}
+	if v := f.get("failover.delay"); v != nil {
+		if c.FailoverDelay, err = d.duration(v, sub(path, "failover.delay")); err != nil {
+			return Coordinator{}, err
+		}
 	}
 	if v := f.get("load.time"); v != nil {
 		if c.LoadTime, err = d.duration(v, sub(path, "load.time")); err != nil {
@@ -329,7 +334,23 @@ func (d *decoder) network(n *yaml.Node) (Network, error) {
 		}
 	}
 	if v := f.get("loss"); v != nil {
-		if nw.Loss, err = d.probability(v, sub(path, "loss")); err != nil {
+		if v.Kind == yaml.MappingNode {
+			lf, err := d.mapping(v, sub(path, "loss"), lossSchema)
+			if err != nil {
+				return Network{}, err
+			}
+			nw.LossDirectional = true
+			if x := lf.get("to-broker"); x != nil {
+				if nw.LossToBroker, err = d.probability(x, sub(path, "loss.to-broker")); err != nil {
+					return Network{}, err
+				}
+			}
+			if x := lf.get("from-broker"); x != nil {
+				if nw.Loss, err = d.probability(x, sub(path, "loss.from-broker")); err != nil {
+					return Network{}, err
+				}
+			}
+		} else if nw.Loss, err = d.probability(v, sub(path, "loss")); err != nil {
 			return Network{}, err
 		}
 	}
@@ -339,9 +360,9 @@ func (d *decoder) network(n *yaml.Node) (Network, error) {
 		}
 	}
 	if v := f.get("retransmit"); v != nil {
-		if nw.Retransmit, err = d.duration(v, sub(path, "retransmit")); err != nil {
-			return Network{}, err
-		}
+		return Network{}, d.errf(v, sub(path, "retransmit"),
+			"removed: the network is TCP now, so a lost packet is always retransmitted after the RTO "+
+				"(200 ms minimum, doubling); delete this key (docs/INTERFACE.md, \"Network\")")
 	}
 	return nw, nil
 }
@@ -509,6 +530,10 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 		{"retry.backoff.ms", &c.RetryBackoff},
 		{"retry.backoff.max.ms", &c.RetryBackoffMax},
 		{"request.timeout.ms", &c.RequestTimeout},
+		{"reconnect.backoff.ms", &c.ReconnectBackoff},
+		{"reconnect.backoff.max.ms", &c.ReconnectBackoffMax},
+		{"socket.connection.setup.timeout.ms", &c.SocketSetupTimeout},
+		{"socket.connection.setup.timeout.max.ms", &c.SocketSetupTimeoutMax},
 	} {
 		if v := f.get(m.key); v != nil {
 			if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {
@@ -557,6 +582,27 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 		return Client{}, d.errf(f.get(key), sub(path, key),
 			"request.timeout.ms (%d) must be greater than session.timeout.ms (%d) in profile %s",
 			c.RequestTimeout.Milliseconds(), c.SessionTimeout.Milliseconds(), p.name)
+	}
+	for _, k := range []string{"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms"} {
+		if v := f.get(k); v != nil && !p.atLeast(2, 7) {
+			return Client{}, d.errf(v, sub(path, k), "not a property of profile %s (KIP-601 added it in Kafka 2.7)", p.name)
+		}
+	}
+	if v := f.get("reconnect.backoff.ms"); v != nil && c.ReconnectBackoff == 0 {
+		return Client{}, d.errf(v, sub(path, "reconnect.backoff.ms"), "must be at least 1")
+	}
+	if v := f.get("socket.connection.setup.timeout.ms"); v != nil && c.SocketSetupTimeout == 0 {
+		return Client{}, d.errf(v, sub(path, "socket.connection.setup.timeout.ms"), "must be at least 1")
+	}
+	if c.ReconnectBackoffMax > 0 && c.ReconnectBackoff > c.ReconnectBackoffMax {
+		return Client{}, d.errf(f.get("reconnect.backoff.max.ms"), sub(path, "reconnect.backoff.max.ms"),
+			"reconnect.backoff.max.ms (%d) must not be lower than reconnect.backoff.ms (%d)",
+			c.ReconnectBackoffMax.Milliseconds(), c.ReconnectBackoff.Milliseconds())
+	}
+	if c.SocketSetupTimeoutMax > 0 && c.SocketSetupTimeout > c.SocketSetupTimeoutMax {
+		return Client{}, d.errf(f.get("socket.connection.setup.timeout.max.ms"), sub(path, "socket.connection.setup.timeout.max.ms"),
+			"socket.connection.setup.timeout.max.ms (%d) must not be lower than socket.connection.setup.timeout.ms (%d)",
+			c.SocketSetupTimeoutMax.Milliseconds(), c.SocketSetupTimeout.Milliseconds())
 	}
 	if c.RetryBackoff > c.RetryBackoffMax && f.get("retry.backoff.max.ms") != nil {
 		return Client{}, d.errf(f.get("retry.backoff.max.ms"), sub(path, "retry.backoff.max.ms"),

@@ -84,6 +84,18 @@ func clientDefaults(p profileInfo) Client {
 		AutoCommit:         true,
 		AutoCommitInterval: 5000 * time.Millisecond,
 		StaticMembership:   false,
+		// NetworkClient (CommonClientConfigs): 50 ms / 1 s reconnect
+		// backoff, 10 s / 30 s connection setup timeout (KIP-601, 2.7;
+		// the max was 127 s in 2.7.0). 0 where the era has no such property.
+		ReconnectBackoff:    50 * time.Millisecond,
+		ReconnectBackoffMax: 1000 * time.Millisecond,
+	}
+	if p.atLeast(2, 7) {
+		c.SocketSetupTimeout = 10000 * time.Millisecond
+		c.SocketSetupTimeoutMax = 30000 * time.Millisecond
+		if p.name == "kafka-2.7" {
+			c.SocketSetupTimeoutMax = 127000 * time.Millisecond
+		}
 	}
 	switch {
 	case !p.atLeast(2, 0):
@@ -120,6 +132,7 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		MaxSessionTimeout:     1800000 * time.Millisecond,
 		MaxSize:               math.MaxInt32,
 		LoadTime:              0,
+		FailoverDelay:         9000 * time.Millisecond,
 		AppendLatency:         Dist{Kind: DistConstant},
 		RequestTime:           Dist{Kind: DistConstant},
 		OffsetsCommitTimeout:  5000 * time.Millisecond,

@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
-`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms"},
+`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms"},
 		{"negative duration", "duration: -1s\n" + minimal, "f.yaml:1: duration: negative duration -1s"},
 		{"duration without unit", "duration: 100\n" + minimal, `f.yaml:1: duration: a duration needs a unit, like "100ms" or "100s"`},
 		{"ms key given a Go duration", minimal + `    client:
@@ -68,16 +68,22 @@ func TestParseErrors(t *testing.T) {
 `, `f.yaml:9: faults[0].pause: unknown member "h-0"; members are named <group>-<index>`},
 		{"fault without action", minimal + `faults:
   - {at: 1s}
-`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, latency, coordinator-failover, leave, join, rolling-restart, filter"},
+`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, host-down, latency, coordinator-failover, leave, join, rolling-restart, filter"},
 		{"fault with two actions", minimal + `faults:
   - {at: 1s, crash: g-0, leave: g-1}
 `, "f.yaml:9: faults[0].leave: a fault has exactly one action, got crash and leave"},
 		{"pause without for", minimal + `faults:
   - {at: 1s, pause: g-0}
 `, `f.yaml:9: faults[0].for: missing key: pause needs "for"`},
-		{"crash with for", minimal + `faults:
-  - {at: 1s, crash: g-0, for: 2s}
-`, `f.yaml:9: faults[0].for: crash does not take "for"`},
+		{"restart with for", minimal + `faults:
+  - {at: 1s, restart: g-0, for: 2s}
+`, `f.yaml:9: faults[0].for: restart does not take "for"`},
+		{"host-down without for", minimal + `faults:
+  - {at: 1s, host-down: g-0}
+`, `f.yaml:9: faults[0].for: missing key: host-down needs "for"`},
+		{"crash of an unknown broker", minimal + `faults:
+  - {at: 1s, crash: broker-3, for: 2s}
+`, `f.yaml:9: faults[0].crash: unknown broker "broker-3"; brokers are broker-0 to broker-2`},
 		{"partition with one endpoint", minimal + `faults:
   - {at: 1s, partition: [g-0], for: 2s}
 `, "f.yaml:9: faults[0].partition: expected two endpoints [a, b], got 1"},
@@ -215,7 +221,7 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, "full.yaml", s.Source)
 	assert.Equal(t, Coordinator{Brokers: 5, Profile: "kafka-2.8", InitialRebalanceDelay: 100 * ms,
 		MinSessionTimeout: 1000 * ms, MaxSessionTimeout: 60000 * ms, MaxSize: 50, LoadTime: 2 * time.Second,
-		AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
+		FailoverDelay: 9 * time.Second, AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
 		OffsetsCommitTimeout: 4 * time.Second, AppendErrorProbability: 0.01, AppendError: "NOT_ENOUGH_REPLICAS",
 		RequestTime: Dist{Kind: DistUniform, Min: ms, Max: 3 * ms}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistExponential, Min: ms, Mean: 3 * ms}, Loss: 0.25}, s.Network)
@@ -228,7 +234,8 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, Client{Profile: "kafka-2.4", SessionTimeout: 12000 * ms, HeartbeatInterval: 4000 * ms,
 		MaxPollInterval: 60000 * ms, RetryBackoff: 50 * ms, RetryBackoffMax: 500 * ms, RequestTimeout: 20000 * ms,
 		Assignors:        []string{"cooperative-sticky", "sticky", "roundrobin", "range"},
-		StaticMembership: true, AutoCommit: false, AutoCommitInterval: 5 * time.Second}, g.Client)
+		StaticMembership: true, AutoCommit: false, AutoCommitInterval: 5 * time.Second,
+		ReconnectBackoff: 50 * ms, ReconnectBackoffMax: time.Second}, g.Client)
 	assert.Equal(t, Workload{
 		PollInterval: Dist{Kind: DistUniform, Min: 10 * ms, Max: 20 * ms},
 		PollTimeout:  Dist{Kind: DistConstant, Value: 250 * ms},
@@ -308,7 +315,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Seed)
 	assert.Equal(t, Coordinator{Brokers: 3, Profile: "kafka-3.x", InitialRebalanceDelay: 3 * time.Second,
 		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute, MaxSize: math.MaxInt32,
-		AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
+		FailoverDelay: 9 * time.Second, AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistConstant, Value: ms}}, s.Network)
 	assert.Equal(t, "kafka-3.x", s.Groups[0].Client.Profile)
 	assert.Equal(t, Workload{PollInterval: Dist{Kind: DistConstant, Value: 100 * ms},
@@ -379,7 +386,7 @@ func TestOverrideErrors(t *testing.T) {
 		ov   Override
 		want string
 	}{
-		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms`},
+		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms`},
 		{Override{"groups[3].members", 1}, `f.yaml:5: override "groups[3].members": groups[3]: index out of range (groups has 1 entries)`},
 		{Override{"network.loss.x", 1}, `f.yaml:1: override "network.loss.x": network.loss has no keys below it`},
 		{Override{"name[0]", 1}, `f.yaml:1: override "name[0]": name is not a list`},

@@ -49,7 +49,7 @@ func (m *mapSchema) key(name string) (keySchema, bool) {
 
 // Fault action keys, in INTERFACE.md order.
 var faultActions = []FaultKind{
-	FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultPartition, FaultLoss,
+	FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultPartition, FaultLoss, FaultHostDown,
 	FaultLatency, FaultCoordinatorFailover, FaultLeave, FaultJoin, FaultRollingRestart,
 	FaultFilter,
 }
@@ -59,14 +59,17 @@ var (
 		"brokers", "profile", "group.initial.rebalance.delay.ms",
 		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
 		"group.max.size", "load.time", "append.latency", "append.bandwidth",
-		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time")}
+		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time",
+		"failover.delay")}
 	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
+	lossSchema    = &mapSchema{keys: leaves("to-broker", "from-broker")}
 	topicSchema   = &mapSchema{keys: leaves("name", "partitions")}
 	clientSchema  = &mapSchema{keys: leaves(
 		"profile", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
 		"retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
 		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit",
-		"auto.commit.interval.ms")}
+		"auto.commit.interval.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
+		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms")}
 	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{

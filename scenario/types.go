@@ -31,6 +31,10 @@ type Coordinator struct {
 	MaxSessionTimeout     time.Duration // group.max.session.timeout.ms
 	MaxSize               int           // group.max.size
 	LoadTime              time.Duration // load.time
+	// FailoverDelay (failover.delay) is how long after a broker dies its
+	// coordinator role moves: KRaft's broker.session.timeout.ms (9 s), the
+	// controller fencing a broker that stopped heartbeating.
+	FailoverDelay time.Duration
 
 	// The group-record append to __consumer_offsets (storeGroup): how long
 	// it takes (append.latency, plus the record's size over
@@ -72,21 +76,21 @@ type Dist struct {
 	P99    time.Duration // lognormal
 }
 
-// Network is the simulated network.
+// Network is the simulated network: TCP connections over links with a
+// latency distribution and packet loss.
 type Network struct {
 	Latency Dist
-	Loss    float64
+	// Loss is the probability that one TCP transmission (a segment, or its
+	// retransmission) is lost; TCP retransmits it after the RTO. With
+	// LossDirectional, Loss applies to broker → member packets and
+	// LossToBroker to member → broker ones (loss: {to-broker, from-broker}).
+	Loss            float64
+	LossToBroker    float64
+	LossDirectional bool
 	// BandwidthBytesPerSecond is each node's egress bandwidth (bandwidth;
 	// 0 = unlimited): messages take size/bandwidth to send, one at a time.
 	BandwidthBytesPerSecond int64
-	// Retransmit (retransmit; 0 = off) turns a lost message into a delay
-	// of this retransmission timeout, doubling per consecutive loss, as TCP
-	// does; after RetransmitMaxRetries losses in a row it is dropped.
-	Retransmit time.Duration
 }
-
-// RetransmitMaxRetries is TCP's default retry limit (Linux tcp_retries2).
-const RetransmitMaxRetries = 15
 
 // Topic is one topic.
 type Topic struct {
@@ -108,6 +112,14 @@ type Client struct {
 	AutoCommit        bool          // enable.auto.commit
 	// AutoCommitInterval is auto.commit.interval.ms (5000 in every era).
 	AutoCommitInterval time.Duration
+	// Connection handling (NetworkClient): reconnect.backoff.ms,
+	// reconnect.backoff.max.ms, socket.connection.setup.timeout.ms and
+	// socket.connection.setup.timeout.max.ms (KIP-601, 2.7+); zero means
+	// the profile's default.
+	ReconnectBackoff      time.Duration
+	ReconnectBackoffMax   time.Duration
+	SocketSetupTimeout    time.Duration
+	SocketSetupTimeoutMax time.Duration
 }
 
 // Workload is the application's poll loop.
@@ -162,6 +174,9 @@ const (
 	FaultLeave               FaultKind = "leave"
 	FaultJoin                FaultKind = "join"
 	FaultRollingRestart      FaultKind = "rolling-restart"
+	// FaultHostDown: a member's or broker's host goes silent for a while
+	// (power, kernel panic, a vanished pod) and then boots again.
+	FaultHostDown FaultKind = "host-down"
 	// FaultFilter drops or delays chosen messages for a window (extension,
 	// docs/OBSERVABILITY.md).
 	FaultFilter FaultKind = "filter"
@@ -222,13 +237,15 @@ type Fault struct {
 	At   time.Duration
 	Kind FaultKind
 	// Target is a member name ("payments-3") for crash, restart, pause,
-	// slow-poll, leave; a group id for join, coordinator-failover,
+	// slow-poll, leave; a member or broker name ("broker-0", or
+	// "coordinator": the first group's coordinator when the fault starts)
+	// for crash and host-down; a group id for join, coordinator-failover,
 	// rolling-restart.
 	Target string
 	// Peers are the two endpoints of a partition fault: member names or
 	// "coordinator".
 	Peers    [2]string
-	For      time.Duration // pause, slow-poll, partition, loss, latency windows
+	For      time.Duration // pause, slow-poll, partition, loss, latency windows; host-down; crash (optional: restart after)
 	Loss     float64       // loss window
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart

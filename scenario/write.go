@@ -48,7 +48,12 @@ func FormatFault(f Fault) string {
 			}
 		}
 		parts = append(parts, "filter: {"+strings.Join(sel, ", ")+"}", "for: "+dur(f.For))
-	case FaultCrash, FaultRestart, FaultLeave, FaultJoin, FaultCoordinatorFailover:
+	case FaultCrash, FaultHostDown:
+		parts = append(parts, string(f.Kind)+": "+f.Target)
+		if f.For > 0 {
+			parts = append(parts, "for: "+dur(f.For))
+		}
+	case FaultRestart, FaultLeave, FaultJoin, FaultCoordinatorFailover:
 		parts = append(parts, string(f.Kind)+": "+f.Target)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -17,13 +18,48 @@ type Verdict struct {
 // Filter inspects each message at send time; the zero Verdict passes it.
 type Filter[M any] func(now Instant, from, to NodeID, msg M) Verdict
 
-// Delivery is a message in flight. The caller schedules it at At and hands it
-// back to Accept when it comes due.
+// segKind is what a scheduled network event is.
+type segKind uint8
+
+const (
+	segData   segKind = iota // a message (or its retransmission) arrives at To
+	segRetx                  // the sender's retransmission timer for the head of a direction fires
+	segSyn                   // the initiator (From) transmits a SYN
+	segSynAck                // the SYN-ACK (or the RST refusing it) arrives back at the initiator
+	segReady                 // the ApiVersions exchange after the handshake is done
+)
+
+// Delivery is one scheduled network event: a message arriving, a
+// retransmission timer, a handshake step or a FIN. The network hands it to
+// the scheduler installed with SetScheduler; the caller schedules it at At
+// and hands it back to Handle when it comes due.
 type Delivery[M any] struct {
 	At       Instant
 	From, To NodeID
+	Ch       uint8 // the connection's channel: two endpoints may hold several connections
+	kind     segKind
+	refused  bool // segSynAck: the peer answered RST (no listener)
+	fin      bool // the segment is a FIN/RST, not a message
+	tries    uint8
 	epoch    uint32
+	seq      uint64
+	tx       Instant       // when this copy was transmitted
+	extra    time.Duration // filter delay
 	Msg      M
+}
+
+// IsMessage reports whether d carries an application message (else it is a
+// handshake step or a FIN).
+func (d *Delivery[M]) IsMessage() bool { return (d.kind == segData || d.kind == segRetx) && !d.fin }
+
+// Epoch names the connection d belongs to (it changes at every open and
+// close of the connection between the same endpoints on the same channel).
+func (d *Delivery[M]) Epoch() uint32 { return d.epoch }
+
+// Retransmission reports whether this delivery is a message that TCP had to
+// retransmit (it was lost at least once), and how often.
+func (d *Delivery[M]) Retransmission() (tries int, retransmitted bool) {
+	return int(d.tries), d.tries > 0
 }
 
 // DropReason says why a message was not delivered.
@@ -31,10 +67,12 @@ type DropReason uint8
 
 const (
 	NotDropped    DropReason = iota
-	DropLoss                 // per-message loss probability
-	DropPartition            // the path was cut (at send or while in flight)
-	DropReset                // the connection was reset while the message was in flight
-	DropFilter               // a message filter dropped it
+	DropLoss                 // the transmission was lost; TCP retransmits it (not a drop for the application)
+	DropPartition            // the transmission was lost to a partition; TCP retransmits it
+	DropReset                // the connection was closed or reset while the message was in flight
+	DropFilter               // a message filter dropped it (an application-level drop, not TCP)
+	DropClosed               // sent on a connection that is not open
+	DropHeld                 // queued behind a lost segment (head-of-line blocking)
 )
 
 func (r DropReason) String() string {
@@ -49,64 +87,180 @@ func (r DropReason) String() string {
 		return "reset"
 	case DropFilter:
 		return "filter"
+	case DropClosed:
+		return "closed"
+	case DropHeld:
+		return "held"
 	}
 	return "unknown"
 }
 
-// link is the connection between two nodes (unordered pair): one epoch and a
-// FIFO arrival watermark per direction, as on a TCP connection.
-type link struct {
-	epoch uint32
-	last  [2]Instant // last arrival lo→hi, hi→lo
-	cut   [2]bool    // partitioned lo→hi, hi→lo
+// Outcome is what Handle makes of a due Delivery.
+type Outcome uint8
+
+const (
+	// Deliver: the message arrives at d.To now.
+	Deliver Outcome = iota
+	// Pending: nothing for the endpoints (a segment was lost and its
+	// retransmission is scheduled, a message waits behind a lost one, a
+	// handshake step went on).
+	Pending
+	// Dropped: the connection the event belonged to is gone; discard it.
+	Dropped
+	// Established: the connection initiated by d.From is open and ready.
+	Established
+	// ConnectFailed: d.From's connection attempt failed: refused by RST (no
+	// process listening) or given up after tcp_syn_retries.
+	ConnectFailed
+	// Disconnect: the connection was torn down under the endpoint Handle
+	// names (a FIN/RST from a crashed peer, an RST from a rebooted host, or
+	// the sender's kernel giving up after tcp_retries2).
+	Disconnect
+	// Lost: a transmission of the message was lost (on the way, or a
+	// retransmission); the next retransmission is scheduled. Nothing for
+	// the endpoints; for traces.
+	Lost
+	// Retransmitted: a retransmission of the message got through; it (and
+	// what waited behind it) arrives shortly. For traces.
+	Retransmitted
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Deliver:
+		return "deliver"
+	case Pending:
+		return "pending"
+	case Dropped:
+		return "dropped"
+	case Established:
+		return "established"
+	case ConnectFailed:
+		return "connect-failed"
+	case Disconnect:
+		return "disconnect"
+	case Lost:
+		return "lost"
+	case Retransmitted:
+		return "retransmitted"
+	}
+	return "unknown"
 }
 
-// Network is a lossy, partitionable network generic over the message type.
-// Every connection delivers in order (TCP-like); latency is drawn per message
-// from a distribution; messages can be lost with a probability; two endpoints
-// can be partitioned (both ways or one way) and healed; a connection reset
-// drops everything in flight on it in both directions.
+// TCP holds the Linux TCP constants the model uses (network-model.md §1).
+type TCP struct {
+	RTOMin  time.Duration // TCP_RTO_MIN, 200 ms (T1)
+	RTOMax  time.Duration // TCP_RTO_MAX, 120 s (T1)
+	RTOInit time.Duration // TCP_TIMEOUT_INIT, 1 s, before any RTT sample (T2)
+	// GiveUp is tcp_retries2 (15) as time: the connection is aborted once
+	// the oldest unacknowledged segment has waited this long, 924.6 s (T5).
+	GiveUp time.Duration
+	// SynRetries is tcp_syn_retries (6): SYNs at 0, 1, 3, 7, 15, 31, 63 s,
+	// abort at 127 s (T7, kernels before 6.5).
+	SynRetries int
+}
+
+// LinuxTCP is the default: Linux's constants.
+var LinuxTCP = TCP{
+	RTOMin: 200 * time.Millisecond, RTOMax: 120 * time.Second, RTOInit: time.Second,
+	GiveUp: 924600 * time.Millisecond, SynRetries: 6,
+}
+
+// dir is one direction of a TCP connection: the sender's retransmission
+// state and the FIFO of what it sent.
+type dir[M any] struct {
+	last       Instant // latest arrival scheduled (in-order delivery)
+	srtt       time.Duration
+	rttvar     time.Duration
+	sampled    bool
+	seq        uint64 // next sequence number
+	recovering bool   // the segment head is lost and awaits retransmission
+	head       uint64
+	backoff    uint8
+	firstLoss  Instant       // first transmission of the head (tcp_retries2 clock)
+	held       []Delivery[M] // messages behind the head, by seq
+}
+
+// conn is one TCP connection between two nodes on one channel. epoch
+// changes on every open and close, so events of an older connection are
+// recognised and dropped.
+type conn[M any] struct {
+	epoch      uint32
+	open       bool // established: data may be sent
+	connecting bool
+	boot       [2]uint32 // the endpoints' boot counts (lo, hi) when it opened
+	d          [2]dir[M] // lo→hi, hi→lo
+}
+
+type nodeState struct {
+	down   bool   // host down or unreachable: every segment to or from it is lost silently
+	refuse bool   // host up, no process: SYNs and segments of old connections get RST
+	boot   uint32 // incremented when the host reboots or the process restarts (sockets gone)
+}
+
+// Network is a TCP network generic over the message type (network-model.md
+// §1, §8): connections are opened with a handshake (SYNs retransmitted at
+// 1, 3, 7, … s), deliver in order and reliably, and retransmit a lost
+// segment after the RTO (RFC 6298 with Linux's 200 ms minimum and 120 s
+// maximum, doubling per consecutive loss); later messages on the connection
+// wait behind it (head-of-line blocking). A partition loses every
+// transmission, so data flows again at the first retransmission after the
+// heal; the kernel gives up after tcp_retries2. Hosts can go silent (down)
+// or lose their process (a crash: RST to anything that reaches them).
+//
+// Deviations, each small against Kafka's timers: a message is one segment
+// (no segmentation, no congestion window: what waits behind a lost segment
+// arrives with it in one burst); the tail-loss probe is not modelled (its
+// probe would come after 2·SRTT + 200 ms, within a few ms of the RTO on a
+// LAN, T8), nor fast retransmit (it needs later segments, T9, and group
+// messages are rarely pipelined); an ACK is never lost on its own (a lost
+// pure ACK is covered by the next one, §5); the RTT sample of a message is
+// twice its one-way latency; the ApiVersions exchange after the handshake
+// takes one round trip and is not itself lost; a connection closed by the
+// application is gone at once (the orphaned socket's retransmissions,
+// T10, are not modelled).
 type Network[M any] struct {
 	rng     *rand.Rand
 	latency Dist
 	loss    float64
-	links   map[uint64]*link
-	filter  Filter[M]
-	cuts    int // number of cut directions, to skip partition checks when 0
+	// lossUp is the loss for messages to nodes below lossSplit (when
+	// lossSplit > 0): a per-direction loss.
+	lossUp    float64
+	lossSplit NodeID
+	conns     map[uint64]*conn[M]
+	cuts      map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
+	ncuts     int
+	nodes     []nodeState
+	filter    Filter[M]
+	sched     func(Delivery[M])
+	tcp       TCP
 
 	// Bandwidth (SetBandwidth): each node's egress sends one message at a
 	// time at bytesPerSecond; txFree[n] is when node n's link is free.
 	bytesPerSecond int64
 	size           func(M) int
 	txFree         []Instant
-
-	// Retransmission (SetRetransmit): a lost message is sent again after
-	// rto, doubling, up to maxRetries times, instead of being dropped.
-	rto        time.Duration
-	maxRetries int
 }
+
+// NewNetwork returns a network drawing latency and loss from rng. Loss is
+// the probability that one transmission of one segment is lost.
+func NewNetwork[M any](rng *rand.Rand, latency Dist, loss float64) *Network[M] {
+	return &Network[M]{rng: rng, latency: latency, loss: loss, lossUp: loss,
+		conns: make(map[uint64]*conn[M]), cuts: make(map[uint64]*[2]bool), tcp: LinuxTCP}
+}
+
+// SetScheduler installs the function that schedules the network's events.
+// It must be set before the first Open or Send.
+func (n *Network[M]) SetScheduler(f func(Delivery[M])) { n.sched = f }
+
+// SetTCP replaces the TCP constants.
+func (n *Network[M]) SetTCP(t TCP) { n.tcp = t }
 
 // SetBandwidth gives every node an egress link of bytesPerSecond (0: no
 // limit): a message occupies its sender's link for size(msg)/bandwidth, one
-// message after another, before its latency starts. A broker answering N
-// members therefore needs N transmission times, and a large message (a
-// leader's JoinGroup response listing every member) takes longer than a
-// heartbeat.
+// message after another, before its latency starts.
 func (n *Network[M]) SetBandwidth(bytesPerSecond int64, size func(M) int) {
 	n.bytesPerSecond, n.size = bytesPerSecond, size
-}
-
-// SetRetransmit makes loss cost time instead of the message: each loss draw
-// that hits delays the message by rto, doubling per consecutive loss (TCP's
-// retransmission timeout backoff), and only after maxRetries consecutive
-// losses is it dropped (a stalled connection). rto 0 restores dropping.
-func (n *Network[M]) SetRetransmit(rto time.Duration, maxRetries int) {
-	n.rto, n.maxRetries = rto, maxRetries
-}
-
-// NewNetwork returns a network drawing latency and loss from rng.
-func NewNetwork[M any](rng *rand.Rand, latency Dist, loss float64) *Network[M] {
-	return &Network[M]{rng: rng, latency: latency, loss: loss, links: make(map[uint64]*link)}
 }
 
 // SetLatency replaces the latency distribution (a latency window fault).
@@ -115,66 +269,229 @@ func (n *Network[M]) SetLatency(d Dist) { n.latency = d }
 // Latency is the current latency distribution.
 func (n *Network[M]) Latency() Dist { return n.latency }
 
-// SetLoss replaces the loss probability (a loss window fault).
-func (n *Network[M]) SetLoss(p float64) { n.loss = p }
+// SetLoss replaces the loss probability of every transmission (a loss
+// window fault).
+func (n *Network[M]) SetLoss(p float64) { n.loss, n.lossUp = p, p }
 
-// Loss is the current loss probability.
+// SetDirectionalLoss makes transmissions to nodes below split lose with
+// probability up and all others with down.
+func (n *Network[M]) SetDirectionalLoss(split NodeID, up, down float64) {
+	n.lossSplit, n.lossUp, n.loss = split, up, down
+}
+
+// Loss is the current loss probability (of transmissions to nodes at or
+// above the split when the loss is directional).
 func (n *Network[M]) Loss() float64 { return n.loss }
 
 // SetFilter installs (or with nil removes) a message filter.
 func (n *Network[M]) SetFilter(f Filter[M]) { n.filter = f }
 
-func key(a, b NodeID) (uint64, int) {
+func pairKey(a, b NodeID) (uint64, int) {
 	if a <= b {
 		return uint64(uint32(a))<<32 | uint64(uint32(b)), 0
 	}
 	return uint64(uint32(b))<<32 | uint64(uint32(a)), 1
 }
 
-func (n *Network[M]) link(a, b NodeID) (*link, int) {
-	k, dir := key(a, b)
-	l := n.links[k]
-	if l == nil {
-		l = &link{}
-		n.links[k] = l
+func connKey(a, b NodeID, ch uint8) (uint64, int) {
+	lo, hi, side := a, b, 0
+	if b < a {
+		lo, hi, side = b, a, 1
 	}
-	return l, dir
+	return uint64(uint32(lo))<<33 | uint64(uint32(hi))<<2 | uint64(ch&3), side
 }
 
-// Send puts msg on the wire from→to at now. It returns the delivery to
-// schedule, or a drop reason. Loss is drawn for every message (even when the
-// loss probability is 0, no draw is made, so enabling a loss window later
-// does not shift earlier draws of other subsystems: they have their own streams).
-func (n *Network[M]) Send(now Instant, from, to NodeID, msg M) (Delivery[M], DropReason) {
-	l, dir := n.link(from, to)
-	d := Delivery[M]{From: from, To: to, Msg: msg, epoch: l.epoch}
-	if n.cuts > 0 && l.cut[dir] {
-		return d, DropPartition
+func (n *Network[M]) conn(a, b NodeID, ch uint8) (*conn[M], int) {
+	k, side := connKey(a, b, ch)
+	c := n.conns[k]
+	if c == nil {
+		c = &conn[M]{}
+		n.conns[k] = c
 	}
-	var extra time.Duration
+	return c, side
+}
+
+func (n *Network[M]) node(id NodeID) *nodeState {
+	if int(id) >= len(n.nodes) {
+		n.nodes = append(n.nodes, make([]nodeState, int(id)+1-len(n.nodes))...)
+	}
+	return &n.nodes[id]
+}
+
+// IsOpen reports whether the a–b connection on ch is established.
+func (n *Network[M]) IsOpen(a, b NodeID, ch uint8) bool {
+	k, _ := connKey(a, b, ch)
+	c := n.conns[k]
+	return c != nil && c.open
+}
+
+// IsActive reports whether the a–b connection on ch is established or
+// being set up.
+func (n *Network[M]) IsActive(a, b NodeID, ch uint8) bool {
+	k, _ := connKey(a, b, ch)
+	c := n.conns[k]
+	return c != nil && (c.open || c.connecting)
+}
+
+// RTO is the current retransmission timeout of a→b on ch (no backoff).
+func (n *Network[M]) RTO(a, b NodeID, ch uint8) time.Duration {
+	c, side := n.conn(a, b, ch)
+	return n.rto(&c.d[side])
+}
+
+// rto is RFC 6298's RTO with Linux's floor on the variance term: SRTT +
+// max(4·RTTVAR, rto_min), within [rto_min, rto_max]; 1 s before any sample
+// (network-model.md T1–T3).
+func (n *Network[M]) rto(d *dir[M]) time.Duration {
+	if !d.sampled {
+		return n.tcp.RTOInit
+	}
+	return min(max(d.srtt+max(4*d.rttvar, n.tcp.RTOMin), n.tcp.RTOMin), n.tcp.RTOMax)
+}
+
+// sample is RFC 6298 §2's SRTT/RTTVAR update.
+func (d *dir[M]) sample(r time.Duration) {
+	if !d.sampled {
+		d.srtt, d.rttvar, d.sampled = r, r/2, true
+		return
+	}
+	diff := d.srtt - r
+	if diff < 0 {
+		diff = -diff
+	}
+	d.rttvar = (3*d.rttvar + diff) / 4
+	d.srtt = (7*d.srtt + r) / 8
+}
+
+// lost draws whether one transmission from→to at now is lost.
+func (n *Network[M]) lost(from, to NodeID) (bool, DropReason) {
+	if n.ncuts > 0 {
+		k, side := pairKey(from, to)
+		if c := n.cuts[k]; c != nil && c[side] {
+			return true, DropPartition
+		}
+	}
+	if len(n.nodes) > 0 && (n.node(from).down || n.node(to).down) {
+		return true, DropPartition
+	}
+	p := n.loss
+	if to < n.lossSplit {
+		p = n.lossUp
+	}
+	if p > 0 && n.rng.Float64() < p {
+		return true, DropLoss
+	}
+	return false, NotDropped
+}
+
+// Open starts a connection from a (the client) to b on ch: the previous
+// connection on that channel, if any, is gone, and the first SYN leaves now.
+func (n *Network[M]) Open(now Instant, a, b NodeID, ch uint8) {
+	c, side := n.conn(a, b, ch)
+	c.epoch++
+	c.open, c.connecting = false, true
+	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
+	c.boot[side], c.boot[1-side] = n.node(a).boot, n.node(b).boot
+	n.sched(Delivery[M]{At: now, From: a, To: b, Ch: ch, kind: segSyn, epoch: c.epoch, tx: now})
+}
+
+// Close ends the connection (an application close or a reset): everything
+// in flight on it, both ways, is discarded.
+func (n *Network[M]) Close(a, b NodeID, ch uint8) {
+	c, _ := n.conn(a, b, ch)
+	c.epoch++
+	c.open, c.connecting = false, false
+	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
+}
+
+// Abort closes the connection because from's process ended (crashed, or
+// exited after close()): its kernel sends what the process had written,
+// then a FIN, in order; the peer sees the disconnect when the FIN arrives.
+// Nothing more can be sent on it. A connection still being set up is left
+// to its handshake (the peer answers RST to what follows).
+func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
+	c, side := n.conn(from, to, ch)
+	if !c.open {
+		return
+	}
+	c.open, c.connecting = false, false
+	dd := &c.d[side]
+	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, fin: true, epoch: c.epoch, seq: dd.seq, tx: now}
+	dd.seq++
+	if dd.recovering {
+		dd.held = append(dd.held, d)
+		return
+	}
+	n.transmit(now, c, &d)
+}
+
+// Crash is the process on node dying while its host stays up: later SYNs
+// and segments of its old connections are answered with RST. The caller
+// aborts the node's connections (Abort) to send their FINs.
+func (n *Network[M]) Crash(node NodeID) {
+	s := n.node(node)
+	s.boot++
+	s.refuse = true
+}
+
+// Restart is a new process on node listening again.
+func (n *Network[M]) Restart(node NodeID) {
+	n.node(node).refuse = false
+}
+
+// HostDown makes node silent: every segment to or from it is lost, nothing
+// is answered (a power loss, a kernel panic, a vanished pod).
+func (n *Network[M]) HostDown(node NodeID) {
+	n.node(node).down = true
+}
+
+// HostUp is node booting again with no sockets: segments of its old
+// connections are answered with RST when they reach it.
+func (n *Network[M]) HostUp(node NodeID, listening bool) {
+	s := n.node(node)
+	s.down = false
+	s.boot++
+	s.refuse = !listening
+}
+
+// Epoch is the current epoch of the a–b connection on ch.
+func (n *Network[M]) Epoch(a, b NodeID, ch uint8) uint32 {
+	c, _ := n.conn(a, b, ch)
+	return c.epoch
+}
+
+// SendOn is Send on the connection of the given epoch: a reply to a request
+// that came in on a connection since closed is dropped (DropClosed), as a
+// broker drops responses for closed channels.
+func (n *Network[M]) SendOn(now Instant, from, to NodeID, ch uint8, epoch uint32, msg M) DropReason {
+	if c, _ := n.conn(from, to, ch); c.epoch != epoch {
+		return DropClosed
+	}
+	return n.Send(now, from, to, ch, msg)
+}
+
+// Send puts msg on the from→to connection on ch at now. Unless the
+// connection is not open or a filter drops the message, the network now
+// owns it and will deliver it, in order, however many retransmissions that
+// takes. The returned reason says what happened to its first transmission
+// (NotDropped, DropLoss, DropPartition, DropHeld behind a lost segment) or
+// why it was refused (DropClosed, DropFilter).
+func (n *Network[M]) Send(now Instant, from, to NodeID, ch uint8, msg M) DropReason {
+	c, side := n.conn(from, to, ch)
+	if !c.open {
+		return DropClosed
+	}
+	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, epoch: c.epoch, Msg: msg}
 	if n.filter != nil {
 		v := n.filter(now, from, to, msg)
 		if v.Drop {
-			return d, DropFilter
+			return DropFilter
 		}
-		extra = v.Delay
+		d.extra = v.Delay
 	}
-	if n.loss > 0 && n.rng.Float64() < n.loss {
-		if n.rto <= 0 {
-			return d, DropLoss
-		}
-		backoff := n.rto
-		for tries := 1; ; tries++ {
-			if tries > n.maxRetries {
-				return d, DropLoss
-			}
-			extra += backoff
-			backoff *= 2
-			if n.rng.Float64() >= n.loss {
-				break
-			}
-		}
-	}
+	dd := &c.d[side]
+	d.seq = dd.seq
+	dd.seq++
 	start := now
 	if n.bytesPerSecond > 0 {
 		if int(from) >= len(n.txFree) {
@@ -185,49 +502,239 @@ func (n *Network[M]) Send(now Instant, from, to NodeID, msg M) (Delivery[M], Dro
 		start = start.Add(tx)
 		n.txFree[from] = start
 	}
-	at := start.Add(n.latency.Draw(n.rng) + extra)
-	if at < l.last[dir] {
-		at = l.last[dir] // FIFO per connection direction
+	if dd.recovering {
+		d.tx = start
+		dd.held = append(dd.held, d)
+		return DropHeld
 	}
-	l.last[dir] = at
-	d.At = at
-	return d, NotDropped
+	d.tx = start
+	return n.transmit(start, c, &d)
 }
 
-// Accept is called when a delivery comes due; it reports whether the message
-// arrives, or why not (the path was cut or the connection reset meanwhile).
-func (n *Network[M]) Accept(d *Delivery[M]) DropReason {
-	l, dir := n.link(d.From, d.To)
-	if l.epoch != d.epoch {
-		return DropReset
+// transmit sends one copy of d at t: on loss the retransmission timer is
+// armed (the head of the direction), else its arrival is scheduled.
+func (n *Network[M]) transmit(t Instant, c *conn[M], d *Delivery[M]) DropReason {
+	_, side := connKey(d.From, d.To, d.Ch)
+	dd := &c.d[side]
+	if lost, why := n.lost(d.From, d.To); lost {
+		n.lose(t, c, dd, d)
+		return why
 	}
-	if n.cuts > 0 && l.cut[dir] {
-		return DropPartition
+	lat := n.latency.Draw(n.rng)
+	at := t.Add(lat + d.extra)
+	if at < dd.last {
+		at = dd.last // in order
 	}
+	dd.last = at
+	if d.tries == 0 && d.kind == segData {
+		dd.sample(2 * lat) // Karn: no sample from a retransmitted segment
+	}
+	d.tx, d.At, d.kind = t, at, segData
+	n.sched(*d)
 	return NotDropped
 }
 
-// Cut partitions a→b (one way). Cutting both ways is Cut(a,b); Cut(b,a).
+// lose makes d (transmitted at t) the lost head of its direction: its
+// retransmission timer fires after the backed-off RTO, unless that passes
+// the give-up time.
+func (n *Network[M]) lose(t Instant, c *conn[M], dd *dir[M], d *Delivery[M]) {
+	if !dd.recovering || dd.head != d.seq {
+		dd.recovering, dd.head, dd.backoff, dd.firstLoss = true, d.seq, 0, t
+	} else if dd.backoff < 30 {
+		dd.backoff++
+	}
+	gap := min(n.rto(dd)<<dd.backoff, n.tcp.RTOMax)
+	r := *d
+	r.kind, r.At, r.tx = segRetx, t.Add(gap), t
+	n.sched(r)
+}
+
+// Handle is called when a scheduled event comes due. It returns what the
+// endpoints see, and for Established, ConnectFailed and Disconnect the node
+// that is told.
+func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
+	c, side := n.conn(d.From, d.To, d.Ch)
+	if c.epoch != d.epoch {
+		return Dropped, 0
+	}
+	dd := &c.d[side]
+	switch d.kind {
+	case segSyn:
+		return n.syn(now, c, d)
+	case segSynAck:
+		if d.refused {
+			c.connecting = false
+			c.epoch++
+			return ConnectFailed, d.From
+		}
+		c.open, c.connecting = true, true
+		r := time.Duration(now - d.tx)
+		c.d[0].sample(r)
+		c.d[1].sample(r)
+		// ApiVersions: one more round trip before the connection is READY.
+		rd := *d
+		rd.kind = segReady
+		rd.At = now.Add(n.latency.Draw(n.rng) + n.latency.Draw(n.rng))
+		n.sched(rd)
+		return Pending, 0
+	case segReady:
+		c.connecting = false
+		return Established, d.From
+	case segRetx:
+		if !dd.recovering || dd.head != d.seq {
+			return Dropped, 0
+		}
+		if time.Duration(now-dd.firstLoss) >= n.tcp.GiveUp {
+			// tcp_retries2: the sender's kernel aborts with ETIMEDOUT.
+			n.Close(d.From, d.To, d.Ch)
+			return Disconnect, d.From
+		}
+		d.tries++
+		if lost, _ := n.lost(d.From, d.To); lost {
+			n.lose(now, c, dd, d)
+			return Lost, 0
+		}
+		// The head gets through: the backoff is cleared and what waited
+		// behind it follows in one burst, in order.
+		dd.recovering, dd.backoff = false, 0
+		held := dd.held
+		dd.held = nil
+		d.kind = segData
+		n.transmitNoLoss(now, dd, d)
+		for i := range held {
+			n.transmitNoLoss(now, dd, &held[i])
+		}
+		return Retransmitted, 0
+	case segData:
+		if lost, _ := n.lostInFlight(d.From, d.To); lost {
+			// Lost on the way (a partition began while it flew): the
+			// sender retransmits from its own transmission time.
+			if dd.recovering && d.seq > dd.head {
+				dd.insertHeld(*d)
+				return Pending, 0
+			}
+			n.lose(d.tx, c, dd, d)
+			return Lost, 0
+		}
+		if dd.recovering && d.seq > dd.head {
+			dd.insertHeld(*d)
+			return Pending, 0
+		}
+		toSide := 1 - side
+		if n.node(d.To).boot != c.boot[toSide] {
+			// No socket for it there any more: the peer answers RST and
+			// the sender's connection is reset.
+			n.Close(d.From, d.To, d.Ch)
+			if d.fin {
+				return Dropped, 0
+			}
+			return Disconnect, d.From
+		}
+		if d.fin {
+			c.epoch++
+			c.open, c.connecting = false, false
+			return Disconnect, d.To
+		}
+		return Deliver, d.To
+	}
+	return Dropped, 0
+}
+
+// lostInFlight: a segment arriving now was lost if the path is cut or an
+// end is down now (no fresh loss draw: that was made at transmission).
+func (n *Network[M]) lostInFlight(from, to NodeID) (bool, DropReason) {
+	if n.ncuts > 0 {
+		k, side := pairKey(from, to)
+		if c := n.cuts[k]; c != nil && c[side] {
+			return true, DropPartition
+		}
+	}
+	if len(n.nodes) > 0 && (n.node(from).down || n.node(to).down) {
+		return true, DropPartition
+	}
+	return false, NotDropped
+}
+
+// transmitNoLoss schedules d's arrival from t without a loss draw (the
+// burst after a successful retransmission).
+func (n *Network[M]) transmitNoLoss(t Instant, dd *dir[M], d *Delivery[M]) {
+	t = max(t, d.tx) // a held message still leaves its sender's egress no earlier
+	at := t.Add(n.latency.Draw(n.rng) + d.extra)
+	if at < dd.last {
+		at = dd.last
+	}
+	dd.last = at
+	d.tx, d.At = t, at
+	n.sched(*d)
+}
+
+func (dd *dir[M]) insertHeld(d Delivery[M]) {
+	i, _ := slices.BinarySearchFunc(dd.held, d.seq, func(e Delivery[M], s uint64) int {
+		switch {
+		case e.seq < s:
+			return -1
+		case e.seq > s:
+			return 1
+		}
+		return 0
+	})
+	dd.held = slices.Insert(dd.held, i, d)
+}
+
+// syn is one SYN transmission of the handshake a→b (T7): lost (the SYN or
+// its answer), it is sent again at 1, 3, 7, 15, 31, 63 s after the first,
+// and the attempt fails at 127 s; a host with no listener answers RST.
+func (n *Network[M]) syn(now Instant, c *conn[M], d *Delivery[M]) (Outcome, NodeID) {
+	if int(d.tries) > n.tcp.SynRetries {
+		c.connecting = false
+		c.epoch++
+		return ConnectFailed, d.From
+	}
+	lostOut, _ := n.lost(d.From, d.To)
+	lostBack := false
+	if !lostOut {
+		lostBack, _ = n.lost(d.To, d.From)
+	}
+	if lostOut || lostBack {
+		d.tries++
+		first := d.tx
+		// Attempt k leaves at first + (2^k − 1) s; the give-up comes one
+		// more doubling after the last (127 s).
+		r := *d
+		r.At = first.Add(time.Duration(1<<d.tries-1) * time.Second)
+		n.sched(r)
+		return Pending, 0
+	}
+	r := *d
+	r.kind = segSynAck
+	r.refused = n.node(d.To).refuse
+	r.At = now.Add(n.latency.Draw(n.rng) + n.latency.Draw(n.rng))
+	r.tx = now
+	n.sched(r)
+	return Pending, 0
+}
+
+// Cut partitions a→b (one way): every transmission is lost until Heal.
+// Cutting both ways is Cut(a,b); Cut(b,a).
 func (n *Network[M]) Cut(a, b NodeID) {
-	l, dir := n.link(a, b)
-	if !l.cut[dir] {
-		l.cut[dir] = true
-		n.cuts++
+	k, side := pairKey(a, b)
+	c := n.cuts[k]
+	if c == nil {
+		c = &[2]bool{}
+		n.cuts[k] = c
+	}
+	if !c[side] {
+		c[side] = true
+		n.ncuts++
 	}
 }
 
-// Heal removes the a→b partition.
+// Heal removes the a→b partition. Data flows again at each connection's
+// next retransmission.
 func (n *Network[M]) Heal(a, b NodeID) {
-	l, dir := n.link(a, b)
-	if l.cut[dir] {
-		l.cut[dir] = false
-		n.cuts--
+	k, side := pairKey(a, b)
+	if c := n.cuts[k]; c != nil && c[side] {
+		c[side] = false
+		n.ncuts--
 	}
-}
-
-// Reset resets the connection between a and b: everything in flight on it,
-// both ways, is dropped. The caller tells both endpoints.
-func (n *Network[M]) Reset(a, b NodeID) {
-	l, _ := n.link(a, b)
-	l.epoch++
 }

@@ -142,70 +142,6 @@ func TestDistributions(t *testing.T) {
 	assert.InDelta(t, float64(40*time.Millisecond), float64(l[n*99/100]), float64(6*time.Millisecond))
 }
 
-type toy struct{ n int }
-
-func TestNetworkFIFOPerConnection(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Uniform{Min: 1, Max: 1000}, 0)
-	last := Instant(0)
-	for i := 0; i < 1000; i++ {
-		d, why := net.Send(Instant(i), 1, 2, toy{i})
-		require.Equal(t, NotDropped, why)
-		require.GreaterOrEqual(t, d.At, last, "message %d overtook an earlier one", i)
-		last = d.At
-	}
-}
-
-func TestNetworkLoss(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(time.Millisecond), 0.25)
-	lost := 0
-	for i := 0; i < 10000; i++ {
-		if _, why := net.Send(0, 1, 2, toy{i}); why == DropLoss {
-			lost++
-		}
-	}
-	assert.InDelta(t, 2500, lost, 200)
-}
-
-func TestNetworkPartitionAndHeal(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(10), 0)
-	inflight, why := net.Send(0, 1, 2, toy{1})
-	require.Equal(t, NotDropped, why)
-	net.Cut(1, 2) // one way
-	_, why = net.Send(1, 1, 2, toy{2})
-	assert.Equal(t, DropPartition, why)
-	assert.Equal(t, DropPartition, net.Accept(&inflight), "in-flight messages on a cut path are lost")
-	_, why = net.Send(1, 2, 1, toy{3})
-	assert.Equal(t, NotDropped, why, "the other direction still works")
-	net.Heal(1, 2)
-	_, why = net.Send(2, 1, 2, toy{4})
-	assert.Equal(t, NotDropped, why)
-}
-
-func TestNetworkResetDropsInFlightBothWays(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(10), 0)
-	a, _ := net.Send(0, 1, 2, toy{1})
-	b, _ := net.Send(0, 2, 1, toy{2})
-	other, _ := net.Send(0, 1, 3, toy{3})
-	net.Reset(2, 1)
-	assert.Equal(t, DropReset, net.Accept(&a))
-	assert.Equal(t, DropReset, net.Accept(&b))
-	assert.Equal(t, NotDropped, net.Accept(&other), "other connections are unaffected")
-	c, _ := net.Send(1, 1, 2, toy{4})
-	assert.Equal(t, NotDropped, net.Accept(&c), "a new message uses the new connection")
-}
-
-func TestNetworkFilter(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(10), 0)
-	net.SetFilter(func(_ Instant, from, to NodeID, m toy) Verdict {
-		return Verdict{Drop: m.n%2 == 0, Delay: 5}
-	})
-	_, why := net.Send(0, 1, 2, toy{2})
-	assert.Equal(t, DropFilter, why)
-	d, why := net.Send(0, 1, 2, toy{3})
-	assert.Equal(t, NotDropped, why)
-	assert.Equal(t, Instant(15), d.At)
-}
-
 // TestKeyerOrderIndependentOfOtherEvents: with SetKeyer, the order of two
 // simultaneous events depends on the seed and on their identities only, not
 // on how many other events were scheduled (the tie-break stream would shift).
@@ -244,37 +180,6 @@ func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 	q2.Schedule(9, 4)
 	q2.Pop()
 	assert.Equal(t, q2.TieKey(9, 4), q2.CurrentTieKey())
-}
-
-func TestNetworkBandwidthSerialisesSenderEgress(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(time.Millisecond), 0)
-	net.SetBandwidth(1000, func(m toy) int { return m.n }) // 1000 B/s
-	a, _ := net.Send(0, 1, 2, toy{500})                    // 0.5 s on the wire
-	b, _ := net.Send(0, 1, 3, toy{100})                    // queued behind a: 0.6 s
-	c, _ := net.Send(0, 4, 2, toy{100})                    // another sender: 0.1 s
-	assert.Equal(t, Instant(500*time.Millisecond+time.Millisecond), a.At)
-	assert.Equal(t, Instant(600*time.Millisecond+time.Millisecond), b.At)
-	assert.Equal(t, Instant(100*time.Millisecond+time.Millisecond), c.At)
-}
-
-func TestNetworkRetransmitTurnsLossIntoDelay(t *testing.T) {
-	net := NewNetwork[toy](NewStreams(1).Stream("net"), Constant(time.Millisecond), 0.5)
-	net.SetRetransmit(200*time.Millisecond, 6)
-	delayed, dropped := 0, 0
-	for i := 0; i < 2000; i++ {
-		d, why := net.Send(Instant(i)*Instant(time.Hour), 1, 2, toy{i})
-		switch {
-		case why == DropLoss:
-			dropped++
-		case d.At-Instant(i)*Instant(time.Hour) > Instant(time.Millisecond):
-			delayed++
-			// one or more RTOs: 200 ms, then 200+400, ...
-			extra := time.Duration(d.At-Instant(i)*Instant(time.Hour)) - time.Millisecond
-			assert.Contains(t, []time.Duration{200, 600, 1400, 3000, 6200, 12600}, extra/time.Millisecond)
-		}
-	}
-	assert.InDelta(t, 1000, delayed, 100, "about half the messages are lost once or more")
-	assert.InDelta(t, 2000.0/128, dropped, 15, "dropped only after 7 consecutive losses (0.5^7)")
 }
 
 func TestRunStop(t *testing.T) {

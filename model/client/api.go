@@ -40,8 +40,13 @@ type Config struct {
 	RetryBackoff      time.Duration // retry.backoff.ms
 	RetryBackoffMax   time.Duration // retry.backoff.max.ms (3.7+)
 	RequestTimeout    time.Duration // request.timeout.ms
-	Assignors         []string      // partition.assignment.strategy, preference order
-	AutoCommit        bool          // enable.auto.commit
+	// Connection handling (NetworkClient; zero: Kafka's defaults).
+	ReconnectBackoff      time.Duration // reconnect.backoff.ms
+	ReconnectBackoffMax   time.Duration // reconnect.backoff.max.ms
+	SocketSetupTimeout    time.Duration // socket.connection.setup.timeout.ms (2.7+, KIP-601)
+	SocketSetupTimeoutMax time.Duration // socket.connection.setup.timeout.max.ms
+	Assignors             []string      // partition.assignment.strategy, preference order
+	AutoCommit            bool          // enable.auto.commit
 	// auto.commit.interval.ms; zero means Kafka's default, 5 s
 	// (DefaultAutoCommitInterval). Only used when AutoCommit is set.
 	AutoCommitInterval time.Duration
@@ -62,6 +67,7 @@ type Send struct {
 	Broker int32  // destination broker id
 	Corr   uint64 // correlation id, unique per member; the response carries it back
 	Req    protocol.Request
+	Coord  bool // on the coordinator connection (else the broker's ordinary one)
 }
 
 // Output collects what one call into the model produced, in order. The
@@ -69,10 +75,12 @@ type Send struct {
 type Output struct {
 	Sends  []Send
 	Events []protocol.Event
+	Conns  []ConnOp // connections to open or close (netclient.go)
 }
 
 // Reset empties the buffers, keeping capacity.
 func (o *Output) Reset() {
 	o.Sends = o.Sends[:0]
 	o.Events = o.Events[:0]
+	o.Conns = o.Conns[:0]
 }

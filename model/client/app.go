@@ -154,7 +154,7 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 // auto-commit once ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs
 // with the delayed tasks instead (runDelayedTasks).
 func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
-	if !m.coordKnown && !m.ensureCoordinatorReady(now, out) {
+	if !m.checkCoordinator(now, out) && !m.ensureCoordinatorReady(now, out) {
 		return
 	}
 	if m.rejoinNeededOrPending() {
@@ -185,15 +185,19 @@ func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool 
 	return false
 }
 
-// lookupCoordinator is AbstractCoordinator.lookupCoordinator. Deviation: the
-// least-loaded node needs connection state the simulator does not keep; the
-// member picks the bootstrap brokers round-robin.
+// lookupCoordinator is AbstractCoordinator.lookupCoordinator: the request
+// goes to the least-loaded node (netclient.go); with every broker in
+// reconnect backoff it fails at once (NoAvailableBrokersException) and is
+// retried after the lookup backoff.
 func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
 	if m.findCorr != 0 {
 		return
 	}
-	broker := m.cfg.Brokers[m.nextBroker%len(m.cfg.Brokers)]
-	m.nextBroker++
+	broker := m.leastLoadedNode(now)
+	if broker < 0 {
+		m.findCoordinatorFailed(now, 0)
+		return
+	}
 	m.findRetryAt = 0
 	m.findCorr = m.send(now, out, broker, false, &protocol.FindCoordinatorRequest{Key: m.cfg.GroupID}, m.cfg.RequestTimeout)
 }

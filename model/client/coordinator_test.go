@@ -554,20 +554,29 @@ func TestRejoinGroup(t *testing.T) {
 	require.Equal(t, int32(2), asg[len(asg)-1].Gen)
 }
 
-// AbstractCoordinatorTest.testLookupCoordinator: one FindCoordinator at a
-// time; the next goes to another bootstrap broker after a failure.
+// AbstractCoordinatorTest.testLookupCoordinator: with no broker available
+// (every connection in reconnect backoff) the lookup fails at once; after
+// the backoff one FindCoordinator goes out, one at a time. The next lookup
+// after a failed one goes to the least-loaded node (NetworkClient
+// .leastLoadedNode): the READY connection with the fewest requests in flight.
 func TestLookupCoordinator(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
+	for _, b := range []int32{0, 1} {
+		c := d.m.connectionFor(b, false)
+		c.attempted, c.lastAttempt, c.backoff = true, 0, 50*time.Millisecond
+	}
 	d.start()
-	d.advance(50 * time.Millisecond)
-	require.Equal(t, 1, d.count(protocol.APIFindCoordinator))
+	require.Zero(t, d.count(protocol.APIFindCoordinator), "no broker available: the lookup failed at once")
+	d.advance(40 * time.Millisecond)
+	require.Zero(t, d.count(protocol.APIFindCoordinator))
+	d.advance(100 * time.Millisecond)
+	require.Equal(t, 1, d.count(protocol.APIFindCoordinator), "one lookup after the backoff, one at a time")
 	f := d.pop(protocol.APIFindCoordinator)
-	require.Equal(t, int32(0), f.Broker)
 	d.respond(f, &protocol.FindCoordinatorResponse{Error: protocol.CoordinatorNotAvailable, NodeID: -1})
 	require.Zero(t, d.count(protocol.APIFindCoordinator))
 	d.advance(100 * time.Millisecond)
 	f2 := d.pop(protocol.APIFindCoordinator)
-	require.Equal(t, int32(1), f2.Broker)
+	require.Equal(t, f.Broker, f2.Broker, "the READY connection is the least loaded")
 }
 
 // AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady

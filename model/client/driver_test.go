@@ -86,11 +86,22 @@ func newDriver(t *testing.T, profile string, mutate ...func(*Config)) *driver {
 	return &driver{t: t, m: newMember(cfg, rand.New(rand.NewPCG(1, 2)), stubLookup)}
 }
 
+// call runs f and collects its output. Connections the member opens are
+// READY at once (as with Kafka's MockClient in the Java tests).
 func (d *driver) call(f func(*Output)) {
 	d.out.Reset()
 	f(&d.out)
 	d.sends = append(d.sends, d.out.Sends...)
 	d.events = append(d.events, d.out.Events...)
+	var opens []ConnOp
+	for _, op := range d.out.Conns {
+		if op.Open {
+			opens = append(opens, op)
+		}
+	}
+	for _, op := range opens {
+		d.call(func(o *Output) { d.m.Connected(d.now, op.Broker, op.Coord, o) })
+	}
 }
 
 func (d *driver) start() { d.call(func(o *Output) { d.m.Start(d.now, o) }) }

@@ -55,32 +55,43 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	}
 }
 
-// onRequestFailure is CoordinatorResponseHandler.onFailure for a
-// DisconnectException (disconnect or request timeout): mark the coordinator
-// unknown, then fail the request's future (retriable).
-func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight) {
+// onRequestFailure is CoordinatorResponseHandler.onFailure: for a
+// DisconnectException (disconnect, request timeout) the coordinator is
+// marked unknown (AbstractCoordinator 3.7.0 ~1286-1291), then the request's
+// future fails (retriable). An unsent request that expired fails with a
+// TimeoutException, which marks nothing (disconnect false).
+func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight, disconnect bool) {
+	dead := func() {
+		if disconnect {
+			m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		}
+	}
+	err := protocol.NetworkException
+	if !disconnect {
+		err = protocol.RequestTimedOut
+	}
 	switch e.api {
 	case protocol.APIFindCoordinator:
 		m.findCoordinatorFailed(now, e.corr)
 	case protocol.APIJoinGroup:
-		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		dead()
 		if e.corr == m.joinCorr {
-			m.failJoin(out, protocol.NetworkException, failRetriable)
+			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APISyncGroup:
-		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		dead()
 		if e.corr == m.syncCorr {
-			m.failJoin(out, protocol.NetworkException, failRetriable)
+			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APIHeartbeat:
-		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		dead()
 		if m.b.heartbeatTask {
 			m.taskHeartbeatDone(now, false)
 		} else {
 			m.hbFail(now)
 		}
 	case protocol.APIOffsetCommit:
-		m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+		dead()
 		m.commitCompleted(now, out, e, commitRetriable)
 	case protocol.APILeaveGroup:
 	}
@@ -99,6 +110,7 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		m.findAttempts = 0
 		m.findRetryAt = 0
 		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
+		m.tryConnect(now, out, r.NodeID)
 		m.hbResetSession(now)
 		if m.b.heartbeatTask && m.gen.id > 0 {
 			m.taskReset(now)

@@ -13,7 +13,7 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		m.hbEnabled = false
 		return false
 	}
-	if !m.coordKnown {
+	if !m.checkCoordinator(now, out) {
 		if now < m.hbWaitUntil {
 			return false
 		}

@@ -71,13 +71,36 @@ type inflight struct {
 	coordConn bool       // the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
 	commit    commitKind // OffsetCommit: whose future listens (commit.go)
 	sentGen   generation
+	// unsent: still in ConsumerNetworkClient's unsent queue (its connection
+	// is being set up); deadline then counts from its creation and its
+	// expiry is a TimeoutException, not a disconnect. failNow: its node is
+	// in reconnect backoff, so it fails as a disconnect at the next poll
+	// (checkDisconnects).
+	unsent  bool
+	failNow bool
+	timeout time.Duration
+	req     protocol.Request // kept while unsent
 }
+
+// queuedKind is what a queued network event is.
+type queuedKind uint8
+
+const (
+	qResponse      queuedKind = iota
+	qDisconnect               // every connection to broker was reset (Disconnected)
+	qConnDown                 // one connection was closed by the peer or the kernel
+	qConnected                // one connection is READY
+	qConnectFailed            // one connection attempt failed
+)
 
 // queued is a network event no thread could handle yet.
 type queued struct {
+	kind   queuedKind
+	coord  bool // which connection (qConnDown, qConnected, qConnectFailed)
 	broker int32
 	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
-	resp   protocol.Response // nil: the connection to broker was reset
+	resp   protocol.Response // qResponse
+	why    string            // qConnDown: peer-closed or tcp-timeout
 }
 
 // Member is one Kafka consumer's group membership: AbstractCoordinator,
@@ -153,6 +176,8 @@ type Member struct {
 	inflight []inflight
 	queue    []queued
 	scratch  []inflight
+	conns    []connection // netclient.go
+	net      netEra
 }
 
 // NewMember builds a member from a validated configuration (it panics on an
@@ -170,6 +195,7 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		panic("client: NewMember: nil rng")
 	}
 	b, _ := lookupBehaviour(string(cfg.Profile))
+	applyNetDefaults(&cfg)
 	cfg.Topics = slices.Clone(cfg.Topics)
 	slices.Sort(cfg.Topics)
 	m := &Member{
@@ -177,8 +203,9 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
 		taskAt: protocol.Never, commitAt: protocol.Never, nextCorr: 1,
-		inflight: make([]inflight, 0, 4),
+		inflight: make([]inflight, 0, 4), net: netEraOf(string(cfg.Profile)),
 	}
+
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
 	// ConsumerCoordinator constructor: the protocol is the highest one every
 	// configured assignor supports (COOPERATIVE needs 2.4+).
@@ -218,7 +245,7 @@ func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp prot
 		return
 	}
 	m.fastForward(now, false)
-	m.deliver(now, queued{broker: broker, corr: corr, resp: resp}, out)
+	m.deliver(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
 }
 
 // Disconnected tells the member its connections to broker were reset:
@@ -229,7 +256,38 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 		return
 	}
 	m.fastForward(now, false)
-	m.deliver(now, queued{broker: broker, corr: m.nextCorr - 1}, out)
+	m.deliver(now, queued{kind: qDisconnect, broker: broker, corr: m.nextCorr - 1}, out)
+}
+
+// ConnectionClosed tells the member that one of its connections was torn
+// down from below: the peer's FIN/RST (why "peer-closed") or the kernel
+// giving up retransmitting ("tcp-timeout"). Seen at the next network poll.
+func (m *Member) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	m.fastForward(now, false)
+	m.deliver(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
+}
+
+// Connected tells the member that a connection it asked for (Output.Conns)
+// is READY.
+func (m *Member) Connected(now protocol.Instant, broker int32, coord bool, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	m.fastForward(now, false)
+	m.deliver(now, queued{kind: qConnected, broker: broker, coord: coord}, out)
+}
+
+// ConnectFailed tells the member that a connection attempt failed (refused,
+// or the SYNs went unanswered until the kernel gave up).
+func (m *Member) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
+	m.fastForward(now, false)
+	m.deliver(now, queued{kind: qConnectFailed, broker: broker, coord: coord}, out)
 }
 
 func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
@@ -427,19 +485,41 @@ func (m *Member) emit(out *Output, ev protocol.Event) {
 func brokerName(id int32) string { return strconv.Itoa(int(id)) }
 
 // send appends a request to out and records it in flight.
+//
+// ConsumerNetworkClient.send + trySend: on a READY connection the request
+// leaves now; on one being set up it waits in the unsent queue; a
+// disconnected one is connected first (unsent meanwhile), unless it is in
+// reconnect backoff, when the request fails as a disconnect at the next poll
+// (checkDisconnects).
 func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn bool, req protocol.Request, timeout time.Duration) uint64 {
 	corr := m.nextCorr
 	m.nextCorr++
-	m.inflight = append(m.inflight, inflight{
+	e := inflight{
 		corr: corr, deadline: now.Add(timeout), broker: broker, api: req.API(),
-		coordConn: coordConn, sentGen: m.gen,
-	})
-	out.Sends = append(out.Sends, Send{Broker: broker, Corr: corr, Req: req})
+		coordConn: coordConn, sentGen: m.gen, timeout: timeout,
+	}
+	c := m.connectionFor(broker, coordConn)
+	switch c.state {
+	case connReady:
+		out.Sends = append(out.Sends, Send{Broker: broker, Corr: corr, Req: req, Coord: coordConn})
+	case connConnecting:
+		e.unsent, e.req = true, req
+	case connDisconnected:
+		e.unsent, e.req = true, req
+		if c.canConnect(now) {
+			m.initiateConnect(now, out, c)
+		} else {
+			e.failNow, e.deadline = true, now
+		}
+	}
+	m.inflight = append(m.inflight, e)
 	return corr
 }
 
+// earliestInflight is the next network deadline: a request timeout, an
+// unsent request's expiry or a connection setup timeout.
 func (m *Member) earliestInflight() protocol.Instant {
-	d := protocol.Never
+	d := m.nextConnDeadline()
 	for i := range m.inflight {
 		d = min(d, m.inflight[i].deadline)
 	}
@@ -596,7 +676,11 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 	if m.b.heartbeatTask || isDisconnect {
 		return
 	}
-	m.failConnection(now, out, old, true, false, 0)
+	// disconnectAsync(oldCoordinator): the coordinator connection is closed
+	// and its requests fail at the next poll.
+	if c := m.findConnection(old, true); c != nil {
+		m.closeConnection(now, out, c, deadCoordinatorDead, true)
+	}
 }
 
 // failConnection fails every in-flight request on one connection (or, with
@@ -615,15 +699,22 @@ func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32,
 	}
 	m.inflight = kept
 	for _, e := range list {
-		m.onRequestFailure(now, out, e)
+		m.onRequestFailure(now, out, e, true)
 	}
 	m.scratch = list[:0]
 }
 
 // handleTimeouts is NetworkClient.handleTimedOutRequests: a request past its
 // deadline closes its connection; every request on it fails as a disconnect.
+//
+// Before it, handleTimedOutConnections (setup timeouts). An unsent request
+// whose node is in reconnect backoff fails as a disconnect
+// (checkDisconnects); one that waited request.timeout.ms since its creation
+// fails alone with a TimeoutException and closes nothing
+// (ConsumerNetworkClient.failExpiredRequests).
 func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
-	for range 8 {
+	m.handleSetupTimeouts(now, out)
+	for range 64 {
 		idx := -1
 		for i := range m.inflight {
 			if m.inflight[i].deadline <= now && (idx < 0 || m.inflight[i].deadline < m.inflight[idx].deadline) {
@@ -634,11 +725,23 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 			return
 		}
 		e := m.inflight[idx]
+		if e.unsent {
+			m.inflight = slices.Delete(m.inflight, idx, idx+1)
+			if !e.failNow {
+				m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Detail: "unsent", Gen: m.gen.id})
+			}
+			m.onRequestFailure(now, out, e, e.failNow)
+			continue
+		}
 		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id})
 		if e.coordConn && m.coordKnown && m.coordinator == e.broker {
 			m.markCoordinatorUnknown(now, out, deadRequestTimeout, true)
 		}
-		m.failConnection(now, out, e.broker, e.coordConn, false, 0)
+		if c := m.findConnection(e.broker, e.coordConn); c != nil {
+			m.closeConnection(now, out, c, "request-timeout", true)
+		} else {
+			m.failConnection(now, out, e.broker, e.coordConn, false, 0)
+		}
 	}
 }
 
@@ -653,10 +756,22 @@ func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
 		q := m.queue[0]
 		copy(m.queue, m.queue[1:])
 		m.queue = m.queue[:len(m.queue)-1]
-		if q.resp == nil {
-			m.failConnection(now, out, q.broker, false, true, q.corr)
-		} else {
+		switch q.kind {
+		case qResponse:
 			m.handleResponse(now, out, q.corr, q.resp)
+		case qDisconnect:
+			for i := range m.conns {
+				if c := &m.conns[i]; c.broker == q.broker && c.state != connDisconnected {
+					m.disconnected(now, c)
+				}
+			}
+			m.failConnection(now, out, q.broker, false, true, q.corr)
+		case qConnDown:
+			m.remoteDisconnect(now, out, q.broker, q.coord, q.why)
+		case qConnected:
+			m.connected(now, out, q.broker, q.coord)
+		case qConnectFailed:
+			m.connectFailed(now, out, q.broker, q.coord)
 		}
 	}
 	return !m.stopped && (!m.onApp || m.app == appPolling)

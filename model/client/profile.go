@@ -288,5 +288,6 @@ func ApplyProfileDefaults(cfg *Config) error {
 	if len(cfg.Assignors) == 0 {
 		cfg.Assignors = append([]string(nil), b.defaultAssignors...)
 	}
+	applyNetDefaults(cfg)
 	return nil
 }

@@ -110,6 +110,12 @@ const (
 	deadSessionTimeout = "session-timeout"
 	deadRequestTimeout = "request-timeout"
 	deadDisconnect     = "disconnect"
+	// deadUnavailable: the coordinator connection is in reconnect backoff
+	// (checkAndGetCoordinator, "coordinator unavailable").
+	deadUnavailable = "coordinator-unavailable"
+	// deadCoordinatorDead: the reason a connection is closed by
+	// markCoordinatorUnknown's disconnectAsync.
+	deadCoordinatorDead = "coordinator-dead"
 )
 
 // Validate checks the configuration the way KafkaConsumer's constructor and

@@ -72,3 +72,17 @@ type Event struct {
 	// Partitions carries partition lists (EvAssigned, EvRevoked); shared, do not mutate.
 	Partitions []TopicPartition
 }
+
+// Events of the client's network layer (NetworkClient, ClusterConnectionStates).
+const (
+	// EvConnect: a connection attempt starts (Peer = broker, Detail =
+	// "coordinator" for the coordinator connection, else "node"; Count = the
+	// failed attempts so far).
+	EvConnect EventKind = "connect"
+	// EvConnected: the connection is READY (after the handshake and ApiVersions).
+	EvConnected EventKind = "connected"
+	// EvDisconnected: the connection is closed (Reason: request-timeout,
+	// coordinator-dead, setup-timeout, refused, peer-closed, tcp-timeout;
+	// Detail as for EvConnect; Count = the reconnect backoff in ms).
+	EvDisconnected EventKind = "disconnected"
+)

@@ -1,0 +1,365 @@
+package client
+
+import (
+	"math"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// This file is the client's network layer: NetworkClient's connection
+// handling with ClusterConnectionStates (reconnect backoff, connection setup
+// timeout) and ConsumerNetworkClient's unsent queue, as network-model.md §2
+// describes them. A member holds one connection per broker for
+// FindCoordinator and one separate connection to its coordinator (node id
+// Integer.MAX_VALUE − broker id, AbstractCoordinator.FindCoordinatorResponseHandler).
+//
+// Deviations (doc.go lists them too): requests leave as soon as their
+// connection is READY (no 100-in-flight cap, no partially written sends);
+// timeouts and disconnects are acted on at the next thread wake-up the
+// model already has, not on a 100 ms network poll cadence; ApiVersions is
+// part of the harness's connection setup.
+
+// ConnOp asks the harness to open or close one of the member's connections.
+// AfterSends is how many of Output.Sends precede it.
+type ConnOp struct {
+	Broker     int32
+	Coord      bool // the coordinator connection
+	Open       bool // open (connect) or close
+	AfterSends int
+}
+
+// connState is ClusterConnectionStates' state of one connection.
+type connState uint8
+
+const (
+	connDisconnected connState = iota // never connected, closed, or in reconnect backoff
+	connConnecting                    // handshake (and ApiVersions) under way
+	connReady
+)
+
+// connection is one NodeConnectionState.
+type connection struct {
+	broker      int32
+	coord       bool
+	state       connState
+	attempted   bool             // ClusterConnectionStates has an entry for the node
+	lastAttempt protocol.Instant // lastConnectAttemptMs: the connect start or the disconnect
+	backoff     time.Duration    // reconnectBackoffMs
+	setup       time.Duration    // connectionSetupTimeoutMs of the attempt under way
+	failed      int32            // failedAttempts (reconnect backoff exponent)
+	failedConn  int32            // failedConnectAttempts (setup timeout exponent)
+}
+
+// Kafka's defaults (CommonClientConfigs; network-model.md §2.2).
+const (
+	DefaultReconnectBackoff         = 50 * time.Millisecond
+	DefaultReconnectBackoffMax      = time.Second
+	DefaultSocketSetupTimeout       = 10 * time.Second
+	DefaultSocketSetupTimeoutMax    = 30 * time.Second
+	DefaultSocketSetupTimeoutMax270 = 127 * time.Second // 2.7.0 (KIP-601 as first released)
+)
+
+// netEra is what changed in the network layer across the client eras.
+type netEra struct {
+	exponentialReconnect bool // reconnect.backoff.max.ms (0.11, KIP-144)
+	setupTimeout         bool // socket.connection.setup.timeout.ms (2.7, KIP-601)
+	jitterCapped         bool // the jittered backoff is capped at its max (3.0+)
+	setupMax             time.Duration
+}
+
+// netEraOf gives the network-layer era of a profile. Profiles newer than
+// the table (kafka-3.8 …) behave as 3.x.
+func netEraOf(profile string) netEra {
+	switch profile {
+	case "kafka-0.10":
+		return netEra{}
+	case "kafka-2.3", "kafka-2.4", "kafka-2.5", "kafka-2.6":
+		return netEra{exponentialReconnect: true}
+	case "kafka-2.7":
+		return netEra{exponentialReconnect: true, setupTimeout: true, setupMax: DefaultSocketSetupTimeoutMax270}
+	case "kafka-2.8", "kafka-2.x":
+		return netEra{exponentialReconnect: true, setupTimeout: true, setupMax: DefaultSocketSetupTimeoutMax}
+	}
+	return netEra{exponentialReconnect: true, setupTimeout: true, jitterCapped: true, setupMax: DefaultSocketSetupTimeoutMax}
+}
+
+// connectionFor returns the member's connection to broker (its coordinator
+// connection with coord), creating its state on first use.
+func (m *Member) connectionFor(broker int32, coord bool) *connection {
+	for i := range m.conns {
+		if m.conns[i].broker == broker && m.conns[i].coord == coord {
+			return &m.conns[i]
+		}
+	}
+	m.conns = append(m.conns, connection{broker: broker, coord: coord})
+	return &m.conns[len(m.conns)-1]
+}
+
+func (m *Member) findConnection(broker int32, coord bool) *connection {
+	for i := range m.conns {
+		if m.conns[i].broker == broker && m.conns[i].coord == coord {
+			return &m.conns[i]
+		}
+	}
+	return nil
+}
+
+// canConnect is ClusterConnectionStates.canConnect: disconnected and the
+// reconnect backoff since the last attempt has passed.
+func (c *connection) canConnect(now protocol.Instant) bool {
+	return c.state == connDisconnected && (!c.attempted || now >= c.lastAttempt.Add(c.backoff))
+}
+
+// inBackoff is ConsumerNetworkClient.isUnavailable: connectionFailed (the
+// state is DISCONNECTED) and connectionDelay > 0.
+func (c *connection) inBackoff(now protocol.Instant) bool {
+	return c.state == connDisconnected && c.attempted && now < c.lastAttempt.Add(c.backoff)
+}
+
+// backoffValue is ExponentialBackoff(base, 2, max, 0.2).backoff(k); 0.10
+// has a fixed reconnect.backoff.ms without jitter.
+func (m *Member) backoffValue(base, maxD time.Duration, k int32, exponential, capped bool) time.Duration {
+	if !exponential || maxD <= base {
+		return base
+	}
+	b, mx := float64(base.Milliseconds()), float64(maxD.Milliseconds())
+	exp := math.Min(float64(k), math.Log(mx/math.Max(b, 1))/math.Log(2))
+	v := (0.8 + 0.4*m.rng.Float64()) * b * math.Pow(2, exp)
+	if capped {
+		v = math.Min(v, mx)
+	}
+	return time.Duration(int64(v)) * time.Millisecond
+}
+
+// initiateConnect is NetworkClient.initiateConnect with
+// ClusterConnectionStates.connecting: the attempt's setup timeout is drawn
+// from failedConnectAttempts (KIP-601).
+func (m *Member) initiateConnect(now protocol.Instant, out *Output, c *connection) {
+	c.state = connConnecting
+	c.attempted = true
+	c.lastAttempt = now
+	if m.net.setupTimeout {
+		c.setup = m.backoffValue(m.cfg.SocketSetupTimeout, m.cfg.SocketSetupTimeoutMax, c.failedConn, true, true)
+	}
+	out.Conns = append(out.Conns, ConnOp{Broker: c.broker, Coord: c.coord, Open: true, AfterSends: len(out.Sends)})
+	m.emit(out, protocol.Event{Kind: protocol.EvConnect, Peer: brokerName(c.broker), Detail: connDetail(c.coord), Count: c.failed, Gen: m.gen.id})
+}
+
+func connDetail(coord bool) string {
+	if coord {
+		return "coordinator"
+	}
+	return "node"
+}
+
+// disconnected is ClusterConnectionStates.disconnected: DISCONNECTED, the
+// backoff clock restarts at now and the exponent grows (failedAttempts++).
+// A failed connect attempt also grows the setup timeout's exponent.
+func (m *Member) disconnected(now protocol.Instant, c *connection) {
+	if c.state == connConnecting {
+		c.failedConn++
+	} else {
+		c.failedConn = 0
+	}
+	c.state = connDisconnected
+	c.attempted = true
+	c.lastAttempt = now
+	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.net.exponentialReconnect, m.net.jitterCapped)
+	c.failed++
+}
+
+// closeConnection is NetworkClient.close(node) (a request timeout,
+// disconnectAsync after markCoordinatorUnknown, a setup timeout) or a
+// disconnect noticed from below (why says which): the connection is
+// DISCONNECTED and every request on it, in flight or unsent, fails with a
+// DisconnectException. tellHarness: the member closes it (else the network
+// already did).
+func (m *Member) closeConnection(now protocol.Instant, out *Output, c *connection, why string, tellHarness bool) {
+	if c.state == connDisconnected {
+		m.failConnection(now, out, c.broker, c.coord, false, 0)
+		return
+	}
+	m.disconnected(now, c)
+	if tellHarness {
+		out.Conns = append(out.Conns, ConnOp{Broker: c.broker, Coord: c.coord, AfterSends: len(out.Sends)})
+	}
+	m.emit(out, protocol.Event{Kind: protocol.EvDisconnected, Peer: brokerName(c.broker), Detail: connDetail(c.coord),
+		Reason: why, Count: int32(c.backoff.Milliseconds()), Gen: m.gen.id})
+	m.failConnection(now, out, c.broker, c.coord, false, 0)
+}
+
+// connected: the connection is READY (ClusterConnectionStates.ready resets
+// both exponents); its unsent requests leave now (ConsumerNetworkClient
+// .trySend stamps their send time).
+func (m *Member) connected(now protocol.Instant, out *Output, broker int32, coord bool) {
+	c := m.findConnection(broker, coord)
+	if c == nil || c.state != connConnecting {
+		return
+	}
+	c.state = connReady
+	c.failed, c.failedConn = 0, 0
+	c.backoff = m.cfg.ReconnectBackoff
+	m.emit(out, protocol.Event{Kind: protocol.EvConnected, Peer: brokerName(broker), Detail: connDetail(coord), Gen: m.gen.id})
+	for i := range m.inflight {
+		e := &m.inflight[i]
+		if e.unsent && !e.failNow && e.broker == broker && e.coordConn == coord {
+			e.unsent = false
+			e.deadline = now.Add(e.timeout)
+			out.Sends = append(out.Sends, Send{Broker: broker, Corr: e.corr, Req: e.req, Coord: coord})
+			e.req = nil
+		}
+	}
+}
+
+// connectFailed: the attempt was refused (RST) or the kernel gave up on
+// its SYNs.
+func (m *Member) connectFailed(now protocol.Instant, out *Output, broker int32, coord bool) {
+	c := m.findConnection(broker, coord)
+	if c == nil || c.state != connConnecting {
+		return
+	}
+	m.closeConnection(now, out, c, "refused", false)
+}
+
+// remoteDisconnect: the peer closed the connection (FIN/RST) or the
+// kernel gave up retransmitting (tcp_retries2).
+func (m *Member) remoteDisconnect(now protocol.Instant, out *Output, broker int32, coord bool, why string) {
+	c := m.findConnection(broker, coord)
+	if c == nil || c.state == connDisconnected {
+		return
+	}
+	m.closeConnection(now, out, c, why, false)
+}
+
+// coordinatorUnavailable is the isUnavailable half of
+// AbstractCoordinator.checkAndGetCoordinator: the coordinator connection
+// failed and is in reconnect backoff (3.x; the check exists since 0.10.1).
+//
+// 0.10's coordinatorUnknown marked the coordinator dead as soon as its
+// connection had failed (connectionFailed), backoff or not.
+func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
+	if !m.coordKnown {
+		return false
+	}
+	c := m.findConnection(m.coordinator, true)
+	if c == nil {
+		return false
+	}
+	if m.b.heartbeatTask {
+		return c.state == connDisconnected && c.attempted
+	}
+	return c.inBackoff(now)
+}
+
+// checkCoordinator is checkAndGetCoordinator: it marks an unavailable
+// coordinator unknown and reports whether the coordinator is known.
+func (m *Member) checkCoordinator(now protocol.Instant, out *Output) bool {
+	if m.coordinatorUnavailable(now) {
+		m.markCoordinatorUnknown(now, out, deadUnavailable, true)
+	}
+	return m.coordKnown
+}
+
+// tryConnect is NetworkClient.tryConnect after FindCoordinator succeeded:
+// a connection to the coordinator is started unless one exists or it is in
+// backoff.
+func (m *Member) tryConnect(now protocol.Instant, out *Output, broker int32) {
+	c := m.connectionFor(broker, true)
+	if c.canConnect(now) {
+		m.initiateConnect(now, out, c)
+	}
+}
+
+// leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator,
+// starting from a rotating offset: a READY connection with the fewest
+// requests in flight, else one being set up, else one that may connect;
+// -1 when every broker is in reconnect backoff.
+func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
+	n := len(m.cfg.Brokers)
+	best, bestLoad := int32(-1), math.MaxInt
+	connecting, connectable := int32(-1), int32(-1)
+	for k := 0; k < n; k++ {
+		b := m.cfg.Brokers[(m.nextBroker+k)%n]
+		c := m.findConnection(b, false)
+		switch {
+		case c == nil || c.canConnect(now):
+			if connectable < 0 {
+				connectable = b
+			}
+		case c.state == connReady:
+			load := 0
+			for i := range m.inflight {
+				if m.inflight[i].broker == b && !m.inflight[i].coordConn && !m.inflight[i].unsent {
+					load++
+				}
+			}
+			if load < bestLoad {
+				best, bestLoad = b, load
+			}
+		case c.state == connConnecting:
+			if connecting < 0 {
+				connecting = b
+			}
+		}
+	}
+	m.nextBroker++
+	switch {
+	case best >= 0:
+		return best
+	case connecting >= 0:
+		return connecting
+	}
+	return connectable
+}
+
+// nextConnDeadline is the earliest setup timeout of a connecting connection.
+func (m *Member) nextConnDeadline() protocol.Instant {
+	d := protocol.Never
+	if !m.net.setupTimeout {
+		return d
+	}
+	for i := range m.conns {
+		if c := &m.conns[i]; c.state == connConnecting {
+			// Strictly after: now − lastConnectAttemptMs > timeout.
+			d = min(d, c.lastAttempt.Add(c.setup+time.Millisecond))
+		}
+	}
+	return d
+}
+
+// handleSetupTimeouts is NetworkClient.handleTimedOutConnections (KIP-601).
+func (m *Member) handleSetupTimeouts(now protocol.Instant, out *Output) {
+	if !m.net.setupTimeout {
+		return
+	}
+	for i := range m.conns {
+		if c := &m.conns[i]; c.state == connConnecting && now > c.lastAttempt.Add(c.setup) {
+			m.closeConnection(now, out, c, "setup-timeout", true)
+		}
+	}
+}
+
+// applyNetDefaults fills the zero connection settings with Kafka's defaults
+// for cfg's era.
+func applyNetDefaults(cfg *Config) {
+	era := netEraOf(string(cfg.Profile))
+	if cfg.ReconnectBackoff == 0 {
+		cfg.ReconnectBackoff = DefaultReconnectBackoff
+	}
+	if cfg.ReconnectBackoffMax == 0 {
+		cfg.ReconnectBackoffMax = DefaultReconnectBackoffMax
+	}
+	if !era.exponentialReconnect {
+		cfg.ReconnectBackoffMax = cfg.ReconnectBackoff
+	}
+	if cfg.SocketSetupTimeout == 0 {
+		cfg.SocketSetupTimeout = DefaultSocketSetupTimeout
+	}
+	if cfg.SocketSetupTimeoutMax == 0 {
+		cfg.SocketSetupTimeoutMax = era.setupMax
+		if cfg.SocketSetupTimeoutMax == 0 {
+			cfg.SocketSetupTimeoutMax = DefaultSocketSetupTimeoutMax
+		}
+	}
+}
