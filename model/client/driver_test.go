@@ -75,6 +75,10 @@ type driver struct {
 	out    Output
 	sends  []Send
 	events []protocol.Event
+	// manualConns: connections are not READY at once; the test answers
+	// the ConnOps (collected in conns) with Connected/ConnectFailed.
+	manualConns bool
+	conns       []ConnOp
 }
 
 func newDriver(t *testing.T, profile string, mutate ...func(*Config)) *driver {
@@ -93,6 +97,10 @@ func (d *driver) call(f func(*Output)) {
 	f(&d.out)
 	d.sends = append(d.sends, d.out.Sends...)
 	d.events = append(d.events, d.out.Events...)
+	if d.manualConns {
+		d.conns = append(d.conns, d.out.Conns...)
+		return
+	}
 	var opens []ConnOp
 	for _, op := range d.out.Conns {
 		if op.Open {
