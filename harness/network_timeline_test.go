@@ -1,0 +1,161 @@
+package harness
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// End-to-end timelines of network faults over TCP, with exact times
+// (network-model.md §6.3 and §7). Latency is a constant 1 ms, so every
+// connection's RTO is SRTT + 200 ms = 202 ms and a segment lost at t is
+// retransmitted at t + 202 ms · (2^k − 1): 0.202, 0.606, 1.414, 3.03,
+// 6.262, 12.726, 25.654 s.
+
+const netTimelineTmpl = `
+name: net-timeline
+duration: 150s
+coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
+network: {latency: 1ms}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x, session.timeout.ms: %d}
+    start: {at: 0s, stagger: 10ms}
+faults:
+  - %s
+`
+
+func netTimeline(t *testing.T, brokers, session int, fault string) []TraceEvent {
+	t.Helper()
+	return run(t, parse(t, fmt.Sprintf(netTimelineTmpl, brokers, session, fault)), 1, Options{KeepTrace: true}).Trace
+}
+
+// A 20 s two-way partition between g-1 and the coordinator with session
+// 45 s (3.x defaults): no Kafka timer fires (the first stuck heartbeat
+// would time out only 30 s after it was sent). TCP retransmits the
+// heartbeat sent into the partition; the retransmission 25.654 s after it
+// is the first after the heal, so it arrives then (+1 ms) with the
+// heartbeats queued behind it, and the broker keeps the member: no
+// eviction, no coordinator-dead mark (network-model.md §6.3, T = 20 s).
+func TestNetTimelinePartition20sSession45s(t *testing.T) {
+	tr := netTimeline(t, 1, 45000, "{at: 60s, partition: [g-1, coordinator], for: 20s}")
+	first, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return tlMsg(EvSend, "g-1", protocol.APIHeartbeat, true)(e) && e.At >= sim.Instant(60*time.Second)
+	})
+	require.True(t, ok)
+	lost, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Node == "g-1" && e.Corr == first.Corr })
+	require.True(t, ok)
+	assert.Equal(t, first.At, lost.At)
+	assert.Equal(t, "partition", lost.Reason)
+	retx, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == EvRetransmit && e.Node == "g-1" && e.Corr == first.Corr })
+	require.True(t, ok)
+	assert.Equal(t, first.At+sim.Instant(25654*time.Millisecond), retx.At, "the 7th transmission, the first after the heal")
+	arrive, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return tlMsg(EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr == first.Corr
+	})
+	require.True(t, ok)
+	assert.Equal(t, retx.At+sim.Instant(time.Millisecond), arrive.At)
+	behind := find(tr, func(e *TraceEvent) bool {
+		return tlMsg(EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr > first.Corr && e.At <= arrive.At
+	})
+	// Every heartbeat sent 3, 6, … 24 s after it waited behind it: those
+	// sent after the heal too, the sender still being in loss recovery.
+	assert.Len(t, behind, 8, "the heartbeats queued behind it arrive in the same burst")
+	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
+	assert.Empty(t, find(tr, kindOf(protocol.EvCoordinatorDead, "g-1")))
+	assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop }), "TCP loses no message")
+}
+
+// The same partition with session 10 s: the coordinator removes g-1
+// exactly one session after the last heartbeat (or commit) it processed; g-1's own
+// session timer marks the coordinator dead one session after its last
+// heartbeat response ("session timed out without receiving a heartbeat
+// response") and closes the coordinator connection; after the heal it
+// rediscovers the coordinator, learns it was removed and rejoins.
+func TestNetTimelinePartition20sSession10s(t *testing.T) {
+	tr := netTimeline(t, 1, 10000, "{at: 60s, partition: [g-1, coordinator], for: 20s}")
+	var lastIn, lastResp TraceEvent
+	for _, e := range tr {
+		// Heartbeats and offset commits both re-arm the member's session
+		// (completeAndScheduleNextHeartbeatExpiration).
+		if e.At < sim.Instant(60*time.Second) && e.Kind == EvDeliver && e.Req && e.Node == "broker-0" && e.Peer == "g-1" &&
+			(e.API == protocol.APIHeartbeat || e.API == protocol.APIOffsetCommit) {
+			lastIn = e
+		}
+		if e.At < sim.Instant(60*time.Second) && tlMsg(EvDeliver, "g-1", protocol.APIHeartbeat, false)(&e) {
+			lastResp = e
+		}
+	}
+	require.NotZero(t, lastIn.At)
+	_, ids := tlIDs(tr)
+	rm, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Peer == ids["g-1"][0] })
+	require.True(t, ok)
+	assert.Equal(t, "session-expired", rm.Reason)
+	assert.Equal(t, lastIn.At+sim.Instant(10*time.Second), rm.At)
+	dead, ok := tlFirst(tr, kindOf(protocol.EvCoordinatorDead, "g-1"))
+	require.True(t, ok)
+	assert.Equal(t, "session-timeout", dead.Reason)
+	assert.Equal(t, lastResp.At+sim.Instant(10*time.Second), dead.At)
+	closed, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvDisconnected && e.Node == "g-1" && e.At >= dead.At
+	})
+	require.True(t, ok)
+	assert.Equal(t, dead.At, closed.At, "disconnectAsync: the coordinator connection is closed")
+	rejoin, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvJoined && e.Node == "g-1" && e.At > sim.Instant(80*time.Second)
+	})
+	require.True(t, ok, "g-1 rejoins after the heal")
+	assert.Less(t, rejoin.At, sim.Instant(80*time.Second+30*time.Second))
+	assert.Len(t, ids["g-1"], 2, "under a new member id")
+}
+
+// Coordinator broker process crash versus host loss (network-model.md §7).
+// A crash: the broker's kernel closes its connections, so every member sees
+// its coordinator connection close 1 ms later and marks the coordinator
+// dead at its next request at the latest; the controller moves the group
+// after failover.delay (9 s). A silent host: nothing is noticed until the
+// first heartbeat sent into the silence times out, 30 s (request.timeout.ms)
+// after it was sent.
+func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
+	at := sim.Instant(60 * time.Second)
+	tr := netTimeline(t, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}")
+	moved, ok := tlFirst(tr, kindOf(EvBrokerRole, ""))
+	require.True(t, ok)
+	assert.Equal(t, at+sim.Instant(9*time.Second), moved.At, "fenced after failover.delay")
+	for i := 0; i < 3; i++ {
+		m := fmt.Sprintf("g-%d", i)
+		closed, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvDisconnected && e.Node == m && e.At >= at })
+		require.True(t, ok, m)
+		assert.Equal(t, at+sim.Instant(time.Millisecond), closed.At, "%s: the FIN arrives after one latency", m)
+		assert.Equal(t, "peer-closed", closed.Reason)
+		dead, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvCoordinatorDead && e.Node == m && e.At >= at })
+		require.True(t, ok, m)
+		assert.LessOrEqual(t, dead.At, at+sim.Instant(3*time.Second+10*time.Millisecond), "%s: at its next heartbeat at the latest", m)
+	}
+	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "the new coordinator re-arms every session at load")
+
+	tr = netTimeline(t, 3, 45000, "{at: 60s, host-down: coordinator, for: 30s}")
+	assert.Empty(t, find(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvDisconnected && e.At >= at && e.At < at+sim.Instant(29*time.Second)
+	}),
+		"a silent host is not noticed for a request timeout")
+	for i := 0; i < 3; i++ {
+		m := fmt.Sprintf("g-%d", i)
+		hb, ok := tlFirst(tr, func(e *TraceEvent) bool { return tlMsg(EvSend, m, protocol.APIHeartbeat, true)(e) && e.At >= at })
+		require.True(t, ok, m)
+		dead, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvCoordinatorDead && e.Node == m && e.At >= at })
+		require.True(t, ok, m)
+		assert.Equal(t, "request-timeout", dead.Reason, m)
+		assert.Equal(t, hb.At+sim.Instant(30*time.Second), dead.At, "%s: the first heartbeat into the silence times out", m)
+	}
+	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
+}
