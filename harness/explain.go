@@ -227,13 +227,31 @@ func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, at int) Explanat
 	if used != "" && !strings.HasPrefix(used, "broker-") {
 		used = "broker-" + used
 	}
-	x.False = coord == "" || coord == used || used == ""
-	if x.False {
+	down := brokerDownAt(trace, at, used)
+	x.False = (coord == "" || coord == used || used == "") && down == ""
+	switch {
+	case x.False:
 		x.Lines = append(x.Lines, "the coordinator was alive and still the coordinator: a false dead mark")
-	} else {
+	case down != "":
+		x.Lines = append(x.Lines, fmt.Sprintf("%s was %s: a true dead mark", used, down))
+	default:
 		x.Lines = append(x.Lines, fmt.Sprintf("the coordinator had moved to %s: a true dead mark", coord))
 	}
 	return x
+}
+
+// brokerDownAt returns how broker was down at trace[at] ("crashed",
+// "host-down") or "" when it was running.
+func brokerDownAt(trace []TraceEvent, at int, broker string) string {
+	for j := at; j >= 0; j-- {
+		if t := &trace[j]; t.Kind == EvBrokerProcess && t.Node == broker {
+			if t.State == "started" {
+				return ""
+			}
+			return t.State
+		}
+	}
+	return ""
 }
 
 // windowCauses lists what touched the member in (from, to]: its messages
@@ -254,8 +272,43 @@ func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []strin
 			if t.At > from && (t.Node == name || t.Peer == name) {
 				lost++
 				if lost <= 20 {
-					lines = append(lines, fmt.Sprintf("lost: %s %s %s→%s at %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, fmtS(t.At), t.Reason))
+					lines = append(lines, fmt.Sprintf("dropped: %s %s %s→%s at %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, fmtS(t.At), t.Reason))
 				}
+			}
+		case EvLost:
+			// One TCP transmission lost; the kernel retransmits it.
+			if t.At > from && (t.Node == name || t.Peer == name) {
+				lost++
+				if lost <= 20 {
+					what := "transmission lost"
+					switch t.Reason {
+					case "held":
+						what = "queued behind a lost segment"
+					case "retransmission":
+						what = "retransmission lost"
+					}
+					lines = append(lines, fmt.Sprintf("tcp: %s %s %s→%s (corr %d) at %s: %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At), what, t.Reason))
+				}
+			}
+		case EvRetransmit:
+			if t.At > from && (t.Node == name || t.Peer == name) {
+				lines = append(lines, fmt.Sprintf("tcp: %s %s %s→%s (corr %d) retransmitted at %s, got through", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At)))
+			}
+		case protocol.EvDisconnected:
+			if t.At > from && t.Node == name {
+				lines = append(lines, fmt.Sprintf("connection to broker-%s (%s) closed at %s: %s; reconnect backoff %d ms", t.Peer, t.Detail, fmtS(t.At), t.Reason, t.Count))
+			}
+		case protocol.EvConnect:
+			if t.At > from && t.Node == name {
+				lines = append(lines, fmt.Sprintf("connect to broker-%s (%s) at %s (failed attempts so far: %d)", t.Peer, t.Detail, fmtS(t.At), t.Count))
+			}
+		case protocol.EvConnected:
+			if t.At > from && t.Node == name {
+				lines = append(lines, fmt.Sprintf("connected to broker-%s (%s) at %s", t.Peer, t.Detail, fmtS(t.At)))
+			}
+		case EvBrokerProcess:
+			if t.At > from {
+				lines = append(lines, fmt.Sprintf("%s %s at %s", t.Node, t.State, fmtS(t.At)))
 			}
 		case EvProcess:
 			if t.Node == name && t.At > from {
@@ -272,7 +325,7 @@ func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []strin
 		}
 	}
 	if lost > 20 {
-		lines = append(lines, fmt.Sprintf("… %d messages lost in all", lost))
+		lines = append(lines, fmt.Sprintf("… %d transmissions lost in all", lost))
 	}
 	return lines
 }
@@ -283,6 +336,10 @@ func touches(f *TraceEvent, name string) bool {
 	switch scenario.FaultKind(f.Reason) {
 	case scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover:
 		return true
+	case scenario.FaultCrash, scenario.FaultHostDown:
+		if f.Detail == scenario.CoordinatorName || strings.HasPrefix(f.Detail, scenario.BrokerPrefix) {
+			return true // a broker: every member's coordinator or lookups
+		}
 	case scenario.FaultFilter:
 		return !strings.Contains(f.Detail, "member=") || strings.Contains(f.Detail, "member="+name+" ")
 	}

@@ -245,9 +245,9 @@ func (w *world) observeMember(e *TraceEvent) {
 	case protocol.EvCoordinatorDead:
 		m.deadMarks++
 		// False when the broker the client used was in fact alive and still
-		// the group's coordinator at that instant (brokers never die in this
-		// model; only failover moves the coordinator).
-		if s.coordSeen < 0 || s.coordSeen == g.coord {
+		// the group's coordinator at that instant: not when a failover moved
+		// the coordinator, nor when the broker's process or host was down.
+		if s.coordSeen < 0 || s.coordSeen == g.coord && !w.brokers[g.coord].down {
 			m.falseDeadMarks++
 		}
 		s.coordSeen = -1

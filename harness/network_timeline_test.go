@@ -159,3 +159,32 @@ func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 	}
 	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
 }
+
+// simrun explain names the TCP chain: the heartbeat transmissions lost to
+// the partition and retransmitted, the session timer, the connection the
+// member closed.
+func TestExplainNamesTheTCPChain(t *testing.T) {
+	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, partition: [g-1, coordinator], for: 20s}"))
+	res := run(t, sc, 1, Options{KeepTrace: true})
+	xs := Explain(sc, res.Trace, "g-1")
+	var ev, dead *Explanation
+	for i := range xs {
+		switch {
+		case xs[i].Kind == "eviction" && ev == nil:
+			ev = &xs[i]
+		case xs[i].Kind == "coordinator-dead" && dead == nil:
+			dead = &xs[i]
+		}
+	}
+	require.NotNil(t, ev)
+	require.NotNil(t, dead)
+	text := ev.String()
+	assert.Contains(t, text, "tcp: Heartbeat request g-1→broker-0")
+	assert.Contains(t, text, "transmission lost (partition)")
+	assert.Contains(t, text, "fault partition g-1|coordinator at 60.000 s")
+	assert.True(t, ev.False)
+	text = dead.String()
+	assert.Contains(t, text, "connection to broker-0 (coordinator) closed")
+	assert.Contains(t, text, "session timer")
+	assert.True(t, dead.False)
+}

@@ -231,6 +231,7 @@ type Network[M any] struct {
 	cuts      map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
 	ncuts     int
 	nodes     []nodeState
+	ndown     int // nodes down, to skip the check when 0
 	filter    Filter[M]
 	sched     func(Delivery[M])
 	tcp       TCP
@@ -371,7 +372,7 @@ func (n *Network[M]) lost(from, to NodeID) (bool, DropReason) {
 			return true, DropPartition
 		}
 	}
-	if len(n.nodes) > 0 && (n.node(from).down || n.node(to).down) {
+	if n.ndown > 0 && (n.node(from).down || n.node(to).down) {
 		return true, DropPartition
 	}
 	p := n.loss
@@ -442,14 +443,20 @@ func (n *Network[M]) Restart(node NodeID) {
 // HostDown makes node silent: every segment to or from it is lost, nothing
 // is answered (a power loss, a kernel panic, a vanished pod).
 func (n *Network[M]) HostDown(node NodeID) {
-	n.node(node).down = true
+	if s := n.node(node); !s.down {
+		s.down = true
+		n.ndown++
+	}
 }
 
 // HostUp is node booting again with no sockets: segments of its old
 // connections are answered with RST when they reach it.
 func (n *Network[M]) HostUp(node NodeID, listening bool) {
 	s := n.node(node)
-	s.down = false
+	if s.down {
+		s.down = false
+		n.ndown--
+	}
 	s.boot++
 	s.refuse = !listening
 }
@@ -464,10 +471,11 @@ func (n *Network[M]) Epoch(a, b NodeID, ch uint8) uint32 {
 // that came in on a connection since closed is dropped (DropClosed), as a
 // broker drops responses for closed channels.
 func (n *Network[M]) SendOn(now Instant, from, to NodeID, ch uint8, epoch uint32, msg M) DropReason {
-	if c, _ := n.conn(from, to, ch); c.epoch != epoch {
+	c, side := n.conn(from, to, ch)
+	if c.epoch != epoch {
 		return DropClosed
 	}
-	return n.Send(now, from, to, ch, msg)
+	return n.send(now, c, side, from, to, ch, msg)
 }
 
 // Send puts msg on the from→to connection on ch at now. Unless the
@@ -478,6 +486,10 @@ func (n *Network[M]) SendOn(now Instant, from, to NodeID, ch uint8, epoch uint32
 // why it was refused (DropClosed, DropFilter).
 func (n *Network[M]) Send(now Instant, from, to NodeID, ch uint8, msg M) DropReason {
 	c, side := n.conn(from, to, ch)
+	return n.send(now, c, side, from, to, ch, msg)
+}
+
+func (n *Network[M]) send(now Instant, c *conn[M], side int, from, to NodeID, ch uint8, msg M) DropReason {
 	if !c.open {
 		return DropClosed
 	}
@@ -649,7 +661,7 @@ func (n *Network[M]) lostInFlight(from, to NodeID) (bool, DropReason) {
 			return true, DropPartition
 		}
 	}
-	if len(n.nodes) > 0 && (n.node(from).down || n.node(to).down) {
+	if n.ndown > 0 && (n.node(from).down || n.node(to).down) {
 		return true, DropPartition
 	}
 	return false, NotDropped

@@ -172,12 +172,13 @@ type Member struct {
 
 	frozen bool // Pause..Resume: no lazy poll replay (lazy.go)
 
-	nextCorr uint64
-	inflight []inflight
-	queue    []queued
-	scratch  []inflight
-	conns    []connection // netclient.go
-	net      netEra
+	nextCorr   uint64
+	inflight   []inflight
+	queue      []queued
+	scratch    []inflight
+	conns      []connection // netclient.go
+	connecting int          // conns in connConnecting
+	net        netEra
 }
 
 // NewMember builds a member from a validated configuration (it panics on an

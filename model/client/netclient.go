@@ -136,7 +136,7 @@ func (m *Member) backoffValue(base, maxD time.Duration, k int32, exponential, ca
 // ClusterConnectionStates.connecting: the attempt's setup timeout is drawn
 // from failedConnectAttempts (KIP-601).
 func (m *Member) initiateConnect(now protocol.Instant, out *Output, c *connection) {
-	c.state = connConnecting
+	m.setConnState(c, connConnecting)
 	c.attempted = true
 	c.lastAttempt = now
 	if m.net.setupTimeout {
@@ -162,7 +162,7 @@ func (m *Member) disconnected(now protocol.Instant, c *connection) {
 	} else {
 		c.failedConn = 0
 	}
-	c.state = connDisconnected
+	m.setConnState(c, connDisconnected)
 	c.attempted = true
 	c.lastAttempt = now
 	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.net.exponentialReconnect, m.net.jitterCapped)
@@ -197,7 +197,7 @@ func (m *Member) connected(now protocol.Instant, out *Output, broker int32, coor
 	if c == nil || c.state != connConnecting {
 		return
 	}
-	c.state = connReady
+	m.setConnState(c, connReady)
 	c.failed, c.failedConn = 0, 0
 	c.backoff = m.cfg.ReconnectBackoff
 	m.emit(out, protocol.Event{Kind: protocol.EvConnected, Peer: brokerName(broker), Detail: connDetail(coord), Gen: m.gen.id})
@@ -316,7 +316,7 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 // nextConnDeadline is the earliest setup timeout of a connecting connection.
 func (m *Member) nextConnDeadline() protocol.Instant {
 	d := protocol.Never
-	if !m.net.setupTimeout {
+	if !m.net.setupTimeout || m.connecting == 0 {
 		return d
 	}
 	for i := range m.conns {
@@ -362,4 +362,15 @@ func applyNetDefaults(cfg *Config) {
 			cfg.SocketSetupTimeoutMax = DefaultSocketSetupTimeoutMax
 		}
 	}
+}
+
+// setConnState changes a connection's state, counting the connecting ones.
+func (m *Member) setConnState(c *connection, to connState) {
+	if c.state == connConnecting {
+		m.connecting--
+	}
+	if to == connConnecting {
+		m.connecting++
+	}
+	c.state = to
 }
