@@ -138,10 +138,12 @@
 //     processing time of one poll()'s records is cfg.PollInterval.
 //   - Subscription or metadata changes, pattern subscriptions, the leader's
 //     metadata snapshot and the cooperative-assignment validation.
-//   - The least-loaded node: FindCoordinator goes to cfg.Brokers round-robin.
-//   - Reconnect backoff (reconnect.backoff.ms) and connection setup: a
-//     coordinator whose connection failed is not "unknown while in backoff";
-//     every request is sent at once (no unsent queue, no max.in.flight cap).
+//   - Connections (netclient.go): the least-loaded node is chosen from this
+//     member's own connections (Fetch and metadata connections are not
+//     modelled); there is no max.in.flight cap and no partially written
+//     send; ApiVersions is part of the harness's connection setup and is
+//     never lost; requests stuck in a connection the client closes are not
+//     retransmitted by an orphaned socket (network-model.md T10, B9).
 //   - markCoordinatorUnknown fails in-flight requests at once rather than on
 //     the next network poll; a fatal FindCoordinator error seen by the
 //     heartbeat thread stops the member at once rather than at the next poll().
