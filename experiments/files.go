@@ -234,3 +234,8 @@ func parseCell(s string) float64 {
 	}
 	return v
 }
+
+// EngineFingerprint is the simulator's behavioural fingerprint (what keys
+// every sweep point): `simrun version` prints it, so two builds can be
+// compared by what they compute rather than by their version strings.
+func EngineFingerprint() string { return engineIdentity() }
