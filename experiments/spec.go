@@ -400,9 +400,9 @@ func parseValue(n *yaml.Node) (Value, error) {
 		s = strings.Join(strings.Fields(s), " ")
 		val.Text = s
 	}
-	if strings.ContainsAny(val.Text, ",\"\n") {
-		val.Text = strings.NewReplacer(",", ";", "\"", "'", "\n", " ").Replace(val.Text)
-	}
+	// Commas and quotes stay as written: every CSV file is written with
+	// encoding/csv, which quotes such a cell.
+	val.Text = strings.ReplaceAll(val.Text, "\n", " ")
 	return val, nil
 }
 
