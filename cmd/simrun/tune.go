@@ -277,14 +277,14 @@ func checkText(req experiments.Requirement, c experiments.Check) string {
 	if !c.Pass {
 		verdict = "fails"
 	}
-	detail := fmt.Sprintf("estimate %s over %d runs", experiments.FormatNumber(e.Value), e.N)
+	detail := fmt.Sprintf("estimate %s over %d runs", experiments.FormatShort(e.Value), e.N)
 	switch e.Kind {
 	case experiments.KindCount:
-		detail = fmt.Sprintf("%s events in %d runs", experiments.FormatNumber(e.Events), e.N)
+		detail = fmt.Sprintf("%s events in %d runs", experiments.FormatShort(e.Events), e.N)
 	case experiments.KindRate:
-		detail = fmt.Sprintf("%s events in %s member-hours", experiments.FormatNumber(e.Events), experiments.FormatNumber(e.Exposure))
+		detail = fmt.Sprintf("%s events in %s member-hours", experiments.FormatShort(e.Events), experiments.FormatShort(e.Exposure))
 	}
-	s := fmt.Sprintf("%s %s: %s %s vs %s (%s, %s)", req.Text, verdict, side, experiments.FormatNumber(b), experiments.FormatNumber(req.Bound), detail, e.Kind)
+	s := fmt.Sprintf("%s %s: %s %s vs %s (%s, %s)", req.Text, verdict, side, experiments.FormatShort(b), experiments.FormatShort(req.Bound), detail, e.Kind)
 	if c.Missing > 0 {
 		s += fmt.Sprintf("; %d runs without a value", c.Missing)
 	}
