@@ -1,23 +1,16 @@
 package experiments
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -152,114 +145,38 @@ var compareFigures = []string{"recovery_ms", "rebalance_count", "rebalance_durat
 
 // WriteComparePlot draws A and B side by side for the main figures (one
 // panel each: two bars with their 95 % intervals, the paired difference
-// in the panel title) to DIR/compare.png and .svg.
+// under the panel) to DIR/compare.png and .svg. It returns the PNG path, or
+// "" when no main figure has a value.
 func WriteComparePlot(c *Comparison, dir string) (string, error) {
-	var panels []FigureComparison
+	var panels []report.Panel
 	for _, name := range compareFigures {
 		for _, fc := range c.Figures {
-			if fc.Figure == name && (finite(fc.a.Value) || finite(fc.b.Value)) {
-				panels = append(panels, fc)
+			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) {
+				continue
 			}
+			caption := "B − A: " + FormatShort(float64(fc.Diff)) + " [" + FormatShort(float64(fc.DiffLo)) + ", " + FormatShort(float64(fc.DiffHi)) + "]"
+			if fc.Distinguishable {
+				caption += " *"
+			}
+			panels = append(panels, report.Panel{Title: axisLabel(fc.Figure), Caption: caption,
+				A: fc.a.Value, ALo: fc.a.Lo, AHi: fc.a.Hi, B: fc.b.Value, BLo: fc.b.Lo, BHi: fc.b.Hi})
 		}
 	}
 	if len(panels) == 0 {
 		return "", nil
 	}
-	cols := 4
-	rows := (len(panels) + cols - 1) / cols
-	plots := make([][]*plot.Plot, rows)
-	for r := range plots {
-		plots[r] = make([]*plot.Plot, cols)
-	}
-	colA, colB := color.RGBA{R: 31, G: 119, B: 180, A: 255}, color.RGBA{R: 255, G: 127, B: 14, A: 255}
-	for i, fc := range panels {
-		p := plot.New()
-		p.Title.Text = axisLabel(fc.Figure)
-		p.Title.TextStyle.Font.Size = vg.Points(9)
-		verdict := "B−A: " + FormatShort(float64(fc.Diff)) + " [" + FormatShort(float64(fc.DiffLo)) + ", " + FormatShort(float64(fc.DiffHi)) + "]"
-		if fc.Distinguishable {
-			verdict += " *"
-		}
-		p.X.Label.Text = verdict
-		p.X.Label.TextStyle.Font.Size = vg.Points(7.5)
-		p.Y.Tick.Label.Font.Size = vg.Points(7)
-		p.X.Tick.Label.Font.Size = vg.Points(8)
-		vals := plotter.Values{0, 0}
-		for j, e := range []Estimate{fc.a, fc.b} {
-			if finite(e.Value) {
-				vals[j] = e.Value
-			}
-		}
-		// Two charts, one bar each, so A and B have their own colours.
-		bars, err := plotter.NewBarChart(plotter.Values{vals[0], 0}, vg.Points(22))
-		if err != nil {
-			return "", err
-		}
-		bars.Color = colA
-		bars.LineStyle.Width = 0
-		b2, err := plotter.NewBarChart(plotter.Values{0, vals[1]}, vg.Points(22))
-		if err != nil {
-			return "", err
-		}
-		b2.Color = colB
-		b2.LineStyle.Width = 0
-		p.Add(bars, b2)
-		var pts plotter.XYs
-		var errs plotter.YErrors
-		for j, e := range []Estimate{fc.a, fc.b} {
-			if finite(e.Lo) && finite(e.Hi) {
-				pts = append(pts, plotter.XY{X: float64(j), Y: e.Value})
-				errs = append(errs, struct{ Low, High float64 }{e.Value - e.Lo, e.Hi - e.Value})
-			}
-		}
-		if len(pts) > 0 {
-			eb := &plotter.YErrorBars{XYs: pts, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
-			p.Add(eb)
-		}
-		p.NominalX(c.A.Name, c.B.Name)
-		p.Y.Min = 0
-		plots[i/cols][i%cols] = p
-	}
-	w, h := 28*vg.Centimeter, vg.Length(rows)*8*vg.Centimeter+vg.Centimeter
-	draw1 := func(dc draw.Canvas) {
-		title := fmt.Sprintf("A = %s vs B = %s, %d paired seeds (bars: mean with 95%% interval; * = difference distinguishable from 0)", c.A.Name, c.B.Name, c.Seeds)
-		st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
-		st.Font.Size = vg.Points(10)
-		dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, title)
-		body := draw.Canvas{Canvas: dc.Canvas, Rectangle: dc.Rectangle}
-		body.Max.Y -= vg.Centimeter
-		t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-		canvases := plot.Align(plots, t, body)
-		for r := range plots {
-			for cc := range plots[r] {
-				if plots[r][cc] != nil {
-					plots[r][cc].Draw(canvases[r][cc])
-				}
-			}
-		}
+	title := fmt.Sprintf("A = %s vs B = %s, %d paired seeds (mean with 95%% interval; * = difference distinguishable from 0)", c.A.Name, c.B.Name, c.Seeds)
+	fig, err := report.SideBySide(title, "A", "B", panels)
+	if err != nil {
+		return "", err
 	}
 	base := filepath.Join(dir, "compare")
 	for _, format := range []string{"png", "svg"} {
-		var data []byte
-		switch format {
-		case "png":
-			cv := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(150), vgimg.UseBackgroundColor(color.White))
-			draw1(draw.New(cv))
-			var buf bytes.Buffer
-			if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
-				return "", err
-			}
-			data = buf.Bytes()
-		case "svg":
-			cv := vgsvg.New(w, h)
-			draw1(draw.New(cv))
-			var buf bytes.Buffer
-			if _, err := cv.WriteTo(&buf); err != nil {
-				return "", err
-			}
-			data = buf.Bytes()
+		b, err := report.Render(fig, format)
+		if err != nil {
+			return "", err
 		}
-		if err := atomicfile.WriteFile(base+"."+format, data); err != nil {
+		if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
 			return "", err
 		}
 	}

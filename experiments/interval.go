@@ -52,6 +52,19 @@ func (k FigureKind) String() string {
 	return "Student-t of the mean"
 }
 
+// Short is the interval's name for a legend.
+func (k FigureKind) Short() string {
+	switch k {
+	case KindCount, KindRate:
+		return "Garwood"
+	case KindProportion:
+		return "Wilson"
+	case KindQuantile:
+		return "order statistics"
+	}
+	return "Student t"
+}
+
 // countFigures are the per-run counts (KindCount).
 var countFigures = []string{"rebalance_count", "incomplete_rebalances", "rebalances_after_fault",
 	"coordinator_dead_marks", "false_coordinator_dead_marks", "evictions", "false_evictions", "invariant_violations"}

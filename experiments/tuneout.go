@@ -4,16 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
@@ -36,11 +30,6 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	}
 	return []byte(strconv.FormatFloat(x, 'g', -1, 64)), nil
 }
-
-// plotFig draws a gonum plot at the house size (report.Render).
-type plotFig struct{ p *plot.Plot }
-
-func (f plotFig) Draw(dc draw.Canvas) { f.p.Draw(dc) }
 
 // WriteTuneFiles writes DIR/tune.csv (one row per value tried and
 // requirement, encoding/csv) and one plot per requirement (PNG and SVG):
@@ -102,7 +91,6 @@ func (r *TuneResult) csv() []byte {
 func (r *TuneResult) plot(q int) (report.Figure, error) {
 	req := r.Spec.Requirements[q]
 	p0 := r.Spec.Params[0]
-	p := plot.New()
 	stat := "mean over seeds"
 	if req.Stat != "mean" {
 		stat = req.Stat + " over seeds"
@@ -110,145 +98,49 @@ func (r *TuneResult) plot(q int) (report.Figure, error) {
 	if k, _ := KindOf(req.Figure, req.Stat); k == KindRate {
 		stat = "pooled over seeds"
 	}
-	p.Title.Text = fmt.Sprintf("%s vs %s, %d seeds per value", strings.ReplaceAll(req.Figure, "_", " "), strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " "), r.Spec.Seeds)
-	p.Title.TextStyle.Font.Size = vg.Points(12)
-	p.X.Label.Text = axisLabel(p0.Column)
-	p.Y.Label.Text = axisLabel(req.Figure) + ", " + stat
-	p.X.Label.TextStyle.Font.Size = vg.Points(11)
-	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Add(plotter.NewGrid())
-
-	// Interval bounds beyond the drawn range (an unbounded p95) are
-	// clipped to the top of the plot.
-	ymax, ymin := req.Bound, math.Min(req.Bound, 0)
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, t := range r.Trials {
-		c := t.Checks[q]
-		xmin, xmax = math.Min(xmin, t.Values[0]), math.Max(xmax, t.Values[0])
-		for _, v := range []float64{c.Est.Value, c.Est.Lo, c.Est.Hi} {
-			if finite(v) {
-				ymax, ymin = math.Max(ymax, v), math.Min(ymin, v)
-			}
-		}
+	st := report.Style{
+		Title:  fmt.Sprintf("%s vs %s (%d seeds per value)", strings.ReplaceAll(req.Figure, "_", " "), strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " "), r.Spec.Seeds),
+		XLabel: axisLabel(p0.Column),
+		YLabel: axisLabel(req.Figure) + ", " + stat,
 	}
-	if ymax == ymin {
-		ymax = ymin + 1
-	}
-	top := ymax + 0.08*(ymax-ymin)
-	clip := func(v float64) float64 {
-		if math.IsInf(v, 1) {
-			return top
-		}
-		if math.IsInf(v, -1) {
-			return ymin
-		}
-		return v
-	}
-	groups := map[string][]Trial{}
-	var names []string
+	var series []report.ThresholdSeries
+	index := map[string]int{}
 	for _, t := range r.Trials {
 		key := ""
 		if len(t.Values) > 1 {
-			key = r.Spec.label(append([]float64{math.NaN()}, t.Values[1:]...))
-			key = key[len(p0.Column)+5:] // drop "col=NaN "
+			key = r.Spec.label(append([]float64{0}, t.Values[1:]...))
+			key = key[strings.Index(key, " ")+1:] // drop the first parameter
 		}
-		if _, ok := groups[key]; !ok {
-			names = append(names, key)
+		i, ok := index[key]
+		if !ok {
+			i = len(series)
+			index[key] = i
+			series = append(series, report.ThresholdSeries{Name: key, BandLabel: "95% interval\n(" + kindOf(req).Short() + ")"})
 		}
-		groups[key] = append(groups[key], t)
+		s := &series[i]
+		c := t.Checks[q]
+		if t.Invalid != "" || math.IsNaN(c.Est.Value) || c.Missing > 0 {
+			s.Bad = append(s.Bad, t.Values[0])
+			continue
+		}
+		s.X = append(s.X, t.Values[0])
+		s.Y = append(s.Y, c.Est.Value)
+		s.Lo = append(s.Lo, c.Est.Lo)
+		s.Hi = append(s.Hi, c.Est.Hi)
 	}
-	for gi, name := range names {
-		var pts plotter.XYs
-		var errs plotter.YErrors
-		var bad plotter.XYs
-		for _, t := range groups[name] {
-			c := t.Checks[q]
-			if t.Invalid != "" || math.IsNaN(c.Est.Value) {
-				bad = append(bad, plotter.XY{X: t.Values[0], Y: ymin})
-				continue
-			}
-			pts = append(pts, plotter.XY{X: t.Values[0], Y: c.Est.Value})
-			errs = append(errs, struct{ Low, High float64 }{c.Est.Value - clip(c.Est.Lo), clip(c.Est.Hi) - c.Est.Value})
-		}
-		col := plotColor(gi)
-		label := "estimate"
-		if name != "" {
-			label = name
-		}
-		if len(pts) > 0 {
-			l, s, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			l.Color, s.Color = col, col
-			s.Shape = draw.CircleGlyph{}
-			s.Radius = vg.Points(2.5)
-			p.Add(l, s)
-			p.Legend.Add(label, l, s)
-			eb := &plotter.YErrorBars{XYs: pts, YErrors: errs, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
-			p.Add(eb)
-			if gi == 0 {
-				p.Legend.Add("95% interval ("+KindOfName(req)+")", &plotter.Line{LineStyle: eb.LineStyle})
-			}
-		}
-		if len(bad) > 0 {
-			s, err := plotter.NewScatter(bad)
-			if err != nil {
-				return nil, err
-			}
-			s.Shape = draw.CrossGlyph{}
-			s.Color = color.RGBA{R: 200, A: 255}
-			s.Radius = vg.Points(4)
-			p.Add(s)
-			if gi == 0 {
-				p.Legend.Add("invalid or no value (fails)", s)
-			}
-		}
-	}
-	// The threshold.
-	th, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: req.Bound}, {X: xmax, Y: req.Bound}})
-	if err != nil {
-		return nil, err
-	}
-	th.Color = color.RGBA{R: 200, G: 30, B: 30, A: 255}
-	th.Width = vg.Points(1.5)
-	th.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	p.Add(th)
 	side := "upper"
 	if req.Op[0] == '>' {
 		side = "lower"
 	}
-	p.Legend.Add(fmt.Sprintf("requirement %s %s (checked on the %s bound)", req.Op, FormatNumber(req.Bound), side), th)
+	mark, markLabel := math.NaN(), ""
 	if r.Recommended >= 0 {
-		x := r.Trials[r.Recommended].Values[0]
-		rl, err := plotter.NewLine(plotter.XYs{{X: x, Y: ymin}, {X: x, Y: top}})
-		if err != nil {
-			return nil, err
-		}
-		rl.Color = color.RGBA{G: 140, A: 255}
-		rl.Width = vg.Points(1.5)
-		p.Add(rl)
-		p.Legend.Add(fmt.Sprintf("recommended %s=%s", p0.Column, strconv.FormatFloat(x, 'f', -1, 64)), rl)
+		mark = r.Trials[r.Recommended].Values[0]
+		markLabel = "recommended\n" + strconv.FormatFloat(mark, 'f', -1, 64)
 	}
-	p.Y.Min, p.Y.Max = ymin, top+0.25*(top-ymin) // room for the legend
-	return plotFig{p}, nil
+	return report.Threshold(st, series, req.Bound, fmt.Sprintf("required %s %s\n(%s bound)", req.Op, FormatShort(req.Bound), side), mark, markLabel)
 }
 
-// KindOfName names the interval of a requirement's figure.
-func KindOfName(req Requirement) string {
+func kindOf(req Requirement) FigureKind {
 	k, _ := KindOf(req.Figure, req.Stat)
-	return k.String()
-}
-
-func plotColor(i int) color.Color {
-	cs := []color.Color{
-		color.RGBA{R: 31, G: 119, B: 180, A: 255},
-		color.RGBA{R: 255, G: 127, B: 14, A: 255},
-		color.RGBA{R: 44, G: 160, B: 44, A: 255},
-		color.RGBA{R: 148, G: 103, B: 189, A: 255},
-		color.RGBA{R: 140, G: 86, B: 75, A: 255},
-	}
-	return cs[i%len(cs)]
+	return k
 }

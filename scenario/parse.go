@@ -214,8 +214,11 @@ func (d *decoder) profile(n *yaml.Node, path string) (profileInfo, error) {
 	// A Kafka version as users type it (kafka-3.6.1, kafka-3.5, 3.6.1):
 	// the era profile that models it, with a note saying which.
 	era, note, verr := ResolveVersion(name)
+	if errors.Is(verr, errNotVersion) {
+		return profileInfo{}, d.errf(n, path, "unknown profile %q; valid profiles: %s", name, strings.Join(ProfileNames(), ", "))
+	}
 	if verr != nil {
-		return profileInfo{}, d.errf(n, path, "unknown profile %q; valid profiles: %s; or a Kafka version such as kafka-3.6.1 (%v)", name, strings.Join(ProfileNames(), ", "), verr)
+		return profileInfo{}, d.errf(n, path, "unknown profile %q: %v", name, verr)
 	}
 	d.notes = append(d.notes, fmt.Sprintf("%s:%d: %s: %s", d.source, n.Line, path, note))
 	p, _ = lookupProfile(era)

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -174,6 +175,9 @@ var versionEras = []struct {
 	{"kafka-3.7", [2]int{3, 7}, [2]int{3, 9}},
 }
 
+// errNotVersion: the name is not written as a Kafka version at all.
+var errNotVersion = errors.New("not a Kafka version")
+
 // ResolveVersion maps a Kafka version ("kafka-3.6.1", "kafka-3.5",
 // "3.6.1", "kafka-2.8.0") to the era profile that models it, and a
 // one-line note saying so. A version no era covers is an error listing
@@ -191,7 +195,7 @@ func ResolveVersion(v string) (profile, note string, err error) {
 		}
 	}
 	if !ok {
-		return "", "", fmt.Errorf("%q is not a Kafka version (want kafka-MAJOR.MINOR[.PATCH]); known eras: %s", v, knownEras())
+		return "", "", fmt.Errorf("%w: %q (want kafka-MAJOR.MINOR[.PATCH]); known eras: %s", errNotVersion, v, knownEras())
 	}
 	less := func(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 	for _, e := range versionEras {
