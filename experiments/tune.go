@@ -286,9 +286,9 @@ type TuneResult struct {
 // Tune answers "which setting?": it runs a coarse grid over the range,
 // then, when the outcome is monotone in a single parameter, bisects the
 // bracket between the last failing and the first passing grid value down
-// to one step. Every evaluation is a Sweep (workers, resume, cache: run
-// again and finished values are read back), each round in its own
-// directory under opts.Out. The search is deterministic.
+// to one step. Every value is a Sweep (workers, resume, cache: run again
+// and finished values are read back) in its own directory under
+// opts.Out/values. The search is deterministic.
 func Tune(ctx context.Context, spec *TuneSpec, opts TuneOptions) (*TuneResult, error) {
 	if spec.Grid < 2 {
 		spec.Grid = 7
@@ -534,44 +534,12 @@ func (r *TuneResult) Closest() (trial, req int) {
 	return trial, req
 }
 
-// evaluate runs one round: a sweep of the given values (seeds 1..Seeds
-// each) in DIR/round-N, and checks every requirement at each value.
+// evaluate runs one round: each value is a one-point sweep (seeds
+// 1..Seeds) in its own directory, DIR/values/<column=value,...>, so a value
+// tried before (by this search, an interrupted one, or another range or
+// grid over the same scenario) is read back instead of run again; then
+// every requirement is checked at each value.
 func evaluate(ctx context.Context, spec *TuneSpec, opts TuneOptions, round int, values [][]float64) ([]Trial, error) {
-	var out []Trial
-	if len(spec.Params) == 1 {
-		// A value the scenario rejects (heartbeat.interval.ms not below
-		// session.timeout.ms, say) is an invalid trial, not bad input.
-		var ok [][]float64
-		for _, v := range values {
-			if _, err := scenario.ParseWithOverrides(spec.ScenarioSource, spec.ScenarioData, spec.overrides(v)); err != nil {
-				out = append(out, spec.invalidTrial(v, round, "the scenario rejects this value: "+err.Error()))
-				continue
-			}
-			ok = append(ok, v)
-		}
-		if values = ok; len(values) == 0 {
-			return out, nil
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: tune-round-%d\nseeds: %d\nscenario: base\nsweep:\n", round, spec.Seeds)
-	for i, p := range spec.Params {
-		var vs []string
-		seen := map[float64]bool{}
-		for _, v := range values {
-			if !seen[v[i]] {
-				seen[v[i]] = true
-				vs = append(vs, p.yaml(v[i]))
-			}
-		}
-		fmt.Fprintf(&b, "  %s: {values: [%s], column: %s}\n", strconv.Quote(p.Path), strings.Join(vs, ", "), p.Column)
-	}
-	src := fmt.Sprintf("tune round %d", round)
-	e, err := parse(src, []byte(b.String()), &resolvedScenario{source: spec.ScenarioSource, data: spec.ScenarioData})
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(opts.Out, fmt.Sprintf("round-%d", round))
 	if opts.Log != nil {
 		var vs []string
 		for _, v := range values {
@@ -579,29 +547,40 @@ func evaluate(ctx context.Context, spec *TuneSpec, opts TuneOptions, round int, 
 		}
 		fmt.Fprintf(opts.Log, "tune round %d: %s (%d seeds each)\n", round, strings.Join(vs, "; "), spec.Seeds)
 	}
-	if _, err := Sweep(ctx, e, Options{Out: dir, Workers: opts.Workers, Runner: opts.Runner, Log: opts.Log}); err != nil {
-		return nil, err
-	}
-	rs, err := LoadResults(e, dir)
-	if err != nil {
-		return nil, err
-	}
-	for i, pt := range rs.Points {
-		vals := make([]float64, len(spec.Params))
-		for j := range spec.Params {
-			vals[j] = e.Params[j].Values[pt.Values[j]].Num
-		}
-		if !slices.ContainsFunc(values, func(v []float64) bool { return slices.Equal(v, vals) }) {
+	var out []Trial
+	for _, v := range values {
+		// A value the scenario rejects (heartbeat.interval.ms not below
+		// session.timeout.ms, say) is an invalid trial, not bad input.
+		if _, err := scenario.ParseWithOverrides(spec.ScenarioSource, spec.ScenarioData, spec.overrides(v)); err != nil {
+			out = append(out, spec.invalidTrial(v, round, "the scenario rejects this value: "+err.Error()))
 			continue
 		}
-		t := Trial{Values: vals, Round: round, Seeds: spec.Seeds, Dir: dir, Point: pt.ID, runs: rs.Runs[i]}
+		var b strings.Builder
+		fmt.Fprintf(&b, "name: tune-value\nseeds: %d\nscenario: base\nsweep:\n", spec.Seeds)
+		for i, p := range spec.Params {
+			fmt.Fprintf(&b, "  %s: {values: [%s], column: %s}\n", strconv.Quote(p.Path), p.yaml(v[i]), p.Column)
+		}
+		e, err := parse("tune "+spec.label(v), []byte(b.String()), &resolvedScenario{source: spec.ScenarioSource, data: spec.ScenarioData})
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(opts.Out, "values", strings.ReplaceAll(spec.label(v), " ", ","))
+		if _, err := Sweep(ctx, e, Options{Out: dir, Workers: opts.Workers, Runner: opts.Runner, Log: opts.Log}); err != nil {
+			return nil, err
+		}
+		rs, err := LoadResults(e, dir)
+		if err != nil {
+			return nil, err
+		}
+		pt := rs.Points[0]
+		t := Trial{Values: v, Round: round, Seeds: spec.Seeds, Dir: dir, Point: pt.ID, runs: rs.Runs[0]}
 		if sc, err := e.Scenario(pt); err == nil {
 			t.Config = EffectiveConfig(sc)
 		}
-		t.Invalid = invalidRuns(rs.Runs[i])
+		t.Invalid = invalidRuns(rs.Runs[0])
 		t.Pass = t.Invalid == ""
 		for _, req := range spec.Requirements {
-			est := requirementEstimate(req, rs.Runs[i])
+			est := requirementEstimate(req, rs.Runs[0])
 			c := Check{Requirement: req.Text, Estimate: Num(est.Value), Lo: Num(est.Lo), Hi: Num(est.Hi), Interval: est.Kind.String(),
 				Runs: est.N, Missing: est.Missing, Est: est, Margin: req.margin(est)}
 			c.Pass = t.Invalid == "" && req.holds(est)

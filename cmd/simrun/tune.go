@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,8 +49,8 @@ fails every requirement.
 The search is deterministic: a coarse grid (--grid values), then, when
 pass/fail and every required figure are monotone on the grid, bisection of
 the bracket down to the range's step; otherwise the grid's best value. Each
-round is a sweep in DIR/round-N (workers, resume: run again and finished
-values are read back).
+value is a one-point sweep in DIR/values/COLUMN=VALUE (workers, resume: a
+value tried before, by any range or grid, is read back, not run again).
 
 Example:
   simrun tune gc-pause --param groups[0].client.session.timeout.ms=6000..30000 \
@@ -287,6 +288,15 @@ func checkText(req experiments.Requirement, c experiments.Check) string {
 	s := fmt.Sprintf("%s %s: %s %s vs %s (%s, %s)", req.Text, verdict, side, experiments.FormatShort(b), experiments.FormatShort(req.Bound), detail, e.Kind)
 	if c.Missing > 0 {
 		s += fmt.Sprintf("; %d runs without a value", c.Missing)
+	}
+	// No event at all, yet the bound fails: only more runs can show it.
+	if !c.Pass && e.Events == 0 && req.Op[0] == '<' && req.Bound > 0 && (e.Kind == experiments.KindCount || e.Kind == experiments.KindRate) {
+		_, hi0 := experiments.Garwood(0)
+		need := math.Ceil(hi0 / req.Bound) // runs, for a count per run
+		if e.Kind == experiments.KindRate && e.Exposure > 0 {
+			need = math.Ceil(hi0 / req.Bound / (e.Exposure / float64(e.N)))
+		}
+		s += fmt.Sprintf("; no event in any run: 0 events pass only with at least %.0f runs (--seeds)", need)
 	}
 	return s
 }

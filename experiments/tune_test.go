@@ -1,0 +1,60 @@
+package experiments
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// TestTuneDeterministicAndCached: the same search at 1 and 2 workers tries
+// the same values and gets the same numbers; run again, and over a
+// different range that shares values, finished values are read back, not
+// run again.
+func TestTuneDeterministicAndCached(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	data, ok := scenario.Builtin("gc-pause")
+	require.True(t, ok)
+	var runs atomic.Int64
+	counting := func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) {
+		runs.Add(1)
+		return HarnessRunner(sc, seed)
+	}
+	spec := func(rng string) *TuneSpec {
+		p, err := ParseTuneParam("groups[0].client.session.timeout.ms=" + rng)
+		require.NoError(t, err)
+		r, err := ParseRequirement("false_evictions <= 0.8")
+		require.NoError(t, err)
+		return &TuneSpec{ScenarioSource: "builtin:gc-pause", ScenarioData: data, Params: []TuneParam{p}, Requirements: []Requirement{r}, Seeds: 5, Grid: 5}
+	}
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	a, err := Tune(context.Background(), spec("6000..30000:500"), TuneOptions{Out: dir1, Workers: 1, Runner: counting})
+	require.NoError(t, err)
+	first := runs.Load()
+	b, err := Tune(context.Background(), spec("6000..30000:500"), TuneOptions{Out: dir2, Workers: 2, Runner: counting})
+	require.NoError(t, err)
+	require.Equal(t, len(a.Trials), len(b.Trials))
+	for i := range a.Trials {
+		assert.Equal(t, a.Trials[i].Values, b.Trials[i].Values)
+		assert.Equal(t, a.Trials[i].Checks[0].Est, b.Trials[i].Checks[0].Est)
+	}
+	assert.Equal(t, a.Trials[a.Recommended].Values, b.Trials[b.Recommended].Values)
+	assert.Equal(t, 2*first, runs.Load())
+
+	// Again in dir1: everything is read back.
+	_, err = Tune(context.Background(), spec("6000..30000:500"), TuneOptions{Out: dir1, Workers: 2, Runner: counting})
+	require.NoError(t, err)
+	assert.Equal(t, 2*first, runs.Load(), "a resumed search runs nothing")
+	// A narrower range over the same lattice reuses the values it shares.
+	c, err := Tune(context.Background(), spec("6000..18000:500"), TuneOptions{Out: dir1, Workers: 2, Runner: counting})
+	require.NoError(t, err)
+	assert.Less(t, runs.Load()-2*first, int64(5*len(c.Trials)), "shared values are not run again")
+	assert.Equal(t, a.Trials[a.Recommended].Values, c.Trials[c.Recommended].Values)
+}
