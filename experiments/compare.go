@@ -12,7 +12,6 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
-	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // CompareSide is one configuration of a comparison: a scenario (its bytes
@@ -181,9 +180,4 @@ func WriteComparePlot(c *Comparison, dir string) (string, error) {
 		}
 	}
 	return base + ".png", nil
-}
-
-// ScenarioWith applies overrides to a scenario's bytes (compare --a-set).
-func ScenarioWith(source string, data []byte, overrides []scenario.Override) ([]byte, error) {
-	return scenario.Overridden(source, data, overrides)
 }

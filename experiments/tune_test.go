@@ -58,3 +58,21 @@ func TestTuneDeterministicAndCached(t *testing.T) {
 	assert.Less(t, runs.Load()-2*first, int64(5*len(c.Trials)), "shared values are not run again")
 	assert.Equal(t, a.Trials[a.Recommended].Values, c.Trials[c.Recommended].Values)
 }
+
+// A run that panics is reported as a PanicError naming point and seed (an
+// internal error for simrun, not bad input).
+func TestSweepPanicIsPanicError(t *testing.T) {
+	e, err := Parse("t.yaml", []byte(testExperiment))
+	require.NoError(t, err)
+	boom := func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) {
+		if seed == 3 {
+			panic("boom")
+		}
+		return fakeRunner(sc, seed)
+	}
+	_, err = Sweep(context.Background(), e, Options{Out: t.TempDir(), Workers: 1, Runner: boom})
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, pe.Error(), "seed 3: panic: boom")
+	assert.NotEmpty(t, pe.Stack)
+}

@@ -103,3 +103,25 @@ func checkWorkers(n int) error {
 	}
 	return nil
 }
+
+// completeScenarios offers the built-in scenario names (and files) for a
+// command's first positional argument; completeExperiments the built-in
+// experiments.
+func completeScenarios(max int) cobra.CompletionFunc {
+	return completeNames(scenario.BuiltinNames, max)
+}
+
+func completeNames(names func() []string, max int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) >= max {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, n := range names() {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveDefault
+	}
+}

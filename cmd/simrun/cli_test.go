@@ -22,6 +22,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/experiments"
 )
 
 func run(args ...string) (code int, stdout, stderr string) {
@@ -241,4 +243,23 @@ func TestInterruptSignals(t *testing.T) {
 	}
 	assert.Equal(t, msgs[0], msgs[1])
 	time.Sleep(50 * time.Millisecond)
+}
+
+// A panic inside a sweep's run is an internal error too.
+func TestSweepPanicExitCode(t *testing.T) {
+	err := sweepError(&experiments.PanicError{Where: "quickstart p0001 (session_timeout_ms=10000) seed 7", Value: "boom"})
+	var ee *exitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitInternal, ee.code)
+	assert.Contains(t, ee.msg, "please report")
+	assert.Contains(t, ee.msg, "seed 7")
+}
+
+// Completion offers the built-in names for the positional argument.
+func TestCompletionOfBuiltins(t *testing.T) {
+	code, out, _ := run("__complete", "run", "gc-")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "gc-pause")
+	_, out, _ = run("__complete", "sweep", "quick")
+	assert.Contains(t, out, "quickstart")
 }

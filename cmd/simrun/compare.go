@@ -40,7 +40,8 @@ Examples:
   simrun compare crash-one-member graceful-leave --seeds 20
   simrun compare gc-pause --a-set groups[0].client.session.timeout.ms=10000 \
       --b-set groups[0].client.session.timeout.ms=20000`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: completeScenarios(2),
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&f.seeds, "seeds", 20, "`N` paired seeds (1..N)")

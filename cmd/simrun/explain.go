@@ -22,7 +22,8 @@ func newExplainCmd(a *app) *cobra.Command {
 		Long: `Run one scenario for one seed and print, for each eviction and each
 coordinator-dead mark, why it happened: the last heartbeat that arrived, the
 ones lost, the pauses, the timer that fired.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
 	}
 	fs := cmd.Flags()
 	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")

@@ -15,10 +15,11 @@ func init() { register(newReportCmd) }
 func newReportCmd(a *app) *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "sweep an experiment (resuming) and write DIR/REPORT.md",
-		Long:  "Run the sweep (finished points are kept) and write DIR/REPORT.md and DIR/scenarios/<point>.yaml.",
-		Args:  cobra.ExactArgs(1),
+		Use:               "report",
+		Short:             "sweep an experiment (resuming) and write DIR/REPORT.md",
+		Long:              "Run the sweep (finished points are kept) and write DIR/REPORT.md and DIR/scenarios/<point>.yaml.",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeNames(experiments.BuiltinNames, 1),
 	}
 	f.register(cmd.Flags(), false)
 	synopsis(cmd, "EXPERIMENT")

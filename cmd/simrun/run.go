@@ -32,7 +32,8 @@ func newRunCmd(a *app) *cobra.Command {
 		Long: `Run one scenario for one seed and print what happened: a table and a
 timeline per group, or with --json the summary of INTERFACE.md. SCENARIO is
 a scenario file or a built-in name (simrun list).`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
 	}
 	fs := cmd.Flags()
 	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")

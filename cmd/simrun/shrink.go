@@ -53,7 +53,8 @@ func newShrinkCmd(a *app) *cobra.Command {
 		Short: "reduce a run's faults to the few that still show a property (an invariant violation, an eviction, ...)",
 		Long: `Write the run's fault timeline (swarm faults included) as explicit faults and
 delta-debug it down to a 1-minimal set that still shows the property.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
 	}
 	fs := cmd.Flags()
 	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")

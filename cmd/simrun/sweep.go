@@ -60,7 +60,8 @@ DIR/points_long.csv (one row per point, seed and figure), DIR/summary.csv,
 DIR/effective_config.jsonl and the plots. EXPERIMENT is an experiment file or
 a built-in name (simrun list). Finished points are kept in DIR/.points;
 running again resumes.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeNames(experiments.BuiltinNames, 1),
 	}
 	f.register(cmd.Flags(), true)
 	synopsis(cmd, "EXPERIMENT")
@@ -121,6 +122,10 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 // sweepError maps a sweep's error to an exit status: an interrupt (any of
 // interruptSignals) is 130 with one message whatever the signal.
 func sweepError(err error) error {
+	var pe *experiments.PanicError
+	if errors.As(err, &pe) {
+		return fail(exitInternal, "simrun: internal error: %v\nThis is a bug in simrun; please report it with the command, the scenario and this message (it names the point and seed).\n%s", pe, pe.Stack)
+	}
 	if errors.Is(err, context.Canceled) {
 		return fail(exitInterrupted, "simrun: interrupted: %v", err)
 	}

@@ -55,7 +55,8 @@ value tried before, by any range or grid, is read back, not run again).
 Example:
   simrun tune gc-pause --param groups[0].client.session.timeout.ms=6000..30000 \
       --require 'false_evictions <= 0.1' --seeds 40`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.params, "param", nil, "the setting to tune, `PATH=LO..HI[:STEP]` (repeatable: several make a small grid), e.g. groups[0].client.session.timeout.ms=6000..60000 or faults[0].for=1s..20s:500ms")
