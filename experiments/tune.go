@@ -347,6 +347,9 @@ func Tune(ctx context.Context, spec *TuneSpec, opts TuneOptions) (*TuneResult, e
 		res.sort()
 		lo, hi := res.bracket()
 		if lo < 0 || hi < 0 {
+			if round == 1 {
+				res.Method = "grid (pass/fail does not change on the grid: nothing to bisect)"
+			}
 			break
 		}
 		a, b := res.Trials[lo].Values[0], res.Trials[hi].Values[0]

@@ -290,6 +290,12 @@ func checkText(req experiments.Requirement, c experiments.Check) string {
 	if c.Missing > 0 {
 		s += fmt.Sprintf("; %d runs without a value", c.Missing)
 	}
+	// An order-statistic bound the sample is too small to give.
+	if e.Kind == experiments.KindQuantile && math.IsInf(b, 0) {
+		if q, ok := map[string]float64{"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}[req.Stat]; ok {
+			s += fmt.Sprintf("; %d runs cannot bound a %s at 95%%: it needs at least %.0f (--seeds)", e.N, req.Stat, math.Ceil(math.Log(0.025)/math.Log(q)))
+		}
+	}
 	// No event at all, yet the bound fails: only more runs can show it.
 	if !c.Pass && e.Events == 0 && req.Op[0] == '<' && req.Bound > 0 && (e.Kind == experiments.KindCount || e.Kind == experiments.KindRate) {
 		_, hi0 := experiments.Garwood(0)
