@@ -38,8 +38,8 @@ draws the main figures side by side.
 
 Examples:
   simrun compare crash-one-member graceful-leave --seeds 20
-  simrun compare gc-pause --a-set groups[0].client.session.timeout.ms=10000 \
-      --b-set groups[0].client.session.timeout.ms=20000`,
+  simrun compare gc-pause --a-set 'groups[0].client.session.timeout.ms=10000' \
+      --b-set 'groups[0].client.session.timeout.ms=20000'`,
 		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: completeScenarios(2),
 	}

@@ -53,7 +53,7 @@ value is a one-point sweep in DIR/values/COLUMN=VALUE (workers, resume: a
 value tried before, by any range or grid, is read back, not run again).
 
 Example:
-  simrun tune gc-pause --param groups[0].client.session.timeout.ms=6000..30000 \
+  simrun tune gc-pause --param 'groups[0].client.session.timeout.ms=6000..30000' \
       --require 'false_evictions <= 0.1' --seeds 40`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios(1),
@@ -67,7 +67,7 @@ Example:
 	fs.IntVar(&f.grid, "grid", 7, "`G` values in the coarse grid of each parameter")
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	f.sets = addSetFlag(fs)
-	fs.StringVar(&f.out, "out", "", "output `DIR` for the rounds, tune.csv and the plots (default results/tune-<scenario>)")
+	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs of each value, tune.csv and the plots (default results/tune-<scenario>)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (recommended, the table, the reproduce command)")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
