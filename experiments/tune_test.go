@@ -76,3 +76,39 @@ func TestSweepPanicIsPanicError(t *testing.T) {
 	assert.Contains(t, pe.Error(), "seed 3: panic: boom")
 	assert.NotEmpty(t, pe.Stack)
 }
+
+// The search's decisions on synthetic trials: the bracket around the
+// pass/fail switch, the neighbour on the unsafe side, and the grid
+// fallback when a figure moves both ways beyond its intervals.
+func TestTuneSearchDecisions(t *testing.T) {
+	req := Requirement{Text: "evictions <= 0.5", Figure: "evictions", Stat: "mean", Op: "<=", Bound: 0.5}
+	trial := func(x, est, lo, hi float64) Trial {
+		e := Estimate{Value: est, Lo: lo, Hi: hi, N: 10, Kind: KindCount}
+		return Trial{Values: []float64{x}, Pass: req.holds(e), Checks: []Check{{Est: e, Pass: req.holds(e)}}}
+	}
+	spec := &TuneSpec{Params: []TuneParam{{Column: "x", Lo: 0, Hi: 40, Step: 1}}, Requirements: []Requirement{req}}
+	r := &TuneResult{Spec: spec, Trials: []Trial{
+		trial(30, 0, 0, 0.3), trial(0, 1, 0.7, 1.4), trial(10, 1, 0.7, 1.4), trial(20, 0.1, 0, 0.4), trial(40, 0, 0, 0.3),
+	}}
+	assert.Equal(t, "", r.monotone())
+	lo, hi := r.bracket()
+	assert.Equal(t, 10.0, r.Trials[lo].Values[0])
+	assert.Equal(t, 20.0, r.Trials[hi].Values[0])
+	r.pick()
+	assert.Equal(t, 20.0, r.Trials[r.Recommended].Values[0])
+	assert.Equal(t, 10.0, r.Trials[r.Neighbour].Values[0])
+	assert.False(t, r.Edge)
+
+	spec.Maximize = true
+	r.pick()
+	assert.Equal(t, 40.0, r.Trials[r.Recommended].Values[0])
+	assert.True(t, r.Edge, "the largest value of the range")
+	spec.Maximize = false
+
+	// A figure that rises then falls, beyond its intervals: no bisection.
+	r.Trials = append(r.Trials, trial(5, 3, 2.5, 3.5))
+	assert.Contains(t, r.monotone(), "not monotone")
+	// Pass, fail, pass: no bisection either.
+	r.Trials = []Trial{trial(0, 0, 0, 0.3), trial(10, 1, 0.7, 1.4), trial(20, 0, 0, 0.3)}
+	assert.Contains(t, r.monotone(), "more than once")
+}

@@ -101,10 +101,11 @@ func leadingComment(data []byte, name string) string {
 	return strings.TrimSpace(s)
 }
 
-// firstSentence is the text up to the first ". " that ends a sentence.
+// firstSentence is the text up to the first ". " that ends a sentence
+// (the second, when the first is a short heading like "why KIP-62 exists.").
 func firstSentence(s string) string {
 	for i := 0; i+2 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' && s[i+2] >= 'A' && s[i+2] <= 'Z' {
+		if s[i] == '.' && s[i+1] == ' ' && s[i+2] >= 'A' && s[i+2] <= 'Z' && i >= 30 {
 			return s[:i+1]
 		}
 	}
