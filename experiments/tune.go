@@ -296,6 +296,22 @@ func Tune(ctx context.Context, spec *TuneSpec, opts TuneOptions) (*TuneResult, e
 	if len(spec.Params) == 0 || len(spec.Requirements) == 0 {
 		return nil, fmt.Errorf("tune: at least one --param and one --require")
 	}
+	// A path that names no setting, or a range the scenario rejects at
+	// both ends, is bad input, not a search whose every value is invalid.
+	for i, p := range spec.Params {
+		at := func(x float64) error {
+			v := make([]float64, len(spec.Params))
+			for j, q := range spec.Params {
+				v[j] = q.Lo
+			}
+			v[i] = x
+			_, err := scenario.ParseWithOverrides(spec.ScenarioSource, spec.ScenarioData, spec.overrides(v))
+			return err
+		}
+		if err := at(p.Lo); err != nil && at(p.Hi) != nil {
+			return nil, fmt.Errorf("--param %s: %w", p.Path, err)
+		}
+	}
 	res := &TuneResult{Spec: spec, Recommended: -1, Neighbour: -1}
 	// Round 1: the coarse grid (the cartesian product for several params).
 	axes := make([][]float64, len(spec.Params))

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ func (n Num) MarshalJSON() ([]byte, error) {
 // requirement's threshold drawn, the recommended value marked. It returns
 // the PNG paths.
 func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "tune.csv"), r.csv()); err != nil {
 		return nil, err
 	}

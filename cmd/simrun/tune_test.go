@@ -118,6 +118,8 @@ func TestTuneBadInput(t *testing.T) {
 		{"tune", "gc-pause", "--param", sessionPath + "=6000..9000", "--require", "evictons <= 1"},
 		{"tune", "gc-pause", "--param", sessionPath + "=6000..9000", "--require", "evictions ~ 1"},
 		{"tune", "gc-pause", "--param", sessionPath + "=6000..9000", "--require", "evictions <= 1", "--minimize", "--maximize"},
+		{"tune", "gc-pause", "--param", "groups[0].client.sesion.timeout.ms=6000..9000", "--require", "evictions <= 1"},
+		{"tune", "gc-pause", "--param", "groups[0].members=-5..-1", "--require", "evictions <= 1"},
 	} {
 		code, _, errs := run(args...)
 		assert.Equal(t, exitBadInput, code, "%v: %s", args, errs)
