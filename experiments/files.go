@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -185,7 +186,28 @@ func (e *Experiment) row(pt Point, seed uint64, figs []float64, traceSHA string)
 		cells = append(cells, fmtExact(f))
 	}
 	cells = append(cells, traceSHA)
-	return strings.Join(cells, ",")
+	return csvLine(cells)
+}
+
+// csvLine encodes one CSV record (encoding/csv: cells with commas or
+// quotes are quoted), without the line end.
+func csvLine(cells []string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(cells)
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// csvCells decodes one CSV record written by csvLine.
+func csvCells(line string) []string {
+	r := csv.NewReader(strings.NewReader(line))
+	r.FieldsPerRecord = -1
+	cells, err := r.Read()
+	if err != nil {
+		return strings.Split(line, ",")
+	}
+	return cells
 }
 
 // fmtExact writes a float so that parsing it gives the same float back
@@ -234,3 +256,8 @@ func parseCell(s string) float64 {
 	}
 	return v
 }
+
+// EngineFingerprint is the simulator's behavioural fingerprint (what keys
+// every sweep point): `simrun version` prints it, so two builds can be
+// compared by what they compute rather than by their version strings.
+func EngineFingerprint() string { return engineIdentity() }

@@ -41,7 +41,7 @@ func LoadResults(e *Experiment, dir string) (*Results, error) {
 		}
 		runs := make([][]float64, len(rows))
 		for s, row := range rows {
-			cells := strings.Split(row, ",")
+			cells := csvCells(row)
 			if len(cells) != off+len(figs)+1 {
 				return nil, fmt.Errorf("%s: row %d has %d cells, want %d", pointPath(dir, pt), s+1, len(cells), off+len(figs)+1)
 			}
@@ -99,6 +99,9 @@ func Finalize(e *Experiment, dir string) error {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
+		return err
+	}
+	if err := r.writeTidy(dir); err != nil {
 		return err
 	}
 	// Each plot × format is drawn on its own goroutine (figures are built
@@ -176,7 +179,7 @@ func (r *Results) summaryCSV() []byte {
 				cells = append(cells, fmtSummary(v))
 			}
 		}
-		b.WriteString(strings.Join(cells, ",") + "\n")
+		b.WriteString(csvLine(cells) + "\n")
 	}
 	return []byte(b.String())
 }

@@ -400,9 +400,9 @@ func parseValue(n *yaml.Node) (Value, error) {
 		s = strings.Join(strings.Fields(s), " ")
 		val.Text = s
 	}
-	if strings.ContainsAny(val.Text, ",\"\n") {
-		val.Text = strings.NewReplacer(",", ";", "\"", "'", "\n", " ").Replace(val.Text)
-	}
+	// Commas and quotes stay as written: every CSV file is written with
+	// encoding/csv, which quotes such a cell.
+	val.Text = strings.ReplaceAll(val.Text, "\n", " ")
 	return val, nil
 }
 
@@ -679,3 +679,18 @@ func (e *Experiment) validatePoints() error {
 
 // finite reports whether x is a number (not NaN, not infinite).
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// WithOverrides returns the experiment with its base scenario changed by
+// overrides (simrun sweep/report/tune --set), validated as a file would be.
+// The overridden scenario is what the sweep directory stores, so merge,
+// report and resume see the same base.
+func (e *Experiment) WithOverrides(overrides []scenario.Override) (*Experiment, error) {
+	if len(overrides) == 0 {
+		return e, nil
+	}
+	data, err := scenario.Overridden(e.ScenarioSource, e.ScenarioData, overrides)
+	if err != nil {
+		return nil, err
+	}
+	return parse(e.Source, e.Data, &resolvedScenario{source: e.ScenarioSource, data: data})
+}

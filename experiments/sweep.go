@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,7 +243,7 @@ func (e *Experiment) runOne(run Runner, j job) (r result) {
 	r = result{pt: j.pt, seed: j.seed}
 	defer func() {
 		if p := recover(); p != nil {
-			r.err = fmt.Errorf("%s %s (%s) seed %d: panic: %v", e.Name, j.pt.ID, e.Label(j.pt), j.seed, p)
+			r.err = &PanicError{Where: fmt.Sprintf("%s %s (%s) seed %d", e.Name, j.pt.ID, e.Label(j.pt), j.seed), Value: p, Stack: debug.Stack()}
 		}
 	}()
 	sc, err := e.Scenario(j.pt)
@@ -262,3 +263,14 @@ func (e *Experiment) runOne(run Runner, j job) (r result) {
 	r.row = e.row(j.pt, j.seed, figures(sc, s), s.TraceSHA256)
 	return r
 }
+
+// PanicError is a run that panicked: a bug in the simulator, not bad
+// input. simrun reports it as an internal error (exit 3) naming the point
+// and seed.
+type PanicError struct {
+	Where string // experiment, point, label and seed
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("%s: panic: %v", p.Where, p.Value) }

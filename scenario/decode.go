@@ -40,6 +40,7 @@ func (e *Error) Error() string {
 // every error. It stops at the first error.
 type decoder struct {
 	source string
+	notes  []string // Scenario.Notes
 }
 
 func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {

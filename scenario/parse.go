@@ -98,6 +98,7 @@ func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Sc
 		return nil, err
 	}
 	s.Source = source
+	s.Notes = d.notes
 	return s, nil
 }
 
@@ -207,9 +208,20 @@ func (d *decoder) profile(n *yaml.Node, path string) (profileInfo, error) {
 		return profileInfo{}, err
 	}
 	p, ok := lookupProfile(name)
-	if !ok {
+	if ok {
+		return p, nil
+	}
+	// A Kafka version as users type it (kafka-3.6.1, kafka-3.5, 3.6.1):
+	// the era profile that models it, with a note saying which.
+	era, note, verr := ResolveVersion(name)
+	if errors.Is(verr, errNotVersion) {
 		return profileInfo{}, d.errf(n, path, "unknown profile %q; valid profiles: %s", name, strings.Join(ProfileNames(), ", "))
 	}
+	if verr != nil {
+		return profileInfo{}, d.errf(n, path, "unknown profile %q: %v", name, verr)
+	}
+	d.notes = append(d.notes, fmt.Sprintf("%s:%d: %s: %s", d.source, n.Line, path, note))
+	p, _ = lookupProfile(era)
 	return p, nil
 }
 

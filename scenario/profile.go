@@ -1,7 +1,11 @@
 package scenario
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -148,4 +152,71 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		c.MaxSessionTimeout = 300000 * time.Millisecond
 	}
 	return c
+}
+
+// versionEras maps the Kafka releases users type to the era profile that
+// models them: a release from First to Last (major.minor, inclusive) is
+// simulated by Profile, the latest modelled era at or before it. Releases
+// between rows (0.10.1 to 2.2: KIP-62's heartbeat thread without the
+// KIP-345 era's join protocol) have no era and are an error. Adding an era
+// is adding a row (and shortening the row before it).
+var versionEras = []struct {
+	Profile     string
+	First, Last [2]int
+}{
+	{"kafka-0.10", [2]int{0, 10}, [2]int{0, 10}},
+	{"kafka-2.3", [2]int{2, 3}, [2]int{2, 3}},
+	{"kafka-2.4", [2]int{2, 4}, [2]int{2, 5}},
+	{"kafka-2.6", [2]int{2, 6}, [2]int{2, 6}},
+	{"kafka-2.7", [2]int{2, 7}, [2]int{2, 7}},
+	{"kafka-2.8", [2]int{2, 8}, [2]int{2, 8}},
+	{"kafka-3.0", [2]int{3, 0}, [2]int{3, 1}},
+	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 6}},
+	{"kafka-3.7", [2]int{3, 7}, [2]int{3, 9}},
+}
+
+// errNotVersion: the name is not written as a Kafka version at all.
+var errNotVersion = errors.New("not a Kafka version")
+
+// ResolveVersion maps a Kafka version ("kafka-3.6.1", "kafka-3.5",
+// "3.6.1", "kafka-2.8.0") to the era profile that models it, and a
+// one-line note saying so. A version no era covers is an error listing
+// the eras.
+func ResolveVersion(v string) (profile, note string, err error) {
+	num := strings.TrimPrefix(strings.TrimPrefix(v, "kafka-"), "kafka")
+	parts := strings.Split(num, ".")
+	var mm [2]int
+	ok := len(parts) >= 2 && len(parts) <= 4
+	for i := 0; ok && i < len(parts); i++ {
+		n, e := strconv.Atoi(parts[i])
+		ok = e == nil && n >= 0 && n < 1000
+		if ok && i < 2 {
+			mm[i] = n
+		}
+	}
+	if !ok {
+		return "", "", fmt.Errorf("%w: %q (want kafka-MAJOR.MINOR[.PATCH]); known eras: %s", errNotVersion, v, knownEras())
+	}
+	less := func(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+	for _, e := range versionEras {
+		if !less(mm, e.First) && !less(e.Last, mm) {
+			return e.Profile, fmt.Sprintf("Kafka %s is modelled by profile %s (the era covering %s)", num, e.Profile, eraSpan(e.First, e.Last)), nil
+		}
+	}
+	return "", "", fmt.Errorf("no profile models Kafka %s; known eras: %s", num, knownEras())
+}
+
+func eraSpan(first, last [2]int) string {
+	if first == last {
+		return fmt.Sprintf("%d.%d.x", first[0], first[1])
+	}
+	return fmt.Sprintf("%d.%d–%d.%d", first[0], first[1], last[0], last[1])
+}
+
+func knownEras() string {
+	var out []string
+	for _, e := range versionEras {
+		out = append(out, e.Profile+" ("+eraSpan(e.First, e.Last)+")")
+	}
+	return strings.Join(out, ", ")
 }

@@ -20,6 +20,10 @@ type Scenario struct {
 
 	// Source is the file name (or "builtin:<name>") the scenario came from.
 	Source string
+	// Notes are what the parse decided for the user and says in one line
+	// each, e.g. which era profile a Kafka version such as kafka-3.6.1
+	// resolved to. simrun prints them on stderr.
+	Notes []string
 }
 
 // Coordinator is the broker side.

@@ -1,77 +1,65 @@
 package main
 
 import (
-	"flag"
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// scenarioArg parses "SCENARIO [flags]" (the positional argument may come
-// before or after the flags) and returns SCENARIO; ok is false (usage
-// printed) when the flags are bad or SCENARIO is missing.
-func scenarioArg(fs *flag.FlagSet, args []string) (path string, ok bool) {
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return "", false
-	}
-	if path == "" && fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
-	if path == "" {
-		fs.Usage()
-		return "", false
-	}
-	return path, true
-}
-
-// splitPositional lets the positional argument come before the flags
-// ("simrun run crash-one-member --seed 3"), which the flag package does not.
-func splitPositional(args []string) (string, []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
-	}
-	return "", args
-}
-
 // seedOr is --seed when it was given, else the scenario's own seed.
-func seedOr(fs *flag.FlagSet, seed *uint64, scenarioSeed uint64) uint64 {
-	s := scenarioSeed
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			s = *seed
-		}
-	})
-	return s
+func seedOr(cmd *cobra.Command, seed uint64, scenarioSeed uint64) uint64 {
+	if cmd.Flags().Changed("seed") {
+		return seed
+	}
+	return scenarioSeed
 }
 
 // setFlags collects repeated --set PATH=VALUE overrides.
 type setFlags []scenario.Override
 
 func (s *setFlags) String() string { return "" }
+func (s *setFlags) Type() string   { return "set" }
 
 // Set parses PATH=VALUE; VALUE is read as YAML (10000, 0.01, true, 10s,
 // kafka-3.x, {dist: uniform, min: 1ms, max: 5ms}).
 func (s *setFlags) Set(v string) error {
-	path, val, ok := strings.Cut(v, "=")
-	if !ok || path == "" {
-		return fmt.Errorf("want PATH=VALUE, e.g. groups[0].client.session.timeout.ms=45000")
+	o, err := parseSet(v)
+	if err != nil {
+		return err
 	}
-	var x any
-	if err := yaml.Unmarshal([]byte(val), &x); err != nil {
-		return fmt.Errorf("%s: value %q: %v", path, val, err)
-	}
-	*s = append(*s, scenario.Override{Path: path, Value: x})
+	*s = append(*s, o)
 	return nil
 }
 
-// addSetFlag registers --set on a command's flag set.
-func addSetFlag(fs *flag.FlagSet) *setFlags {
+func parseSet(v string) (scenario.Override, error) {
+	path, val, ok := strings.Cut(v, "=")
+	if !ok || path == "" {
+		return scenario.Override{}, fmt.Errorf("want PATH=VALUE, e.g. groups[0].client.session.timeout.ms=45000")
+	}
+	var x any
+	if err := yaml.Unmarshal([]byte(val), &x); err != nil {
+		return scenario.Override{}, fmt.Errorf("%s: value %q: %v", path, val, err)
+	}
+	return scenario.Override{Path: path, Value: x}, nil
+}
+
+// addSetFlag registers --set on a command's flags.
+func addSetFlag(fs *pflag.FlagSet) *setFlags {
+	return addSetFlagNamed(fs, "set", "override a scenario setting, `PATH=VALUE` (repeatable), e.g. coordinator.profile=kafka-3.x or groups[0].client.session.timeout.ms=45000")
+}
+
+func addSetFlagNamed(fs *pflag.FlagSet, name, usage string) *setFlags {
 	s := &setFlags{}
-	fs.Var(s, "set", "override a scenario setting, `PATH=VALUE` (repeatable), e.g. coordinator.profile=kafka-3.x or groups[0].client.session.timeout.ms=45000")
+	fs.Var(s, name, usage)
 	return s
 }
 
@@ -91,4 +79,49 @@ func loadScenario(path string, sets *setFlags) (*scenario.Scenario, string, []by
 	}
 	sc, err := scenario.Parse(source, data)
 	return sc, source, data, err
+}
+
+// interruptSignals stop a long command the same way: SIGINT (Ctrl-C),
+// SIGTERM (kill, a batch scheduler) and SIGHUP (a closed terminal) all
+// cancel the context, finished work is kept, and the command says
+// "interrupted" and exits 130.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// interruptible returns a context cancelled by any of interruptSignals.
+func (a *app) interruptible() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	if a.signalsArmed != nil {
+		a.signalsArmed()
+	}
+	return ctx, stop
+}
+
+// checkWorkers refuses a negative --workers (0 means one per CPU).
+func checkWorkers(n int) error {
+	if n < 0 {
+		return fail(exitBadInput, "simrun: --workers %d: want 0 (one per CPU) or a positive number", n)
+	}
+	return nil
+}
+
+// completeScenarios offers the built-in scenario names (and files) for a
+// command's first positional argument; completeExperiments the built-in
+// experiments.
+func completeScenarios(max int) cobra.CompletionFunc {
+	return completeNames(scenario.BuiltinNames, max)
+}
+
+func completeNames(names func() []string, max int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) >= max {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, n := range names() {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveDefault
+	}
 }

@@ -1,65 +1,69 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/rebalsim/rebalsim/harness"
 )
 
-func init() {
-	register("explain", command{summary: "explain each eviction and coordinator-dead mark of one run", run: cmdExplain})
-}
+func init() { register(newExplainCmd) }
 
-// cmdExplain runs the scenario with the trace kept and prints, for each
+// newExplainCmd runs the scenario with the trace kept and prints, for each
 // eviction and each coordinator-dead mark, its causal chain
 // (harness.Explain; docs/OBSERVABILITY.md).
-func cmdExplain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
+func newExplainCmd(a *app) *cobra.Command {
+	var seed uint64
+	var member string
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "explain each eviction and coordinator-dead mark of one run",
+		Long: `Run one scenario for one seed and print, for each eviction and each
+coordinator-dead mark, why it happened: the last heartbeat that arrived, the
+ones lost, the pauses, the timer that fired.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
+	}
+	fs := cmd.Flags()
+	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")
 	sets := addSetFlag(fs)
-	member := fs.String("member", "", "only this member's evictions and dead marks (e.g. payments-3)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun explain SCENARIO [--seed N] [--member M]")
-		fs.PrintDefaults()
-	}
-	path, ok := scenarioArg(fs, args)
-	if !ok {
-		return exitBadInput
-	}
-	sc, _, _, err := loadScenario(path, sets)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadInput
-	}
-	if *member != "" {
-		if _, _, ok := sc.ResolveMember(*member); !ok {
-			fmt.Fprintf(stderr, "simrun explain: unknown member %q; members are named <group>-<index>\n", *member)
-			return exitBadInput
+	fs.StringVar(&member, "member", "", "only this `MEMBER`'s evictions and dead marks (e.g. payments-3)")
+	synopsis(cmd, "SCENARIO")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		path := args[0]
+		stdout, stderr := a.stdout, a.stderr
+		sc, _, _, err := loadScenario(path, sets)
+		if err != nil {
+			return fail(exitBadInput, "%v", err)
 		}
-	}
-	s := seedOr(fs, seed, sc.Seed)
-	res, err := harness.Run(sc, s, harness.Options{KeepTrace: true})
-	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return exitBadInput
-	}
-	xs := harness.Explain(sc, res.Trace, *member)
-	fmt.Fprintf(stdout, "scenario %s, seed %d: %d evictions and coordinator-dead marks", sc.Name, s, len(xs))
-	if *member != "" {
-		fmt.Fprintf(stdout, " of %s", *member)
-	}
-	fmt.Fprintln(stdout)
-	for _, x := range xs {
+		printNotes(stderr, sc)
+		if member != "" {
+			if _, _, ok := sc.ResolveMember(member); !ok {
+				return fail(exitBadInput, "simrun explain: unknown member %q; members are named <group>-<index>", member)
+			}
+		}
+		s := seedOr(cmd, seed, sc.Seed)
+		a.running = fmt.Sprintf("simrun explain %s --seed %d%s", path, s, setsText(sets))
+		res, err := harness.Run(sc, s, harness.Options{KeepTrace: true})
+		if err != nil {
+			return fail(exitBadInput, "simrun: %v", err)
+		}
+		xs := harness.Explain(sc, res.Trace, member)
+		fmt.Fprintf(stdout, "scenario %s, seed %d: %d evictions and coordinator-dead marks", sc.Name, s, len(xs))
+		if member != "" {
+			fmt.Fprintf(stdout, " of %s", member)
+		}
 		fmt.Fprintln(stdout)
-		fmt.Fprint(stdout, x.String())
+		for _, x := range xs {
+			fmt.Fprintln(stdout)
+			fmt.Fprint(stdout, x.String())
+		}
+		if len(res.Summary.InvariantViolations) > 0 {
+			v := res.Summary.InvariantViolations[0]
+			return fail(exitViolation, "invariant violated (%s) at %d ms, seed %d: %s", v.Checker, v.AtMs, s, v.Message)
+		}
+		return nil
 	}
-	if len(res.Summary.InvariantViolations) > 0 {
-		v := res.Summary.InvariantViolations[0]
-		fmt.Fprintf(stderr, "invariant violated (%s) at %d ms, seed %d: %s\n", v.Checker, v.AtMs, s, v.Message)
-		return exitViolation
-	}
-	return exitOK
+	return cmd
 }

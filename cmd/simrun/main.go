@@ -1,68 +1,245 @@
 // Command simrun runs rebalsim scenarios and experiments.
 //
-//	simrun run   SCENARIO [--seed N] [--json] [--trace FILE.jsonl]
-//	simrun list
+//	simrun run     SCENARIO [--seed N] [--json] [--set PATH=VALUE]...
+//	simrun tune    SCENARIO --param PATH=LO..HI --require 'FIGURE <= BOUND' [--minimize|--maximize]
+//	simrun compare A B [--seeds N]
+//	simrun sweep   EXPERIMENT [--workers K] [--shard i/n]
+//	simrun list [--long]
+//	simrun version
 //
-// Exit status: 0 on success, 1 when an invariant was violated (the seed and
-// the violation are printed), 2 on bad input.
+// The command line is spf13/cobra with spf13/pflag (the library of kubectl,
+// docker, hugo and gh): flags may come before or after the positional
+// arguments, `-h/--help` works on every command and prints to stdout,
+// extra positional arguments are an error, and shell completion comes for
+// free. Exit status (exitCodesHelp): 0 success, 1 an invariant was violated
+// or no value meets the requirements, 2 bad input (or an output that cannot
+// be written), 3 an internal error (a bug: please report), 130 interrupted.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
-
-// command is one subcommand. Each lives in its own file and registers
-// itself in init, so subcommands can be added without touching this file.
-type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
-}
-
-var commands = map[string]command{}
-
-func register(name string, c command) { commands[name] = c }
 
 // Exit codes (INTERFACE.md).
 const (
-	exitOK        = 0
-	exitViolation = 1
-	exitBadInput  = 2
+	exitOK          = 0
+	exitViolation   = 1 // an invariant was violated; tune: no value meets the requirements
+	exitBadInput    = 2 // bad input, or an output that cannot be written
+	exitInternal    = 3 // a bug in simrun: please report it
+	exitInterrupted = 130
 )
+
+// exitCodesHelp closes every command's -h output.
+const exitCodesHelp = `
+Exit status:
+  0    success
+  1    an invariant was violated (run, explain: the seed is printed);
+       tune: no value in the range meets every requirement
+  2    bad input (unknown flag, extra argument, bad scenario) or an output
+       that cannot be written
+  3    internal error: a bug in simrun; please report it with the command
+  130  interrupted (SIGINT, SIGTERM or SIGHUP); finished points are kept
+`
+
+// exitError carries an exit status out of a command; msg (if any) has
+// already been printed or is printed by dispatch.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// fail returns an exitError whose message dispatch prints on stderr.
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// status returns a silent exitError (the command printed its own message).
+func status(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// app is one invocation: its output streams and what a crash report names.
+type app struct {
+	stdout *checkedWriter
+	stderr io.Writer
+	// running names the run in progress ("simrun run X --seed 3") for an
+	// internal-error report.
+	running string
+	// signalsArmed, when set (tests), is called once the command listens
+	// for SIGINT/SIGTERM/SIGHUP.
+	signalsArmed func()
+}
+
+// checkedWriter remembers the first write error on stdout, so that
+// `simrun run --json > /dev/full` fails instead of exiting 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// constructor builds one subcommand for an invocation. Each command lives
+// in its own file and registers itself in init.
+type constructor func(a *app) *cobra.Command
+
+var constructors []constructor
+
+func register(c constructor) { constructors = append(constructors, c) }
+
+// signalsHook is app.signalsArmed for the next dispatch (tests).
+var signalsHook func()
 
 func main() {
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitBadInput
+// dispatch runs one command line and returns its exit status. A panic
+// anywhere below is an internal error (exit 3) with a request to report it.
+func dispatch(args []string, stdout, stderr io.Writer) (code int) {
+	a := &app{stdout: &checkedWriter{w: stdout}, stderr: stderr, signalsArmed: signalsHook}
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "simrun: internal error: %v\n", p)
+			if a.running != "" {
+				fmt.Fprintf(stderr, "while running: %s\n", a.running)
+			}
+			fmt.Fprintf(stderr, "command: simrun %s\n", strings.Join(args, " "))
+			fmt.Fprintln(stderr, "This is a bug in simrun; please report it with the command above (and the scenario file), the seed and this stack:")
+			stderr.Write(debug.Stack())
+			code = exitInternal
 		}
-		return exitOK
+	}()
+	root := newRoot(a)
+	root.SetArgs(goStyleFlags(args))
+	err := root.Execute()
+	code = exitOK
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+			if ee.msg != "" {
+				fmt.Fprintln(stderr, ee.msg)
+			}
+		} else {
+			// Cobra's own errors: unknown command or flag, wrong number of
+			// arguments, a flag value that does not parse.
+			fmt.Fprintf(stderr, "simrun: %v\n", err)
+			cmd, _, ferr := root.Find(args)
+			name := "simrun"
+			if ferr == nil && cmd != nil {
+				name = cmd.CommandPath()
+			}
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
+			code = exitBadInput
+		}
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "simrun: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return exitBadInput
+	if a.stdout.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "simrun: writing standard output: %v\n", a.stdout.err)
+		code = exitBadInput
 	}
-	return c.run(args[1:], stdout, stderr)
+	return code
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "simrun — deterministic simulator of Kafka consumer-group rebalances")
-	fmt.Fprintln(w, "\nUsage: simrun COMMAND [flags]\n\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+// goStyleFlags rewrites Go-flag spellings (-seed 3, -json) into pflag's
+// (--seed 3, --json), so command lines written for the earlier flag-package
+// simrun keep working. Only a single dash followed by two or more letters
+// is rewritten, and nothing after "--".
+var goStyleFlag = regexp.MustCompile(`^-[a-z][a-z0-9-]+(=.*)?$`)
+
+func goStyleFlags(args []string) []string {
+	out := make([]string, len(args))
+	rewrite := true
+	for i, a := range args {
+		if a == "--" {
+			rewrite = false
+		}
+		if rewrite && goStyleFlag.MatchString(a) {
+			a = "-" + a
+		}
+		out[i] = a
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	return out
+}
+
+func newRoot(a *app) *cobra.Command {
+	var showVersion bool
+	root := &cobra.Command{
+		Use:   "simrun",
+		Short: "deterministic simulator of Kafka consumer-group rebalances",
+		Long: `simrun — deterministic simulator of Kafka consumer-group rebalances.
+
+Same scenario + same seed = the same trace, byte for byte. SCENARIO and
+EXPERIMENT are files or built-in names (simrun list).`,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				return printVersion(a, cmd)
+			}
+			// No command: the usage on stderr, as go(1) does.
+			cmd.SetOut(a.stderr)
+			cmd.Usage()
+			return status(exitBadInput)
+		},
 	}
-	fmt.Fprintln(w, "\nRun 'simrun COMMAND -h' for the flags of one command.")
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version, the Go version and the simulator fingerprint")
+	root.SetUsageTemplate(root.UsageTemplate() + exitCodesHelp)
+	root.CompletionOptions.HiddenDefaultCmd = false
+	for _, c := range constructors {
+		root.AddCommand(c(a))
+	}
+	return root
+}
+
+// synopsis sets cmd.Use to the command's name, its positional arguments
+// and every flag it takes, so the usage line lists them all.
+func synopsis(cmd *cobra.Command, positional string) {
+	name := strings.Fields(cmd.Use)[0]
+	parts := []string{name}
+	if positional != "" {
+		parts = append(parts, positional)
+	}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		s := "--" + f.Name
+		if v, _ := pflag.UnquoteUsage(f); v != "" {
+			s += " " + v
+		}
+		rep := ""
+		if strings.Contains(f.Value.Type(), "Slice") || strings.Contains(f.Value.Type(), "Array") || f.Value.Type() == "set" {
+			rep = "..."
+		}
+		parts = append(parts, "["+s+"]"+rep)
+	})
+	cmd.Use = strings.Join(parts, " ")
+	cmd.DisableFlagsInUseLine = true
 }

@@ -3,61 +3,76 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
+	"github.com/rebalsim/rebalsim/experiments"
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
-func init() {
-	register("run", command{summary: "run one scenario (a file or a built-in name) for one seed", run: cmdRun})
+func init() { register(newRunCmd) }
+
+func newRunCmd(a *app) *cobra.Command {
+	var (
+		seed                      uint64
+		asJSON                    bool
+		trace, perfetto, timeline string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "run one scenario (a file or a built-in name) for one seed",
+		Long: `Run one scenario for one seed and print what happened: a table and a
+timeline per group, or with --json the summary of INTERFACE.md. SCENARIO is
+a scenario file or a built-in name (simrun list).`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
+	}
+	fs := cmd.Flags()
+	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")
+	sets := addSetFlag(fs)
+	fs.BoolVar(&asJSON, "json", false, "print the JSON summary (with the effective configuration) on stdout")
+	fs.StringVar(&trace, "trace", "", "write the trace as JSON lines to `FILE.jsonl`")
+	fs.StringVar(&perfetto, "perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
+	fs.StringVar(&timeline, "timeline", "", "draw the run's timeline (member and coordinator states, evictions, dead marks, faults) to `FILE.png` or .svg")
+	synopsis(cmd, "SCENARIO")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline)
+	}
+	return cmd
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
-	sets := addSetFlag(fs)
-	asJSON := fs.Bool("json", false, "print the JSON summary on stdout")
-	trace := fs.String("trace", "", "write the trace as JSON lines to `FILE.jsonl`")
-	perfetto := fs.String("perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
-	timeline := fs.String("timeline", "", "draw the run's timeline (member and coordinator states, evictions, dead marks, faults) to `FILE.png` or .svg")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun run SCENARIO [--seed N] [--json] [--trace FILE.jsonl] [--perfetto FILE.json] [--timeline FILE.png]")
-		fmt.Fprintln(stderr, "SCENARIO is a scenario file or a built-in name (simrun list).")
-		fs.PrintDefaults()
-	}
-	path, ok := scenarioArg(fs, args)
-	if !ok {
-		return exitBadInput
-	}
+func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string) error {
+	stdout, stderr := a.stdout, a.stderr
 	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadInput
+		return fail(exitBadInput, "%v", err)
 	}
-	s := seedOr(fs, seed, sc.Seed)
+	printNotes(stderr, sc)
+	s := seedOr(cmd, seed, sc.Seed)
+	a.running = fmt.Sprintf("simrun run %s --seed %d%s", path, s, setsText(sets))
 	opts := harness.Options{}
 	var tf *atomicfile.File
 	var tw *bufio.Writer
-	if *trace != "" {
-		tf, err = atomicfile.Create(*trace)
+	if trace != "" {
+		tf, err = atomicfile.Create(trace)
 		if err != nil {
-			fmt.Fprintln(stderr, "simrun:", err)
-			return exitBadInput
+			return fail(exitBadInput, "simrun: %v", err)
 		}
 		defer tf.Abort() // no-op once committed
 		tw = bufio.NewWriterSize(tf, 1<<20)
 		opts.TraceJSONL = tw
 	}
-	opts.KeepTrace = *perfetto != "" || *timeline != ""
+	opts.KeepTrace = perfetto != "" || timeline != ""
 	var tl *timelineCollector
-	if !*asJSON {
+	if !asJSON {
 		// The timeline of the human output keeps only the few events it
 		// shows, picked from the trace as it is recorded.
 		tl = &timelineCollector{}
@@ -65,8 +80,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := harness.Run(sc, s, opts)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		return exitBadInput
+		return fail(exitBadInput, "simrun: %v", err)
 	}
 	if tf != nil {
 		err := tw.Flush()
@@ -74,26 +88,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			err = tf.Commit()
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "simrun: writing trace:", err)
-			return exitBadInput
+			return fail(exitBadInput, "simrun: writing trace: %v", err)
 		}
 	}
-	if *perfetto != "" {
-		if err := harness.WritePerfettoFile(*perfetto, res.Trace); err != nil {
-			fmt.Fprintln(stderr, "simrun: writing perfetto trace:", err)
-			return exitBadInput
+	if perfetto != "" {
+		if err := harness.WritePerfettoFile(perfetto, res.Trace); err != nil {
+			return fail(exitBadInput, "simrun: writing perfetto trace: %v", err)
 		}
 	}
-	if *timeline != "" {
-		if err := writeTimeline(*timeline, sc, res); err != nil {
-			fmt.Fprintln(stderr, "simrun: writing timeline:", err)
-			return exitBadInput
+	if timeline != "" {
+		if err := writeTimeline(timeline, sc, res); err != nil {
+			return fail(exitBadInput, "simrun: writing timeline: %v", err)
 		}
 	}
-	if *asJSON {
+	if asJSON {
+		out := runJSON{Summary: res.Summary, Config: experiments.EffectiveConfig(sc)}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(res.Summary)
+		if err := enc.Encode(out); err != nil {
+			return fail(exitBadInput, "simrun: writing JSON: %v", err)
+		}
 	} else {
 		printHuman(stdout, &res.Summary, path, tl)
 	}
@@ -103,10 +117,48 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if v.Event != "" {
 			fmt.Fprintf(stderr, "first violating event: %s\n", v.Event)
 		}
-		fmt.Fprintf(stderr, "reproduce with: simrun run %s --seed %d\n", path, s)
-		return exitViolation
+		fmt.Fprintf(stderr, "reproduce with: simrun run %s --seed %d%s\n", path, s, setsText(sets))
+		return status(exitViolation)
 	}
-	return exitOK
+	return nil
+}
+
+// runJSON is `simrun run --json`: the summary of INTERFACE.md with the
+// effective configuration (every profile default filled in) beside it.
+type runJSON struct {
+	harness.Summary
+	Config experiments.Config `json:"effective_config"`
+}
+
+// setsText renders --set overrides for a reproduce line.
+func setsText(sets *setFlags) string {
+	if sets == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, o := range *sets {
+		v, _ := json.Marshal(o.Value)
+		fmt.Fprintf(&b, " --set %s", shellQuote(o.Path+"="+strings.Trim(string(v), `"`)))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printNotes prints the scenario's parse notes (a Kafka version resolved
+// to its profile era) on stderr.
+func printNotes(w io.Writer, sc *scenario.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
 }
 
 func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineCollector) {

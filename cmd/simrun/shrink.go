@@ -1,18 +1,16 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-func init() {
-	register("shrink", command{summary: "reduce a run's faults to the few that still show a property (an invariant violation, an eviction, ...)", run: cmdShrink})
-}
+func init() { register(newShrinkCmd) }
 
 // shrinkProperties are what `simrun shrink --until` can look for.
 var shrinkProperties = map[string]func(*harness.Summary) bool{
@@ -47,57 +45,58 @@ func sumGroups(s *harness.Summary, f func(*harness.GroupSummary) int) int {
 	return n
 }
 
-func cmdShrink(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 0, "seed (default: the scenario's seed)")
+func newShrinkCmd(a *app) *cobra.Command {
+	var seed uint64
+	var until, out string
+	cmd := &cobra.Command{
+		Use:   "shrink",
+		Short: "reduce a run's faults to the few that still show a property (an invariant violation, an eviction, ...)",
+		Long: `Write the run's fault timeline (swarm faults included) as explicit faults and
+delta-debug it down to a 1-minimal set that still shows the property.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios(1),
+	}
+	fs := cmd.Flags()
+	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")
 	sets := addSetFlag(fs)
-	until := fs.String("until", "violation", "the property to keep: violation, evictions, false-evictions, dead-marks, false-dead-marks, unstable")
-	out := fs.String("out", "", "write the reduced scenario to `FILE.yaml` (default: print it)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun shrink SCENARIO [--seed N] [--until PROPERTY] [--out FILE.yaml]")
-		fmt.Fprintln(stderr, "Writes the run's fault timeline (swarm faults included) as explicit faults and")
-		fmt.Fprintln(stderr, "delta-debugs it down to a 1-minimal set that still shows the property.")
-		fs.PrintDefaults()
+	fs.StringVar(&until, "until", "violation", "the `PROPERTY` to keep: violation, evictions, false-evictions, dead-marks, false-dead-marks, unstable")
+	fs.StringVar(&out, "out", "", "write the reduced scenario to `FILE.yaml` (default: print it)")
+	synopsis(cmd, "SCENARIO")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		path := args[0]
+		stdout, stderr := a.stdout, a.stderr
+		holds, ok := shrinkProperties[until]
+		if !ok {
+			return fail(exitBadInput, "simrun shrink: unknown property %q; want violation, evictions, false-evictions, dead-marks, false-dead-marks or unstable", until)
+		}
+		sc, source, data, err := loadScenario(path, sets)
+		if err != nil {
+			return fail(exitBadInput, "%v", err)
+		}
+		printNotes(stderr, sc)
+		s := seedOr(cmd, seed, sc.Seed)
+		a.running = fmt.Sprintf("simrun shrink %s --seed %d --until %s%s", path, s, until, setsText(sets))
+		res, err := harness.Shrink(sc, s, holds, 0)
+		if err != nil {
+			return fail(exitBadInput, "simrun shrink: %s --seed %d: %v", path, s, err)
+		}
+		reduced, err := scenario.WithFaults(source, data, res.Faults)
+		if err != nil {
+			return fail(exitBadInput, "simrun shrink: %v", err)
+		}
+		fmt.Fprintf(stderr, "shrink: %d faults -> %d that still show %q (%d runs)\n", res.From, len(res.Faults), until, res.Runs)
+		for _, f := range res.Faults {
+			fmt.Fprintf(stderr, "  %s\n", scenario.FormatFault(f))
+		}
+		if out == "" {
+			stdout.Write(reduced)
+			return nil
+		}
+		if err := atomicfile.WriteFile(out, reduced); err != nil {
+			return fail(exitBadInput, "simrun shrink: %v", err)
+		}
+		fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d\n", out, out, s)
+		return nil
 	}
-	path, ok := scenarioArg(fs, args)
-	if !ok {
-		return exitBadInput
-	}
-	holds, ok := shrinkProperties[*until]
-	if !ok {
-		fmt.Fprintf(stderr, "simrun shrink: unknown property %q\n", *until)
-		fs.Usage()
-		return exitBadInput
-	}
-	sc, source, data, err := loadScenario(path, sets)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitBadInput
-	}
-	s := seedOr(fs, seed, sc.Seed)
-	res, err := harness.Shrink(sc, s, holds, 0)
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun shrink: %s --seed %d: %v\n", path, s, err)
-		return exitBadInput
-	}
-	reduced, err := scenario.WithFaults(source, data, res.Faults)
-	if err != nil {
-		fmt.Fprintln(stderr, "simrun shrink:", err)
-		return exitBadInput
-	}
-	fmt.Fprintf(stderr, "shrink: %d faults -> %d that still show %q (%d runs)\n", res.From, len(res.Faults), *until, res.Runs)
-	for _, f := range res.Faults {
-		fmt.Fprintf(stderr, "  %s\n", scenario.FormatFault(f))
-	}
-	if *out == "" {
-		stdout.Write(reduced)
-		return exitOK
-	}
-	if err := atomicfile.WriteFile(*out, reduced); err != nil {
-		fmt.Fprintln(stderr, "simrun shrink:", err)
-		return exitBadInput
-	}
-	fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d\n", *out, *out, s)
-	return exitOK
+	return cmd
 }

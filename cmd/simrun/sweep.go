@@ -3,21 +3,20 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/rebalsim/rebalsim/experiments"
 )
 
 func init() {
-	register("sweep", command{summary: "run an experiment (a file or a built-in name) over its grid and seeds", run: cmdSweep})
+	register(newSweepCmd)
 	builtinExperiments = experiments.BuiltinNames
 }
 
@@ -26,12 +25,16 @@ type sweepFlags struct {
 	out     string
 	workers int
 	shard   string
+	sets    *setFlags
 }
 
-func (f *sweepFlags) register(fs *flag.FlagSet) {
+func (f *sweepFlags) register(fs *pflag.FlagSet, shard bool) {
 	fs.StringVar(&f.out, "out", "", "output `DIR` (default results/<experiment name>)")
-	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default GOMAXPROCS)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` of the points (0 <= i < n); join with simrun merge")
+	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
+	if shard {
+		fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` of the points (0 <= i < n); join with simrun merge")
+	}
+	f.sets = addSetFlagNamed(fs, "set", "override a setting of the experiment's base scenario, `PATH=VALUE` (repeatable); swept values still apply on top")
 }
 
 // sweepGCPercent is the garbage collector's target while a sweep runs: each
@@ -47,44 +50,45 @@ func tuneGC() {
 	}
 }
 
-func cmdSweep(args []string, stdout, stderr io.Writer) int {
-	tuneGC()
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func newSweepCmd(a *app) *cobra.Command {
 	var f sweepFlags
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: simrun sweep EXPERIMENT [--out DIR] [--workers K] [--shard i/n]")
-		fmt.Fprintln(stderr, "EXPERIMENT is an experiment file or a built-in name (simrun list).")
-		fmt.Fprintln(stderr, "Finished points are kept in DIR/.points; running again resumes.")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "run an experiment (a file or a built-in name) over its grid and seeds",
+		Long: `Run an experiment over its grid and seeds and write DIR/points.csv,
+DIR/points_long.csv (one row per point, seed and figure), DIR/summary.csv,
+DIR/effective_config.jsonl and the plots. EXPERIMENT is an experiment file or
+a built-in name (simrun list). Finished points are kept in DIR/.points;
+running again resumes.`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeNames(experiments.BuiltinNames, 1),
 	}
-	e, dir, code := loadAndSweep(fs, &f, args, stdout, stderr)
-	if code != exitOK || e == nil {
-		return code
+	f.register(cmd.Flags(), true)
+	synopsis(cmd, "EXPERIMENT")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		tuneGC()
+		_, _, err := a.loadAndSweep(&f, args[0])
+		return err
 	}
-	_ = dir
-	return exitOK
+	return cmd
 }
 
-// loadAndSweep parses the flags and the experiment, then sweeps. It returns
-// the experiment and the directory when the sweep is complete.
-func loadAndSweep(fs *flag.FlagSet, f *sweepFlags, args []string, stdout, stderr io.Writer) (*experiments.Experiment, string, int) {
-	path, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		return nil, "", exitBadInput
-	}
-	if path == "" && fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
-	if path == "" {
-		fs.Usage()
-		return nil, "", exitBadInput
+// loadAndSweep loads the experiment and sweeps it. It returns the
+// experiment when the sweep is complete (nil after a shard), and the
+// directory.
+func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment, string, error) {
+	stdout, stderr := a.stdout, a.stderr
+	if err := checkWorkers(f.workers); err != nil {
+		return nil, "", err
 	}
 	e, err := experiments.Load(path)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, "", exitBadInput
+		return nil, "", fail(exitBadInput, "%v", err)
+	}
+	if f.sets != nil && len(*f.sets) > 0 {
+		if e, err = e.WithOverrides(*f.sets); err != nil {
+			return nil, "", fail(exitBadInput, "%s: --set: %v", path, err)
+		}
 	}
 	opts := experiments.Options{Out: f.out, Workers: f.workers, Log: stderr}
 	if opts.Out == "" {
@@ -92,29 +96,38 @@ func loadAndSweep(fs *flag.FlagSet, f *sweepFlags, args []string, stdout, stderr
 	}
 	if f.shard != "" {
 		if opts.Shard, err = experiments.ParseShard(f.shard); err != nil {
-			fmt.Fprintln(stderr, "simrun:", err)
-			return nil, "", exitBadInput
+			return nil, "", fail(exitBadInput, "simrun: %v", err)
 		}
 	}
 	if sf, ok := stderr.(*os.File); ok {
 		opts.Progress = stderr
 		opts.ProgressTTY = term.IsTerminal(int(sf.Fd()))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := a.interruptible()
 	defer stop()
+	a.running = "simrun sweep " + path
 	out, err := experiments.Sweep(ctx, e, opts)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		if errors.Is(err, context.Canceled) {
-			return nil, "", exitViolation + 129 // 130: interrupted, as a shell reports SIGINT
-		}
-		return nil, "", exitBadInput
+		return nil, "", sweepError(err)
 	}
 	fmt.Fprintf(stdout, "%s: %d points × %d seeds; %d points resumed, %d runs now\n", e.Name, out.Points, e.Seeds, out.Skipped, out.Ran)
 	if !out.Complete {
 		fmt.Fprintf(stdout, "shard %s done; %d points belong to other shards: simrun merge DIR... --out DIR\n", f.shard, out.Missing)
-		return nil, opts.Out, exitOK
+		return nil, opts.Out, nil
 	}
-	fmt.Fprintf(stdout, "wrote %s/points.csv, summary.csv and %d plots\n", opts.Out, len(e.Plots))
-	return e, opts.Out, exitOK
+	fmt.Fprintf(stdout, "wrote %s/points.csv, points_long.csv, summary.csv and %d plots\n", opts.Out, len(e.Plots))
+	return e, opts.Out, nil
+}
+
+// sweepError maps a sweep's error to an exit status: an interrupt (any of
+// interruptSignals) is 130 with one message whatever the signal.
+func sweepError(err error) error {
+	var pe *experiments.PanicError
+	if errors.As(err, &pe) {
+		return fail(exitInternal, "simrun: internal error: %v\nThis is a bug in simrun; please report it with the command, the scenario and this message (it names the point and seed).\n%s", pe, pe.Stack)
+	}
+	if errors.Is(err, context.Canceled) {
+		return fail(exitInterrupted, "simrun: interrupted: %v", err)
+	}
+	return fail(exitBadInput, "simrun: %v", err)
 }

@@ -1,0 +1,183 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
+)
+
+// CompareSide is one configuration of a comparison: a scenario (its bytes
+// with any overrides applied) and the name it is shown under.
+type CompareSide struct {
+	Name   string
+	Source string
+	Data   []byte
+}
+
+// FigureComparison is one figure of A and B on the same seeds.
+type FigureComparison struct {
+	Figure string `json:"figure"`
+	A      Num    `json:"a"`
+	ALo    Num    `json:"a_ci95_lo"`
+	AHi    Num    `json:"a_ci95_hi"`
+	B      Num    `json:"b"`
+	BLo    Num    `json:"b_ci95_lo"`
+	BHi    Num    `json:"b_ci95_hi"`
+	// Diff is the mean of the paired differences B − A over the seeds
+	// where both runs have a value, with its Student-t interval (paired
+	// t); Pairs counts those seeds.
+	Diff   Num `json:"diff"`
+	DiffLo Num `json:"diff_ci95_lo"`
+	DiffHi Num `json:"diff_ci95_hi"`
+	Pairs  int `json:"pairs"`
+	// Distinguishable: the interval of the difference excludes 0.
+	Distinguishable bool   `json:"distinguishable"`
+	Interval        string `json:"interval"` // of A and B
+	a, b            Estimate
+}
+
+// Comparison is the result of simrun compare.
+type Comparison struct {
+	A, B    CompareSide          `json:"-"`
+	Seeds   int                  `json:"seeds"`
+	Figures []FigureComparison   `json:"figures"`
+	ConfigA Config               `json:"effective_config_a"`
+	ConfigB Config               `json:"effective_config_b"`
+	Runs    map[string][]float64 `json:"-"`
+}
+
+// Compare runs A and B on seeds 1..seeds (each a one-point sweep in
+// DIR/a and DIR/b: workers, resume) and compares every figure.
+func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions) (*Comparison, error) {
+	c := &Comparison{A: a, B: b, Seeds: seeds}
+	var runs [2][][]float64
+	for i, side := range []CompareSide{a, b} {
+		data := fmt.Sprintf("name: compare-%c\nseeds: %d\nscenario: base\n", 'a'+i, seeds)
+		e, err := parse("compare "+side.Name, []byte(data), &resolvedScenario{source: side.Source, data: side.Data})
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(opts.Out, string(rune('a'+i)))
+		if _, err := Sweep(ctx, e, Options{Out: dir, Workers: opts.Workers, Runner: opts.Runner, Log: opts.Log}); err != nil {
+			return nil, err
+		}
+		rs, err := LoadResults(e, dir)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = rs.Runs[0]
+		sc, err := e.Scenario(e.Points()[0])
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			c.ConfigA = EffectiveConfig(sc)
+		} else {
+			c.ConfigB = EffectiveConfig(sc)
+		}
+	}
+	hours := figureIndex("member_hours")
+	for f, name := range FigureNames() {
+		fc := FigureComparison{Figure: name}
+		kind, _ := KindOf(name, "mean")
+		est := func(r [][]float64) Estimate {
+			if kind == KindRate {
+				base := figureIndex(strings.TrimSuffix(name, "_per_member_hour"))
+				return FigureInterval(kind, 0, column(r, base), column(r, hours))
+			}
+			return FigureInterval(kind, 0, column(r, f), nil)
+		}
+		fc.a, fc.b = est(runs[0]), est(runs[1])
+		fc.A, fc.ALo, fc.AHi = Num(fc.a.Value), Num(fc.a.Lo), Num(fc.a.Hi)
+		fc.B, fc.BLo, fc.BHi = Num(fc.b.Value), Num(fc.b.Lo), Num(fc.b.Hi)
+		fc.Interval = kind.String()
+		d, lo, hi, n := PairedDifference(column(runs[0], f), column(runs[1], f))
+		fc.Diff, fc.DiffLo, fc.DiffHi, fc.Pairs = Num(d), Num(lo), Num(hi), n
+		fc.Distinguishable = n >= 2 && (lo > 0 || hi < 0)
+		c.Figures = append(c.Figures, fc)
+	}
+	return c, nil
+}
+
+// PairedDifference is the mean of b[s] − a[s] over the seeds where both
+// have a value, with the two-sided 95 % paired Student-t interval. Same
+// seeds make the two runs share their random draws where the
+// configurations agree, so the difference is much tighter than two
+// separate intervals. With fewer than 2 pairs the interval is NaN; when
+// every difference is the same the interval is that one value.
+func PairedDifference(a, b []float64) (mean, lo, hi float64, n int) {
+	var d []float64
+	for s := range a {
+		if s < len(b) && !math.IsNaN(a[s]) && !math.IsNaN(b[s]) {
+			d = append(d, b[s]-a[s])
+		}
+	}
+	nan := math.NaN()
+	n = len(d)
+	if n == 0 {
+		return nan, nan, nan, 0
+	}
+	mean = stat.Mean(d, nil)
+	if n < 2 {
+		return mean, nan, nan, n
+	}
+	sd := stat.StdDev(d, nil)
+	if sd == 0 {
+		return mean, mean, mean, n
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	half := t * sd / math.Sqrt(float64(n))
+	return mean, mean - half, mean + half, n
+}
+
+// compareFigures are drawn side by side (the ones with a value).
+var compareFigures = []string{"recovery_ms", "rebalance_count", "rebalance_duration_ms_p95", "evictions",
+	"false_evictions", "coordinator_dead_marks", "unowned_partition_seconds", "double_owned_partition_seconds"}
+
+// WriteComparePlot draws A and B side by side for the main figures (one
+// panel each: two bars with their 95 % intervals, the paired difference
+// under the panel) to DIR/compare.png and .svg. It returns the PNG path, or
+// "" when no main figure has a value.
+func WriteComparePlot(c *Comparison, dir string) (string, error) {
+	var panels []report.Panel
+	for _, name := range compareFigures {
+		for _, fc := range c.Figures {
+			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) {
+				continue
+			}
+			caption := "B − A: " + FormatShort(float64(fc.Diff)) + " [" + FormatShort(float64(fc.DiffLo)) + ", " + FormatShort(float64(fc.DiffHi)) + "]"
+			if fc.Distinguishable {
+				caption += " *"
+			}
+			panels = append(panels, report.Panel{Title: axisLabel(fc.Figure), Caption: caption,
+				A: fc.a.Value, ALo: fc.a.Lo, AHi: fc.a.Hi, B: fc.b.Value, BLo: fc.b.Lo, BHi: fc.b.Hi})
+		}
+	}
+	if len(panels) == 0 {
+		return "", nil
+	}
+	title := fmt.Sprintf("A = %s vs B = %s, %d paired seeds (mean with 95%% interval; * = difference distinguishable from 0)", c.A.Name, c.B.Name, c.Seeds)
+	fig, err := report.SideBySide(title, "A", "B", panels)
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(dir, "compare")
+	for _, format := range []string{"png", "svg"} {
+		b, err := report.Render(fig, format)
+		if err != nil {
+			return "", err
+		}
+		if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
+			return "", err
+		}
+	}
+	return base + ".png", nil
+}

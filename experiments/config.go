@@ -1,0 +1,74 @@
+package experiments
+
+import (
+	"time"
+
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// Config is the effective configuration of a run: what the simulator used,
+// with every profile default filled in, under the Kafka property names of a
+// scenario file (times in ms). `simrun run --json`, `simrun tune --json`,
+// `simrun compare --json` and a sweep's effective_config.jsonl carry it, so
+// a result says which session.timeout.ms it had even when the file left it
+// to the profile.
+type Config struct {
+	Scenario    string         `json:"scenario"`
+	DurationMs  int64          `json:"duration_ms"`
+	Coordinator map[string]any `json:"coordinator"`
+	Network     map[string]any `json:"network"`
+	Groups      []GroupConfig  `json:"groups"`
+	Faults      []string       `json:"faults"`
+}
+
+// GroupConfig is one groups: entry (a group or one cohort of one).
+type GroupConfig struct {
+	ID      string         `json:"id"`
+	Members int            `json:"members"`
+	Client  map[string]any `json:"client"`
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// EffectiveConfig describes a parsed scenario (defaults filled in).
+func EffectiveConfig(sc *scenario.Scenario) Config {
+	c := sc.Coordinator
+	cfg := Config{
+		Scenario:   sc.Name,
+		DurationMs: ms(sc.Duration),
+		Coordinator: map[string]any{
+			"brokers":                          c.Brokers,
+			"profile":                          c.Profile,
+			"group.initial.rebalance.delay.ms": ms(c.InitialRebalanceDelay),
+			"group.min.session.timeout.ms":     ms(c.MinSessionTimeout),
+			"group.max.session.timeout.ms":     ms(c.MaxSessionTimeout),
+			"group.max.size":                   c.MaxSize,
+			"offsets.commit.timeout.ms":        ms(c.OffsetsCommitTimeout),
+		},
+		Network: map[string]any{
+			"latency": scenario.FormatDist(sc.Network.Latency),
+			"loss":    sc.Network.Loss,
+		},
+		Faults: []string{},
+	}
+	for _, g := range sc.Groups {
+		cl := g.Client
+		cfg.Groups = append(cfg.Groups, GroupConfig{ID: g.ID, Members: g.Members, Client: map[string]any{
+			"profile":                       cl.Profile,
+			"session.timeout.ms":            ms(cl.SessionTimeout),
+			"heartbeat.interval.ms":         ms(cl.HeartbeatInterval),
+			"max.poll.interval.ms":          ms(cl.MaxPollInterval),
+			"retry.backoff.ms":              ms(cl.RetryBackoff),
+			"retry.backoff.max.ms":          ms(cl.RetryBackoffMax),
+			"request.timeout.ms":            ms(cl.RequestTimeout),
+			"partition.assignment.strategy": cl.Assignors,
+			"group.instance.id":             cl.StaticMembership,
+			"enable.auto.commit":            cl.AutoCommit,
+			"auto.commit.interval.ms":       ms(cl.AutoCommitInterval),
+		}})
+	}
+	for _, f := range sc.Faults {
+		cfg.Faults = append(cfg.Faults, scenario.FormatFault(f))
+	}
+	return cfg
+}

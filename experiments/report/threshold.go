@@ -1,0 +1,226 @@
+package report
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ThresholdSeries is one curve of a requirement plot: estimates Y at X
+// with their interval [Lo, Hi] (±Inf: unbounded, drawn to the plot's
+// edge), and Bad: x values whose runs are invalid or have no value.
+type ThresholdSeries struct {
+	Name      string
+	X, Y      []float64
+	Lo, Hi    []float64
+	Bad       []float64
+	BandLabel string // legend text of the interval whiskers, e.g. "95% interval (Garwood)"
+}
+
+// Threshold draws a figure against a parameter, with interval whiskers,
+// a requirement's threshold as a dashed red line, and optionally the
+// chosen value as a green vertical line (simrun tune).
+func Threshold(st Style, series []ThresholdSeries, bound float64, boundLabel string, mark float64, markLabel string) (Figure, error) {
+	p := newPlot(st)
+	ymin, ymax := math.Min(bound, 0), bound
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for i := range s.X {
+			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+			for _, v := range []float64{s.Y[i], s.Lo[i], s.Hi[i]} {
+				if !math.IsNaN(v) && !math.IsInf(v, 0) {
+					ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
+				}
+			}
+		}
+		for _, x := range s.Bad {
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		}
+	}
+	if ymax == ymin {
+		ymax = ymin + 1
+	}
+	top := ymax + 0.08*(ymax-ymin)
+	clip := func(v float64) float64 {
+		switch {
+		case math.IsInf(v, 1):
+			return top
+		case math.IsInf(v, -1):
+			return ymin
+		}
+		return v
+	}
+	for i, s := range series {
+		col := plotutil.Color(i)
+		var pts plotter.XYs
+		var errs plotter.YErrors
+		for j := range s.X {
+			if math.IsNaN(s.Y[j]) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			lo, hi := clip(s.Lo[j]), clip(s.Hi[j])
+			if math.IsNaN(lo) || math.IsNaN(hi) {
+				lo, hi = s.Y[j], s.Y[j]
+			}
+			errs = append(errs, struct{ Low, High float64 }{s.Y[j] - lo, hi - s.Y[j]})
+		}
+		if len(pts) > 0 {
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, sc.Color = col, col
+			l.Width = vg.Points(1.5)
+			sc.Shape = plotutil.Shape(i)
+			sc.Radius = vg.Points(2.8)
+			p.Add(l, sc)
+			name := s.Name
+			if name == "" {
+				name = "estimate"
+			}
+			p.Legend.Add(name, l, sc)
+			eb := &plotter.YErrorBars{XYs: pts, YErrors: errs, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
+			p.Add(eb)
+			if i == 0 && s.BandLabel != "" {
+				p.Legend.Add(s.BandLabel, &plotter.Line{LineStyle: eb.LineStyle})
+			}
+		}
+		if len(s.Bad) > 0 {
+			var bad plotter.XYs
+			for _, x := range s.Bad {
+				bad = append(bad, plotter.XY{X: x, Y: ymin})
+			}
+			sc, err := plotter.NewScatter(bad)
+			if err != nil {
+				return nil, err
+			}
+			sc.Shape = draw.CrossGlyph{}
+			sc.Color = color.RGBA{R: 200, A: 255}
+			sc.Radius = vg.Points(4)
+			p.Add(sc)
+			if i == 0 {
+				p.Legend.Add("invalid / no value (fails)", sc)
+			}
+		}
+	}
+	if xmin > xmax {
+		xmin, xmax = 0, 1
+	}
+	th, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: bound}, {X: xmax, Y: bound}})
+	if err != nil {
+		return nil, err
+	}
+	th.Color = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	th.Width = vg.Points(1.5)
+	th.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	p.Add(th)
+	p.Legend.Add(boundLabel, th)
+	if !math.IsNaN(mark) {
+		ml, err := plotter.NewLine(plotter.XYs{{X: mark, Y: ymin}, {X: mark, Y: top}})
+		if err != nil {
+			return nil, err
+		}
+		ml.Color = color.RGBA{G: 140, A: 255}
+		ml.Width = vg.Points(1.5)
+		p.Add(ml)
+		p.Legend.Add(markLabel, ml)
+	}
+	p.Y.Min, p.Y.Max = ymin, top
+	return plotFigure{p}, nil
+}
+
+// Panel is one figure of a side-by-side comparison: A and B with their
+// intervals (NaN: none) and a caption under the axis (the difference).
+type Panel struct {
+	Title, Caption string
+	A, ALo, AHi    float64
+	B, BLo, BHi    float64
+}
+
+// SideBySide draws one small panel per figure, A and B as two bars with
+// their interval whiskers (simrun compare).
+func SideBySide(title, nameA, nameB string, panels []Panel) (Figure, error) {
+	cols := min(4, len(panels))
+	rows := (len(panels) + cols - 1) / cols
+	plots := make([][]*plot.Plot, rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	colA, colB := plotutil.Color(0), plotutil.Color(1)
+	for i, pn := range panels {
+		p := plot.New()
+		p.Title.Text = pn.Title
+		p.Title.TextStyle.Font.Size = vg.Points(10)
+		p.X.Label.Text = pn.Caption
+		p.X.Label.TextStyle.Font.Size = vg.Points(8.5)
+		p.Y.Tick.Label.Font.Size = vg.Points(8)
+		p.X.Tick.Label.Font.Size = vg.Points(9)
+		val := func(v float64) float64 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0
+			}
+			return v
+		}
+		for j, c := range []color.Color{colA, colB} {
+			vals := plotter.Values{0, 0}
+			vals[j] = val([]float64{pn.A, pn.B}[j])
+			b, err := plotter.NewBarChart(vals, vg.Points(24))
+			if err != nil {
+				return nil, err
+			}
+			b.Color = c
+			b.LineStyle.Width = 0
+			p.Add(b)
+		}
+		var pts plotter.XYs
+		var errs plotter.YErrors
+		for j, e := range [][3]float64{{pn.A, pn.ALo, pn.AHi}, {pn.B, pn.BLo, pn.BHi}} {
+			if ok(e[0], false) && ok(e[1], false) && ok(e[2], false) {
+				pts = append(pts, plotter.XY{X: float64(j), Y: e[0]})
+				errs = append(errs, struct{ Low, High float64 }{e[0] - e[1], e[2] - e[0]})
+			}
+		}
+		if len(pts) > 0 {
+			p.Add(&plotter.YErrorBars{XYs: pts, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1)}, CapWidth: vg.Points(5)})
+		}
+		p.NominalX(nameA, nameB)
+		p.Y.Min = math.Min(0, p.Y.Min)
+		if p.Y.Max <= p.Y.Min {
+			p.Y.Max = p.Y.Min + 1
+		}
+		plots[i/cols][i%cols] = p
+	}
+	return sideBySide{title: title, plots: plots}, nil
+}
+
+type sideBySide struct {
+	title string
+	plots [][]*plot.Plot
+}
+
+func (s sideBySide) Size() (vg.Length, vg.Length) {
+	return 28 * vg.Centimeter, vg.Length(len(s.plots))*8*vg.Centimeter + vg.Centimeter
+}
+
+func (s sideBySide) Draw(dc draw.Canvas) {
+	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	st.Font.Size = vg.Points(11)
+	dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
+	body := draw.Crop(dc, 0, 0, 0, -vg.Centimeter)
+	t := draw.Tiles{Rows: len(s.plots), Cols: len(s.plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 8}
+	canvases := plot.Align(s.plots, t, body)
+	for r := range s.plots {
+		for c := range s.plots[r] {
+			if s.plots[r][c] != nil {
+				s.plots[r][c].Draw(canvases[r][c])
+			}
+		}
+	}
+}
