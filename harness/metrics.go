@@ -185,7 +185,7 @@ func (w *world) observe(e *TraceEvent) {
 				m.lastChange = e.At
 			}
 			m.live++
-		case "crashed", "closed", "fatal":
+		case "crashed", "closed", "fatal", "host-down":
 			m.live--
 			if s.settledGen == m.coordGen && s.settledGen >= 0 {
 				m.settled--

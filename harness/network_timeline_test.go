@@ -188,3 +188,28 @@ func TestExplainNamesTheTCPChain(t *testing.T) {
 	assert.Contains(t, text, "session timer")
 	assert.True(t, dead.False)
 }
+
+// A member's host goes silent for 60 s (no FIN: the broker learns nothing)
+// and reboots: the coordinator evicts it one session after its last
+// heartbeat or commit (a true eviction: the process is gone), the new
+// process joins under a new member id and the group ends Stable with every
+// member in it.
+func TestNetTimelineMemberHostDown(t *testing.T) {
+	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, host-down: g-1, for: 60s}"))
+	res := run(t, sc, 1, Options{KeepTrace: true})
+	tr := res.Trace
+	p := find(tr, kindOf(EvProcess, "g-1"))
+	require.Len(t, p, 3)
+	assert.Equal(t, "host-down", p[1].State)
+	assert.Equal(t, "started", p[2].State)
+	assert.Equal(t, sim.Instant(120*time.Second), p[2].At)
+	assert.Empty(t, find(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvDisconnected && e.At >= sim.Instant(60*time.Second) && e.At < sim.Instant(120*time.Second)
+	}), "a silent host closes nothing")
+	gs := res.Summary.Groups[0]
+	assert.Equal(t, 1, gs.Evictions)
+	assert.Zero(t, gs.FalseEvictions)
+	assert.True(t, gs.StableAtEnd)
+	_, ids := tlIDs(tr)
+	assert.Len(t, ids["g-1"], 2)
+}

@@ -207,7 +207,7 @@ func (p *pfWriter) event(e *TraceEvent) {
 		case "started":
 			// A fresh process starts UNJOINED (MemberState.UNJOINED).
 			p.begin(t, ts, "UNJOINED", "member-state", args("process", "started"))
-		case "crashed", "closed", "fatal":
+		case "crashed", "closed", "fatal", "host-down":
 			p.end(t, ts)
 		}
 		p.instant(t, ts, "process "+e.State, "process", "")

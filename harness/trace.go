@@ -26,7 +26,7 @@ const (
 	EvRetransmit protocol.EventKind = "retransmit"
 	EvFault      protocol.EventKind = "fault" // a fault started (Reason = kind, Detail = target)
 	EvFaultEnd   protocol.EventKind = "fault-end"
-	EvProcess    protocol.EventKind = "process" // a member process started or ended (State = started, crashed, closed, paused, resumed)
+	EvProcess    protocol.EventKind = "process" // a member process started or ended (State = started, crashed, host-down, closed, fatal, paused, resumed)
 	EvBrokerRole protocol.EventKind = "coordinator-moved"
 	// EvBrokerProcess: a broker process crashed, its host went down, or it
 	// started again (State = crashed, host-down, started).
