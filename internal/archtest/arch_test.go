@@ -22,16 +22,18 @@ const module = "github.com/rebalsim/rebalsim"
 
 // allowed lists, for each package, the module packages it may import.
 var allowed = map[string][]string{
-	"sim":                {},
-	"model/protocol":     {},
-	"model/assign":       {"model/protocol"},
-	"model/client":       {"model/protocol", "model/assign"},
-	"model/coordinator":  {"model/protocol"},
-	"scenario":           {"model/assign", "internal/embedded"},
-	"harness":            {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
-	"experiments":        {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
-	"experiments/report": {},
-	"cmd/simrun":         {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol"},
+	"sim":               {},
+	"model/protocol":    {},
+	"model/assign":      {"model/protocol"},
+	"model/client":      {"model/protocol", "model/assign"},
+	"model/coordinator": {"model/protocol"},
+	// The consumer group protocol's broker side (KIP-848).
+	"model/coordinator/consumer": {"model/protocol", "model/assign"},
+	"scenario":                   {"model/assign", "internal/embedded"},
+	"harness":                    {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
+	"experiments":                {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
+	"experiments/report":         {},
+	"cmd/simrun":                 {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol"},
 }
 
 func root(t *testing.T) string {
@@ -92,7 +94,7 @@ func TestImportGraph(t *testing.T) {
 var forbiddenTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
 
 func TestDeterministicCore(t *testing.T) {
-	core := []string{"sim", "model/protocol", "model/assign", "model/client", "model/coordinator"}
+	core := []string{"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/coordinator/consumer"}
 	for _, pkg := range core {
 		fset := token.NewFileSet()
 		files := parseDir(t, fset, filepath.Join(root(t), pkg))

@@ -101,6 +101,9 @@ func (e ErrorCode) String() string {
 	case FencedInstanceID:
 		return "FENCED_INSTANCE_ID"
 	}
+	if n := consumerErrorName(e); n != "" {
+		return n
+	}
 	return fmt.Sprintf("ERROR_%d", int16(e))
 }
 

@@ -31,6 +31,9 @@ const (
 	APIHeartbeat       APIKey = 12
 	APILeaveGroup      APIKey = 13
 	APISyncGroup       APIKey = 14
+	// APIConsumerGroupHeartbeat is the consumer group protocol's only
+	// membership API (KIP-848; consumer.go).
+	APIConsumerGroupHeartbeat APIKey = 68
 )
 
 func (k APIKey) String() string {
@@ -47,6 +50,8 @@ func (k APIKey) String() string {
 		return "LeaveGroup"
 	case APISyncGroup:
 		return "SyncGroup"
+	case APIConsumerGroupHeartbeat:
+		return "ConsumerGroupHeartbeat"
 	}
 	return "Unknown"
 }

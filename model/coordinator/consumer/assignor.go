@@ -1,0 +1,135 @@
+package consumer
+
+import (
+	"slices"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// Server-side assignor names (group.consumer.assignors; the first is the default).
+const (
+	Uniform = "uniform"
+	Range   = "range"
+)
+
+// assignInput is one member as the target assignment sees it, in group order.
+type assignInput struct {
+	id, instance string
+	prev         []protocol.TopicPartition // its previous target, sorted
+}
+
+// uniform is UniformHomogeneousAssignmentBuilder (UHAB@4.3 L109-268), every
+// member subscribing to every topic: quota ⌊P/M⌋, P mod M members get one
+// more; each member keeps its previous target up to its quota (one extra
+// while extras remain), then the released and new partitions go, in order,
+// to the members below quota. Balanced (sizes differ by at most one) and
+// sticky.
+func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPartition {
+	out := make([][]protocol.TopicPartition, len(members))
+	if len(members) == 0 {
+		return out
+	}
+	var all []protocol.TopicPartition
+	for _, t := range topics {
+		for p := int32(0); p < t.Partitions; p++ {
+			all = append(all, protocol.TopicPartition{Topic: t.Name, Partition: p})
+		}
+	}
+	quota, extras := len(all)/len(members), len(all)%len(members)
+	taken := make(map[protocol.TopicPartition]bool, len(all))
+	for i, m := range members {
+		keep := quota
+		if len(m.prev) > quota && extras > 0 {
+			keep, extras = quota+1, extras-1
+		}
+		for _, p := range m.prev {
+			if len(out[i]) == keep {
+				break
+			}
+			if !slices.ContainsFunc(all, func(q protocol.TopicPartition) bool { return q == p }) || taken[p] {
+				continue
+			}
+			out[i] = append(out[i], p)
+			taken[p] = true
+		}
+	}
+	next := 0
+	for i := range members {
+		for len(out[i]) < quota {
+			for taken[all[next]] {
+				next++
+			}
+			out[i] = append(out[i], all[next])
+			taken[all[next]] = true
+		}
+	}
+	for i := range members {
+		if extras == 0 {
+			break
+		}
+		if len(out[i]) == quota {
+			for next < len(all) && taken[all[next]] {
+				next++
+			}
+			if next == len(all) {
+				break
+			}
+			out[i] = append(out[i], all[next])
+			taken[all[next]] = true
+			extras--
+		}
+	}
+	for i := range out {
+		slices.SortFunc(out[i], cmpTP)
+	}
+	return out
+}
+
+// rangeAssign is the server-side RangeAssignor (RA@4.3): per topic, members
+// sorted by instance id when they have one, else by member id, each getting
+// a contiguous range; the first P mod M get one more. Not sticky.
+func rangeAssign(members []assignInput, topics []assign.Topic) [][]protocol.TopicPartition {
+	out := make([][]protocol.TopicPartition, len(members))
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	key := func(i int) string {
+		if members[i].instance != "" {
+			return members[i].instance
+		}
+		return members[i].id
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch ka, kb := key(a), key(b); {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	for _, t := range topics {
+		n, m := int(t.Partitions), len(members)
+		if m == 0 {
+			break
+		}
+		per, extra := n/m, n%m
+		p := 0
+		for k, i := range order {
+			c := per
+			if k < extra {
+				c++
+			}
+			for j := 0; j < c; j++ {
+				out[i] = append(out[i], protocol.TopicPartition{Topic: t.Name, Partition: int32(p)})
+				p++
+			}
+		}
+	}
+	for i := range out {
+		slices.SortFunc(out[i], cmpTP)
+	}
+	return out
+}

@@ -1,0 +1,33 @@
+// Package consumer is the broker side of the consumer group protocol
+// (KIP-848, group.protocol=consumer): consumer groups as the Java group
+// coordinator's GroupMetadataManager serves them, beside the classic
+// coordinator of package coordinator. It is a pure state machine like the
+// classic one: the caller hands it ConsumerGroupHeartbeat requests and the
+// current time, and arms a timer at NextDeadline.
+//
+// What it mirrors (kafka-consumer-protocol.md, Kafka 4.0–4.3 sources):
+//
+//   - GroupMetadataManager.consumerGroupHeartbeat (§2.4): request checks,
+//     group creation, member lookup and epoch validation (§2.11), the group
+//     epoch bump on a subscription change or a member's removal (§2.5), the
+//     target assignment recomputed when the group epoch is ahead of the
+//     assignment epoch (§2.6, with 4.3's assignment batching), the
+//     reconciliation of the member (CurrentAssignmentBuilder, §2.7), the
+//     session and rebalance (revocation) timers (§2.9), leave with epoch −1
+//     and the static temporary leave −2 (§2.10), the response (§2.8).
+//   - Server-side assignors (§2.6): uniform (UniformHomogeneousAssignmentBuilder:
+//     balanced and sticky) and range (co-partitioned ranges, members by
+//     instance id then member id).
+//
+// Eras (Profile): kafka-4.0 … kafka-4.3; behaviour that changed between
+// them is a switch in behaviours, with the JIRA that changed it.
+//
+// Not modelled (yet): regex subscriptions and metadata changes (subscriptions
+// are fixed topic names), the heterogeneous uniform builder (every member
+// subscribes to the same topics in the scenarios this serves), rack-aware
+// assignment, classic members inside a consumer group and the online
+// migration (§4), persistence and failover of the group records, the
+// coordinator's event-loop cost. Deterministic deviations: Java iterates
+// members in hash-map order where it assigns or ties; here members are
+// visited in the order they joined.
+package consumer

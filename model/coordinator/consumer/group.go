@@ -1,0 +1,522 @@
+package consumer
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// GroupState is the consumer group's derived state (ConsumerGroup.
+// ConsumerGroupState, CG@4.3 L959-975).
+type GroupState uint8
+
+const (
+	Empty GroupState = iota
+	Assigning
+	Reconciling
+	GroupStable
+)
+
+func (s GroupState) String() string {
+	switch s {
+	case Empty:
+		return "Empty"
+	case Assigning:
+		return "Assigning"
+	case Reconciling:
+		return "Reconciling"
+	case GroupStable:
+		return "Stable"
+	}
+	return "?"
+}
+
+// Config is the broker's consumer-group configuration.
+type Config struct {
+	Name               string // the broker's name, for events
+	Profile            Profile
+	SessionTimeout     time.Duration // group.consumer.session.timeout.ms
+	HeartbeatInterval  time.Duration // group.consumer.heartbeat.interval.ms
+	MaxSize            int           // group.consumer.max.size (0: unlimited)
+	Assignors          []string      // group.consumer.assignors (first = default)
+	AssignmentInterval time.Duration // group.consumer.assignment.interval.ms (4.3)
+	// Topics is the metadata image of the topics groups subscribe to.
+	Topics []assign.Topic
+}
+
+// Member is one consumer-protocol member (ConsumerGroupMember).
+type Member struct {
+	ID, InstanceID   string
+	assignment                        // state, epochs, assigned, pending revocation
+	RebalanceTimeout time.Duration    // the client's max.poll.interval.ms
+	Topics           []string         // subscribed topic names, sorted
+	Assignor         string           // ServerAssignor, "" for the group default
+	sessionDeadline  protocol.Instant // session timer
+	rebalanceDL      protocol.Instant // rebalance (revocation) timer, Never when unarmed
+	rebalanceEpoch   int32            // the epoch the rebalance timer was armed at
+	target           []protocol.TopicPartition
+}
+
+// State is the member's reconciliation state; Epoch its member epoch.
+func (m *Member) State() MemberState { return m.state }
+
+// Epoch is the member epoch.
+func (m *Member) Epoch() int32 { return m.epoch }
+
+// Assigned are the partitions the member may use (sorted; shared).
+func (m *Member) Assigned() []protocol.TopicPartition { return m.assigned }
+
+// Revoking are the partitions the member must still give up.
+func (m *Member) Revoking() []protocol.TopicPartition { return m.revoking }
+
+type owner struct {
+	member string
+	epoch  int32
+}
+
+// Group is one consumer group (ConsumerGroup).
+type Group struct {
+	ID              string
+	Epoch           int32 // groupEpoch
+	AssignmentEpoch int32 // the target assignment's epoch
+	assignedAt      protocol.Instant
+	computedOnce    bool
+	members         []*Member // in join order
+	owners          map[protocol.TopicPartition]owner
+}
+
+// Members lists the group's members in join order (shared, do not mutate).
+func (g *Group) Members() []*Member { return g.members }
+
+// Member finds a member by id.
+func (g *Group) Member(id string) *Member {
+	for _, m := range g.members {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+func (g *Group) static(instance string) *Member {
+	for _, m := range g.members {
+		if m.InstanceID == instance {
+			return m
+		}
+	}
+	return nil
+}
+
+// State derives the group state.
+func (g *Group) State() GroupState {
+	switch {
+	case len(g.members) == 0:
+		return Empty
+	case g.Epoch > g.AssignmentEpoch:
+		return Assigning
+	}
+	for _, m := range g.members {
+		if m.state != Stable || m.epoch != g.AssignmentEpoch {
+			return Reconciling
+		}
+	}
+	return GroupStable
+}
+
+// Output collects what one call produced.
+type Output struct {
+	Resp   *protocol.ConsumerGroupHeartbeatResponse
+	Events []protocol.Event
+}
+
+// Coordinator holds the consumer groups of one broker.
+type Coordinator struct {
+	cfg    Config
+	b      *behaviour
+	groups []*Group
+	nextID int
+}
+
+// New returns a coordinator; it fails on an unknown profile.
+func New(cfg Config) (*Coordinator, error) {
+	b, err := lookup(cfg.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if len(cfg.Assignors) == 0 {
+		cfg.Assignors = []string{Uniform, Range}
+	}
+	if b.batching && cfg.AssignmentInterval == 0 {
+		cfg.AssignmentInterval = DefaultAssignmentInterval
+	}
+	return &Coordinator{cfg: cfg, b: b}, nil
+}
+
+// Group returns a group by id, or nil.
+func (c *Coordinator) Group(id string) *Group {
+	for _, g := range c.groups {
+		if g.ID == id {
+			return g
+		}
+	}
+	return nil
+}
+
+func (c *Coordinator) emit(out *Output, g *Group, ev protocol.Event) {
+	ev.Node, ev.Group = c.cfg.Name, g.ID
+	out.Events = append(out.Events, ev)
+}
+
+func (c *Coordinator) respond(out *Output, err protocol.ErrorCode, id string, epoch int32) {
+	out.Resp = &protocol.ConsumerGroupHeartbeatResponse{Error: err, MemberID: id, MemberEpoch: epoch,
+		HeartbeatIntervalMs: int32(c.cfg.HeartbeatInterval.Milliseconds())}
+}
+
+// Heartbeat is GroupMetadataManager.consumerGroupHeartbeat (§2.3–2.11).
+func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) {
+	// §2.3 request validation (GCS@4.3 L438-477).
+	switch {
+	case r.GroupID == "", r.MemberEpoch < protocol.StaticLeaveEpoch,
+		r.MemberEpoch == protocol.StaticLeaveEpoch && r.InstanceID == "",
+		r.MemberEpoch == protocol.JoinEpoch && (r.RebalanceTimeoutMs < 0 || r.SubscribedTopics == nil ||
+			(r.OwnedSent && len(r.Owned) > 0)),
+		r.MemberEpoch != protocol.JoinEpoch && r.MemberID == "":
+		c.respond(out, protocol.InvalidRequest, r.MemberID, r.MemberEpoch)
+		return
+	}
+	if r.ServerAssignor != "" && !slices.Contains(c.cfg.Assignors, r.ServerAssignor) {
+		c.respond(out, protocol.UnsupportedAssignor, r.MemberID, r.MemberEpoch)
+		return
+	}
+	g := c.Group(r.GroupID)
+	if r.MemberEpoch < 0 {
+		c.leave(now, g, r, out)
+		return
+	}
+	if g == nil {
+		if r.MemberEpoch != protocol.JoinEpoch {
+			c.respond(out, protocol.GroupIDNotFound, r.MemberID, r.MemberEpoch)
+			return
+		}
+		g = &Group{ID: r.GroupID, owners: map[protocol.TopicPartition]owner{}}
+		if c.b.epochStartsAtOne {
+			g.Epoch, g.AssignmentEpoch = 1, 1
+		}
+		c.groups = append(c.groups, g)
+	}
+	m, err := c.lookupMember(now, g, r, out)
+	if err != protocol.None {
+		c.respond(out, err, r.MemberID, r.MemberEpoch)
+		return
+	}
+	// Update the member from the request's non-null fields (§2.4 step 4-6).
+	if r.RebalanceTimeoutMs >= 0 {
+		m.RebalanceTimeout = time.Duration(r.RebalanceTimeoutMs) * time.Millisecond
+	}
+	if r.ServerAssignor != "" {
+		m.Assignor = r.ServerAssignor
+	}
+	if r.SubscribedTopics != nil {
+		topics := slices.Clone(r.SubscribedTopics)
+		slices.Sort(topics)
+		if !slices.Equal(topics, m.Topics) {
+			m.Topics = topics
+			c.bump(g, out, "subscription")
+		}
+	}
+	// §2.6 target assignment.
+	if g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || c.cfg.AssignmentInterval == 0 ||
+		now >= g.assignedAt.Add(c.cfg.AssignmentInterval)) {
+		c.computeTarget(now, g, out)
+	}
+	// §2.7 reconciliation.
+	before := m.assigned
+	if !(m.state == Stable && m.epoch == g.AssignmentEpoch) || r.MemberEpoch == protocol.JoinEpoch {
+		next, err := c.b.reconcile(m.assignment, m.target, g.AssignmentEpoch, g.ownerEpoch, r.Owned, r.OwnedSent)
+		if err != nil {
+			c.respond(out, protocol.FencedMemberEpoch, m.ID, r.MemberEpoch)
+			return
+		}
+		c.setAssignment(g, m, next, out)
+	}
+	if m.state == UnrevokedPartitions {
+		if m.rebalanceDL == protocol.Never || m.rebalanceEpoch != m.epoch {
+			m.rebalanceDL, m.rebalanceEpoch = now.Add(m.RebalanceTimeout), m.epoch
+		}
+	} else {
+		m.rebalanceDL = protocol.Never
+	}
+	m.sessionDeadline = now.Add(c.cfg.SessionTimeout)
+	c.respond(out, protocol.None, m.ID, m.epoch)
+	full := r.RebalanceTimeoutMs >= 0 && r.SubscribedTopics != nil && r.OwnedSent
+	if r.MemberEpoch == protocol.JoinEpoch || full || !slices.Equal(before, m.assigned) {
+		out.Resp.Assignment, out.Resp.HasAssignment = slices.Clone(m.assigned), true
+	}
+}
+
+// lookupMember finds or creates the member and validates its epoch (§2.10, §2.11).
+func (c *Coordinator) lookupMember(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) (*Member, protocol.ErrorCode) {
+	if r.InstanceID != "" {
+		old := g.static(r.InstanceID)
+		if r.MemberEpoch == protocol.JoinEpoch {
+			if old != nil && old.epoch != protocol.StaticLeaveEpoch {
+				return nil, protocol.UnreleasedInstanceID
+			}
+			if old == nil {
+				return c.addMember(now, g, r, out)
+			}
+			// A new incarnation takes the old one's place, assignment and
+			// target: no rebalance if the subscription is the same.
+			if r.MemberID != "" {
+				old.ID = r.MemberID
+			} else {
+				old.ID = c.newID(r.InstanceID)
+			}
+			old.epoch, old.prevEpoch = 0, 0
+			c.setOwners(g, old)
+			return old, protocol.None
+		}
+		if old == nil {
+			return nil, protocol.UnknownMemberID
+		}
+		if old.ID != r.MemberID {
+			return nil, protocol.FencedInstanceID
+		}
+		return old, c.validateEpoch(old, r)
+	}
+	m := g.Member(r.MemberID)
+	if m == nil {
+		if r.MemberEpoch != protocol.JoinEpoch {
+			return nil, protocol.UnknownMemberID
+		}
+		return c.addMember(now, g, r, out)
+	}
+	return m, c.validateEpoch(m, r)
+}
+
+// validateEpoch is GroupMetadataManager.throwIfMemberEpochIsInvalid (§2.11).
+func (c *Coordinator) validateEpoch(m *Member, r *protocol.ConsumerGroupHeartbeatRequest) protocol.ErrorCode {
+	e := r.MemberEpoch
+	switch {
+	case e == protocol.JoinEpoch && c.b.epochZeroAccepted:
+		return protocol.None
+	case e > m.epoch:
+		return protocol.FencedMemberEpoch
+	case e < m.epoch:
+		if e != m.prevEpoch || (r.OwnedSent && !subset(r.Owned, m.assigned)) {
+			return protocol.FencedMemberEpoch
+		}
+	}
+	return protocol.None
+}
+
+func subset(a, b []protocol.TopicPartition) bool {
+	for _, p := range a {
+		if !contains(b, p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Coordinator) newID(base string) string {
+	c.nextID++
+	return base + "-" + strconv.Itoa(c.nextID)
+}
+
+func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) (*Member, protocol.ErrorCode) {
+	if c.cfg.MaxSize > 0 && len(g.members) >= c.cfg.MaxSize {
+		return nil, protocol.GroupMaxSizeReached
+	}
+	id := r.MemberID
+	if id == "" {
+		base := r.InstanceID
+		if base == "" {
+			base = g.ID
+		}
+		id = c.newID(base)
+	}
+	m := &Member{ID: id, InstanceID: r.InstanceID, rebalanceDL: protocol.Never}
+	m.state = Stable
+	g.members = append(g.members, m)
+	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: id, Gen: g.Epoch})
+	return m, protocol.None
+}
+
+// bump is a group epoch bump (a group-epoch record).
+func (c *Coordinator) bump(g *Group, out *Output, why string) {
+	g.Epoch++
+	c.emit(out, g, protocol.Event{Kind: protocol.EvRebalanceStart, Reason: why, Gen: g.Epoch, Count: int32(len(g.members))})
+}
+
+// computeTarget is the TargetAssignmentBuilder run: the group's assignor
+// (the members' most common ServerAssignor, else the first configured)
+// over every member, in join order.
+func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output) {
+	in := make([]assignInput, len(g.members))
+	for i, m := range g.members {
+		in[i] = assignInput{id: m.ID, instance: m.InstanceID, prev: m.target}
+	}
+	var topics []assign.Topic
+	for _, t := range c.cfg.Topics {
+		for _, m := range g.members {
+			if slices.Contains(m.Topics, t.Name) {
+				topics = append(topics, t)
+				break
+			}
+		}
+	}
+	var res [][]protocol.TopicPartition
+	switch c.groupAssignor(g) {
+	case Range:
+		res = rangeAssign(in, topics)
+	default:
+		res = uniform(in, topics)
+	}
+	for i, m := range g.members {
+		m.target = res[i]
+	}
+	g.AssignmentEpoch, g.assignedAt, g.computedOnce = g.Epoch, now, true
+	c.emit(out, g, protocol.Event{Kind: protocol.EvGenerationComplete, Gen: g.Epoch, Count: int32(len(g.members))})
+}
+
+func (c *Coordinator) groupAssignor(g *Group) string {
+	best, bestN := c.cfg.Assignors[0], 0
+	for _, name := range c.cfg.Assignors {
+		n := 0
+		for _, m := range g.members {
+			if m.Assignor == name {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = name, n
+		}
+	}
+	return best
+}
+
+func (g *Group) ownerEpoch(p protocol.TopicPartition) int32 {
+	if o, ok := g.owners[p]; ok {
+		return o.epoch
+	}
+	return -1
+}
+
+// setAssignment replaces the member's assignment and currentPartitionEpoch
+// entries (CG@4.3 L1085-1130).
+func (c *Coordinator) setAssignment(g *Group, m *Member, next assignment, out *Output) {
+	c.clearOwners(g, m)
+	prev := m.state
+	m.assignment = next
+	c.setOwners(g, m)
+	if prev != m.state {
+		c.emit(out, g, protocol.Event{Kind: protocol.EvMemberState, Peer: m.ID, State: m.state.String(), Detail: prev.String(), Gen: m.epoch})
+	}
+}
+
+func (c *Coordinator) clearOwners(g *Group, m *Member) {
+	for _, l := range [][]protocol.TopicPartition{m.assigned, m.revoking} {
+		for _, p := range l {
+			if o, ok := g.owners[p]; ok && o.member == m.ID {
+				delete(g.owners, p)
+			}
+		}
+	}
+}
+
+func (c *Coordinator) setOwners(g *Group, m *Member) {
+	for _, l := range [][]protocol.TopicPartition{m.assigned, m.revoking} {
+		for _, p := range l {
+			g.owners[p] = owner{member: m.ID, epoch: m.epoch}
+		}
+	}
+}
+
+// leave is the epoch −1 / −2 path (§2.10).
+func (c *Coordinator) leave(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) {
+	if g == nil {
+		c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+		return
+	}
+	if r.MemberEpoch == protocol.StaticLeaveEpoch {
+		m := g.static(r.InstanceID)
+		switch {
+		case m == nil:
+			c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+		case m.ID != r.MemberID:
+			c.respond(out, protocol.FencedInstanceID, r.MemberID, r.MemberEpoch)
+		default:
+			// Kept with epoch −2 and its partitions; no bump; the session
+			// timer keeps running from the last regular heartbeat.
+			c.clearOwners(g, m)
+			m.epoch, m.revoking, m.rebalanceDL = protocol.StaticLeaveEpoch, nil, protocol.Never
+			c.setOwners(g, m)
+			c.respond(out, protocol.None, m.ID, protocol.StaticLeaveEpoch)
+		}
+		return
+	}
+	m := g.Member(r.MemberID)
+	if m == nil {
+		c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+		return
+	}
+	c.fence(g, m, "leave", out)
+	c.respond(out, protocol.None, r.MemberID, protocol.LeaveEpoch)
+}
+
+// fence removes a member (session or rebalance expiry, leave): its
+// partitions are free at once and the group epoch is bumped
+// (GMM@4.3 L4326-4395).
+func (c *Coordinator) fence(g *Group, m *Member, why string, out *Output) {
+	c.clearOwners(g, m)
+	g.members = slices.DeleteFunc(g.members, func(x *Member) bool { return x == m })
+	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch})
+	c.bump(g, out, why)
+}
+
+// Tick fires the session and rebalance timers due at now.
+func (c *Coordinator) Tick(now protocol.Instant, out *Output) {
+	for _, g := range c.groups {
+		for i := 0; i < len(g.members); {
+			m := g.members[i]
+			switch {
+			case m.sessionDeadline <= now:
+				c.fence(g, m, "session-expired", out)
+			case m.rebalanceDL <= now && m.rebalanceEpoch == m.epoch:
+				c.fence(g, m, "rebalance-timeout", out)
+			case m.rebalanceDL <= now:
+				m.rebalanceDL = protocol.Never // armed at an older epoch: ignored (GMM L4768-4800)
+				i++
+			default:
+				i++
+			}
+		}
+	}
+}
+
+// NextDeadline is the earliest armed timer, or protocol.Never.
+func (c *Coordinator) NextDeadline() protocol.Instant {
+	d := protocol.Never
+	for _, g := range c.groups {
+		for _, m := range g.members {
+			d = min(d, m.sessionDeadline, m.rebalanceDL)
+		}
+	}
+	return d
+}
+
+// String summarises a group for tests and traces.
+func (g *Group) String() string {
+	return fmt.Sprintf("%s epoch %d target %d %v", g.ID, g.Epoch, g.AssignmentEpoch, g.State())
+}
