@@ -64,6 +64,17 @@ func runCases(t *testing.T, a Assignor, cases []assignCase) {
 	}
 }
 
+// Kafka: RangeAssignorTest.testOneConsumerNoTopic @3.7.0
+// Kafka: RangeAssignorTest.testOneConsumerNonexistentTopic @3.7.0
+// Kafka: RangeAssignorTest.testOneConsumerOneTopic @3.7.0
+// Kafka: RangeAssignorTest.testOnlyAssignsPartitionsFromSubscribedTopics @3.7.0
+// Kafka: RangeAssignorTest.testOneConsumerMultipleTopics @3.7.0
+// Kafka: RangeAssignorTest.testTwoConsumersOneTopicOnePartition @3.7.0
+// Kafka: RangeAssignorTest.testTwoConsumersOneTopicTwoPartitions @3.7.0
+// Kafka: RangeAssignorTest.testMultipleConsumersMixedTopics @3.7.0
+// Kafka: RangeAssignorTest.testTwoConsumersTwoTopicsSixPartitions @3.7.0
+// Kafka: RangeAssignorTest.testTwoStaticConsumersTwoTopicsSixPartitions @3.7.0
+// Kafka: RangeAssignorTest.testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions @3.7.0
 func TestRangeAssignor(t *testing.T) {
 	// RangeAssignorTest
 	runCases(t, RangeAssignor{}, []assignCase{
@@ -96,13 +107,26 @@ func TestRangeAssignor(t *testing.T) {
 			[][]protocol.TopicPartition{
 				{tp("topic1", 2), tp("topic2", 2)},
 				{tp("topic1", 0), tp("topic1", 1), tp("topic2", 0), tp("topic2", 1)}}},
-		{"testMixedStaticMembershipTwoTopicsSixPartitions (static before dynamic)",
-			[]Member{mem("a-dynamic", "topic1"), static(mem("z-static", "topic1"), "instance1")},
-			[]Topic{{"topic1", 3}},
-			[][]protocol.TopicPartition{{tp("topic1", 2)}, {tp("topic1", 0), tp("topic1", 1)}}},
+		// Static before dynamic (MemberInfo.compareTo): consumer-b has an
+		// instance id, so it ranks before consumer-a.
+		{"testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions",
+			[]Member{mem("consumer-a", "topic1", "topic2"), static(mem("consumer-b", "topic1", "topic2"), "instance1")},
+			[]Topic{{"topic1", 3}, {"topic2", 3}},
+			[][]protocol.TopicPartition{
+				{tp("topic1", 2), tp("topic2", 2)},
+				{tp("topic1", 0), tp("topic1", 1), tp("topic2", 0), tp("topic2", 1)}}},
 	})
 }
 
+// Kafka: RoundRobinAssignorTest.testOneConsumerNoTopic @3.7.0
+// Kafka: RoundRobinAssignorTest.testOneConsumerNonexistentTopic @3.7.0
+// Kafka: RoundRobinAssignorTest.testOneConsumerOneTopic @3.7.0
+// Kafka: RoundRobinAssignorTest.testOnlyAssignsPartitionsFromSubscribedTopics @3.7.0
+// Kafka: RoundRobinAssignorTest.testTwoConsumersOneTopicOnePartition @3.7.0
+// Kafka: RoundRobinAssignorTest.testTwoConsumersOneTopicTwoPartitions @3.7.0
+// Kafka: RoundRobinAssignorTest.testMultipleConsumersMixedTopics @3.7.0
+// Kafka: AbstractStickyAssignorTest.testTwoConsumersTwoTopicsSixPartitions @3.7.0
+// Kafka: RoundRobinAssignorTest.testTwoStaticConsumersTwoTopicsSixPartitions @3.7.0
 func TestRoundRobinAssignor(t *testing.T) {
 	// RoundRobinAssignorTest
 	runCases(t, RoundRobinAssignor{}, []assignCase{
@@ -135,6 +159,14 @@ func TestRoundRobinAssignor(t *testing.T) {
 	})
 }
 
+// Kafka: AbstractStickyAssignorTest.testOneConsumerNoTopic @3.7.0
+// Kafka: AbstractStickyAssignorTest.testOneConsumerNonexistentTopic @3.7.0
+// Kafka: AbstractStickyAssignorTest.testOneConsumerOneTopic @3.7.0
+// Kafka: AbstractStickyAssignorTest.testTwoConsumersOneTopicTwoPartitions @3.7.0
+// Kafka: AbstractStickyAssignorTest.testAddRemoveConsumerOneTopic @3.7.0
+// Kafka: AbstractStickyAssignorTest.testMultipleConsumersMixedTopicSubscriptions @3.7.0
+// Kafka: StickyAssignorTest.testAssignmentWithConflictingPreviousGenerations @3.7.0
+// Kafka: StickyAssignorTest.testAssignmentWithMultipleGenerations1 @3.7.0
 func TestStickyAssignor(t *testing.T) {
 	t6 := []Topic{{"topic", 6}}
 	// AbstractStickyAssignorTest / StickyAssignorTest
@@ -173,7 +205,7 @@ func TestStickyAssignor(t *testing.T) {
 				owning(mem("consumer3", "topic"), 1, tp("topic", 2), tp("topic", 3)),
 			}, t6,
 			[][]protocol.TopicPartition{{tp("topic", 0), tp("topic", 5)}, {tp("topic", 1), tp("topic", 4)}, {tp("topic", 2), tp("topic", 3)}}},
-		{"testOwnedPartitionsAreStableForConsumerWithMultipleTopics (unsubscribed owned dropped)",
+		{"owned partition of an unsubscribed topic dropped (no Kafka test of its own)",
 			[]Member{
 				owning(mem("consumer1", "topic1"), 1, tp("topic1", 0), tp("topic2", 0)),
 				owning(mem("consumer2", "topic1"), 1, tp("topic1", 1)),
@@ -182,6 +214,9 @@ func TestStickyAssignor(t *testing.T) {
 	})
 }
 
+// Kafka: AbstractStickyAssignorTest.testOneConsumerOneTopic @3.7.0
+// Kafka: AbstractStickyAssignorTest.testAddRemoveConsumerOneTopic @3.7.0
+// Kafka: CooperativeStickyAssignorTest.testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithEqualPartitionsPerConsumer @3.7.0
 func TestCooperativeStickyAssignor(t *testing.T) {
 	// CooperativeStickyAssignorTest
 	runCases(t, CooperativeStickyAssignor{}, []assignCase{
@@ -206,7 +241,7 @@ func TestCooperativeStickyAssignor(t *testing.T) {
 			[][]protocol.TopicPartition{{tp("topic", 1)}, {tp("topic", 2)}, nil}},
 		// Round-robin fill up to minQuota, then one more to the first member
 		// at minQuota (constrainedAssign).
-		{"testEagerMembersNoOwnedPartitions (EAGER: nothing owned, like sticky)",
+		{"eager members own nothing: assigned like sticky (no Kafka test of its own)",
 			[]Member{mem("consumer1", "topic"), mem("consumer2", "topic")},
 			[]Topic{{"topic", 3}},
 			[][]protocol.TopicPartition{{tp("topic", 0), tp("topic", 2)}, {tp("topic", 1)}}},

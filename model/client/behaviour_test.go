@@ -150,6 +150,8 @@ func TestEveryFatalErrorStopsTheMember(t *testing.T) {
 
 // KIP-580 ExponentialBackoff values (ExponentialBackoffTest.testExponentialBackoff):
 // 100·2^n ±20 %, capped at 1000 ms; max <= initial is a constant.
+//
+// Kafka: ExponentialBackoffTest.testExponentialBackoff @3.6.1
 func TestExponentialBackoff(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	cases := []struct {

@@ -43,6 +43,8 @@ func (d *driver) rejoinReasons() []string {
 // one async commit per auto.commit.interval.ms from the poll loop, carrying
 // the generation, member id and owned partitions; the request is reused
 // while nothing changed (no allocation per commit).
+//
+// Kafka: ConsumerCoordinatorTest.testAutoCommitDynamicAssignment @3.6.1
 func TestAutoCommitDynamicAssignment(t *testing.T) {
 	for _, profile := range []string{"kafka-2.3", "kafka-2.x", "kafka-3.x"} {
 		t.Run(profile, func(t *testing.T) {
@@ -92,6 +94,13 @@ func TestAutoCommitIntervalDefault(t *testing.T) {
 // testCommitOffsetUnknownMemberShouldResetToNoGeneration, and their 0.10.0 /
 // 2.3 forms: the commit fails with CommitFailedException (logged by the
 // auto-commit callback) and the member rejoins.
+//
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetUnknownMemberId @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetIllegalGeneration @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetRebalanceInProgress @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetIllegalGenerationShouldResetGenerationId @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetUnknownMemberShouldResetToNoGeneration @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetUnknownMemberId @3.7.0
 func TestCommitOffsetGenerationErrors(t *testing.T) {
 	cases := []struct {
 		java, profile string
@@ -148,6 +157,9 @@ func TestCommitOffsetGenerationErrors(t *testing.T) {
 // testCommitOffsetIllegalGenerationWithNewGeneration (KAFKA-9823, 2.6): a
 // stale commit error seen while PREPARING_REBALANCE in a newer generation
 // resets nothing; before 2.6 it resets again.
+//
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetUnknownMemberWithNewGeneration @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetIllegalGenerationWithNewGeneration @3.7.0
 func TestCommitOffsetErrorWithNewGeneration(t *testing.T) {
 	for _, c := range []struct {
 		profile string
@@ -174,6 +186,11 @@ func TestCommitOffsetErrorWithNewGeneration(t *testing.T) {
 // (REQUEST_TIMED_OUT also marks the coordinator unknown), and
 // COORDINATOR_LOAD_IN_PROGRESS ("just retry"): a retriable failure resets the
 // auto-commit timer to retry.backoff.ms.
+//
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncCoordinatorNotAvailable @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncNotCoordinator @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetSyncCoordinatorNotAvailable @3.7.0
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncCoordinatorNotAvailable @3.7.0
 func TestCommitOffsetRetriableErrors(t *testing.T) {
 	for _, c := range []struct {
 		java      string
@@ -183,7 +200,7 @@ func TestCommitOffsetRetriableErrors(t *testing.T) {
 		{"testCommitOffsetAsyncCoordinatorNotAvailable", protocol.CoordinatorNotAvailable, true},
 		{"testCommitOffsetAsyncNotCoordinator", protocol.NotCoordinator, true},
 		{"testCommitOffsetSyncCoordinatorNotAvailable (REQUEST_TIMED_OUT)", protocol.RequestTimedOut, true},
-		{"testCommitOffsetAsyncCoordinatorLoadInProgress", protocol.CoordinatorLoadInProgress, false},
+		{"COORDINATOR_LOAD_IN_PROGRESS (retriable, coordinator kept; no Kafka test of its own)", protocol.CoordinatorLoadInProgress, false},
 	} {
 		t.Run(c.java, func(t *testing.T) {
 			d := newDriver(t, "kafka-3.6", autoCommit)
@@ -221,6 +238,8 @@ func TestCommitOffsetDisconnect(t *testing.T) {
 // the next poll() (asyncCommitFenced, ConsumerCoordinatorTest
 // .testCommitOffsetFencedInstanceWithRebalancingGeneration's fatal branch);
 // every other failure is only logged by the auto-commit callback.
+//
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetFencedInstanceWithRebalancingGeneration @3.7.0
 func TestEveryCommitErrorCode(t *testing.T) {
 	retriable := map[protocol.ErrorCode]bool{protocol.CoordinatorNotAvailable: true, protocol.NotCoordinator: true,
 		protocol.RequestTimedOut: true, protocol.CoordinatorLoadInProgress: true, protocol.UnknownTopicOrPartition: true}
@@ -255,6 +274,9 @@ func TestEveryCommitErrorCode(t *testing.T) {
 // the commit is synchronous (poll() blocked, retried after retry.backoff.ms),
 // 3.2+ async with the join-prepare timer. Both give up after the rebalance
 // timeout.
+//
+// Kafka: ConsumerCoordinatorTest.testAutoCommitDynamicAssignmentRebalance @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCommitOffsetMetadataSync @3.7.0
 func TestAutoCommitBeforeRebalance(t *testing.T) {
 	for _, profile := range []string{"kafka-2.x", "kafka-3.x", "kafka-0.10"} {
 		t.Run(profile, func(t *testing.T) {

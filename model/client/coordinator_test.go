@@ -19,6 +19,10 @@ import (
 // AbstractCoordinatorTest.testJoinGroupRequestTimeout,
 // testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout and the
 // per-version rule of §2.1.
+//
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeout @3.6.1
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout @3.7.0
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeout @3.7.0
 func TestJoinGroupRequestTimeout(t *testing.T) {
 	cases := []struct {
 		java, profile string
@@ -53,6 +57,9 @@ func TestJoinGroupRequestTimeout(t *testing.T) {
 // AbstractCoordinatorTest.testTimeoutAndRetryJoinGroupIfNeeded and
 // testRetainMemberIdAfterJoinGroupDisconnect: a JoinGroup lost to a
 // disconnect is retried, after rediscovery, with the same member id.
+//
+// Kafka: AbstractCoordinatorTest.testTimeoutAndRetryJoinGroupIfNeeded @3.6.1
+// Kafka: AbstractCoordinatorTest.testRetainMemberIdAfterJoinGroupDisconnect @3.7.0
 func TestRetainMemberIdAfterJoinGroupDisconnect(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.stable(tp(0))
@@ -71,6 +78,8 @@ func TestRetainMemberIdAfterJoinGroupDisconnect(t *testing.T) {
 }
 
 // AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect.
+//
+// Kafka: AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect @3.6.1
 func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -91,6 +100,15 @@ func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
 // (inconsistent type), ConsumerCoordinatorTest.testJoinGroupInvalidGroupId,
 // testInvalidSessionTimeout; and testJoinGroupRequestWithRebalanceInProgress
 // before KAFKA-10870.
+//
+// Kafka: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal @3.6.1
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithFencedInstanceIdException @3.7.0
+// Kafka: AbstractCoordinatorTest.testJoinGroupProtocolTypeAndName @3.7.0
+// Kafka: ConsumerCoordinatorTest.testJoinGroupInvalidGroupId @3.6.1
+// Kafka: ConsumerCoordinatorTest.testInvalidSessionTimeout @3.7.0
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.7.0
+// Kafka: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal @3.7.0
+// Kafka: ConsumerCoordinatorTest.testJoinGroupInvalidGroupId @3.7.0
 func TestJoinGroupFatalErrors(t *testing.T) {
 	cases := []struct {
 		java, profile string
@@ -127,6 +145,8 @@ func TestJoinGroupFatalErrors(t *testing.T) {
 }
 
 // AbstractCoordinatorTest.testJoinGroupRequestWithMemberIdRequired (KIP-394).
+//
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithMemberIdRequired @3.6.1
 func TestJoinGroupRequestWithMemberIdRequired(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -152,6 +172,8 @@ func reasons(evs []protocol.Event) []string {
 
 // AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress (2.8+,
 // KAFKA-10870): immediate retry with the same member id.
+//
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.6.1
 func TestJoinGroupRequestWithRebalanceInProgress(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -165,6 +187,8 @@ func TestJoinGroupRequestWithRebalanceInProgress(t *testing.T) {
 
 // AbstractCoordinatorTest.testRejoinReason (KIP-800, 3.2+): the JoinGroup
 // carries why the member rejoins.
+//
+// Kafka: AbstractCoordinatorTest.testRejoinReason @3.6.1
 func TestRejoinReason(t *testing.T) {
 	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "rebalance-in-progress"}, {"kafka-2.8", ""}} {
 		t.Run(c.profile, func(t *testing.T) {
@@ -183,6 +207,15 @@ func TestRejoinReason(t *testing.T) {
 // SyncGroup errors: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException,
 // ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup, testUnknownMemberIdOnSyncGroup,
 // testRebalanceInProgressOnSyncGroup, testIllegalGenerationOnSyncGroup.
+//
+// Kafka: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException @3.6.1
+// Kafka: ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup @3.6.1
+// Kafka: ConsumerCoordinatorTest.testUnknownMemberIdOnSyncGroup @3.7.0
+// Kafka: ConsumerCoordinatorTest.testRebalanceInProgressOnSyncGroup @3.7.0
+// Kafka: ConsumerCoordinatorTest.testIllegalGenerationOnSyncGroup @3.7.0
+// Kafka: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException @3.7.0
+// Kafka: ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup @3.7.0
+// Kafka: AbstractCoordinatorTest.testResetGenerationIdAfterSyncGroupFailedWithRebalanceInProgress @3.3.1
 func TestSyncGroupErrors(t *testing.T) {
 	cases := []struct {
 		java, profile string
@@ -226,6 +259,11 @@ func TestSyncGroupErrors(t *testing.T) {
 // testSyncGroupIllegalGenerationResponseWithOldGeneration (KAFKA-9823): an
 // error for a request sent in an older generation does not reset the
 // current one.
+//
+// Kafka: AbstractCoordinatorTest.testJoinGroupUnknownMemberResponseWithOldGeneration @3.6.1
+// Kafka: AbstractCoordinatorTest.testSyncGroupUnknownMemberResponseWithOldGeneration @3.7.0
+// Kafka: AbstractCoordinatorTest.testSyncGroupIllegalGenerationResponseWithOldGeneration @3.7.0
+// Kafka: AbstractCoordinatorTest.testJoinGroupUnknownMemberResponseWithOldGeneration @3.7.0
 func TestResponseWithOldGeneration(t *testing.T) {
 	cases := []struct {
 		java string
@@ -267,6 +305,15 @@ func TestResponseWithOldGeneration(t *testing.T) {
 // Heartbeat responses: ConsumerCoordinatorTest.testNormalHeartbeat,
 // testCoordinatorNotAvailable, testNotCoordinator, testIllegalGeneration,
 // testUnknownMemberId; AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException.
+//
+// Kafka: ConsumerCoordinatorTest.testNormalHeartbeat @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCoordinatorNotAvailable @3.7.0
+// Kafka: ConsumerCoordinatorTest.testNotCoordinator @3.7.0
+// Kafka: ConsumerCoordinatorTest.testIllegalGeneration @3.7.0
+// Kafka: ConsumerCoordinatorTest.testUnknownMemberId @3.7.0
+// Kafka: AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException @3.6.1
+// Kafka: ConsumerCoordinatorTest.testNormalHeartbeat @3.7.0
+// Kafka: AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException @3.7.0
 func TestHeartbeatResponses(t *testing.T) {
 	cases := []struct {
 		java, profile string
@@ -313,6 +360,11 @@ func TestHeartbeatResponses(t *testing.T) {
 // testHeartbeatUnknownMemberResponseWithOldGeneration,
 // testHeartbeatInstanceFencedResponseWithOldGeneration: stale heartbeat
 // errors count as liveness and change nothing.
+//
+// Kafka: AbstractCoordinatorTest.testHeartbeatIllegalGenerationResponseWithOldGeneration @3.6.1
+// Kafka: AbstractCoordinatorTest.testHeartbeatUnknownMemberResponseWithOldGeneration @3.7.0
+// Kafka: AbstractCoordinatorTest.testHeartbeatInstanceFencedResponseWithOldGeneration @3.7.0
+// Kafka: AbstractCoordinatorTest.testHeartbeatIllegalGenerationResponseWithOldGeneration @3.7.0
 func TestHeartbeatResponseWithOldGeneration(t *testing.T) {
 	for _, c := range []struct {
 		java string
@@ -340,6 +392,8 @@ func TestHeartbeatResponseWithOldGeneration(t *testing.T) {
 
 // AbstractCoordinatorTest.testHeartbeatSentWhenCompletingRebalance (2.6.1+)
 // and its absence before KAFKA-10134.
+//
+// Kafka: AbstractCoordinatorTest.testHeartbeatSentWhenCompletingRebalance @3.6.1
 func TestHeartbeatSentWhenCompletingRebalance(t *testing.T) {
 	for _, c := range []struct {
 		profile string
@@ -359,6 +413,8 @@ func TestHeartbeatSentWhenCompletingRebalance(t *testing.T) {
 
 // AbstractCoordinatorTest.testHeartbeatRebalanceInProgressResponseDuringRebalancing:
 // REBALANCE_IN_PROGRESS in COMPLETING_REBALANCE is ignored (no rejoin request).
+//
+// Kafka: AbstractCoordinatorTest.testHeartbeatRebalanceInProgressResponseDuringRebalancing @3.6.1
 func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -377,6 +433,11 @@ func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 // AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet and
 // ConsumerCoordinatorTest.testLeaveGroupOnClose: close sends LeaveGroup for a
 // dynamic member only; ownership is revoked either way.
+//
+// Kafka: AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet @3.6.1
+// Kafka: ConsumerCoordinatorTest.testLeaveGroupOnClose @3.6.1
+// Kafka: ConsumerCoordinatorTest.testLeaveGroupOnClose @3.7.0
+// Kafka: AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet @3.7.0
 func TestLeaveGroupOnClose(t *testing.T) {
 	for _, c := range []struct {
 		java, instance string
@@ -406,6 +467,8 @@ func TestLeaveGroupOnClose(t *testing.T) {
 // leaves the group when the application has not called poll() for
 // max.poll.interval.ms; the next poll() rejoins as a new member and the
 // partitions are reported lost.
+//
+// Kafka: ConsumerCoordinatorTest.testMaybeLeaveGroup @3.6.1
 func TestMaybeLeaveGroupOnPollTimeout(t *testing.T) {
 	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
 		cfg.MaxPollInterval = 20 * time.Second
@@ -432,6 +495,8 @@ func TestMaybeLeaveGroupOnPollTimeout(t *testing.T) {
 
 // ConsumerCoordinatorTest.testNormalJoinGroupLeader: the leader runs the
 // assignor and sends every member's assignment.
+//
+// Kafka: ConsumerCoordinatorTest.testNormalJoinGroupLeader @3.6.1
 func TestNormalJoinGroupLeader(t *testing.T) {
 	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(5 * time.Second) })
 	d.start()
@@ -456,6 +521,8 @@ func TestNormalJoinGroupLeader(t *testing.T) {
 }
 
 // ConsumerCoordinatorTest.testOnLeaderElectedShouldSkipAssignment (KIP-814).
+//
+// Kafka: ConsumerCoordinatorTest.testOnLeaderElectedShouldSkipAssignment @3.6.1
 func TestOnLeaderElectedShouldSkipAssignment(t *testing.T) {
 	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(time.Hour) })
 	d.start()
@@ -469,6 +536,8 @@ func TestOnLeaderElectedShouldSkipAssignment(t *testing.T) {
 }
 
 // ConsumerCoordinatorTest.testNormalJoinGroupFollower.
+//
+// Kafka: ConsumerCoordinatorTest.testNormalJoinGroupFollower @3.6.1
 func TestNormalJoinGroupFollower(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -492,9 +561,11 @@ func TestNormalJoinGroupFollower(t *testing.T) {
 }
 
 // ConsumerCoordinatorTest.testCoordinatorDisconnect and
-// testInFlightRequestsFailedAfterCoordinatorMarkedDead /
 // testCoordinatorDisconnectAfterNotCoordinatorError: NOT_COORDINATOR on one
 // request disconnects the coordinator and fails the others in flight.
+//
+// Kafka: ConsumerCoordinatorTest.testCoordinatorDisconnect @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCoordinatorDisconnectAfterNotCoordinatorError @3.7.0
 func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.start()
@@ -518,6 +589,9 @@ func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 
 // ConsumerCoordinatorTest.testDisconnectInJoin and testCoordinatorDisconnect
 // for a heartbeat: the member rediscovers, keeps its generation.
+//
+// Kafka: ConsumerCoordinatorTest.testDisconnectInJoin @3.6.1
+// Kafka: ConsumerCoordinatorTest.testCoordinatorDisconnect @3.7.0
 func TestCoordinatorDisconnect(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.stable(tp(0))
@@ -536,6 +610,8 @@ func TestCoordinatorDisconnect(t *testing.T) {
 
 // ConsumerCoordinatorTest.testRejoinGroup: REBALANCE_IN_PROGRESS on a STABLE
 // member's heartbeat makes the next poll() rejoin (EAGER: revoke first).
+//
+// Kafka: ConsumerCoordinatorTest.testRejoinGroup @3.6.1
 func TestRejoinGroup(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.stable(tp(0), tp(1))
@@ -559,6 +635,8 @@ func TestRejoinGroup(t *testing.T) {
 // the backoff one FindCoordinator goes out, one at a time. The next lookup
 // after a failed one goes to the least-loaded node (NetworkClient
 // .leastLoadedNode): the READY connection with the fewest requests in flight.
+//
+// Kafka: AbstractCoordinatorTest.testLookupCoordinator @3.7.0
 func TestLookupCoordinator(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	for _, b := range []int32{0, 1} {
@@ -581,6 +659,8 @@ func TestLookupCoordinator(t *testing.T) {
 
 // AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady
 // (GROUP_AUTHORIZATION_FAILED and other non-retriable lookup errors are fatal).
+//
+// Kafka: AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady @3.6.1
 func TestFindCoordinatorFatal(t *testing.T) {
 	for _, err := range []protocol.ErrorCode{protocol.GroupAuthorizationFailed, protocol.InvalidGroupID} {
 		t.Run(err.String(), func(t *testing.T) {
@@ -597,6 +677,10 @@ func TestFindCoordinatorFatal(t *testing.T) {
 // testReturnUponRetriableErrorAndExpiredTimer (KAFKA-12639): after a
 // retriable JoinGroup error 3.5+ waits retry.backoff.ms; 2.5–3.4 re-sends at
 // once; ≤2.4 sleeps the backoff.
+//
+// Kafka: AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError @3.6.1
+// Kafka: AbstractCoordinatorTest.testReturnUponRetriableErrorAndExpiredTimer @3.7.0
+// Kafka: AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError @3.7.0
 func TestBackoffAndRetryUponRetriableError(t *testing.T) {
 	for _, c := range []struct {
 		java, profile string
@@ -642,6 +726,8 @@ func TestRetriableJoinErrorResetsGenerationIn27(t *testing.T) {
 
 // ConsumerCoordinatorTest.testSelectRebalanceProtocol: COOPERATIVE only when
 // every assignor supports it, and only from 2.4.
+//
+// Kafka: ConsumerCoordinatorTest.testSelectRebalanceProtocol @3.6.1
 func TestSelectRebalanceProtocol(t *testing.T) {
 	for _, c := range []struct {
 		profile   string
@@ -661,6 +747,8 @@ func TestSelectRebalanceProtocol(t *testing.T) {
 // flow (KIP-429): owned partitions are kept across onJoinPrepare, sent in the
 // subscription, the revoked ones are given up in onJoinComplete and a second
 // rebalance is requested.
+//
+// Kafka: ConsumerCoordinatorTest.testRebalanceWithMetadataChange @3.6.1
 func TestCooperativeSecondRebalance(t *testing.T) {
 	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.Assignors = []string{"cooperative-sticky"} })
 	d.stable(tp(0), tp(1))
@@ -691,6 +779,8 @@ func TestCooperativeSecondRebalance(t *testing.T) {
 // ConsumerCoordinatorTest.testPrepareJoinAndRejoinAfterFailedRebalance-style:
 // after UNKNOWN_MEMBER_ID the owned partitions are reported lost (2.4+) and
 // revoked before 2.4.
+//
+// Kafka: ConsumerCoordinatorTest.testPrepareJoinAndRejoinAfterFailedRebalance @3.6.1
 func TestLostPartitionsAfterReset(t *testing.T) {
 	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "lost"}, {"kafka-2.3", "revoked"}} {
 		t.Run(c.profile, func(t *testing.T) {
@@ -710,6 +800,8 @@ func TestLostPartitionsAfterReset(t *testing.T) {
 // AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff
 // (KIP-580, 3.7+): FindCoordinator retries back off 100, 200, 400, 800, 1000
 // ms ±20%.
+//
+// Kafka: AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff @3.7.0
 func TestCoordinatorDiscoveryExponentialBackoff(t *testing.T) {
 	d := newDriver(t, "kafka-3.7")
 	d.start()
@@ -734,6 +826,8 @@ func TestCoordinatorDiscoveryExponentialBackoff(t *testing.T) {
 
 // ConsumerCoordinatorTest.testHeartbeatThreadClose: a closed member has no
 // timers and ignores everything.
+//
+// Kafka: ConsumerCoordinatorTest.testHeartbeatThreadClose @3.6.1
 func TestHeartbeatThreadClose(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.stable(tp(0))

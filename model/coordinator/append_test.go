@@ -68,6 +68,9 @@ func assignmentOf(p int32) protocol.Assignment {
 // with the leader's append completing testAppend later: every parked
 // SyncGroup stays parked (and its member alive) until the append
 // completes, then all are answered and the group is Stable.
+//
+// Kafka: GroupCoordinatorTest.testSyncGroupLeaderAfterFollower @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupFollowerAfterLeader @3.6.1
 func TestDelayedAppendSyncGroup(t *testing.T) {
 	for _, followerFirst := range []bool{true, false} {
 		name := "testSyncGroupFollowerAfterLeader"
@@ -195,6 +198,8 @@ func TestDelayedAppendFailover(t *testing.T) {
 // with a delayed append: the restart's JoinGroup is answered (old leader
 // id, current generation) when the append completes; a heartbeat from the
 // parked member in the meantime is answered.
+//
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUpdatedSessionAndRebalanceTimeoutsAndPersistChange @3.6.1
 func TestDelayedAppendStaticRestart(t *testing.T) {
 	f, lat := appendFixture(t, "kafka-3.x")
 	l := f.joinSingle(1, staticJoin("", "leader-instance"))
@@ -233,6 +238,9 @@ func TestStaticRestartSkipAssignment(t *testing.T) {
 // timeouts), the restart gets the mapped error with an empty member id.
 // Kafka's tests use MESSAGE_TOO_LARGE (not modelled); NOT_ENOUGH_REPLICAS
 // → COORDINATOR_NOT_AVAILABLE here.
+//
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchangedPersistenceFailure @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUpdatedSessionAndRebalanceTimeoutsButCannotPersistChange @3.6.1
 func TestStaticRestartAppendError(t *testing.T) {
 	for _, lat := range []time.Duration{0, testAppend} {
 		t.Run(fmt.Sprint(lat), func(t *testing.T) {
@@ -291,6 +299,8 @@ func TestStaticRestartFailoverDuringAppend(t *testing.T) {
 // The leader's SyncGroup append fails: the parked members get the error as
 // storeGroup maps it (GroupMetadataManagerTest.testStoreGroupErrorMapping)
 // and a rebalance starts (doSyncGroup's callback → maybePrepareRebalance).
+//
+// Kafka: GroupMetadataManagerTest.testStoreGroupErrorMapping @3.6.1
 func TestSyncGroupAppendErrorMapping(t *testing.T) {
 	cases := []struct {
 		raw, want protocol.ErrorCode

@@ -19,7 +19,20 @@ import (
 // Pre-checks (validateGroupStatus) for every group API, table-driven.
 // Mirrors testJoinGroupWrongCoordinator, testSyncGroupNotCoordinator,
 // testHeartbeatWrongCoordinator, testLeaveGroupWrongCoordinator,
-// testJoinGroupInvalidGroupId / testHeartbeatEmptyGroupId style tests.
+// testJoinGroupInvalidGroupId / testInvalidGroupId style tests.
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupWrongCoordinator @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupNotCoordinator @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatWrongCoordinator @3.6.1
+// Kafka: GroupCoordinatorTest.testLeaveGroupWrongCoordinator @3.6.1
+// Kafka: GroupCoordinatorTest.testInvalidGroupId @3.6.1
+// Kafka: GroupCoordinatorTest.testJoinGroupSessionTimeoutTooSmall @3.6.1
+// Kafka: GroupCoordinatorTest.testJoinGroupSessionTimeoutTooLarge @3.6.1
+// Kafka: GroupCoordinatorTest.testJoinGroupUnknownConsumerNewGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupFromUnknownGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatUnknownGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testCommitOffsetFromUnknownGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testBasicFetchTxnOffsets @3.6.1
 func TestPreChecks(t *testing.T) {
 	other := "otherGroup"
 	cases := []struct {
@@ -62,6 +75,8 @@ func TestPreChecks(t *testing.T) {
 }
 
 // testLeaveGroupUnknownGroup: per-member UNKNOWN_MEMBER_ID.
+//
+// Kafka: GroupCoordinatorTest.testLeaveGroupUnknownGroup @3.6.1
 func TestLeaveGroupUnknownGroup(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	lr := only(t, f.send(1, leaveReq(protocol.LeaveGroupMember{MemberID: "m"})), 1).(*protocol.LeaveGroupResponse)
@@ -82,7 +97,10 @@ func TestFindCoordinator(t *testing.T) {
 	assert.Equal(t, protocol.CoordinatorNotAvailable, fr.Error)
 }
 
-// testJoinGroupUnknownMemberIdRequiresKnownMemberId (KIP-394, v4+) per profile.
+// KIP-394 (JoinGroup v4+) per profile: the MEMBER_ID_REQUIRED round trip
+// that opens testJoinGroupCompletionWhenPendingMemberJoins.
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupCompletionWhenPendingMemberJoins @3.6.1
 func TestJoinGroupRequiresKnownMemberID(t *testing.T) {
 	cases := []struct {
 		profile string
@@ -122,8 +140,11 @@ func TestJoinGroupRequiresKnownMemberID(t *testing.T) {
 	}
 }
 
-// testPendingMemberJoinExpiration-style: a pending id that never rejoins
-// blocks the (non-initial) join until its session timeout drops it.
+// A pending id that never rejoins blocks the (non-initial) join until its
+// session timeout drops it (the Stable-group half of
+// testJoinGroupCompletionWhenPendingMemberTimesOut).
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupCompletionWhenPendingMemberTimesOut @3.6.1
 func TestPendingMemberBlocksJoinUntilExpiry(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(1)
@@ -141,7 +162,9 @@ func TestPendingMemberBlocksJoinUntilExpiry(t *testing.T) {
 	assert.Equal(t, CompletingRebalance, f.state())
 }
 
-// testPendingMemberLeave: LeaveGroup with a pending id drops it.
+// testPendingMembersLeavesGroup: LeaveGroup with a pending id drops it.
+//
+// Kafka: GroupCoordinatorTest.testPendingMembersLeavesGroup @3.6.1
 func TestPendingMemberLeave(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(1)
@@ -156,6 +179,8 @@ func TestPendingMemberLeave(t *testing.T) {
 }
 
 // testJoinGroupShouldReceiveErrorIfGroupOverMaxSize.
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupShouldReceiveErrorIfGroupOverMaxSize @3.6.1
 func TestJoinGroupOverMaxSize(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	for i := 1; i <= testMaxSize; i++ {
@@ -170,6 +195,9 @@ func TestJoinGroupOverMaxSize(t *testing.T) {
 }
 
 // testJoinGroupInconsistentProtocolType / testJoinGroupInconsistentGroupProtocol.
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupInconsistentProtocolType @3.6.1
+// Kafka: GroupCoordinatorTest.testJoinGroupInconsistentGroupProtocol @3.6.1
 func TestJoinGroupInconsistentProtocol(t *testing.T) {
 	cases := []struct {
 		name string
@@ -268,6 +296,9 @@ func TestNoInitialDelayOn010(t *testing.T) {
 
 // testJoinGroupFromUnchangedFollowerDoesNotRebalance and
 // testJoinGroupFromUnchangedLeaderShouldRebalance.
+//
+// Kafka: GroupCoordinatorTest.testJoinGroupFromUnchangedFollowerDoesNotRebalance @3.6.1
+// Kafka: GroupCoordinatorTest.testJoinGroupFromUnchangedLeaderShouldRebalance @3.6.1
 func TestRejoinInStable(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(2)
@@ -285,8 +316,9 @@ func TestRejoinInStable(t *testing.T) {
 	assert.Equal(t, "metadata", ev[0].Reason)
 }
 
-// testJoinGroupCompletingRebalanceFollowerProtocolsChanged and the resend
-// of a lost JoinGroup response in CompletingRebalance.
+// A rejoin in CompletingRebalance: same metadata resends the JoinGroup
+// response, changed metadata rebalances (GroupCoordinator.doJoinGroup's
+// CompletingRebalance branch; Kafka has no test of this exact sequence).
 func TestRejoinInCompletingRebalance(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	require.Empty(t, f.send(1, dynamicJoin("")))
@@ -311,6 +343,10 @@ func TestRejoinInCompletingRebalance(t *testing.T) {
 
 // testSyncGroupLeaderAfterFollower / testSyncGroupFollowerAfterLeader /
 // testSyncGroupEmptyAssignment.
+//
+// Kafka: GroupCoordinatorTest.testSyncGroupLeaderAfterFollower @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupFollowerAfterLeader @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupEmptyAssignment @3.6.1
 func TestSyncGroupPropagation(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	require.Empty(t, f.send(1, dynamicJoin("")))
@@ -337,7 +373,11 @@ func TestSyncGroupPropagation(t *testing.T) {
 }
 
 // testSyncGroupFromIllegalGeneration, testSyncGroupFromUnknownMember,
-// testSyncGroupInconsistentProtocol.
+// testSyncGroupReturnsAnErrorWhenProtocolNameIsInconsistent.
+//
+// Kafka: GroupCoordinatorTest.testSyncGroupFromIllegalGeneration @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupFromUnknownMember @3.6.1
+// Kafka: GroupCoordinatorTest.testSyncGroupReturnsAnErrorWhenProtocolNameIsInconsistent @3.6.1
 func TestSyncGroupErrors(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	jr := f.joinSingle(1, dynamicJoin(""))
@@ -360,6 +400,12 @@ func TestSyncGroupErrors(t *testing.T) {
 // testHeartbeatIllegalGeneration, testValidHeartbeat,
 // testHeartbeatDuringRebalanceCausesRebalanceInProgress,
 // testHeartbeatEmptyGroup-style) per state.
+//
+// Kafka: GroupCoordinatorTest.testHeartbeatUnknownConsumerExistingGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatIllegalGeneration @3.6.1
+// Kafka: GroupCoordinatorTest.testValidHeartbeat @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatDuringRebalanceCausesRebalanceInProgress @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatEmptyGroup @3.6.1
 func TestHeartbeatMatrix(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(2)
@@ -382,6 +428,8 @@ func TestHeartbeatMatrix(t *testing.T) {
 
 // testHeartbeatDuringRebalanceCausesRebalanceInProgress in
 // CompletingRebalance, per version (KAFKA-10134 fixed in 2.6.1).
+//
+// Kafka: GroupCoordinatorTest.testHeartbeatDuringRebalanceCausesRebalanceInProgress @3.6.1
 func TestHeartbeatDuringCompletingRebalancePerVersion(t *testing.T) {
 	cases := []struct {
 		profile  string
@@ -413,6 +461,9 @@ func TestHeartbeatDuringCompletingRebalancePerVersion(t *testing.T) {
 }
 
 // testSessionTimeout and testHeartbeatMaintainsSession.
+//
+// Kafka: GroupCoordinatorTest.testSessionTimeout @3.6.1
+// Kafka: GroupCoordinatorTest.testHeartbeatMaintainsSession @3.6.1
 func TestSessionTimeout(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(1)
@@ -434,6 +485,9 @@ func TestSessionTimeout(t *testing.T) {
 }
 
 // testCommitMaintainsSession and testCommitOffsetInCompletingRebalance.
+//
+// Kafka: GroupCoordinatorTest.testCommitMaintainsSession @3.6.1
+// Kafka: GroupCoordinatorTest.testCommitOffsetInCompletingRebalance @3.6.1
 func TestOffsetCommit(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(1)
@@ -455,7 +509,12 @@ func TestOffsetCommit(t *testing.T) {
 }
 
 // testValidLeaveGroup / testLeaveGroupUnknownConsumerExistingGroup and
-// batch leave (testLeaveGroupWithMultipleMembers-style).
+// a batch leave with one unknown member (per-member errors, as in
+// testStaticMembersUnknownInstanceBatchLeaveGroup for static members).
+//
+// Kafka: GroupCoordinatorTest.testValidLeaveGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testLeaveGroupUnknownConsumerExistingGroup @3.6.1
+// Kafka: GroupCoordinatorTest.testStaticMembersUnknownInstanceBatchLeaveGroup @3.6.1
 func TestLeaveGroup(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, _ := f.stableGroup(3)
@@ -475,6 +534,8 @@ func TestLeaveGroup(t *testing.T) {
 // testRebalanceCompletesBeforeMemberJoins-style: non-rejoined dynamic
 // members are removed at the rebalance timeout; leader re-elected among
 // the joined (earliest-joined rule).
+//
+// Kafka: GroupCoordinatorTest.testRebalanceCompletesBeforeMemberJoins @3.6.1
 func TestDynamicNonRejoinerRemovedAtRebalanceTimeout(t *testing.T) {
 	f := newFixture(t, "kafka-2.8") // no pending-sync
 	ids, gen := f.stableGroup(2)
@@ -501,6 +562,9 @@ func TestDynamicNonRejoinerRemovedAtRebalanceTimeout(t *testing.T) {
 
 // testNewMemberTimeoutCompletion / testNewMemberJoinExpiration: a new
 // member whose join is parked expires after NewMemberJoinTimeoutMs.
+//
+// Kafka: GroupCoordinatorTest.testNewMemberTimeoutCompletion @3.6.1
+// Kafka: GroupCoordinatorTest.testNewMemberJoinExpiration @3.6.1
 func TestNewMemberJoinTimeout(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	a := dynamicJoin("")
@@ -542,6 +606,9 @@ func TestParkedMemberNotExpired(t *testing.T) {
 // testRebalanceTimesOutWhenSyncRequestIsNotReceived and
 // ...FromFollowers / testRebalanceDoesNotTimeOutWhenAllSyncAreReceived
 // (KAFKA-12890, 2.8.1+), vs the stuck 2.8.0 broker.
+//
+// Kafka: GroupCoordinatorTest.testRebalanceTimesOutWhenSyncRequestIsNotReceived @3.6.1
+// Kafka: GroupCoordinatorTest.testRebalanceDoesNotTimeOutWhenAllSyncAreReceived @3.6.1
 func TestPendingSyncExpiry(t *testing.T) {
 	t.Run("leader never syncs (3.x)", func(t *testing.T) {
 		f := newFixture(t, "kafka-3.x")
@@ -606,6 +673,11 @@ func TestPendingSyncExpiry(t *testing.T) {
 // Static membership (KIP-345): staticMemberRejoinWithLeaderIdAndUnknownMemberId,
 // staticMemberRejoinWithKnownMemberId, staticMemberFenceDuplicateRejoinedFollower,
 // staticMemberHeartbeatLeaderWithInvalidMemberId.
+//
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithLeaderIdAndUnknownMemberId @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithKnownMemberId @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberFenceDuplicateRejoinedFollower @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberHeartbeatLeaderWithInvalidMemberId @3.6.1
 func TestStaticMemberRestartInStable(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	l := f.joinSingle(1, staticJoin("", "leader-instance"))
@@ -632,6 +704,8 @@ func TestStaticMemberRestartInStable(t *testing.T) {
 }
 
 // staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocol.
+//
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocol @2.6.0
 func TestStaticMemberRestartChangesProtocol(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	l := f.joinSingle(1, staticJoin("", "inst"))
@@ -645,8 +719,10 @@ func TestStaticMemberRestartChangesProtocol(t *testing.T) {
 	assert.Equal(t, "join", f.events(protocol.EvRebalanceStart)[0].Reason)
 }
 
-// staticMemberRejoinAsFollowerWithUnknownMemberIdAndRebalanceDuringAwaitingSync
-// (KAFKA-9801, 2.6+) vs 2.3–2.5.
+// staticMemberFenceDuplicateSyncingFollowerAfterMemberIdChanged (KAFKA-9801,
+// 2.5.0+) vs 2.3–2.4.
+//
+// Kafka: GroupCoordinatorTest.staticMemberFenceDuplicateSyncingFollowerAfterMemberIdChanged @2.5.0
 func TestStaticMemberRestartInCompletingRebalance(t *testing.T) {
 	cases := []struct {
 		profile string
@@ -694,9 +770,11 @@ func TestStaticNonRejoinerKept(t *testing.T) {
 	assert.Len(t, jr.Members, 2)
 }
 
-// Loading (testJoinGroupWhenLoading-style, §14): per-API mapping of
+// Loading (testRequestHandlingWhileLoadingInProgress, §14): per-API mapping of
 // COORDINATOR_LOAD_IN_PROGRESS, then the group appears Stable with fresh
 // session expiries from load completion.
+//
+// Kafka: GroupCoordinatorTest.testRequestHandlingWhileLoadingInProgress @3.6.1
 func TestLoadingAndFailover(t *testing.T) {
 	src := newFixture(t, "kafka-3.x")
 	ids, gen := src.stableGroup(2)
@@ -735,7 +813,11 @@ func TestLoadingAndFailover(t *testing.T) {
 }
 
 // onResignation: parked JoinGroup answered NOT_COORDINATOR, then every
-// request NOT_COORDINATOR (testGroupUnloadingCompletesPendingJoins-style).
+// request NOT_COORDINATOR (GroupCoordinator.onResignation; cf.
+// GroupMetadataManagerTest.testClassicGroupOnUnloadedEmptyAndPreparingRebalance
+// in the 4.x Java coordinator).
+//
+// Kafka: GroupMetadataManagerTest.testClassicGroupOnUnloadedEmptyAndPreparingRebalance @4.0.0
 func TestResignation(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, gen := f.stableGroup(2)
@@ -768,6 +850,9 @@ func TestFailoverReason(t *testing.T) {
 
 // Protocol selection by vote with deterministic tie-break
 // (GroupMetadataTest.testSelectProtocol / testSelectProtocolChoosesCompatibleProtocol).
+//
+// Kafka: GroupMetadataTest.testSelectProtocol @3.6.1
+// Kafka: GroupMetadataTest.testSelectProtocolChoosesCompatibleProtocol @3.6.1
 func TestSelectProtocol(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -817,6 +902,8 @@ func TestTraceEvents(t *testing.T) {
 }
 
 // Illegal transitions panic (GroupMetadataTest.testStableToStableIllegalTransition etc.).
+//
+// Kafka: GroupMetadataTest.testStableToStableIllegalTransition @3.6.1
 func TestIllegalTransitionPanics(t *testing.T) {
 	cases := []struct{ from, to GroupState }{
 		{Stable, Stable}, {Empty, Stable}, {Empty, CompletingRebalance}, {Stable, Empty},

@@ -1,0 +1,193 @@
+package kafkatests
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Goal: every Kafka test a Go test cites exists at the release named beside
+// it. Method: read the committed list (extracted from the Kafka sources by
+// ./extract) and every comment and string literal of the repository's
+// *_test.go files; a structured citation "Kafka: Class.method @tag" must be
+// in the list at that tag, and a bare Kafka-style test name (testXxx) that
+// is not a Go identifier of the package must be in the list at some tag.
+
+var (
+	citationRe = regexp.MustCompile(`Kafka: ([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*) @([0-9][0-9A-Za-z.\-]*[0-9A-Za-z])`)
+	bareRe     = regexp.MustCompile(`\btest[A-Z][A-Za-z0-9_]*`)
+)
+
+type list struct {
+	at   map[string]bool // tag|class|method
+	any  map[string]bool // method
+	tags map[string]bool
+}
+
+func loadList(t *testing.T) list {
+	f, err := os.Open("testdata/kafka-tests.tsv")
+	require.NoError(t, err)
+	defer f.Close()
+	entries, err := Parse(f)
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	l := list{at: map[string]bool{}, any: map[string]bool{}, tags: map[string]bool{}}
+	for _, e := range entries {
+		l.at[e.Tag+"|"+e.Class+"|"+e.Method] = true
+		l.any[e.Method] = true
+		l.tags[e.Tag] = true
+	}
+	return l
+}
+
+// citation is one Kafka test name found in a Go test file.
+type citation struct {
+	pos                 string
+	class, method, tag  string // tag/class empty for a bare name
+}
+
+// scanFile returns the citations in the comments and string literals of one
+// Go file, skipping bare names that are identifiers declared in the package.
+func scanFile(path string, src []byte, local map[string]bool) []citation {
+	fset := token.NewFileSet()
+	file := fset.AddFile(path, -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, src, nil, scanner.ScanComments)
+	var out []citation
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok != token.COMMENT && tok != token.STRING {
+			continue
+		}
+		p := fset.Position(pos).String()
+		structured := map[string]bool{}
+		for _, m := range citationRe.FindAllStringSubmatch(lit, -1) {
+			out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
+			structured[m[2]] = true
+		}
+		for _, w := range bareRe.FindAllString(lit, -1) {
+			if !structured[w] && !local[w] {
+				out = append(out, citation{pos: p, method: w})
+			}
+		}
+	}
+	return out
+}
+
+// declared lists the identifiers declared at package level or as functions
+// in the Go files of dir (test helpers such as testConfig are not Kafka names).
+func declared(t *testing.T, dir string) map[string]bool {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, nil, parser.SkipObjectResolution)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.Ident:
+					if n.Name != "_" {
+						out[n.Name] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+func repoCitations(t *testing.T) []citation {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	byDir := map[string][]string{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "results" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, "_test.go") && !strings.HasSuffix(p, "citations_test.go") {
+			byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], p)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	dirs := make([]string, 0, len(byDir))
+	for d := range byDir {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	var out []citation
+	for _, d := range dirs {
+		local := declared(t, d)
+		for _, p := range byDir[d] {
+			src, err := os.ReadFile(p)
+			require.NoError(t, err)
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, scanFile(rel, src, local)...)
+		}
+	}
+	return out
+}
+
+func TestCitationsExist(t *testing.T) {
+	l := loadList(t)
+	cites := repoCitations(t)
+	structured := 0
+	for _, c := range cites {
+		if c.tag == "" {
+			if !l.any[c.method] {
+				t.Errorf("%s: %s is not a test method of any listed Kafka release (testdata/kafka-tests.tsv)", c.pos, c.method)
+			}
+			continue
+		}
+		structured++
+		if !l.tags[c.tag] {
+			t.Errorf("%s: Kafka: %s.%s @%s: tag %s is not in the list; add it with ./extract", c.pos, c.class, c.method, c.tag, c.tag)
+			continue
+		}
+		if !l.at[c.tag+"|"+c.class+"|"+c.method] {
+			t.Errorf("%s: Kafka: %s.%s @%s does not exist at that tag", c.pos, c.class, c.method, c.tag)
+		}
+	}
+	require.Greater(t, structured, 50, "the structured citations were not found; is the scanner broken?")
+}
+
+// The scanner finds a structured citation and a bare name, and skips Go
+// identifiers of the package.
+func TestScanFile(t *testing.T) {
+	src := []byte("package x\n// Kafka: GroupCoordinatorTest.testFoo @3.6.1 and testBar\nvar s = \"testBaz testHelper\"\n")
+	got := scanFile("x_test.go", src, map[string]bool{"testHelper": true})
+	require.Equal(t, []citation{
+		{pos: "x_test.go:2:1", class: "GroupCoordinatorTest", method: "testFoo", tag: "3.6.1"},
+		{pos: "x_test.go:2:1", method: "testBar"},
+		{pos: "x_test.go:3:9", method: "testBaz"},
+	}, got)
+}
+
+// The extractor finds annotated test methods in Java and Scala.
+func TestMethods(t *testing.T) {
+	java := "class T {\n  @Test\n  public void testA() {}\n  @ParameterizedTest\n  @ValueSource(booleans = {true})\n  public void testB(boolean x) throws Exception {}\n  private void helper() {}\n}\n"
+	got, err := Methods(strings.NewReader(java), false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"testA", "testB"}, got)
+	scala := "class T {\n  @Test\n  def testC(): Unit = {}\n  @Test def testD(): Unit = {}\n  def helper(): Unit = {}\n}\n"
+	got, err = Methods(strings.NewReader(scala), true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"testC", "testD"}, got)
+}
