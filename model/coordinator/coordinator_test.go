@@ -703,9 +703,9 @@ func TestStaticMemberRestartInStable(t *testing.T) {
 	assert.Equal(t, CompletingRebalance, f.state())
 }
 
-// staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocol.
+// staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWithSelectedProtocolChanged.
 //
-// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocol @2.6.0
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWithSelectedProtocolChanged @3.6.1
 func TestStaticMemberRestartChangesProtocol(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	l := f.joinSingle(1, staticJoin("", "inst"))
@@ -720,7 +720,7 @@ func TestStaticMemberRestartChangesProtocol(t *testing.T) {
 }
 
 // staticMemberFenceDuplicateSyncingFollowerAfterMemberIdChanged (KAFKA-9801,
-// 2.5.0+) vs 2.3–2.4.
+// 2.5.0+: GroupCoordinator.scala 2.5.0 1032-1037) vs 2.3–2.4.
 //
 // Kafka: GroupCoordinatorTest.staticMemberFenceDuplicateSyncingFollowerAfterMemberIdChanged @2.5.0
 func TestStaticMemberRestartInCompletingRebalance(t *testing.T) {
@@ -728,7 +728,8 @@ func TestStaticMemberRestartInCompletingRebalance(t *testing.T) {
 		profile string
 		want    GroupState
 	}{
-		{"kafka-2.5", CompletingRebalance},
+		{"kafka-2.4", CompletingRebalance},
+		{"kafka-2.5", PreparingRebalance}, // KAFKA-9801 shipped in 2.5.0 (commit 146811ab296)
 		{"kafka-2.6", PreparingRebalance},
 	}
 	for _, tc := range cases {

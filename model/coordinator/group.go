@@ -111,7 +111,11 @@ type group struct {
 	pendingByID     map[string]*pendingMember
 	numAwaitingJoin int
 	numPendingSync  int
-	newMemberAdded  bool
+	// stalePendingSync counts pending-sync ids of replaced static members
+	// (replaceStaticMember keeps the old id in pendingSyncMembers); they
+	// are included in numPendingSync.
+	stalePendingSync int
+	newMemberAdded   bool
 
 	join          timer
 	joinKind      joinKind

@@ -44,13 +44,27 @@ func (b *Broker) handleJoinGroup(now protocol.Instant, conn Conn, corr uint64, r
 		p.group = g
 		b.emitState(g, "", out)
 	}
-	if !b.acceptJoiningMember(g, r.MemberID) {
+	if !b.acceptJoiningMember(g, r.MemberID, isUnknownMember) {
 		if m, ok := g.byID[r.MemberID]; ok {
 			// group.remove(memberId): a plain removal, no rebalance; the
 			// member's parked JoinGroup (if any) is never answered.
 			b.cancel(&m.hb)
 			g.remove(m.id)
 			b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedMaxSize})
+		}
+		if b.feat.removeDropsPending {
+			// 3.0+: GroupMetadata.remove also drops a KIP-394 pending id
+			// (3.6.1 GroupMetadata.scala 265-279), so the join can
+			// complete below; before, it stays until its expiry.
+			if pm := g.removePending(r.MemberID); pm != nil {
+				b.cancel(&pm.timer)
+			}
+		}
+		if b.feat.rejectRemovesStatic && r.GroupInstanceID != "" {
+			// 2.3–2.7: group.removeStaticMember(groupInstanceId) drops the
+			// instance id's mapping even when it belongs to another
+			// (current) member, which then no longer counts as static.
+			delete(g.static, r.GroupInstanceID)
 		}
 		b.joinError(out, conn, corr, protocol.UnknownMemberIDValue, protocol.GroupMaxSizeReached)
 	} else {
@@ -82,19 +96,22 @@ func (b *Broker) joinError(out *Output, conn Conn, corr uint64, memberID string,
 // acceptJoiningMember mirrors GroupCoordinator.acceptJoiningMember (2.6+)
 // and, for 2.2–2.5 profiles, the older inline capacity test. Profiles
 // without KIP-389 accept everyone.
-func (b *Broker) acceptJoiningMember(g *group, memberID string) bool {
+func (b *Broker) acceptJoiningMember(g *group, memberID string, isUnknownMember bool) bool {
 	if !b.feat.maxSize {
 		return true
 	}
 	m, has := g.byID[memberID]
 	if !b.feat.acceptJoining26 {
-		// 2.2–2.5: reject if the group is over capacity and the member is
-		// not awaiting join, or if it is new and the group is full.
+		// 2.2–2.5 (GroupCoordinator.handleJoinGroup 2.5.0 161-163): reject
+		// if the group is over capacity and the member is not awaiting
+		// join, or if the member id is unknown and the group is full. The
+		// second JoinGroup of KIP-394 carries its pending id, so it is
+		// never capped.
 		over := len(g.members) > b.cfg.MaxSize
 		if has && over && !m.awaitingJoin {
 			return false
 		}
-		if !has && len(g.members) >= b.cfg.MaxSize {
+		if isUnknownMember && len(g.members) >= b.cfg.MaxSize {
 			return false
 		}
 		return true
@@ -241,12 +258,14 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		rebalanceTimeout: jr.rebalance,
 		protocolType:     r.ProtocolType,
 		protocols:        r.Protocols,
-		isNew:            true,
-		resynced:         true,
-		awaitingJoin:     true,
-		joinConn:         jr.conn,
-		joinCorr:         jr.corr,
-		joinVersion:      r.Version,
+		// Without the new-member timeout (≤2.1) there is no isNew: a
+		// parked new member counts as alive like any other.
+		isNew:        b.feat.newMemberTimeout,
+		resynced:     true,
+		awaitingJoin: true,
+		joinConn:     jr.conn,
+		joinCorr:     jr.corr,
+		joinVersion:  r.Version,
 	}
 	m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
 	if g.state == PreparingRebalance && g.generation == 0 {
@@ -260,12 +279,12 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 	g.add(m)
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: m.id, Detail: r.ClientID})
 	// The 5-minute cap on a new member's parked JoinGroup (KAFKA-7610,
-	// 2.2+); before 2.2 the first expiry is the session timeout.
-	timeout := m.sessionTimeout
+	// 2.2+). Before 2.2 addMemberAndRebalance arms no expiry (0.11.0.0
+	// GroupCoordinator.scala 634-653): the parked member is never expired,
+	// its first expiry is armed by onCompleteJoin.
 	if b.feat.newMemberTimeout {
-		timeout = b.cfg.NewMemberJoinTimeout
+		b.completeAndScheduleNextExpiration(now, g, m, b.cfg.NewMemberJoinTimeout)
 	}
-	b.completeAndScheduleNextExpiration(now, g, m, timeout)
 	b.maybePrepareRebalance(now, g, b.memberReason(g, reasonJoin), out)
 }
 
@@ -281,8 +300,12 @@ func (b *Broker) updateMemberAndRebalance(now protocol.Instant, g *group, m *mem
 // answered (it stays parked, like any request on an abandoned connection).
 func (b *Broker) updateMember(g *group, m *member, jr *joinReq) {
 	m.protocols = jr.r.Protocols
-	m.rebalanceTimeout = jr.rebalance
-	m.sessionTimeout = jr.session
+	if b.feat.updateTimeoutsOnRejoin {
+		// KAFKA-14009 (3.3.2/3.4.0); before, updateMember kept the
+		// member's first timeouts (GroupMetadata.scala 2.8.1 521-534).
+		m.rebalanceTimeout = jr.rebalance
+		m.sessionTimeout = jr.session
+	}
 	if !m.awaitingJoin {
 		g.numAwaitingJoin++
 	}
@@ -356,6 +379,15 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 	b.maybeInvokeJoinCallback(m, &protocol.JoinGroupResponse{Error: protocol.FencedInstanceID,
 		GenerationID: protocol.NoGeneration, MemberID: oldID}, out)
 	b.maybeInvokeSyncCallback(m, &protocol.SyncGroupResponse{Error: protocol.FencedInstanceID}, out)
+	if m.pendingSync {
+		// pendingSyncMembers holds the old id and nothing moves it
+		// (GroupMetadata.replaceStaticMember 3.6.1 316-337): the new id
+		// is not awaited, and the old one is never synced, so unless a
+		// new generation starts first DelayedSync expires and rebalances
+		// (onExpirePendingSync 1622-1634).
+		m.pendingSync = false
+		g.stalePendingSync++
+	}
 	delete(g.byID, oldID)
 	m.id = newID
 	g.byID[newID] = m
@@ -506,6 +538,7 @@ func (b *Broker) initNextGeneration(g *group, out *Output) {
 		}
 	}
 	g.numPendingSync = 0
+	g.stalePendingSync = 0
 	if len(g.members) > 0 {
 		g.protocolName = g.selectProtocol()
 		b.becomeCompletingRebalance(g, out)

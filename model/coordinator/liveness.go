@@ -246,6 +246,12 @@ func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequ
 	if g.state == Dead {
 		return protocol.CoordinatorNotAvailable
 	}
+	if r.GenerationID < 0 && g.state == Empty && !b.feat.commitEmptyNeedsMember {
+		// validateOffsetCommit (3.6.1 GroupCoordinator.scala 989-993;
+		// KAFKA-14201, 3.4.0; the same branch ≤2.8): generation -1 to an
+		// Empty group is a simple commit whatever member id it carries.
+		return protocol.None
+	}
 	if r.GenerationID >= 0 || r.MemberID != protocol.UnknownMemberIDValue || r.GroupInstanceID != "" {
 		if errc := b.validateCurrentMember(g, r.MemberID, r.GroupInstanceID); errc != protocol.None {
 			return errc

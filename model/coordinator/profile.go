@@ -20,8 +20,10 @@ type features struct {
 	// maxSize: group.max.size / GROUP_MAX_SIZE_REACHED (KIP-389, 2.2.0).
 	maxSize bool
 	// newMemberTimeout: new members expire after NewMemberJoinTimeoutMs
-	// while their first join is parked (KAFKA-7610, 2.2.0). Before, a new
-	// member's first expiry is its session timeout.
+	// while their first join is parked (KAFKA-7610, 2.2.0). Before, Scala's
+	// addMemberAndRebalance arms no heartbeat expiry at all (0.11.0.0
+	// GroupCoordinator.scala 634-653): a new member parked in JoinGroup is
+	// never expired; its first expiry is armed when the join completes.
 	newMemberTimeout bool
 	// static: KIP-345 static membership, FENCED_INSTANCE_ID, static members
 	// kept at join completion (KAFKA-8220), batch LeaveGroup (2.3.0).
@@ -47,6 +49,23 @@ type features struct {
 	// skipAssignment: KIP-814, JoinGroup v9+ static leader restart gets the
 	// member list with skipAssignment=true (3.2.0).
 	skipAssignment bool
+	// updateTimeoutsOnRejoin: a known member's rejoin takes the request's
+	// session and rebalance timeouts (KAFKA-14009, 3.3.2/3.4.0); before,
+	// GroupMetadata.updateMember (2.8.1 521-534) keeps the first ones.
+	updateTimeoutsOnRejoin bool
+	// removeDropsPending: GroupMetadata.remove also drops a KIP-394 pending
+	// id (3.0.0, commit 5dae3648abd), so a pending id rejected for
+	// group.max.size is gone at once; before it stays until it expires.
+	removeDropsPending bool
+	// rejectRemovesStatic: a JoinGroup rejected for group.max.size also
+	// drops the instance id's static mapping (group.removeStaticMember,
+	// 2.3.0–2.7.x GroupCoordinator.handleJoinGroup).
+	rejectRemovesStatic bool
+	// commitEmptyNeedsMember: an OffsetCommit with generation -1 and a member
+	// id to an Empty group goes through validateCurrentMember (→
+	// UNKNOWN_MEMBER_ID) (3.0.0–3.3.x, commit 5dae3648abd); before and since
+	// KAFKA-14201 (3.4.0) it is accepted as a simple commit.
+	commitEmptyNeedsMember bool
 }
 
 // profileSpec is one row of the profile table (doc.go repeats it).
@@ -64,35 +83,48 @@ var profileTable = func() []profileSpec {
 	v22 := v011
 	v22.kip394, v22.maxSize, v22.newMemberTimeout = true, true, true
 	v23 := v22
-	v23.static = true
-	v26 := v23
-	v26.acceptJoining26, v26.staticRebalanceInCompleting = true, true
+	v23.static, v23.rejectRemovesStatic = true, true
+	// KAFKA-9801 shipped in 2.5.0 (commit 146811ab296; GroupCoordinator.scala
+	// 2.5.0 1032-1037).
+	v25 := v23
+	v25.staticRebalanceInCompleting = true
+	v26 := v25
+	v26.acceptJoining26 = true
+	// 2.6.1: KAFKA-10134 (heartbeat in CompletingRebalance) and KAFKA-10284
+	// (static restart in Stable persists, commit 535efa4c2cb;
+	// GroupCoordinator.scala 2.6.1 1048-1056).
 	v261 := v26
-	v261.hbInCompleting = true
-	v27 := v261
-	v27.staticStablePersist = true
-	v281 := v27
+	v261.hbInCompleting, v261.staticStablePersist = true, true
+	v28 := v261
+	v28.rejectRemovesStatic = false // GroupMetadata.remove drops the static mapping itself (2.8.0)
+	v281 := v28
 	v281.pendingSync = true
-	v32 := v281
+	v30 := v281
+	v30.removeDropsPending, v30.commitEmptyNeedsMember = true, true
+	v32 := v30
 	v32.skipAssignment = true
+	v34 := v32
+	v34.updateTimeoutsOnRejoin = true  // KAFKA-14009 (3.3.2, 3.4.0)
+	v34.commitEmptyNeedsMember = false // KAFKA-14201 (3.4.0)
 	return []profileSpec{
 		{"kafka-0.10", v010},
 		{"kafka-0.11", v011},
 		{"kafka-2.2", v22},
 		{"kafka-2.3", v23},
 		{"kafka-2.4", v23}, // no broker-side change in 2.4 (KIP-429 is client-side)
-		{"kafka-2.5", v23},
+		{"kafka-2.5", v25},
 		{"kafka-2.6", v26},
 		{"kafka-2.6.1", v261},
-		{"kafka-2.7", v27},
-		{"kafka-2.8", v27},
+		{"kafka-2.7", v261},
+		{"kafka-2.8", v28},
 		{"kafka-2.8.1", v281},
-		{"kafka-2.x", v27}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
-		{"kafka-3.0", v281},
+		{"kafka-2.x", v28}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
+		{"kafka-3.0", v30},
 		{"kafka-3.2", v32},
-		{"kafka-3.6", v32},
-		{"kafka-3.7", v32}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
-		{"kafka-3.x", v32}, // = kafka-3.6 (Scala coordinator, the 3.x default)
+		{"kafka-3.4", v34},
+		{"kafka-3.6", v34},
+		{"kafka-3.7", v34}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
+		{"kafka-3.x", v34}, // = kafka-3.6 (Scala coordinator, the 3.x default)
 	}
 }()
 

@@ -161,5 +161,9 @@ func (b *Broker) onExpirePendingSync(now protocol.Instant, g *group, out *Output
 		g.remove(m.id)
 		b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedSync})
 	}
+	// The replaced static members' old ids: group.remove is a no-op for the
+	// member map but drops them from pendingSyncMembers.
+	g.numPendingSync -= g.stalePendingSync
+	g.stalePendingSync = 0
 	b.prepareRebalance(now, g, reasonSyncTimeout, out)
 }
