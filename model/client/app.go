@@ -19,8 +19,18 @@ const minPollTimeout = time.Millisecond
 func (m *Member) pollStart(now protocol.Instant, out *Output) {
 	m.app = appPolling
 	m.onApp = true
-	m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+	m.newPollCall(now)
 	m.appIterate(now, out)
+}
+
+// newPollCall starts a KafkaConsumer.poll(Duration) call: its timer, and
+// ensureCoordinatorReady's per-call state: the attempts counter is a local
+// of that method (AbstractCoordinator 3.7.0 281) and its sleep was bounded by
+// the previous call's timer, so the first lookup of a call goes out at once.
+func (m *Member) newPollCall(now protocol.Instant) {
+	m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+	m.findAttempts = 0
+	m.findRetryAt = 0
 }
 
 // appIterate is one pass of KafkaConsumer.poll's loop at now: pollHeartbeat,
@@ -72,7 +82,7 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			return
 		}
 		// poll() returned nothing; the application calls it again at once.
-		m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+		m.newPollCall(now)
 	}
 }
 
@@ -178,6 +188,14 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool {
 	if m.coordKnown {
 		return true
+	}
+	if m.findStale != findStaleNone {
+		// A lookup completed on the heartbeat thread (2.8+): lookupCoordinator
+		// returns that future; a failed one is slept on, then cleared.
+		if m.findStale == findStaleFailed {
+			m.findRetryAt = now.Add(m.findBackoff())
+		}
+		m.findStale = findStaleNone
 	}
 	if m.findCorr == 0 && now >= m.findRetryAt {
 		m.lookupCoordinator(now, out)

@@ -798,15 +798,45 @@ func TestLostPartitionsAfterReset(t *testing.T) {
 }
 
 // AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff
-// (KIP-580, 3.7+): FindCoordinator retries back off 100, 200, 400, 800, 1000
-// ms ±20%.
+// (KIP-580, 3.7+): within one ensureCoordinatorReady call (a long poll
+// timer) lookup retries back off 100, 200, 400, 800, 1000 ms ±20%. The Java
+// test drives the retries by connection backoff, this port by
+// COORDINATOR_NOT_AVAILABLE answers; both take retryBackoff.backoff(attempts++)
+// (AbstractCoordinator 3.7.0 292-305).
 //
 // Kafka: AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff @3.7.0
 func TestCoordinatorDiscoveryExponentialBackoff(t *testing.T) {
+	d := newDriver(t, "kafka-3.7", func(cfg *Config) { cfg.PollTimeout = Const(time.Minute) })
+	gaps := lookupGaps(d, 6)
+	bases := []float64{100, 200, 400, 800, 1000, 1000}
+	for i, g := range gaps {
+		lo := time.Duration(bases[i]*0.8) * time.Millisecond
+		hi := min(time.Duration(bases[i]*1.2)*time.Millisecond, time.Second)
+		require.GreaterOrEqual(t, g, lo, "attempt %d", i)
+		require.LessOrEqual(t, g, hi+time.Millisecond, "attempt %d", i)
+	}
+}
+
+// The attempts counter is a local of ensureCoordinatorReady (AbstractCoordinator
+// 3.7.0 281) and its sleep is bounded by the poll() timer, so with a 100 ms
+// poll timeout every poll() restarts at the base backoff: the gaps stay at
+// most one poll timeout (+ jitter), they do not grow to retry.backoff.max.ms.
+//
+// Kafka: AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff @3.7.0
+func TestCoordinatorDiscoveryBackoffRestartsEachPoll(t *testing.T) {
 	d := newDriver(t, "kafka-3.7")
+	for i, g := range lookupGaps(d, 8) {
+		require.LessOrEqual(t, g, 121*time.Millisecond, "attempt %d", i)
+	}
+}
+
+// lookupGaps answers n FindCoordinator requests COORDINATOR_NOT_AVAILABLE at
+// once and returns the time from each answer to the next request.
+func lookupGaps(d *driver, n int) []time.Duration {
+	d.t.Helper()
 	d.start()
 	var gaps []time.Duration
-	for range 6 {
+	for range n {
 		f := d.pop(protocol.APIFindCoordinator)
 		d.respond(f, &protocol.FindCoordinatorResponse{Error: protocol.CoordinatorNotAvailable})
 		failed := d.now
@@ -815,13 +845,7 @@ func TestCoordinatorDiscoveryExponentialBackoff(t *testing.T) {
 		}
 		gaps = append(gaps, d.now.Sub(failed))
 	}
-	bases := []float64{100, 200, 400, 800, 1000, 1000}
-	for i, g := range gaps {
-		lo := time.Duration(bases[i]*0.8) * time.Millisecond
-		hi := min(time.Duration(bases[i]*1.2)*time.Millisecond, time.Second)
-		require.GreaterOrEqual(t, g, lo, "attempt %d", i)
-		require.LessOrEqual(t, g, hi+time.Millisecond, "attempt %d", i)
-	}
+	return gaps
 }
 
 // ConsumerCoordinatorTest.testHeartbeatThreadClose: a closed member has no

@@ -2,6 +2,7 @@ package client
 
 import (
 	"slices"
+	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -72,7 +73,7 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 	}
 	switch e.api {
 	case protocol.APIFindCoordinator:
-		m.findCoordinatorFailed(now, e.corr)
+		m.findCoordinatorFailed(now, m.findDone(e.corr, true))
 	case protocol.APIJoinGroup:
 		dead()
 		if e.corr == m.joinCorr {
@@ -100,9 +101,7 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 // handleFindCoordinator is FindCoordinatorResponseHandler: success records
 // the coordinator and resets the client-side session timer.
 func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e inflight, r *protocol.FindCoordinatorResponse) {
-	if e.corr == m.findCorr {
-		m.findCorr = 0
-	}
+	current := m.findDone(e.corr, r.Error != protocol.None)
 	switch r.Error {
 	case protocol.None:
 		m.coordKnown = true
@@ -123,7 +122,7 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.NotEnoughReplicas,
 		protocol.NotEnoughReplicasAfterAppend, protocol.NotLeaderOrFollower,
 		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError:
-		m.findCoordinatorFailed(now, 0)
+		m.findCoordinatorFailed(now, current)
 	case protocol.UnknownServerError, protocol.IllegalGeneration, protocol.InconsistentGroupProtocol,
 		protocol.InvalidGroupID, protocol.UnknownMemberID, protocol.InvalidSessionTimeout,
 		protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
@@ -135,19 +134,62 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 	}
 }
 
-// findCoordinatorFailed: a retriable lookup failure. ≤3.6 ensureCoordinatorReady
-// waits for a metadata refresh (rate-limited to one per retry.backoff.ms,
-// modelled as retry.backoff.ms); 3.7+ first sleeps backoff(attempts++).
-func (m *Member) findCoordinatorFailed(now protocol.Instant, corr uint64) {
-	if corr != 0 && corr == m.findCorr {
-		m.findCorr = 0
+// findStale is a completed findCoordinatorFuture still referenced by the
+// findCoordinatorFuture field.
+type findStale uint8
+
+const (
+	findStaleNone   findStale = iota
+	findStaleDone             // completed successfully
+	findStaleFailed           // failed (retriable)
+)
+
+// findDone is the completion of the lookup sent as corr; it reports whether
+// that lookup is the current findCoordinatorFuture. Up to 2.7 the response
+// handler clears the field (clearFindCoordinatorFuture in
+// FindCoordinatorResponseHandler, 2.3.0 714/743); from 2.8 only
+// ensureCoordinatorReady (the application thread, after each attempt) and
+// the heartbeat thread clear it (AbstractCoordinator 3.7.0 913-958 never
+// does), so a lookup completed on the heartbeat thread stays referenced.
+func (m *Member) findDone(corr uint64, failed bool) bool {
+	if corr == 0 || corr != m.findCorr {
+		return false
 	}
-	d := m.cfg.RetryBackoff
-	if m.b.exponentialBackoff {
-		d = exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.findAttempts, m.rng)
-		m.findAttempts++
+	m.findCorr = 0
+	if !m.onApp && m.b.pacing != pacing23 {
+		m.findStale = findStaleDone
+		if failed {
+			m.findStale = findStaleFailed
+		}
 	}
-	m.findRetryAt = now.Add(d)
+	return true
+}
+
+// findCoordinatorFailed: a retriable lookup failure. If the application
+// thread is inside ensureCoordinatorReady waiting for this lookup, it sleeps
+// before the next attempt: ≤3.6 the wait for a metadata refresh (rate-limited
+// to one per retry.backoff.ms, modelled as retry.backoff.ms); 3.7+ first
+// retryBackoff.backoff(attempts++) with attempts a local of that call
+// (AbstractCoordinator 3.7.0 281-300), so the sleep restarts at the base in
+// every poll() (newPollCall). Both are bounded by the poll() timer: the next
+// poll() call looks up at once. A failure handled by the heartbeat thread
+// does not pace the application thread (the heartbeat thread waits
+// retry.backoff.ms itself, hbRunOnce).
+func (m *Member) findCoordinatorFailed(now protocol.Instant, current bool) {
+	if !current || !m.onApp {
+		return
+	}
+	m.findRetryAt = now.Add(m.findBackoff())
+}
+
+// findBackoff is the application thread's sleep after a failed lookup.
+func (m *Member) findBackoff() time.Duration {
+	if !m.b.exponentialBackoff {
+		return m.cfg.RetryBackoff
+	}
+	d := exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.findAttempts, m.rng)
+	m.findAttempts++
+	return d
 }
 
 // generationUnchanged is CoordinatorResponseHandler.generationUnchanged; before
@@ -323,8 +365,11 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 	case protocol.GroupAuthorizationFailed, protocol.FencedInstanceID:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.RebalanceInProgress:
-		if m.b.syncRebalanceResetsGeneration && m.generationUnchanged(e.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, true, RejoinRebalanceInProgress) // KAFKA-13891 (3.3.0–3.3.1)
+		if m.b.syncRebalanceResetsGeneration {
+			// KAFKA-13891 (3.3.0–3.3.1): resetStateOnResponseError without
+			// the sent-generation guard the other errors have
+			// (AbstractCoordinator 3.3.1 826-830).
+			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, true, RejoinRebalanceInProgress)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.UnknownMemberID:

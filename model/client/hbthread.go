@@ -23,14 +23,20 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 				m.lookupCoordinator(now, out)
 			}
 		case pacing28:
-			if m.findCorr == 0 {
+			if m.findCorr == 0 && m.findStale == findStaleNone {
 				m.lookupCoordinator(now, out)
 				return true // loop without waiting: the next pass forgets it and waits
 			}
-			m.findCorr = 0 // clearFindCoordinatorFuture; its response is still handled
+			// clearFindCoordinatorFuture; its response is still handled.
+			m.findCorr, m.findStale = 0, findStaleNone
 		case pacing33:
-			if m.findCorr != 0 {
-				m.findCorr = 0
+			// AbstractCoordinator 3.7.0 1493-1502: a referenced future (in
+			// flight, or completed: the response handler no longer clears
+			// it) is cleared and waited on; the next pass sends. So with
+			// responses faster than retry.backoff.ms a lookup goes out every
+			// 2 x retry.backoff.ms.
+			if m.findCorr != 0 || m.findStale != findStaleNone {
+				m.findCorr, m.findStale = 0, findStaleNone
 			} else {
 				m.lookupCoordinator(now, out)
 			}

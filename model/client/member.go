@@ -125,7 +125,8 @@ type Member struct {
 	coordKnown   bool
 	coordinator  int32
 	findCorr     uint64 // the outstanding findCoordinatorFuture's request (0: none)
-	findAttempts int32
+	findStale    findStale
+	findAttempts int32 // ensureCoordinatorReady's local attempts counter (this poll() call)
 	findRetryAt  protocol.Instant
 	nextBroker   int
 

@@ -81,7 +81,7 @@ type behaviour struct {
 	// retries (3.7).
 	exponentialBackoff bool
 	// resetSetsJoinPrepare: a state/generation reset sets needsJoinPrepare
-	// again (3.0/3.1, KAFKA-12983).
+	// again (KAFKA-12983, 2.8.1 and 3.0.0).
 	resetSetsJoinPrepare bool
 	// rejoinReasonSent: JoinGroup carries the rejoin reason (3.2, KIP-800).
 	rejoinReasonSent bool
@@ -148,7 +148,9 @@ var profileTable = []behaviour{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
 		name: "kafka-2.8", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
-		fourStates: true, joinRebalanceInProgressRetriable: true, pacing: pacing28,
+		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
+		// (AbstractCoordinator 2.8.1 971-975).
+		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range"},
 	},
