@@ -171,7 +171,7 @@ func TestMaxSizeRejectsPendingMember(t *testing.T) {
 // current member unreachable by its instance id (its next JoinGroup with
 // its own member id is UNKNOWN_MEMBER_ID). 2.8+ leave it alone.
 //
-// Kafka: GroupCoordinatorTest.testStaticMembersJoinGroupWithMaxSize @2.5.0
+// Kafka: GroupCoordinatorTest.testStaticMembersJoinGroupWithMaxSize @2.6.0
 func TestMaxSizeRejectionDropsStaticMapping(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
