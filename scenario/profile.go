@@ -12,7 +12,7 @@ import (
 // profileInfo is one accepted profile name and the Kafka release whose
 // defaults and features it stands for. The coarse names stand for the last
 // release of their line that the simulator models: kafka-2.x for 2.8,
-// kafka-3.x for 3.7.
+// kafka-3.x for 3.7, kafka-4.x for 4.3.
 type profileInfo struct {
 	name         string
 	major, minor int
@@ -30,7 +30,14 @@ var profiles = []profileInfo{
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
 	{"kafka-3.7", 3, 7},
+	{"kafka-3.8", 3, 8},
+	{"kafka-3.9", 3, 9},
 	{"kafka-3.x", 3, 7},
+	{"kafka-4.0", 4, 0},
+	{"kafka-4.1", 4, 1},
+	{"kafka-4.2", 4, 2},
+	{"kafka-4.3", 4, 3},
+	{"kafka-4.x", 4, 3},
 }
 
 // DefaultProfile is the client and coordinator profile of a file that names none.

@@ -103,8 +103,8 @@ type behaviour struct {
 }
 
 // profileTable lists every profile in release order. Aliases (kafka-2.x,
-// kafka-3.x) are resolved by profileAliases.
-var profileTable = []behaviour{
+// kafka-3.x, kafka-4.x) are resolved by profileAliases.
+var profileTable = withLaterEras([]behaviour{
 	{
 		name: "kafka-0.10", heartbeatTask: true, blockingJoin: true,
 		joinVersion: 0, joinTimeout: joinTimeoutRequest, pacing: pacing23,
@@ -206,12 +206,39 @@ var profileTable = []behaviour{
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
+})
+
+// laterEras are the classic consumers (group.protocol=classic, the default
+// through 4.3) after 3.7. Their AbstractCoordinator, ConsumerCoordinator,
+// Heartbeat and ConsumerConfig defaults are the 3.7 ones for everything the
+// model covers (read at apache/kafka 3.8.0 and confluentinc/kafka v7.9.0,
+// v8.0.0 … v8.3.0 = Apache 3.9, 4.0 … 4.3): 3.8 moved the poll-timeout
+// leave into handlePollTimeoutExpiry; 4.0 changed only offset-fetch error
+// handling (KAFKA-17279) and commit locking (KAFKA-19242); 4.1 added
+// CloseOptions (KIP-1092; the default keeps static members in the group on
+// close). JoinGroup stays v9, session.timeout.ms 45 s, assignors [range,
+// cooperative-sticky], retry.backoff.max.ms 1 s. Rack-aware assignment
+// (KIP-881, 3.5+) needs client.rack and broker racks, which the model
+// does not have.
+var laterEras = []string{"kafka-3.8", "kafka-3.9", "kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3"}
+
+// withLaterEras appends laterEras to the table, each with the last row's
+// (kafka-3.7) switches.
+func withLaterEras(t []behaviour) []behaviour {
+	last := t[len(t)-1]
+	for _, name := range laterEras {
+		b := last
+		b.name = name
+		t = append(t, b)
+	}
+	return t
 }
 
 // profileAliases maps the coarse era names of INTERFACE.md to a concrete profile.
 var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.x", "kafka-2.8"},
 	{"kafka-3.x", "kafka-3.7"},
+	{"kafka-4.x", "kafka-4.3"},
 }
 
 // lookupBehaviour resolves a profile name (or alias) to its switches.

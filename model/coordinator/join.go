@@ -14,6 +14,11 @@ func (b *Broker) handleJoinGroup(now protocol.Instant, conn Conn, corr uint64, r
 		b.joinError(out, conn, corr, r.MemberID, errc)
 		return
 	}
+	if b.feat.javaClassic && r.Version < 2 {
+		// KIP-896 (4.0, KAFKA-18269): JoinGroup validVersions 2-9.
+		b.joinError(out, conn, corr, r.MemberID, protocol.UnsupportedVersion)
+		return
+	}
 	if r.GroupInstanceID != "" && !b.feat.static {
 		// KafkaApis (2.3+): a JoinGroup with an instance id to a broker
 		// without KIP-345 (IBP < 2.3) is UNSUPPORTED_VERSION. Older brokers
@@ -67,6 +72,11 @@ func (b *Broker) handleJoinGroup(now protocol.Instant, conn Conn, corr uint64, r
 			delete(g.static, r.GroupInstanceID)
 		}
 		b.joinError(out, conn, corr, protocol.UnknownMemberIDValue, protocol.GroupMaxSizeReached)
+		if b.feat.javaClassic {
+			// classicGroupJoinToClassicGroup (v8.0.0 GroupMetadataManager
+			// 4475-4480): no completion attempt after a rejection.
+			return
+		}
 	} else {
 		jr := joinReq{conn: conn, corr: corr, r: r, session: sessionTimeout, rebalance: rebalanceTimeout}
 		if isUnknownMember {
@@ -268,7 +278,9 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		joinVersion:  r.Version,
 	}
 	m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
-	if g.state == PreparingRebalance && g.generation == 0 {
+	if g.state == PreparingRebalance && (g.generation == 0 || (b.feat.javaClassic && g.joinKind == joinInitial)) {
+		// Scala: generationId == 0; Java: previousState() == EMPTY, i.e. any
+		// rebalance started from Empty (the only one with an initial delay).
 		g.newMemberAdded = true
 	}
 	if pm := g.pendingByID[memberID]; pm != nil {

@@ -43,6 +43,21 @@ func (b *Broker) onExpireHeartbeat(now protocol.Instant, g *group, m *member, ou
 		reason = removedNewMember
 	}
 	b.removeMemberAndUpdateGroup(now, g, m, reason, reasonSession, out)
+	b.javaCompleteJoinOnExpiry(now, g, out)
+}
+
+// javaCompleteJoinOnExpiry: the Java coordinator's expiry paths complete
+// the join directly when every remaining member has joined
+// (removeMemberAndUpdateClassicGroup / removePendingMemberAndUpdateClassicGroup,
+// GroupMetadataManager v8.0.0 5055-5096), cutting an initial delay short;
+// Scala's checkAndComplete never completes an InitialDelayedJoin early.
+func (b *Broker) javaCompleteJoinOnExpiry(now protocol.Instant, g *group, out *Output) {
+	if !b.feat.javaClassic || g.state != PreparingRebalance || g.joinKind != joinInitial || !g.hasAllMembersJoined() {
+		return
+	}
+	b.cancel(&g.join)
+	g.joinKind = joinNone
+	b.onCompleteJoin(now, g, out)
 }
 
 // onExpirePendingMember mirrors onExpireHeartbeat(isPending=true) →
@@ -52,6 +67,7 @@ func (b *Broker) onExpirePendingMember(now protocol.Instant, g *group, pm *pendi
 		return
 	}
 	b.removePendingMemberAndUpdateGroup(now, g, pm.id, out)
+	b.javaCompleteJoinOnExpiry(now, g, out)
 }
 
 // removePendingMemberAndUpdateGroup mirrors the Scala method.

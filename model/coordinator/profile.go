@@ -66,6 +66,28 @@ type features struct {
 	// UNKNOWN_MEMBER_ID) (3.0.0–3.3.x, commit 5dae3648abd); before and since
 	// KAFKA-14201 (3.4.0) it is accepted as a simple commit.
 	commitEmptyNeedsMember bool
+
+	// javaClassic: classic groups are served by the Java group coordinator
+	// (GroupMetadataManager's classic-group code, the default from 4.0,
+	// KIP-848; Scala GroupCoordinator removed in 4.1). Where it differs from
+	// the Scala coordinator (each mirrored where it happens):
+	//   - the initial-rebalance extension counts new members of any
+	//     rebalance started from Empty (previousState() == EMPTY), not only
+	//     generation 0 (addMemberThenRebalanceOrCompleteJoin);
+	//   - a member or pending-member expiry during PreparingRebalance
+	//     completes the join at once when every remaining member has joined,
+	//     even during the initial delay (removeMemberAndUpdateClassicGroup,
+	//     removePendingMemberAndUpdateClassicGroup);
+	//   - a JoinGroup rejected for group.max.size does not try to complete
+	//     the join (classicGroupJoinToClassicGroup has no final
+	//     checkAndComplete);
+	//   - SyncGroup in Stable does not restart the session
+	//     (classicGroupSyncToClassicGroup);
+	//   - SyncGroup while the partition loads is answered
+	//     COORDINATOR_LOAD_IN_PROGRESS (the runtime's error), not
+	//     REBALANCE_IN_PROGRESS;
+	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION.
+	javaClassic bool
 }
 
 // profileSpec is one row of the profile table (doc.go repeats it).
@@ -106,6 +128,10 @@ var profileTable = func() []profileSpec {
 	v34 := v32
 	v34.updateTimeoutsOnRejoin = true  // KAFKA-14009 (3.3.2, 3.4.0)
 	v34.commitEmptyNeedsMember = false // KAFKA-14201 (3.4.0)
+	// 4.0: group.coordinator.new.enable defaults to true (GroupCoordinatorConfig
+	// v8.0.0 64); 3.8/3.9 keep the Scala coordinator (default false).
+	v40 := v34
+	v40.javaClassic = true
 	return []profileSpec{
 		{"kafka-0.10", v010},
 		{"kafka-0.11", v011},
@@ -124,7 +150,14 @@ var profileTable = func() []profileSpec {
 		{"kafka-3.4", v34},
 		{"kafka-3.6", v34},
 		{"kafka-3.7", v34}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
+		{"kafka-3.8", v34}, // no classic-group change in the Scala coordinator 3.6.1 → 3.9.0
+		{"kafka-3.9", v34},
 		{"kafka-3.x", v34}, // = kafka-3.6 (Scala coordinator, the 3.x default)
+		{"kafka-4.0", v40}, // Java GroupMetadataManager classic groups (confluentinc/kafka v8.0.0)
+		{"kafka-4.1", v40}, // no classic-group change 4.0 → 4.3 (v8.1.0 … v8.3.0)
+		{"kafka-4.2", v40},
+		{"kafka-4.3", v40},
+		{"kafka-4.x", v40}, // = kafka-4.3
 	}
 }()
 

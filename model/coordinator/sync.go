@@ -11,6 +11,14 @@ func (b *Broker) handleSyncGroup(now protocol.Instant, conn Conn, corr uint64, r
 	switch errc {
 	case protocol.None:
 	case protocol.CoordinatorLoadInProgress:
+		if b.feat.javaClassic {
+			// The Java runtime's CoordinatorLoadInProgressException goes
+			// back as is (GroupCoordinatorService.syncGroup v8.0.0
+			// 436-475): a classic client's SyncGroup handler calls it
+			// "Unexpected error from SyncGroup" (a KafkaException).
+			b.syncError(out, conn, corr, protocol.CoordinatorLoadInProgress)
+			return
+		}
 		// The in-memory rebalance state is lost on failover, and old
 		// clients do not know the loading error (apache/kafka#4788).
 		b.syncError(out, conn, corr, protocol.RebalanceInProgress)
@@ -74,7 +82,11 @@ func (b *Broker) handleSyncGroup(now protocol.Instant, conn Conn, corr uint64, r
 		b.reply(out, conn, corr, &protocol.SyncGroupResponse{Error: protocol.None, ProtocolType: g.protocolType,
 			ProtocolName: g.protocolName, Assignment: m.assignment})
 		g.markResynced(m)
-		b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
+		if !b.feat.javaClassic {
+			// Scala only (GroupCoordinator.scala 3.6.1 638); the Java
+			// coordinator answers without touching the session.
+			b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
+		}
 	case Dead:
 		panic("coordinator: doSyncGroup: Dead group past the pre-checks")
 	}
