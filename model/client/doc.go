@@ -71,7 +71,8 @@
 //
 // # Profiles
 //
-// kafka-2.x is kafka-2.8 (2.8.1+) and kafka-3.x is kafka-3.7.
+// kafka-2.x is kafka-2.8 (2.8.1+), kafka-3.x is kafka-3.7 and kafka-4.x is
+// kafka-4.3.
 //
 //	| profile    | heartbeats            | HB in COMPLETING | JoinGroup v / timeout        | KIP-394 | static | sent-gen check | ILLEGAL_GEN keeps id | coop (KIP-429) | poll() during join       | retriable join error            | backoff       |
 //	|------------|-----------------------|------------------|------------------------------|---------|--------|----------------|----------------------|----------------|--------------------------|---------------------------------|---------------|
@@ -82,12 +83,23 @@
 //	| kafka-2.6  | HeartbeatThread       | no               | v7, max(request, rebal+5s)   | yes     | yes    | yes            | no                   | yes            | zero timer, records flow | re-sent at once                 | fixed         |
 //	| kafka-2.7  | HeartbeatThread       | yes (KAFKA-10134)| v7, max(request, rebal+5s)   | yes     | yes    | yes            | no                   | yes            | zero timer, records flow | re-sent at once, member id DROPPED | fixed      |
 //	| kafka-2.8  | HeartbeatThread       | yes              | v7, max(request, rebal+5s)   | yes     | yes    | yes            | no                   | yes            | zero timer, records flow | re-sent at once                 | fixed         |
+//	|            | (2.8.1: a reset re-runs onJoinPrepare, KAFKA-12983: a cooperative member reset mid-rebalance reports its partitions lost)                                                                        |
 //	| kafka-3.0  | as 2.8, session 45 s, default assignors [range, cooperative-sticky], reset re-runs onJoinPrepare (KAFKA-12983)                                                                                          |
 //	| kafka-3.2  | as 3.0 + JoinGroup v9 (skipAssignment), rejoin reason sent (KIP-800), ILLEGAL_GENERATION keeps the member id (KAFKA-13419)                                                                               |
 //	| kafka-3.3  | as 3.2 + SyncGroup REBALANCE_IN_PROGRESS resets the generation (KAFKA-13891, 3.3.0–3.3.1 only); heartbeat-thread lookup pacing of KAFKA-13917                                                           |
 //	| kafka-3.4  | as 3.3 without KAFKA-13891 + the generation in the subscription (KIP-792)                                                                                                                                |
 //	| kafka-3.6  | as 3.4 + retriable join error waits retry.backoff.ms (KAFKA-12639, 3.5)                                                                                                                                 |
 //	| kafka-3.7  | as 3.6 + KIP-580 exponential backoff (±20 % jitter from the member's rng) for FindCoordinator and failed heartbeats                                                                                      |
+//	| kafka-3.8 … kafka-4.3 | as 3.7: the classic consumer's AbstractCoordinator/ConsumerCoordinator/ConsumerConfig are unchanged for every modelled path (profile.go, laterEras)                                          |
+//
+// FindCoordinator (all profiles): the application thread's wait after a
+// failed lookup is bounded by its poll() timer and starts afresh in every
+// poll() call (3.7: retryBackoff.backoff(attempts++) with attempts a local of
+// ensureCoordinatorReady); a lookup failure handled by the heartbeat thread
+// does not pace the application thread. From 2.8 the completed
+// findCoordinatorFuture stays referenced until ensureCoordinatorReady or the
+// heartbeat thread clears it, so from 3.3 a heartbeat thread alone sends a
+// lookup every 2 x retry.backoff.ms (2.8–3.2 and ≤2.7: every retry.backoff.ms).
 //
 // Auto-commit (Config.AutoCommit = enable.auto.commit, Config.AutoCommitInterval
 // = auto.commit.interval.ms, 5 s when zero; commit.go):
@@ -147,9 +159,29 @@
 //   - markCoordinatorUnknown fails in-flight requests at once rather than on
 //     the next network poll; a fatal FindCoordinator error seen by the
 //     heartbeat thread stops the member at once rather than at the next poll().
-//   - The heartbeat thread's 100 ms wake-up cadence and its notify() wake-ups
-//     (deadlines fire exactly), and the metadata-refresh wait of ≤3.6
-//     ensureCoordinatorReady (modelled as retry.backoff.ms).
+//   - The heartbeat thread's wake-up cadence: Java waits retry.backoff.ms
+//     (or until notify(), e.g. by pollHeartbeat) between iterations and
+//     sends a due heartbeat at the first wake-up at or after its deadline;
+//     the model fires exactly at the deadline. Each heartbeat is thus up to
+//     retry.backoff.ms earlier here than in Java. Not measured: with the
+//     defaults (heartbeat 3 s, session 45 s) and the aggressive setting
+//     (heartbeat 100 ms, session 1 s) a session still spans ≥ 9 heartbeat
+//     intervals after the delay, so no expiry should move; the figure this
+//     can shift is the heartbeat-response latency seen by the broker (issue
+//     12, item 4: left for a measurement).
+//   - The metadata-refresh wait of ≤3.6 ensureCoordinatorReady (modelled as
+//     retry.backoff.ms).
+//   - 0.10's wait for in-flight coordinator requests before each JoinGroup
+//     (AbstractCoordinator 0.10.0.1 219-224: ensureActiveGroup polls until
+//     pending requests to the coordinator complete); the model sends the
+//     JoinGroup at once. It matters only with an auto-commit or heartbeat
+//     in flight at rejoin time; 0.10's join is blocking anyway.
+//   - ≤2.6.0: when the generation was reset (by a late heartbeat error)
+//     between the SyncGroup response and onJoinComplete,
+//     joinGroupIfNeeded returns false (AbstractCoordinator 2.5.0 435-453)
+//     and the rejoin waits for the next poll(); the model rejoins in the
+//     same poll() (the 2.6.1+ behaviour). The window is one
+//     response-handling pass; no scenario we ship reaches it.
 //   - KafkaConsumer.close()'s wait for pending requests, the callback time in
 //     close(), wakeup(), enforceRebalance(), unsubscribe().
 //   - A fatal error is assumed to end the application: no close(), no

@@ -30,36 +30,44 @@
 // Behaviour that changed across Kafka versions (kafka-classic-protocol.md
 // §16) is selected by Config.Profile:
 //
-//	| Profile     | KIP-134 initial delay | KIP-394 MEMBER_ID_REQUIRED, KIP-389 max size, 5-min new-member timeout | KIP-345 static | acceptJoiningMember 2.6, KAFKA-9801 | KAFKA-10134 heartbeat in CompletingRebalance | static restart persists (2.7) | KAFKA-12890 pending sync | KIP-814 skipAssignment |
-//	|-------------|---|---|---|---|---|---|---|---|
-//	| kafka-0.10  |   |   |   |   |   |   |   |   |
-//	| kafka-0.11  | x |   |   |   |   |   |   |   |
-//	| kafka-2.2   | x | x |   |   |   |   |   |   |
-//	| kafka-2.3   | x | x | x |   |   |   |   |   |
+//	| Profile     | KIP-134 | KIP-394, KIP-389, new-member timeout | KIP-345 | KAFKA-9801 | acceptJoiningMember | KAFKA-10134, KAFKA-10284 | KAFKA-12890 | pending id dropped on reject | KIP-814 | KAFKA-14009 | manual commit to Empty | Java classic |
+//	|-------------|---|---|---|---|---|---|---|---|---|---|---|---|
+//	| kafka-0.10  |   |   |   |   |   |   |   |   |   |   | ok  |   |
+//	| kafka-0.11  | x |   |   |   |   |   |   |   |   |   | ok  |   |
+//	| kafka-2.2   | x | x |   |   |   |   |   |   |   |   | ok  |   |
+//	| kafka-2.3   | x | x | x |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.4   | = kafka-2.3 (no broker-side change; KIP-429 is client-side) |
-//	| kafka-2.5   | x | x | x |   |   |   |   |   |
-//	| kafka-2.6   | x | x | x | x |   |   |   |   |
-//	| kafka-2.6.1 | x | x | x | x | x |   |   |   |
-//	| kafka-2.7   | x | x | x | x | x | x |   |   |
-//	| kafka-2.8   | x | x | x | x | x | x |   |   |
+//	| kafka-2.5   | x | x | x | x |   |   |   |   |   |   | ok  |   |
+//	| kafka-2.6   | x | x | x | x | x |   |   |   |   |   | ok  |   |
+//	| kafka-2.6.1 | x | x | x | x | x | x |   |   |   |   | ok  |   |
+//	| kafka-2.7   | = kafka-2.6.1 |
+//	| kafka-2.8   | = kafka-2.6.1, GroupMetadata.remove drops the static mapping itself |
 //	| kafka-2.x   | = kafka-2.8 (2.8.0: the KAFKA-12890 bug is present) |
-//	| kafka-2.8.1 | x | x | x | x | x | x | x |   |
-//	| kafka-3.0   | x | x | x | x | x | x | x |   |
-//	| kafka-3.2   | x | x | x | x | x | x | x | x |
-//	| kafka-3.6   | x | x | x | x | x | x | x | x |
-//	| kafka-3.7   | = kafka-3.6 (the Java module stays opt-in) |
-//	| kafka-3.x   | = kafka-3.6 (the Scala coordinator, default for all 3.x) |
+//	| kafka-2.8.1 | x | x | x | x | x | x | x |   |   |   | ok  |   |
+//	| kafka-3.0   | x | x | x | x | x | x | x | x |   |   | UNKNOWN_MEMBER_ID |   |
+//	| kafka-3.2   | x | x | x | x | x | x | x | x | x |   | UNKNOWN_MEMBER_ID |   |
+//	| kafka-3.4   | x | x | x | x | x | x | x | x | x | x | ok (KAFKA-14201) |   |
+//	| kafka-3.6 … kafka-3.9, kafka-3.x | = kafka-3.4 (the Scala coordinator; the Java module stays opt-in) |
+//	| kafka-4.0 … kafka-4.3, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
 //
 // kafka-0.10 models the 0.10.1 broker: the Empty state exists, no initial
-// delay, new members expire after their session timeout. In every profile
-// a JoinGroup v0 uses the session timeout as the rebalance timeout.
+// delay, and (as through 2.1) a new member parked in its first JoinGroup is
+// never expired: addMemberAndRebalance arms no heartbeat (0.11.0.0
+// GroupCoordinator.scala 634-653); its first expiry is armed when the join
+// completes. In every profile a JoinGroup v0 uses the session timeout as the
+// rebalance timeout.
+//
+// The 4.x profiles follow GroupMetadataManager's classic-group code
+// (confluentinc/kafka v8.0.0 … v8.3.0 = Apache 4.0 … 4.3) where it differs
+// from Scala; profile.go (javaClassic) lists each difference and the code
+// that mirrors it.
 //
 // # Group-record appends
 //
 // GroupMetadataManager.storeGroup (an acks=all append to
 // __consumer_offsets) is made by the leader's SyncGroup in
-// CompletingRebalance, by a static member's restart in Stable (2.7+
-// profiles) and when a join completes with no member (the Empty record).
+// CompletingRebalance, by a static member's restart in Stable (2.6.1+
+// profiles, KAFKA-10284) and when a join completes with no member (the Empty record).
 // Config.AppendLatency, AppendBytesPerSecond (size of the record over a
 // bandwidth), AppendTimeout (offsets.commit.timeout.ms) and
 // AppendErrorProbability/AppendError, drawn from Config.Rand, set when and
@@ -120,7 +128,11 @@
 //     isActive); FindCoordinator is answered from SetCoordinator metadata.
 //   - Connections: the broker never sees a closed connection; parked
 //     requests stay parked (Kafka mutes the socket).
-//   - The Java group-coordinator module (3.6+ opt-in, §15), transactional
+//   - The Java coordinator's runtime (its event loop, the empty-group
+//     record it appends when a JoinGroup creates a group, and that append's
+//     error reply), OffsetCommit v9's GROUP_ID_NOT_FOUND for an unknown
+//     group (the client's OffsetCommit version is not modelled), classic
+//     to consumer group conversion (KIP-848 online migration); transactional
 //     offset commits, KIP-848 consumer groups, authorization, request
 //     quotas and throttling, JoinGroup v0–v9 wire differences other than
 //     the rebalance timeout, KIP-394 and KIP-814.
