@@ -75,6 +75,24 @@ func TestRetainMemberIdAfterJoinGroupDisconnect(t *testing.T) {
 	d.advance(time.Second)
 	j2 := d.pop(protocol.APIJoinGroup)
 	require.Equal(t, "m1", j2.Req.(*protocol.JoinGroupRequest).MemberID)
+	completeJoin(t, d, j2, 10, "m1")
+}
+
+// completeJoin answers a JoinGroup and the SyncGroup that follows and
+// checks the member ends STABLE in that generation with that id
+// (AbstractCoordinatorTest.ensureActiveGroup).
+func completeJoin(t *testing.T, d *driver, j Send, gen int32, id string) {
+	t.Helper()
+	d.respond(j, &protocol.JoinGroupResponse{GenerationID: gen, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: id})
+	s := d.pop(protocol.APISyncGroup)
+	require.Equal(t, id, s.Req.(*protocol.SyncGroupRequest).MemberID)
+	require.Equal(t, gen, s.Req.(*protocol.SyncGroupRequest).GenerationID)
+	d.respond(s, &protocol.SyncGroupResponse{ProtocolType: "consumer", ProtocolName: "range", Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(0)}}})
+	d.advance(200 * time.Millisecond)
+	require.Equal(t, Stable, d.m.State())
+	g, m := d.m.Generation()
+	require.Equal(t, gen, g)
+	require.Equal(t, id, m)
 }
 
 // AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect.
@@ -93,6 +111,7 @@ func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
 	d.advance(time.Second)
 	j2 := d.pop(protocol.APIJoinGroup)
 	require.Equal(t, "m1", j2.Req.(*protocol.JoinGroupRequest).MemberID)
+	completeJoin(t, d, j2, 10, "m1")
 }
 
 // The fatal JoinGroup errors: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal,
@@ -183,6 +202,38 @@ func TestJoinGroupRequestWithRebalanceInProgress(t *testing.T) {
 	require.False(t, d.m.Stopped())
 	j := d.pop(protocol.APIJoinGroup)
 	require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
+	require.True(t, d.m.rejoinNeededOrPending())
+	require.False(t, d.m.needsJoinPrepare, "the retry does not run onJoinPrepare again")
+	d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+	d.respond(d.pop(protocol.APISyncGroup), &protocol.SyncGroupResponse{Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(0)}}})
+	d.advance(200 * time.Millisecond)
+	require.Equal(t, Stable, d.m.State())
+	require.Len(t, d.eventsOf(protocol.EvAssigned), 1, "onJoinComplete once")
+}
+
+// The same from a member that owns partitions: onJoinPrepare (eager: revoke
+// everything) runs once for the rebalance, not again for the retried
+// JoinGroup; onJoinComplete runs once.
+//
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.7.0
+func TestJoinGroupRebalanceInProgressCallbackCounts(t *testing.T) {
+	d := newDriver(t, "kafka-3.7")
+	d.stable(tp(0))
+	d.advance(200 * time.Millisecond)
+	assigned := len(d.eventsOf(protocol.EvAssigned))
+	d.advance(3 * time.Second)
+	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	d.advance(200 * time.Millisecond)
+	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.RebalanceInProgress})
+	d.advance(200 * time.Millisecond)
+	j := d.pop(protocol.APIJoinGroup)
+	require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
+	d.respond(j, &protocol.JoinGroupResponse{GenerationID: 2, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
+	d.respond(d.pop(protocol.APISyncGroup), &protocol.SyncGroupResponse{Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(1)}}})
+	d.advance(200 * time.Millisecond)
+	require.Len(t, d.eventsOf(protocol.EvRevoked), 1, "onJoinPrepare once")
+	require.Len(t, d.eventsOf(protocol.EvAssigned), assigned+1, "onJoinComplete once")
+	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
 }
 
 // AbstractCoordinatorTest.testRejoinReason (KIP-800, 3.2+): the JoinGroup
@@ -250,6 +301,7 @@ func TestSyncGroupErrors(t *testing.T) {
 			require.Equal(t, c.gen, gen)
 			j := d.pop(protocol.APIJoinGroup)
 			require.Equal(t, c.rejoinID, j.Req.(*protocol.JoinGroupRequest).MemberID)
+			completeJoin(t, d, j, 2, "m2")
 		})
 	}
 }
@@ -407,6 +459,18 @@ func TestHeartbeatSentWhenCompletingRebalance(t *testing.T) {
 			d.pop(protocol.APISyncGroup) // never answered
 			d.advance(3 * time.Second)
 			require.Equal(t, c.want, d.count(protocol.APIHeartbeat))
+			if c.want == 0 {
+				return
+			}
+			// REBALANCE_IN_PROGRESS while completing keeps the generation
+			// and asks for no rejoin.
+			before := len(d.eventsOf(protocol.EvRejoinRequested))
+			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+			gen, id := d.m.Generation()
+			require.Equal(t, int32(1), gen)
+			require.Equal(t, "m1", id)
+			require.Equal(t, CompletingRebalance, d.m.State())
+			require.Len(t, d.eventsOf(protocol.EvRejoinRequested), before)
 		})
 	}
 }

@@ -192,6 +192,19 @@ func TestJoinGroupOverMaxSize(t *testing.T) {
 	replies := f.completeInitialJoin()
 	assert.Len(t, replies, testMaxSize)
 	assert.Len(t, f.b.Members(testGroup), testMaxSize)
+	// The CompletingRebalance and Stable branch of acceptJoiningMember: the
+	// group size counts; a new member is rejected, a member rejoins.
+	require.Equal(t, CompletingRebalance, f.state())
+	assert.Equal(t, protocol.GroupMaxSizeReached, joinResp(t, only(t, f.send(9, dynamicJoin("")), 9)).Error)
+	leader := joinResp(t, replyOn(t, replies, 1))
+	for i := 1; i <= testMaxSize; i++ {
+		m := joinResp(t, replyOn(t, replies, Conn(i)))
+		f.send(Conn(i), syncReq(m.MemberID, m.GenerationID))
+	}
+	require.Equal(t, Stable, f.state())
+	assert.Equal(t, protocol.GroupMaxSizeReached, joinResp(t, only(t, f.send(9, dynamicJoin("")), 9)).Error)
+	require.Empty(t, f.send(1, dynamicJoin(leader.MemberID)), "a member's rejoin is accepted (and rebalances)")
+	assert.Equal(t, PreparingRebalance, f.state())
 }
 
 // testJoinGroupInconsistentProtocolType / testJoinGroupInconsistentGroupProtocol.
@@ -592,6 +605,27 @@ func TestNewMemberJoinTimeout(t *testing.T) {
 	assert.Equal(t, "new-member-timeout", rem[0].Reason)
 }
 
+// testNewMemberTimeoutCompletion: once its join completes the member is no
+// longer new, so the 5-minute new-member timeout stops applying; only its
+// (longer) session timeout expires it.
+//
+// Kafka: GroupCoordinatorTest.testNewMemberTimeoutCompletion @3.6.1
+func TestNewMemberTimeoutCompletion(t *testing.T) {
+	f := newFixture(t, "kafka-3.x")
+	r := dynamicJoin("")
+	r.SessionTimeout = testNewMemberJoin + 5*time.Second
+	jr := f.joinSingle(1, r)
+	require.Equal(t, protocol.None, jr.Error)
+	sr := syncResp(t, only(t, f.send(1, syncReq(jr.MemberID, jr.GenerationID,
+		protocol.SyncGroupAssignment{MemberID: jr.MemberID})), 1))
+	require.Equal(t, protocol.None, sr.Error)
+	require.Len(t, f.b.Members(testGroup), 1)
+	f.advance(testNewMemberJoin + 100*time.Millisecond)
+	assert.Len(t, f.b.Members(testGroup), 1, "the new-member timeout no longer applies")
+	f.advance(r.SessionTimeout + 100*time.Millisecond)
+	assert.Empty(t, f.b.Members(testGroup), "the session timeout does")
+}
+
 // A member parked in JoinGroup (not new) is never expired.
 func TestParkedMemberNotExpired(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
@@ -939,4 +973,83 @@ func TestMemberIDs(t *testing.T) {
 	f := newFixture(t, "kafka-3.x")
 	ids, _ := f.stableGroup(2)
 	assert.Equal(t, []string{"client-1-1", "client-1-2"}, ids)
+}
+
+// Static restarts in a Stable group of several members: a follower
+// restarting with an unknown member id and a superset of the protocols that
+// keeps the selected one is replaced without a rebalance (the group record
+// is persisted, the leader and generation unchanged, the old assignment
+// carried over); its old id is fenced on JoinGroup, SyncGroup and
+// Heartbeat; an old id parked in JoinGroup during a rebalance is fenced the
+// moment the duplicate joins.
+//
+// Kafka: GroupCoordinatorTest.staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchanged @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberFenceDuplicateRejoinedFollower @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberSyncAsLeaderWithInvalidMemberId @3.6.1
+// Kafka: GroupCoordinatorTest.staticMemberRejoinAsFollowerWithMismatchedMemberId @3.6.1
+func TestStaticMemberRestartInStableSeveralMembers(t *testing.T) {
+	f := newFixture(t, "kafka-3.x")
+	insts := []string{"a", "b", "c"}
+	for i, inst := range insts {
+		r := staticJoin("", inst)
+		r.Protocols = protocols("range", "roundrobin")
+		require.Empty(t, f.send(Conn(i+1), r))
+	}
+	replies := f.completeInitialJoin()
+	var js [3]*protocol.JoinGroupResponse
+	for i := range js {
+		js[i] = joinResp(t, replyOn(t, replies, Conn(i+1)))
+	}
+	leader, gen := js[0].Leader, js[0].GenerationID
+	require.Equal(t, js[0].MemberID, leader)
+	var as []protocol.SyncGroupAssignment
+	for i, j := range js {
+		as = append(as, protocol.SyncGroupAssignment{MemberID: j.MemberID,
+			Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{{Topic: "t", Partition: int32(i)}}}})
+	}
+	only(t, f.send(1, syncReq(leader, gen, as...)), 1)
+	only(t, f.send(2, syncReq(js[1].MemberID, gen)), 2)
+	only(t, f.send(3, syncReq(js[2].MemberID, gen)), 3)
+	require.Equal(t, Stable, f.state())
+
+	// b restarts: unknown id, protocols a superset (roundrobin first), the
+	// group's vote still selects range.
+	r := staticJoin("", "b")
+	r.Protocols = protocols("roundrobin", "range", "sticky")
+	nb := joinResp(t, only(t, f.send(4, r), 4))
+	require.Equal(t, protocol.None, nb.Error)
+	assert.NotEqual(t, js[1].MemberID, nb.MemberID)
+	assert.Equal(t, gen, nb.GenerationID)
+	assert.Equal(t, leader, nb.Leader)
+	assert.Equal(t, "range", nb.ProtocolName)
+	assert.Equal(t, Stable, f.state())
+	assert.Empty(t, f.events(protocol.EvRebalanceStart), "no rebalance")
+	require.Len(t, f.out.Persist, 1)
+	sr := syncResp(t, only(t, f.send(4, syncReq(nb.MemberID, gen)), 4))
+	assert.Equal(t, as[1].Assignment, sr.Assignment, "the assignment follows the instance")
+
+	// The old id is fenced everywhere.
+	old := staticJoin(js[1].MemberID, "b")
+	assert.Equal(t, protocol.FencedInstanceID, joinResp(t, only(t, f.send(2, old), 2)).Error)
+	oldSync := syncReq(js[1].MemberID, gen)
+	oldSync.GroupInstanceID = "b"
+	assert.Equal(t, protocol.FencedInstanceID, only(t, f.send(2, oldSync), 2).Err())
+	oldHB := hbReq(js[1].MemberID, gen)
+	oldHB.GroupInstanceID = "b"
+	assert.Equal(t, protocol.FencedInstanceID, only(t, f.send(2, oldHB), 2).Err())
+	assert.Equal(t, Stable, f.state())
+
+	// c's known-id rejoin with changed metadata starts a rebalance; a
+	// duplicate c joining with an unknown id fences the parked old JoinGroup
+	// at once.
+	rc := staticJoin(js[2].MemberID, "c")
+	rc.Protocols = protocols("roundrobin", "range")
+	require.Empty(t, f.send(3, rc))
+	require.Equal(t, PreparingRebalance, f.state())
+	dup := staticJoin("", "c")
+	dup.Protocols = protocols("range", "roundrobin")
+	fenced := f.send(5, dup)
+	jr := joinResp(t, replyOn(t, fenced, 3))
+	assert.Equal(t, protocol.FencedInstanceID, jr.Error)
+	assert.Equal(t, PreparingRebalance, f.state())
 }
