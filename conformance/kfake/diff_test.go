@@ -73,7 +73,10 @@ type ours struct {
 	slotIDs map[string]string
 }
 
-func newOurs() *ours {
+func newOurs() *ours { return newOursMax(1 << 30) }
+
+// newOursMax is newOurs with group.max.size.
+func newOursMax(maxSize int) *ours {
 	p, err := coordinator.ParseProfile("kafka-3.x")
 	if err != nil {
 		panic(err)
@@ -82,7 +85,7 @@ func newOurs() *ours {
 		BrokerID: 0, Name: "broker-0", Profile: p,
 		InitialRebalanceDelay: 0,
 		MinSessionTimeout:     6 * time.Second, MaxSessionTimeout: 30 * time.Minute,
-		MaxSize: 1 << 30, NewMemberJoinTimeout: 5 * time.Minute,
+		MaxSize: maxSize, NewMemberJoinTimeout: 5 * time.Minute,
 	})
 	var out coordinator.Output
 	b.SetCoordinator(group, 0)
@@ -168,8 +171,8 @@ type fake struct {
 	slotIDs map[string]string
 }
 
-func newFake(t *testing.T, joinV int16) *fake {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+func newFake(t *testing.T, joinV int16, opts ...kfake.Opt) *fake {
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "t")}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return &fake{t: t, joinV: joinV, c: c, clients: map[string]*kgo.Client{}, pending: map[string]chan protocol.Response{},
@@ -184,6 +187,7 @@ func (f *fake) client(slot string) *kgo.Client {
 		var err error
 		v := kversion.Stable()
 		v.SetMaxKeyVersion(int16(kmsg.JoinGroup), f.joinV)
+		v.SetMaxKeyVersion(int16(kmsg.OffsetCommit), 8) // topic names, not ids
 		cl, err = kgo.NewClient(kgo.SeedBrokers(f.c.ListenAddrs()...), kgo.ClientID(slot), kgo.MaxVersions(v))
 		require.NoError(f.t, err)
 		f.t.Cleanup(cl.Close)
@@ -289,6 +293,23 @@ func toKmsg(req protocol.Request) kmsg.Request {
 			k.InstanceID = kmsg.StringPtr(r.GroupInstanceID)
 		}
 		return k
+	case *protocol.OffsetCommitRequest:
+		k := kmsg.NewPtrOffsetCommitRequest()
+		k.Version = 8
+		k.Group = r.GroupID
+		k.Generation = r.GenerationID
+		k.MemberID = r.MemberID
+		if r.GroupInstanceID != "" {
+			k.InstanceID = kmsg.StringPtr(r.GroupInstanceID)
+		}
+		kt := kmsg.NewOffsetCommitRequestTopic()
+		kt.Topic = "t"
+		kp := kmsg.NewOffsetCommitRequestTopicPartition()
+		kp.Partition = 0
+		kp.Offset = 1
+		kt.Partitions = append(kt.Partitions, kp)
+		k.Topics = append(k.Topics, kt)
+		return k
 	case *protocol.LeaveGroupRequest:
 		k := kmsg.NewPtrLeaveGroupRequest()
 		k.Version = 3
@@ -328,6 +349,16 @@ func fromKmsg(r kmsg.Response) protocol.Response {
 		return out
 	case *kmsg.HeartbeatResponse:
 		return &protocol.HeartbeatResponse{Error: protocol.ErrorCode(k.ErrorCode)}
+	case *kmsg.OffsetCommitResponse:
+		out := &protocol.OffsetCommitResponse{}
+		for _, t := range k.Topics {
+			for _, p := range t.Partitions {
+				if out.Error == protocol.None && p.ErrorCode != 0 {
+					out.Error = protocol.ErrorCode(p.ErrorCode)
+				}
+			}
+		}
+		return out
 	case *kmsg.LeaveGroupResponse:
 		out := &protocol.LeaveGroupResponse{Error: protocol.ErrorCode(k.ErrorCode)}
 		for _, m := range k.Members {
@@ -416,7 +447,11 @@ func leave(slot string) func(map[string]string) protocol.Request {
 // runScenario runs steps on both sides; joinV is the JoinGroup version
 // every join of the scenario uses (kgo cannot vary it per request).
 func runScenario(t *testing.T, joinV int16, steps []step) {
-	a, k := newOurs(), newFake(t, joinV)
+	runScenarioOn(t, newOurs(), newFake(t, joinV), steps)
+}
+
+// runScenarioOn runs steps on the given sides.
+func runScenarioOn(t *testing.T, a *ours, k *fake, steps []step) {
 	for i, s := range steps {
 		var oa, ok outcome
 		if s.collect {
@@ -490,5 +525,57 @@ func TestStaticRestartInStable(t *testing.T) {
 		{slot: "a", build: syncFrom("a", 1, "a")},
 		{slot: "a2", build: join(5, "", "ia"), known: "static-restart-leader-id"},
 		{slot: "a", build: hbStatic("a", "ia", 1)}, // old id: FENCED_INSTANCE_ID
+	})
+}
+
+func commit(slot string, gen int32, instance string) func(map[string]string) protocol.Request {
+	return func(ids map[string]string) protocol.Request {
+		return &protocol.OffsetCommitRequest{GroupID: group, GenerationID: gen, MemberID: ids[slot], GroupInstanceID: instance}
+	}
+}
+
+// TestManualCommitToEmptyGroup: OffsetCommit with generation -1 and a member
+// id that is not in the group, to an Empty group, is a simple commit
+// (GroupCoordinator.validateOffsetCommit 3.6.1 989-993, KAFKA-14201); both
+// accept it. (Issue 12, coordinator item 6.)
+func TestManualCommitToEmptyGroup(t *testing.T) {
+	runScenario(t, 3, []step{
+		{slot: "a", build: join(3, "", "")},
+		{slot: "a", build: syncFrom("a", 1, "a")},
+		{slot: "a", build: leave("a")},           // Empty
+		{slot: "x", build: commit("zz", -1, "")}, // NONE: not validated as a member
+		{slot: "x", build: commit("a", -1, "")},  // NONE: the old member id neither
+	})
+}
+
+// TestMaxSizePendingMember: group.max.size 2, one member, then two new
+// members with JoinGroup v4. Ours (Scala 3.x acceptJoiningMember) counts
+// members only, so both get a pending id; the cap applies to their second
+// JoinGroup, where a rejected pending id is dropped and the join completes
+// at once (issue 12, coordinator item 4; model/coordinator
+// TestMaxSizeRejectsPendingMember). kfake counts pending ids at the first
+// JoinGroup, so it rejects the second new member there.
+func TestMaxSizePendingMember(t *testing.T) {
+	runScenarioOn(t, newOursMax(2), newFake(t, 4, kfake.BrokerConfigs(map[string]string{"group.max.size": "2"})), []step{
+		{slot: "a", build: join(4, "", "")},  // MEMBER_ID_REQUIRED
+		{slot: "a", build: join(4, "a", "")}, // gen 1
+		{slot: "a", build: syncFrom("a", 1, "a")},
+		{slot: "c", build: join(4, "", "")}, // MEMBER_ID_REQUIRED (pending)
+		{slot: "d", build: join(4, "", ""), known: "max-size-counts-pending"},
+	})
+}
+
+// TestStaticRestartInCompletingRebalance: a static follower restarts (empty
+// member id) before its SyncGroup while the group is CompletingRebalance:
+// KAFKA-9801 (2.5.0+) rebalances; both park the new JoinGroup.
+// (Issue 12, coordinator item 3.)
+func TestStaticRestartInCompletingRebalance(t *testing.T) {
+	runScenario(t, 5, []step{
+		{slot: "a", build: join(5, "", "ia")},
+		{slot: "a", build: syncFrom("a", 1, "a")},
+		{slot: "b", build: join(5, "", "ib")}, // parked: rebalance
+		{slot: "a", build: join(5, "a", "ia")},
+		{slot: "b", collect: true},             // gen 2, CompletingRebalance
+		{slot: "b2", build: join(5, "", "ib")}, // restart before b's SyncGroup
 	})
 }
