@@ -30,13 +30,10 @@ import (
 var Classes = []string{
 	// broker: Scala GroupCoordinator (0.10.0: GroupCoordinatorResponseTest).
 	"GroupCoordinatorTest", "GroupCoordinatorResponseTest", "GroupMetadataTest", "GroupMetadataManagerTest",
-	"MemberMetadataTest", "GroupCoordinatorConcurrencyTest",
 	// broker: Java group coordinator (3.6+; classic groups in 3.7+/4.x).
-	"ClassicGroupTest", "GenericGroupTest", "ClassicGroupMemberTest", "GroupMetadataManagerTestContext",
-	"OffsetMetadataManagerTest", "GroupCoordinatorServiceTest", "GroupCoordinatorConfigTest",
+	"ClassicGroupTest", "GenericGroupTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
-	"KafkaConsumerTest", "ConsumerProtocolTest", "ConsumerConfigTest",
 	// assignors.
 	"RangeAssignorTest", "RoundRobinAssignorTest", "StickyAssignorTest", "CooperativeStickyAssignorTest",
 	"AbstractStickyAssignorTest", "AbstractPartitionAssignorTest", "RangeAssignorBuilderTest",

@@ -47,7 +47,8 @@ func appendFixture(t *testing.T, profile string, mods ...func(*Config)) (*fixtur
 }
 
 // twoMembers forms a CompletingRebalance group of a leader (conn 1) and a
-// follower (conn 2) in generation 1 (testSyncGroup*'s setup).
+// follower (conn 2) in generation 1 (the setup of GroupCoordinatorTest's
+// SyncGroup tests).
 func (f *fixture) twoMembers() (leader, follower *protocol.JoinGroupResponse) {
 	f.t.Helper()
 	require.Empty(f.t, f.send(1, dynamicJoin("")))

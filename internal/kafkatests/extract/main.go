@@ -2,6 +2,7 @@
 // rebalsim ports (kafkatests.Classes), per release tag, from a Kafka git
 // directory, and merges them into the committed list.
 //
+// internal/kafkatests/extract.sh runs it for every tag the repository cites.
 // Usage (from the repository root):
 //
 //	go run ./internal/kafkatests/extract -git-dir /path/to/apache/kafka/.git \
