@@ -237,6 +237,16 @@ func TestProfiles(t *testing.T) {
 		require.NoError(t, ApplyProfileDefaults(&cfg))
 		require.Equal(t, c.session, cfg.SessionTimeout, c.name)
 	}
+	// 3.8 … 4.3: the classic consumer's modelled paths and defaults are
+	// 3.7's (profile.go, laterEras); only the name differs.
+	v37, _ := lookupBehaviour("kafka-3.7")
+	for _, name := range append(slices.Clone(laterEras), "kafka-4.x") {
+		b, ok := lookupBehaviour(name)
+		require.True(t, ok, name)
+		same := *b
+		same.name = v37.name
+		require.Equal(t, *v37, same, name)
+	}
 }
 
 // Same seed, same events, byte for byte.
