@@ -23,6 +23,9 @@ type Options struct {
 	// EagerPolls makes every application poll() its own event instead of
 	// replaying uneventful polls lazily (client.Config.EagerPolls).
 	EagerPolls bool
+	// HeartbeatWakeCadence sets client.Config.HeartbeatWakeCadence for every
+	// member (a measurement switch, not a scenario key).
+	HeartbeatWakeCadence bool
 }
 
 // Result is what one run produced.

@@ -60,6 +60,14 @@ type Config struct {
 	// EagerPolls disables the lazy replay of uneventful polls (lazy.go): every
 	// poll() is its own simulator event. Slower; for equivalence tests.
 	EagerPolls bool
+	// HeartbeatWakeCadence models the Java HeartbeatThread's wake-ups: it
+	// waits retry.backoff.ms between iterations, so a due heartbeat (or an
+	// expired session or poll timer) is acted on at the first wake-up at or
+	// after its deadline, on a grid with a phase drawn when the thread is
+	// enabled. Off (the default), the thread acts exactly at each deadline.
+	// For the measurement behind doc.go's "Not modelled" entry (issue 12,
+	// item 4); not a Kafka property.
+	HeartbeatWakeCadence bool
 }
 
 // Send is one request the member asks the harness to send.

@@ -44,6 +44,17 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		m.hbWaitUntil = now.Add(m.cfg.RetryBackoff)
 		return false
 	}
+	if m.cfg.HeartbeatWakeCadence {
+		// The thread acts at its first wake-up at or after the earliest
+		// deadline (after a pause: at once, its wait timed out).
+		d := min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
+		if m.app != appPolling {
+			d = min(d, m.hb.pollDeadline)
+		}
+		if now < m.hbWake(d) {
+			return false
+		}
+	}
 	if now >= m.hb.sessionDeadline {
 		// The client-side session expired without a successful heartbeat
 		// response: the "false coordinator dead" path (generation kept).
@@ -62,6 +73,24 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 	m.hbSent(now)
 	m.sendHeartbeat(now, out)
 	return false
+}
+
+// hbWake is the first wake-up of the heartbeat thread at or after d with
+// HeartbeatWakeCadence (a grid of retry.backoff.ms through hbWakeBase), else
+// d itself.
+func (m *Member) hbWake(d protocol.Instant) protocol.Instant {
+	step := protocol.Instant(m.cfg.RetryBackoff)
+	if !m.cfg.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
+		return d
+	}
+	off := (d - m.hbWakeBase) % step
+	if off < 0 {
+		off += step
+	}
+	if off == 0 {
+		return d
+	}
+	return d + step - off
 }
 
 // sendHeartbeat is AbstractCoordinator.sendHeartbeatRequest. The request value

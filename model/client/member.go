@@ -154,6 +154,7 @@ type Member struct {
 	hbWaitUntil  protocol.Instant
 	hbFailed     protocol.ErrorCode
 	hbReq        *protocol.HeartbeatRequest
+	hbWakeBase   protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
 	taskAt       protocol.Instant // 0.10 HeartbeatTask schedule (Never: unscheduled)
 	taskInFlight bool
 
@@ -396,6 +397,7 @@ func (m *Member) NextHeartbeatDeadline() protocol.Instant {
 		if m.app != appPolling {
 			d = min(d, m.hb.pollDeadline)
 		}
+		d = m.hbWake(d)
 	}
 	d = min(d, m.earliestInflight())
 	if m.monitorHeld() {
@@ -624,6 +626,9 @@ func (m *Member) becomeStable(now protocol.Instant, out *Output) {
 func (m *Member) hbEnable(now protocol.Instant) {
 	m.hbEnabled = true
 	m.hbResetTimeouts(now)
+	if m.cfg.HeartbeatWakeCadence {
+		m.hbWakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
+	}
 }
 
 // requestRejoin is AbstractCoordinator.requestRejoin(reason).
