@@ -29,6 +29,8 @@ var profiles = []profileInfo{
 	{"kafka-2.x", 2, 8},
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
+	{"kafka-3.4", 3, 4},
+	{"kafka-3.6", 3, 6},
 	{"kafka-3.7", 3, 7},
 	{"kafka-3.8", 3, 8},
 	{"kafka-3.9", 3, 9},
@@ -178,8 +180,18 @@ var versionEras = []struct {
 	{"kafka-2.7", [2]int{2, 7}, [2]int{2, 7}},
 	{"kafka-2.8", [2]int{2, 8}, [2]int{2, 8}},
 	{"kafka-3.0", [2]int{3, 0}, [2]int{3, 1}},
-	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 6}},
-	{"kafka-3.7", [2]int{3, 7}, [2]int{3, 9}},
+	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 3}},
+	// 3.4: KAFKA-14009 and KAFKA-14201 (broker), KIP-792 (client).
+	{"kafka-3.4", [2]int{3, 4}, [2]int{3, 4}},
+	// 3.5 and 3.6 clients are the same model (KAFKA-12639 came in 3.5).
+	{"kafka-3.6", [2]int{3, 5}, [2]int{3, 6}},
+	{"kafka-3.7", [2]int{3, 7}, [2]int{3, 7}},
+	{"kafka-3.8", [2]int{3, 8}, [2]int{3, 8}},
+	{"kafka-3.9", [2]int{3, 9}, [2]int{3, 9}},
+	{"kafka-4.0", [2]int{4, 0}, [2]int{4, 0}},
+	{"kafka-4.1", [2]int{4, 1}, [2]int{4, 1}},
+	{"kafka-4.2", [2]int{4, 2}, [2]int{4, 2}},
+	{"kafka-4.3", [2]int{4, 3}, [2]int{4, 3}},
 }
 
 // errNotVersion: the name is not written as a Kafka version at all.

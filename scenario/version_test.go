@@ -14,13 +14,16 @@ import (
 // eras.
 func TestResolveVersion(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"kafka-3.6.1", "kafka-3.2"},
-		{"kafka-3.5", "kafka-3.2"},
+		{"kafka-3.6.1", "kafka-3.6"},
+		{"kafka-3.5", "kafka-3.6"},
+		{"kafka-3.3.2", "kafka-3.2"},
+		{"kafka-3.4.1", "kafka-3.4"},
+		{"kafka-4.1.0", "kafka-4.1"},
 		{"kafka-2.8.0", "kafka-2.8"},
 		{"kafka-2.8.2", "kafka-2.8"},
 		{"kafka-2.5.1", "kafka-2.4"},
 		{"kafka-3.1.2", "kafka-3.0"},
-		{"kafka-3.9.0", "kafka-3.7"},
+		{"kafka-3.9.0", "kafka-3.9"},
 		{"3.7.1", "kafka-3.7"},
 		{"kafka-0.10.2.1", "kafka-0.10"},
 	} {
@@ -29,10 +32,10 @@ func TestResolveVersion(t *testing.T) {
 		assert.Equal(t, c.want, got, c.in)
 		assert.Contains(t, note, c.want, c.in)
 	}
-	for _, bad := range []string{"kafka-1.1.0", "kafka-2.2", "kafka-9.0", "kafka-x", "kafka-3", "latest"} {
+	for _, bad := range []string{"kafka-1.1.0", "kafka-2.2", "kafka-9.0", "kafka-4.4.0", "kafka-x", "kafka-3", "latest"} {
 		_, _, err := ResolveVersion(bad)
 		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), "kafka-3.2 (3.2–3.6)", bad)
+		assert.Contains(t, err.Error(), "kafka-3.2 (3.2–3.3)", bad)
 	}
 }
 
@@ -50,10 +53,10 @@ groups:
 `
 	sc, err := Parse("v.yaml", []byte(src))
 	require.NoError(t, err)
-	assert.Equal(t, "kafka-3.2", sc.Groups[0].Client.Profile)
+	assert.Equal(t, "kafka-3.6", sc.Groups[0].Client.Profile)
 	assert.Equal(t, "kafka-2.8", sc.Coordinator.Profile)
 	require.Len(t, sc.Notes, 2)
-	assert.Equal(t, "v.yaml:9: groups[0].client.profile: Kafka 3.6.1 is modelled by profile kafka-3.2 (the era covering 3.2–3.6)", sc.Notes[1])
+	assert.Equal(t, "v.yaml:9: groups[0].client.profile: Kafka 3.6.1 is modelled by profile kafka-3.6 (the era covering 3.5–3.6)", sc.Notes[1])
 
 	_, err = Parse("v.yaml", []byte(strings.Replace(src, "kafka-3.6.1", "kafka-1.1.0", 1)))
 	require.Error(t, err)

@@ -52,8 +52,8 @@ func loadList(t *testing.T) list {
 
 // citation is one Kafka test name found in a Go test file.
 type citation struct {
-	pos                 string
-	class, method, tag  string // tag/class empty for a bare name
+	pos                string
+	class, method, tag string // tag/class empty for a bare name
 }
 
 // scanFile returns the citations in the comments and string literals of one

@@ -34,6 +34,8 @@ var Classes = []string{
 	"ClassicGroupTest", "GenericGroupTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
+	// client network layer.
+	"NetworkClientTest", "ConsumerNetworkClientTest", "ClusterConnectionStatesTest",
 	// assignors.
 	"RangeAssignorTest", "RoundRobinAssignorTest", "StickyAssignorTest", "CooperativeStickyAssignorTest",
 	"AbstractStickyAssignorTest", "AbstractPartitionAssignorTest", "RangeAssignorBuilderTest",

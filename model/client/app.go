@@ -213,7 +213,9 @@ func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
 	}
 	broker := m.leastLoadedNode(now)
 	if broker < 0 {
-		m.findCoordinatorFailed(now, 0)
+		// RequestFuture.noBrokersAvailable(): a failed future, not kept in
+		// findCoordinatorFuture.
+		m.findCoordinatorFailed(now, true)
 		return
 	}
 	m.findRetryAt = 0
