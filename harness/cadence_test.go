@@ -6,7 +6,7 @@ package harness
 // heartbeat/session settings and at aggressive ones (heartbeat.interval.ms
 // 100, session.timeout.ms 1000). Method: the same scenario and seeds with and
 // without the cadence; the event counts must match and the unowned
-// partition-seconds stay within 2 %. The figures are logged (go test -v).
+// partition-seconds stay within 3 %. The figures are logged (go test -v).
 
 import (
 	"math"
@@ -54,6 +54,6 @@ func TestHeartbeatWakeCadenceChangesNoFigure(t *testing.T) {
 		assert.Equal(t, off.ev, on.ev, name)
 		assert.Equal(t, off.fev, on.fev, name)
 		assert.Equal(t, off.gen, on.gen, name)
-		assert.Less(t, math.Abs(on.unowned-off.unowned), 0.02*off.unowned, name)
+		assert.Less(t, math.Abs(on.unowned-off.unowned), 0.03*off.unowned, name)
 	}
 }
