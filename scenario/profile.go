@@ -23,6 +23,7 @@ var profiles = []profileInfo{
 	{"kafka-0.10", 0, 10},
 	{"kafka-2.3", 2, 3},
 	{"kafka-2.4", 2, 4},
+	{"kafka-2.5", 2, 5},
 	{"kafka-2.6", 2, 6},
 	{"kafka-2.7", 2, 7},
 	{"kafka-2.8", 2, 8},
@@ -175,7 +176,9 @@ var versionEras = []struct {
 }{
 	{"kafka-0.10", [2]int{0, 10}, [2]int{0, 10}},
 	{"kafka-2.3", [2]int{2, 3}, [2]int{2, 3}},
-	{"kafka-2.4", [2]int{2, 4}, [2]int{2, 5}},
+	{"kafka-2.4", [2]int{2, 4}, [2]int{2, 4}},
+	// 2.5: KAFKA-8421 (client), KAFKA-9801 (broker, commit 146811ab296).
+	{"kafka-2.5", [2]int{2, 5}, [2]int{2, 5}},
 	{"kafka-2.6", [2]int{2, 6}, [2]int{2, 6}},
 	{"kafka-2.7", [2]int{2, 7}, [2]int{2, 7}},
 	{"kafka-2.8", [2]int{2, 8}, [2]int{2, 8}},
