@@ -95,7 +95,6 @@ func TestAutoCommitIntervalDefault(t *testing.T) {
 // 2.3 forms: the commit fails with CommitFailedException (logged by the
 // auto-commit callback) and the member rejoins.
 //
-// Kafka: ConsumerCoordinatorTest.testCommitOffsetUnknownMemberId @3.6.1
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetIllegalGeneration @3.7.0
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetRebalanceInProgress @3.7.0
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetIllegalGenerationShouldResetGenerationId @3.7.0
@@ -187,7 +186,6 @@ func TestCommitOffsetErrorWithNewGeneration(t *testing.T) {
 // COORDINATOR_LOAD_IN_PROGRESS ("just retry"): a retriable failure resets the
 // auto-commit timer to retry.backoff.ms.
 //
-// Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncCoordinatorNotAvailable @3.6.1
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncNotCoordinator @3.7.0
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetSyncCoordinatorNotAvailable @3.7.0
 // Kafka: ConsumerCoordinatorTest.testCommitOffsetAsyncCoordinatorNotAvailable @3.7.0

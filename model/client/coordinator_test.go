@@ -20,7 +20,6 @@ import (
 // testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout and the
 // per-version rule of §2.1.
 //
-// Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeout @3.6.1
 // Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeoutLowerBoundedByDefaultRequestTimeout @3.7.0
 // Kafka: AbstractCoordinatorTest.testJoinGroupRequestTimeout @3.7.0
 func TestJoinGroupRequestTimeout(t *testing.T) {
@@ -120,10 +119,8 @@ func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
 // testInvalidSessionTimeout; and testJoinGroupRequestWithRebalanceInProgress
 // before KAFKA-10870.
 //
-// Kafka: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal @3.6.1
 // Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithFencedInstanceIdException @3.7.0
 // Kafka: AbstractCoordinatorTest.testJoinGroupProtocolTypeAndName @3.7.0
-// Kafka: ConsumerCoordinatorTest.testJoinGroupInvalidGroupId @3.6.1
 // Kafka: ConsumerCoordinatorTest.testInvalidSessionTimeout @3.7.0
 // Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.7.0
 // Kafka: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal @3.7.0
@@ -259,8 +256,6 @@ func TestRejoinReason(t *testing.T) {
 // ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup, testUnknownMemberIdOnSyncGroup,
 // testRebalanceInProgressOnSyncGroup, testIllegalGenerationOnSyncGroup.
 //
-// Kafka: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException @3.6.1
-// Kafka: ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup @3.6.1
 // Kafka: ConsumerCoordinatorTest.testUnknownMemberIdOnSyncGroup @3.7.0
 // Kafka: ConsumerCoordinatorTest.testRebalanceInProgressOnSyncGroup @3.7.0
 // Kafka: ConsumerCoordinatorTest.testIllegalGenerationOnSyncGroup @3.7.0
@@ -312,7 +307,6 @@ func TestSyncGroupErrors(t *testing.T) {
 // error for a request sent in an older generation does not reset the
 // current one.
 //
-// Kafka: AbstractCoordinatorTest.testJoinGroupUnknownMemberResponseWithOldGeneration @3.6.1
 // Kafka: AbstractCoordinatorTest.testSyncGroupUnknownMemberResponseWithOldGeneration @3.7.0
 // Kafka: AbstractCoordinatorTest.testSyncGroupIllegalGenerationResponseWithOldGeneration @3.7.0
 // Kafka: AbstractCoordinatorTest.testJoinGroupUnknownMemberResponseWithOldGeneration @3.7.0
@@ -358,12 +352,10 @@ func TestResponseWithOldGeneration(t *testing.T) {
 // testCoordinatorNotAvailable, testNotCoordinator, testIllegalGeneration,
 // testUnknownMemberId; AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException.
 //
-// Kafka: ConsumerCoordinatorTest.testNormalHeartbeat @3.6.1
 // Kafka: ConsumerCoordinatorTest.testCoordinatorNotAvailable @3.7.0
 // Kafka: ConsumerCoordinatorTest.testNotCoordinator @3.7.0
 // Kafka: ConsumerCoordinatorTest.testIllegalGeneration @3.7.0
 // Kafka: ConsumerCoordinatorTest.testUnknownMemberId @3.7.0
-// Kafka: AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException @3.6.1
 // Kafka: ConsumerCoordinatorTest.testNormalHeartbeat @3.7.0
 // Kafka: AbstractCoordinatorTest.testHeartbeatRequestWithFencedInstanceIdException @3.7.0
 func TestHeartbeatResponses(t *testing.T) {
@@ -413,7 +405,6 @@ func TestHeartbeatResponses(t *testing.T) {
 // testHeartbeatInstanceFencedResponseWithOldGeneration: stale heartbeat
 // errors count as liveness and change nothing.
 //
-// Kafka: AbstractCoordinatorTest.testHeartbeatIllegalGenerationResponseWithOldGeneration @3.6.1
 // Kafka: AbstractCoordinatorTest.testHeartbeatUnknownMemberResponseWithOldGeneration @3.7.0
 // Kafka: AbstractCoordinatorTest.testHeartbeatInstanceFencedResponseWithOldGeneration @3.7.0
 // Kafka: AbstractCoordinatorTest.testHeartbeatIllegalGenerationResponseWithOldGeneration @3.7.0
@@ -498,8 +489,6 @@ func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 // ConsumerCoordinatorTest.testLeaveGroupOnClose: close sends LeaveGroup for a
 // dynamic member only; ownership is revoked either way.
 //
-// Kafka: AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet @3.6.1
-// Kafka: ConsumerCoordinatorTest.testLeaveGroupOnClose @3.6.1
 // Kafka: ConsumerCoordinatorTest.testLeaveGroupOnClose @3.7.0
 // Kafka: AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet @3.7.0
 func TestLeaveGroupOnClose(t *testing.T) {
@@ -742,7 +731,6 @@ func TestFindCoordinatorFatal(t *testing.T) {
 // retriable JoinGroup error 3.5+ waits retry.backoff.ms; 2.5–3.4 re-sends at
 // once; ≤2.4 sleeps the backoff.
 //
-// Kafka: AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError @3.6.1
 // Kafka: AbstractCoordinatorTest.testReturnUponRetriableErrorAndExpiredTimer @3.7.0
 // Kafka: AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError @3.7.0
 func TestBackoffAndRetryUponRetriableError(t *testing.T) {
