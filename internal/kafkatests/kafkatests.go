@@ -32,6 +32,8 @@ var Classes = []string{
 	"GroupCoordinatorTest", "GroupCoordinatorResponseTest", "GroupMetadataTest", "GroupMetadataManagerTest",
 	// broker: Java group coordinator (3.6+; classic groups in 3.7+/4.x).
 	"ClassicGroupTest", "GenericGroupTest",
+	// broker: KIP-848 consumer groups (model/coordinator/consumer).
+	"CurrentAssignmentBuilderTest", "ConsumerGroupTest", "ConsumerGroupMemberTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
 	// client network layer.
