@@ -3,6 +3,7 @@ package harness
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rebalsim/rebalsim/scenario"
@@ -104,4 +105,44 @@ func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 		})
 	}
 	return out
+}
+
+// phase is the realistic-timing offset of one start or fault: uniform over
+// the whole milliseconds of [0, interval) from the named stream of the seed, so the instant of a
+// start or fault relative to the heartbeats varies over seeds as it does
+// between real deployments (issue 10). Zero under timing: exact.
+func (w *world) phase(stream string, interval time.Duration) sim.Instant {
+	if w.sc.Timing == scenario.TimingExact || interval <= 0 {
+		return 0
+	}
+	// Whole milliseconds keep traces readable; the phase is still uniform
+	// over the interval at the scale of heartbeats.
+	if ms := int64(interval / time.Millisecond); ms > 0 {
+		return sim.Instant(w.streams.Stream(stream).Int64N(ms)) * sim.Instant(time.Millisecond)
+	}
+	return sim.Instant(w.streams.Stream(stream).Int64N(int64(interval)))
+}
+
+// jitterFaults moves every fault of the run (explicit, swarm, rolling) by
+// its phase: up to one heartbeat interval (the longest of the scenario's
+// groups). A fault's stream is named by the fault itself (its one-line
+// form and its occurrence among identical faults), not by its position, so
+// a shrunk fault list, or swarm faults written into a file, keep their
+// offsets and reproduce the run.
+func (w *world) jitterFaults() {
+	if w.sc.Timing == scenario.TimingExact || len(w.faults) == 0 {
+		return
+	}
+	var hb time.Duration
+	for _, g := range w.sc.Groups {
+		hb = max(hb, g.Client.HeartbeatInterval)
+	}
+	seen := map[string]int{}
+	for i := range w.faults {
+		id := scenario.FormatFault(w.faults[i])
+		n := seen[id]
+		seen[id] = n + 1
+		w.faults[i].At += time.Duration(w.phase("timing/fault/"+id+"#"+strconv.Itoa(n), hb))
+	}
+	scenario.SortFaults(w.faults)
 }
