@@ -138,6 +138,7 @@ func (w *world) summary() Summary {
 		s.Groups = append(s.Groups, gs)
 	}
 	s.Valid, s.InvalidReason = w.validity()
+	s.MeasureFromMs = w.sc.MeasureFrom.Milliseconds()
 	return s
 }
 

@@ -18,6 +18,10 @@ type Summary struct {
 	// InvalidReason says which (empty when valid).
 	Valid         bool   `json:"valid"`
 	InvalidReason string `json:"invalid_reason,omitempty"`
+	// MeasureFromMs is the start of the measurement window (scenario
+	// measure.from): the groups' counts, episodes and integrals cover
+	// [measure_from_ms, simulated_ms]. Omitted when 0 (the whole run).
+	MeasureFromMs int64 `json:"measure_from_ms,omitempty"`
 }
 
 // Rebalance is one settle episode as DESIGN.md defines it: from the

@@ -186,6 +186,9 @@ func printHuman(w io.Writer, s *harness.Summary, obs []harness.Observation, tl *
 	if !s.Valid {
 		fmt.Fprintf(w, "INVALID RUN: %s\n", s.InvalidReason)
 	}
+	if s.MeasureFromMs > 0 {
+		fmt.Fprintf(w, "figures count from %.1f s on (measure.from); the timeline shows the whole run\n", float64(s.MeasureFromMs)/1000)
+	}
 	for _, g := range s.Groups {
 		g.FillRates()
 		fmt.Fprintf(w, "\ngroup %s\n", g.ID)
@@ -194,8 +197,8 @@ func printHuman(w io.Writer, s *harness.Summary, obs []harness.Observation, tl *
 			spanned += r.Generations
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  settle episodes\t%d\t(from leaving Stable to every member Stable; spanning %d generations; duration p50 %s, p99 %s, max %s)\n",
-			g.SettleEpisodes, spanned, humanMs(g.RebalanceDurationMs.P50), humanMs(g.RebalanceDurationMs.P99), humanMs(g.RebalanceDurationMs.Max))
+		fmt.Fprintf(tw, "  settle episodes\t%d\t(from leaving Stable to every member Stable; spanning %s; duration p50 %s, p99 %s, max %s)\n",
+			g.SettleEpisodes, plural(spanned, "generation"), humanMs(g.RebalanceDurationMs.P50), humanMs(g.RebalanceDurationMs.P99), humanMs(g.RebalanceDurationMs.Max))
 		fmt.Fprintf(tw, "  generations\t%d\t(coordinator generation bumps; final generation %d, stable at end: %v)\n", g.Generations, g.FinalGeneration, g.StableAtEnd)
 		fmt.Fprintf(tw, "  client rebalances\t%d\t(completed rebalances summed over members: the clients' rebalance-total)\n", g.ClientRebalances)
 		fmt.Fprintf(tw, "  coordinator-dead marks\t%d\t(%d false; %.3g false per member-hour)\n", g.CoordinatorDeadMarks, g.FalseCoordinatorDeadMarks, g.FalseCoordinatorDeadMarksPerMemberHour)
@@ -235,6 +238,14 @@ func printHuman(w io.Writer, s *harness.Summary, obs []harness.Observation, tl *
 		fmt.Fprintf(w, "validity: INVALID (%s)\n", s.InvalidReason)
 	}
 	fmt.Fprintf(w, "trace sha256 %s\n", s.TraceSHA256)
+}
+
+// plural writes "1 generation", "3 generations".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // humanMs writes a duration in milliseconds, in seconds from 1,000 ms on.
