@@ -155,3 +155,45 @@ func indexOf(trace []TraceEvent, e TraceEvent) int {
 	}
 	return -1
 }
+
+// TestSettleEpisodeSpansGenerations is issue 10's "rebalances 2 beside final
+// generation 36": a settle episode records the generations it spans, the
+// summary counts generation bumps and the members' completed rebalances,
+// and the three agree with the observations. Here g-1's poll takes longer
+// than max.poll.interval.ms: it leaves, the group rebalances, and g-1 rejoins
+// within the same episode (two generations).
+func TestSettleEpisodeSpansGenerations(t *testing.T) {
+	sc := parse(t, `
+name: spans
+duration: 60s
+coordinator: {brokers: 1, profile: kafka-3.x}
+network: {latency: 1ms}
+topics: [{name: t, partitions: 4}]
+groups:
+  - id: g
+    members: 2
+    subscribe: [t]
+    client: {profile: kafka-3.x, max.poll.interval.ms: 5000}
+    workload: {poll.interval: 200ms, poll.timeout: 500ms}
+faults:
+  - {at: 20s, slow-poll: g-1, for: 8s}
+`)
+	res := run(t, sc, 1, Options{})
+	g := res.Summary.Groups[0]
+	require.Len(t, g.Rebalances, 2)
+	last := g.Rebalances[1]
+	assert.Equal(t, "poll-timeout", last.Trigger)
+	assert.GreaterOrEqual(t, last.Generations, 2, "one episode, several generations")
+	assert.Equal(t, last.Generation-last.FirstGeneration+1, int32(last.Generations))
+	assert.Equal(t, g.SettleEpisodes, g.RebalanceCount)
+	spanned := 0
+	for _, r := range g.Rebalances {
+		spanned += r.Generations
+	}
+	c := CountObservations(res.Observations, "g")
+	assert.Equal(t, c.Generations, g.Generations)
+	assert.Equal(t, spanned, g.Generations, "every generation fell inside an episode")
+	assert.Greater(t, g.Generations, g.SettleEpisodes)
+	assert.GreaterOrEqual(t, g.ClientRebalances, 2*g.SettleEpisodes, "each member completes at least one rebalance per episode")
+	assert.Equal(t, int32(g.Generations), g.FinalGeneration)
+}

@@ -602,10 +602,13 @@ func Heatmap(st Style, h Heat) (Figure, error) {
 	bar.Y.Label.Text = h.ZLabel
 	bar.Y.Label.TextStyle.Font.Size = 11
 	bar.Y.Tick.Label.Font.Size = 10
-	return heatFigure{p, bar}, nil
+	return heatFigure{main: p, bar: bar, cm: cm}, nil
 }
 
-type heatFigure struct{ main, bar *plot.Plot }
+type heatFigure struct {
+	main, bar *plot.Plot
+	cm        palette.ColorMap // the palette the cells and the colour bar use
+}
 
 // heatBarWidth is the width of a heat map's colour-bar column.
 const heatBarWidth = vg.Length(66)
