@@ -3,7 +3,6 @@ package harness
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/rebalsim/rebalsim/scenario"
@@ -124,11 +123,14 @@ func (w *world) phase(stream string, interval time.Duration) sim.Instant {
 }
 
 // jitterFaults moves every fault of the run (explicit, swarm, rolling) by
-// its phase: up to one heartbeat interval (the longest of the scenario's
-// groups). A fault's stream is named by the fault itself (its one-line
-// form and its occurrence among identical faults), not by its position, so
-// a shrunk fault list, or swarm faults written into a file, keep their
-// offsets and reproduce the run.
+// a phase of up to one heartbeat interval (the longest of the scenario's
+// groups). The phase belongs to what the fault touches (its target member,
+// broker or group, a partition's two ends, a filter's member, or "network"
+// for loss and latency windows), drawn from the stream
+// "timing/fault/<that>": faults on one target move together, so their order
+// and the gaps between them stay as written (a crash and the restart after
+// it), while faults on different targets get independent phases. A shrunk
+// fault list, or swarm faults written into a file, keep their phases.
 func (w *world) jitterFaults() {
 	if w.sc.Timing == scenario.TimingExact || len(w.faults) == 0 {
 		return
@@ -137,12 +139,28 @@ func (w *world) jitterFaults() {
 	for _, g := range w.sc.Groups {
 		hb = max(hb, g.Client.HeartbeatInterval)
 	}
-	seen := map[string]int{}
+	phases := map[string]sim.Instant{}
 	for i := range w.faults {
-		id := scenario.FormatFault(w.faults[i])
-		n := seen[id]
-		seen[id] = n + 1
-		w.faults[i].At += time.Duration(w.phase("timing/fault/"+id+"#"+strconv.Itoa(n), hb))
+		key := faultSubject(&w.faults[i])
+		d, ok := phases[key]
+		if !ok {
+			d = w.phase("timing/fault/"+key, hb)
+			phases[key] = d
+		}
+		w.faults[i].At += time.Duration(d)
 	}
 	scenario.SortFaults(w.faults)
+}
+
+// faultSubject names what a fault touches, for its timing phase.
+func faultSubject(f *scenario.Fault) string {
+	switch {
+	case f.Kind == scenario.FaultPartition:
+		return f.Peers[0] + "|" + f.Peers[1]
+	case f.Kind == scenario.FaultFilter && f.Filter != nil && f.Filter.Member != "":
+		return f.Filter.Member
+	case f.Target != "":
+		return f.Target
+	}
+	return "network"
 }
