@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // TestExplainLostHeartbeat is issue 10's case: one Heartbeat request of g-0
@@ -196,4 +197,27 @@ faults:
 	assert.Greater(t, g.Generations, g.SettleEpisodes)
 	assert.GreaterOrEqual(t, g.ClientRebalances, 2*g.SettleEpisodes, "each member completes at least one rebalance per episode")
 	assert.Equal(t, int32(g.Generations), g.FinalGeneration)
+}
+
+// TestFaultsOnOneTargetKeepOrder: realistic timing moves faults on one
+// target together, so a restart 500 ms after a crash stays 500 ms after it
+// whatever phase the seed draws (a heartbeat interval is 3 s).
+func TestFaultsOnOneTargetKeepOrder(t *testing.T) {
+	src := fmt.Sprintf(small, "40s", 1, "  - {at: 20s, crash: g-1}\n  - {at: 20500ms, restart: g-1}\n")
+	src = strings.Replace(src, "seed: 3\n", "seed: 3\ntiming: realistic\n", 1)
+	sc, err := scenario.Parse("obs.yaml", []byte(src))
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 10; seed++ {
+		var crash, restart sim.Instant = -1, -1
+		for _, o := range run(t, sc, seed, Options{}).Observations {
+			if o.Kind == ObsFault && o.Fault == "crash" {
+				crash = o.At
+			}
+			if o.Kind == ObsFault && o.Fault == "restart" {
+				restart = o.At
+			}
+		}
+		require.GreaterOrEqual(t, crash, sim.Instant(20*time.Second), "seed %d", seed)
+		assert.Equal(t, sim.Instant(500*time.Millisecond), restart-crash, "seed %d", seed)
+	}
 }
