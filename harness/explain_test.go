@@ -221,3 +221,27 @@ func TestFaultsOnOneTargetKeepOrder(t *testing.T) {
 		assert.Equal(t, sim.Instant(500*time.Millisecond), restart-crash, "seed %d", seed)
 	}
 }
+
+// TestFencesAreNotEvictions is issue 10's rolling-restart-static case
+// ("evictions 0" beside eight "EVICTION … removed (fenced)" lines): a static
+// member replaced by its new process is a fence of the old process, which
+// the JoinGroup response that gave out the old member id identifies (not a
+// name in a text field).
+func TestFencesAreNotEvictions(t *testing.T) {
+	sc := load(t, "rolling-restart-static")
+	res := run(t, sc, 1, Options{})
+	g := res.Summary.Groups[0]
+	c := CountObservations(res.Observations, g.ID)
+	require.Positive(t, c.Fences)
+	assert.Equal(t, c.Fences, g.Fences)
+	assert.Zero(t, g.Evictions)
+	assert.Zero(t, c.Evictions)
+	for _, o := range res.Observations {
+		if o.Kind != ObsFence {
+			continue
+		}
+		assert.NotEmpty(t, o.Member, "fence of %s maps to a member", o.MemberID)
+		assert.True(t, strings.HasPrefix(o.MemberID, o.Member+"-"), "member id %s was given to %s", o.MemberID, o.Member)
+		assert.Positive(t, o.Process, "the fenced process is known")
+	}
+}
