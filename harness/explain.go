@@ -224,6 +224,8 @@ func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 		x.Lines = append(x.Lines, "cause: the connection to the coordinator failed (disconnect)")
 	case protocol.DeadErrorResponse:
 		x.Lines = append(x.Lines, "cause: the coordinator answered "+o.DeadErr.String())
+	case protocol.DeadCoordinatorUnavailable:
+		x.Lines = append(x.Lines, "cause: the coordinator connection was in reconnect backoff (checkAndGetCoordinator: coordinator unavailable)")
 	default:
 		x.Lines = append(x.Lines, "cause: "+e.Reason)
 	}
