@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -90,7 +89,7 @@ func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions)
 		kind, _ := KindOf(name, "mean")
 		est := func(r [][]float64) Estimate {
 			if kind == KindRate {
-				base := figureIndex(strings.TrimSuffix(name, "_per_member_hour"))
+				base := figureIndex(rateEvents(name))
 				return FigureInterval(kind, 0, column(r, base), column(r, hours))
 			}
 			return FigureInterval(kind, 0, column(r, f), nil)

@@ -2,7 +2,9 @@
 // rebalance (still open at the end of the run, harness.Rebalance.Incomplete)
 // is counted but kept out of every duration and out of recovery, as the
 // harness keeps it out of rebalance_duration_ms; the fault-relative figures
-// use the first fault of the scenario.
+// use the summary's first fault of any kind (first_fault_ms), so a swarm or
+// rolling fault that is not in the scenario's faults list counts (issue 10:
+// "sweeps ignore swarm faults").
 package experiments
 
 import (
@@ -18,6 +20,7 @@ import (
 
 func TestFiguresByHand(t *testing.T) {
 	fault := []scenario.Fault{{At: 30 * time.Second}}
+	swarm := []scenario.Fault{} // the harness drew the fault; only first_fault_ms knows
 	startup := harness.Rebalance{StartMs: 0, EndMs: 3000, DurationMs: 3000}
 	crash := harness.Rebalance{StartMs: 39000, EndMs: 41000, DurationMs: 2000}
 	later := harness.Rebalance{StartMs: 50000, EndMs: 51000, DurationMs: 1000}
@@ -35,10 +38,15 @@ func TestFiguresByHand(t *testing.T) {
 		{"fault, rebalance never ends", fault, []harness.Rebalance{startup, open}, [7]float64{2, 1, 3000, 3000, nan, nan, 1}},
 		{"fault, no rebalance after it", fault, []harness.Rebalance{startup}, [7]float64{1, 0, 3000, 3000, nan, nan, 0}},
 		{"only an incomplete rebalance", nil, []harness.Rebalance{open}, [7]float64{1, 1, nan, nan, nan, nan, nan}},
+		{"swarm fault (not in faults:)", swarm, []harness.Rebalance{startup, crash, later}, [7]float64{3, 0, 2000, 3000, 11000, 2000, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := &scenario.Scenario{Faults: tc.faults}
-			s := &harness.Summary{Groups: []harness.GroupSummary{{Rebalances: tc.rebs, MemberHours: 0.5, FalseEvictions: 2}}}
+			first := int64(-1)
+			if tc.faults != nil {
+				first = 30000
+			}
+			s := &harness.Summary{Groups: []harness.GroupSummary{{Rebalances: tc.rebs, MemberHours: 0.5, FalseEvictions: 2, FirstFaultMs: first}}}
 			v := figures(sc, s)
 			got := [7]float64{
 				v[figureIndex("rebalance_count")], v[figureIndex("incomplete_rebalances")],

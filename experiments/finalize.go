@@ -64,16 +64,70 @@ func LoadResults(e *Experiment, dir string) (*Results, error) {
 	}
 	for i := range pts {
 		st := make([]report.Stats, len(figs))
-		col := make([]float64, e.Seeds)
 		for f := range figs {
-			for s := range r.Runs[i] {
-				col[s] = r.Runs[i][s][f]
-			}
-			st[f] = report.Summarize(col)
+			st[f] = summarize(f, r.Runs[i])
 		}
 		r.Stats = append(r.Stats, st)
 	}
 	return r, nil
+}
+
+// Warnings are what a reader of the results must know before quoting
+// them: points with invalid runs, points whose group was not Stable at the
+// end of some run, and points whose seeds all gave the same figures (their
+// interval says nothing about the spread of real deployments).
+func (r *Results) Warnings() []string {
+	var out []string
+	vi, si := figureIndex("valid"), figureIndex("stable_at_end")
+	for i, pt := range r.Points {
+		invalid, unstable := 0, 0
+		for _, run := range r.Runs[i] {
+			if run[vi] != 1 {
+				invalid++
+			}
+			if run[si] != 1 {
+				unstable++
+			}
+		}
+		label := fmt.Sprintf("%s (%s)", pt.ID, r.Exp.Label(pt))
+		if invalid > 0 {
+			out = append(out, fmt.Sprintf("%s: %d of %d runs INVALID (fatal error, never Stable, or cut short): its figures do not measure the configuration", label, invalid, len(r.Runs[i])))
+		} else if unstable > 0 {
+			out = append(out, fmt.Sprintf("%s: the group was not Stable at the end of %d of %d runs", label, unstable, len(r.Runs[i])))
+		}
+		if len(r.Runs[i]) >= 2 && identicalRuns(r.Runs[i]) {
+			out = append(out, fmt.Sprintf("%s: all %d seeds gave identical figures: the seed varies nothing here, and its interval says nothing (is timing: exact set?)", label, len(r.Runs[i])))
+		}
+	}
+	return out
+}
+
+// trusted reports whether every run of point i is valid and ended Stable:
+// only such points may be named lowest or highest in a report.
+func (r *Results) trusted(i int) bool {
+	vi, si := figureIndex("valid"), figureIndex("stable_at_end")
+	for _, run := range r.Runs[i] {
+		if run[vi] != 1 || run[si] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func identicalRuns(runs [][]float64) bool {
+	skip := figureIndex("events") // the cost, not a figure of the system
+	for _, run := range runs[1:] {
+		for f, v := range run {
+			if f == skip {
+				continue
+			}
+			w := runs[0][f]
+			if v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // figureIndex returns the column of a figure in Runs and Stats.
@@ -160,7 +214,7 @@ func (r *Results) summaryCSV() []byte {
 	e := r.Exp
 	h := []string{"point"}
 	h = append(h, e.columns()...)
-	h = append(h, "seeds")
+	h = append(h, "seeds", "valid_fraction")
 	for _, f := range FigureNames() {
 		for _, s := range statNames {
 			h = append(h, f+"_"+s)
@@ -173,7 +227,7 @@ func (r *Results) summaryCSV() []byte {
 		for j, p := range e.Params {
 			cells = append(cells, p.Values[pt.Values[j]].Text)
 		}
-		cells = append(cells, fmt.Sprint(e.Seeds))
+		cells = append(cells, fmt.Sprint(e.Seeds), fmtSummary(r.Stats[i][figureIndex("valid")].Mean))
 		for _, st := range r.Stats[i] {
 			for _, v := range statValues(st) {
 				cells = append(cells, fmtSummary(v))
@@ -182,213 +236,6 @@ func (r *Results) summaryCSV() []byte {
 		b.WriteString(csvLine(cells) + "\n")
 	}
 	return []byte(b.String())
-}
-
-// stat picks the statistic a plot asks for.
-func pick(s report.Stats, stat string) float64 {
-	switch stat {
-	case "mean":
-		return s.Mean
-	case "p50":
-		return s.P50
-	case "p95":
-		return s.P95
-	case "p99":
-		return s.P99
-	}
-	panic("experiments: unknown stat " + stat)
-}
-
-// axisLabel turns a column or figure name into an axis label with its
-// unit: session_timeout_ms becomes "session timeout (ms)".
-func axisLabel(name string) string {
-	units := []struct{ suffix, unit string }{
-		{"_ms_mean", "ms, mean"}, {"_ms_p50", "ms, median"}, {"_ms_p95", "ms, p95"}, {"_ms_p99", "ms, p99"}, {"_ms_max", "ms, max"},
-		{"_ms", "ms"}, {"_partition_seconds", "partition-s"}, {"_seconds", "s"}, {"_per_member_hour", "per member-hour"}, {"_hours", "h"}, {"_probability", "probability"},
-	}
-	for _, u := range units {
-		if base, ok := strings.CutSuffix(name, u.suffix); ok {
-			return strings.ReplaceAll(base, "_", " ") + " (" + u.unit + ")"
-		}
-	}
-	return strings.ReplaceAll(name, "_", " ")
-}
-
-// colourBarLabel labels a heat map's colour bar: the figure with its unit,
-// or, when that is too long for the bar's height, only the unit (the
-// plot's title names the figure).
-func colourBarLabel(fig, stat string) string {
-	l := axisLabel(fig)
-	if len(l) > 30 {
-		if i := strings.LastIndex(l, "("); i >= 0 {
-			l = strings.Trim(l[i:], "()")
-		} else {
-			l = "value"
-		}
-	}
-	return l + ", " + stat
-}
-
-// seriesLabel names a curve or bar by a parameter value, with its unit:
-// session_timeout_ms and 6000 become "session timeout 6000 ms".
-func seriesLabel(column, value string) string {
-	if base, ok := strings.CutSuffix(column, "_ms"); ok {
-		return strings.ReplaceAll(base, "_", " ") + " " + value + " ms"
-	}
-	return strings.ReplaceAll(column, "_", " ") + " " + value
-}
-
-func statLabel(stat string) string {
-	if stat == "mean" {
-		return "mean"
-	}
-	return stat + " over seeds"
-}
-
-// figure builds one plot from the results.
-func (r *Results) figure(p *Plot) (report.Figure, error) {
-	e := r.Exp
-	st := report.Style{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogX: p.LogX, LogY: p.LogY}
-	if st.Title == "" {
-		st.Title = e.Title
-	}
-	switch p.Kind {
-	case "line":
-		x := e.paramByName(p.X)
-		fi := figureIndex(p.Y)
-		if st.XLabel == "" {
-			st.XLabel = axisLabel(x.Column)
-		}
-		if st.YLabel == "" {
-			st.YLabel = axisLabel(p.Y) + ", " + statLabel(p.Stat)
-		}
-		xs, cats := axisValues(x)
-		var series []report.LineSeries
-		for _, g := range r.groupBy(p.X) {
-			s := report.LineSeries{Name: g.name}
-			for _, i := range g.points {
-				pt := r.Points[i]
-				s.X = append(s.X, xs[pt.Values[r.paramIndex(p.X)]])
-				s.Y = append(s.Y, pick(r.Stats[i][fi], p.Stat))
-				if p.Stat == "mean" {
-					s.Lo = append(s.Lo, r.Stats[i][fi].CILo)
-					s.Hi = append(s.Hi, r.Stats[i][fi].CIHi)
-				}
-			}
-			if p.Stat != "mean" {
-				s.Lo, s.Hi = nil, nil
-			}
-			series = append(series, s)
-		}
-		return report.Line(st, series, cats)
-	case "bar":
-		x := e.paramByName(p.X)
-		fi := figureIndex(p.Y)
-		if st.XLabel == "" {
-			st.XLabel = axisLabel(x.Column)
-		}
-		if st.YLabel == "" {
-			st.YLabel = axisLabel(p.Y) + ", " + statLabel(p.Stat)
-		}
-		cats := valueTexts(x)
-		xi := r.paramIndex(p.X)
-		var series []report.BarSeries
-		for _, g := range r.groupBy(p.X) {
-			s := report.BarSeries{Name: g.name, Y: nanSlice(len(cats)), Lo: nanSlice(len(cats)), Hi: nanSlice(len(cats))}
-			for _, i := range g.points {
-				c := r.Points[i].Values[xi]
-				s.Y[c] = pick(r.Stats[i][fi], p.Stat)
-				s.Lo[c], s.Hi[c] = r.Stats[i][fi].CILo, r.Stats[i][fi].CIHi
-			}
-			if p.Stat != "mean" {
-				s.Lo, s.Hi = nil, nil
-			}
-			series = append(series, s)
-		}
-		return report.Bar(st, cats, series)
-	case "box":
-		x := e.paramByName(p.X)
-		fi := figureIndex(p.Y)
-		if st.XLabel == "" {
-			st.XLabel = axisLabel(x.Column)
-		}
-		if st.YLabel == "" {
-			st.YLabel = axisLabel(p.Y) + ", per run"
-		}
-		xi := r.paramIndex(p.X)
-		cats := valueTexts(x)
-		samples := make([]report.Sample, len(cats))
-		for c := range cats {
-			samples[c].Name = cats[c]
-		}
-		for i, pt := range r.Points {
-			c := pt.Values[xi]
-			for _, run := range r.Runs[i] {
-				samples[c].Values = append(samples[c].Values, run[fi])
-			}
-		}
-		return report.Box(st, samples)
-	case "cdf":
-		fi := figureIndex(p.X)
-		if st.XLabel == "" {
-			st.XLabel = axisLabel(p.X)
-		}
-		var samples []report.Sample
-		groups := []group{{name: "all runs", points: seq(len(r.Points))}}
-		if p.Series != "" {
-			groups = r.groupOnly(p.Series)
-		}
-		for _, g := range groups {
-			s := report.Sample{Name: g.name}
-			for _, i := range g.points {
-				for _, run := range r.Runs[i] {
-					s.Values = append(s.Values, run[fi])
-				}
-			}
-			samples = append(samples, s)
-		}
-		return report.CDF(st, samples)
-	case "heatmap":
-		x, y := e.paramByName(p.X), e.paramByName(p.Y)
-		fi := figureIndex(p.Z)
-		if st.XLabel == "" {
-			st.XLabel = axisLabel(x.Column)
-		}
-		if st.YLabel == "" {
-			st.YLabel = axisLabel(y.Column)
-		}
-		h := report.Heat{XCats: valueTexts(x), YCats: valueTexts(y), ZLabel: colourBarLabel(p.Z, p.Stat)}
-		h.Z = make([][]float64, len(h.YCats))
-		cnt := make([][]int, len(h.YCats))
-		for rr := range h.Z {
-			h.Z[rr] = make([]float64, len(h.XCats))
-			cnt[rr] = make([]int, len(h.XCats))
-		}
-		xi, yi := r.paramIndex(p.X), r.paramIndex(p.Y)
-		// Other swept parameters, if any, are averaged over (said in the label).
-		for i, pt := range r.Points {
-			v := pick(r.Stats[i][fi], p.Stat)
-			if math.IsNaN(v) {
-				continue
-			}
-			h.Z[pt.Values[yi]][pt.Values[xi]] += v
-			cnt[pt.Values[yi]][pt.Values[xi]]++
-		}
-		for rr := range h.Z {
-			for c := range h.Z[rr] {
-				if cnt[rr][c] == 0 {
-					h.Z[rr][c] = math.NaN()
-				} else {
-					h.Z[rr][c] /= float64(cnt[rr][c])
-				}
-			}
-		}
-		if len(e.Params) > 2 {
-			h.ZLabel += " (averaged over other parameters)"
-		}
-		return report.Heatmap(st, h)
-	}
-	return nil, fmt.Errorf("unknown plot kind %q", p.Kind)
 }
 
 type group struct {
@@ -403,70 +250,6 @@ func (r *Results) paramIndex(name string) int {
 		}
 	}
 	panic("experiments: unknown parameter " + name)
-}
-
-// groupBy splits the points into curves: all points that agree on every
-// parameter except x form one curve, in grid order, named by the values of
-// those other parameters.
-func (r *Results) groupBy(x string) []group {
-	xi := r.paramIndex(x)
-	var out []group
-	idx := map[string]int{}
-	for i, pt := range r.Points {
-		var parts []string
-		for j, p := range r.Exp.Params {
-			if j != xi {
-				parts = append(parts, seriesLabel(p.Column, p.Values[pt.Values[j]].Text))
-			}
-		}
-		name := strings.Join(parts, ", ")
-		k, ok := idx[name]
-		if !ok {
-			k = len(out)
-			idx[name] = k
-			out = append(out, group{name: name})
-		}
-		out[k].points = append(out[k].points, i)
-	}
-	return out
-}
-
-// groupOnly splits the points by the value of one parameter (others pooled).
-func (r *Results) groupOnly(series string) []group {
-	si := r.paramIndex(series)
-	p := r.Exp.Params[si]
-	out := make([]group, len(p.Values))
-	for v := range p.Values {
-		out[v].name = seriesLabel(p.Column, p.Values[v].Text)
-	}
-	for i, pt := range r.Points {
-		out[pt.Values[si]].points = append(out[pt.Values[si]].points, i)
-	}
-	return out
-}
-
-// axisValues returns numeric x positions for a parameter's values, or, when
-// some value is not a number, positions 0..n-1 and their labels.
-func axisValues(p *Param) ([]float64, report.Categories) {
-	xs := make([]float64, len(p.Values))
-	for i, v := range p.Values {
-		if !v.IsNum {
-			for k := range xs {
-				xs[k] = float64(k)
-			}
-			return xs, valueTexts(p)
-		}
-		xs[i] = v.Num
-	}
-	return xs, nil
-}
-
-func valueTexts(p *Param) report.Categories {
-	out := make(report.Categories, len(p.Values))
-	for i, v := range p.Values {
-		out[i] = v.Text
-	}
-	return out
 }
 
 func nanSlice(n int) []float64 {

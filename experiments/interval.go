@@ -11,18 +11,19 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// This file holds the per-figure 95 % intervals that simrun tune and
-// simrun compare decide with. Each figure kind gets the interval that fits
-// it (PREAMBLE: "intervals fit the figure"); the canonical interval
-// functions of the experiments statistics may later replace these, with the
-// same kinds.
+// This file holds the per-figure 95 % intervals: the one place that sweeps
+// (summary.csv, plots, REPORT.md), simrun tune and simrun compare take them
+// from. Each figure kind gets the interval that fits it (PREAMBLE:
+// "intervals fit the figure"; docs/EXPERIMENTS.md "Intervals"). Every sweep
+// figure is non-negative, and no interval here has a negative bound.
 
 // FigureKind says which interval fits a figure.
 type FigureKind int
 
 const (
-	// KindMean: a continuous per-run figure (durations, partition-seconds);
-	// the mean over seeds with a Student-t interval.
+	// KindMean: a continuous per-run figure (partition-seconds,
+	// member-hours); the mean over seeds with a Student-t interval, its
+	// lower bound clipped at 0.
 	KindMean FigureKind = iota
 	// KindCount: a per-run count (evictions, rebalances); the mean count
 	// per run with the exact Poisson (Garwood) interval of the total.
@@ -36,6 +37,11 @@ const (
 	// KindQuantile: a quantile over seeds (recovery_ms.p95); the empirical
 	// quantile with the distribution-free order-statistic interval.
 	KindQuantile
+	// KindDuration: a duration or a per-run percentile of durations
+	// (recovery_ms, rebalance_duration_ms_p95); the mean over seeds with a
+	// seeded percentile bootstrap interval (stats.go), which stays inside
+	// the data.
+	KindDuration
 )
 
 func (k FigureKind) String() string {
@@ -48,8 +54,10 @@ func (k FigureKind) String() string {
 		return "Wilson score"
 	case KindQuantile:
 		return "order-statistic (distribution-free)"
+	case KindDuration:
+		return "seeded percentile bootstrap of the mean"
 	}
-	return "Student-t of the mean"
+	return "Student-t of the mean, clipped at 0"
 }
 
 // Short is the interval's name for a legend.
@@ -61,13 +69,16 @@ func (k FigureKind) Short() string {
 		return "Wilson"
 	case KindQuantile:
 		return "order statistics"
+	case KindDuration:
+		return "bootstrap"
 	}
 	return "Student t"
 }
 
 // countFigures are the per-run counts (KindCount).
 var countFigures = []string{"rebalance_count", "incomplete_rebalances", "rebalances_after_fault",
-	"coordinator_dead_marks", "false_coordinator_dead_marks", "evictions", "false_evictions", "invariant_violations"}
+	"coordinator_dead_marks", "false_coordinator_dead_marks", "evictions", "false_evictions", "invariant_violations",
+	"generations", "client_rebalances", "leaves", "fences", "fatal_errors", "settle_episodes"}
 
 // KindOf returns the kind of a figure summarised by stat ("mean", or
 // "p50", "p90", "p95", "p99" for a quantile over seeds) and, for a
@@ -79,10 +90,12 @@ func KindOf(figure, stat string) (FigureKind, float64) {
 	switch {
 	case strings.HasSuffix(figure, "_per_member_hour"):
 		return KindRate, 0
-	case figure == "stable_at_end":
+	case figure == "stable_at_end" || figure == "valid":
 		return KindProportion, 0
 	case slices.Contains(countFigures, figure):
 		return KindCount, 0
+	case strings.Contains(figure, "_ms"):
+		return KindDuration, 0
 	}
 	return KindMean, 0
 }
@@ -159,13 +172,15 @@ func FigureInterval(kind FigureKind, q float64, values, exposure []float64) Esti
 		slices.Sort(v)
 		est.Value = stat.Quantile(q, stat.Empirical, v, nil)
 		est.Lo, est.Hi = QuantileInterval(v, q)
+	case KindDuration:
+		est.Value, est.Lo, est.Hi = BootstrapMean(v, valuesSeed(v))
 	default:
 		est.Value = stat.Mean(v, nil)
 		if est.N >= 2 {
 			sd := stat.StdDev(v, nil)
 			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
 			half := t * sd / math.Sqrt(n)
-			est.Lo, est.Hi = est.Value-half, est.Value+half
+			est.Lo, est.Hi = math.Max(0, est.Value-half), est.Value+half
 		}
 	}
 	return est

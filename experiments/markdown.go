@@ -78,7 +78,7 @@ func (r *Results) markdown(o ReportOptions, files []string) string {
 	}
 	w("- Base scenario: `%s`; experiment file: `%s`.\n", base, e.Source)
 	w("- Seeds 1..%d for each of %d points: %d runs.\n", e.Seeds, len(r.Points), e.Seeds*len(r.Points))
-	w("- Statistics over seeds: mean, empirical p50/p95/p99, and a 95%% Student-t interval of the mean (mean ± t₀.₉₇₅,ₙ₋₁·s/√n).\n\n")
+	w("- Statistics over seeds: mean, empirical p50/p95/p99, and a 95%% interval that fits the figure (docs/EXPERIMENTS.md, \"Intervals\"): counts get Garwood's exact Poisson interval on the total over seeds, rates per member-hour the same on total events over total member-hours (the mean shown is the pooled rate), 0/1 figures Wilson's interval, durations a seeded bootstrap of the mean, other figures a t interval clipped at 0 (experiments/interval.go).\n\n")
 	if len(e.Params) > 0 {
 		w("| parameter (scenario path) | column | values |\n|---|---|---|\n")
 		for _, p := range e.Params {
@@ -95,17 +95,36 @@ func (r *Results) markdown(o ReportOptions, files []string) string {
 	for _, p := range e.Plots {
 		title := p.Title
 		if title == "" {
-			title = e.Title
+			title = defaultTitle(&p, e)
 		}
 		w("![%s](%s.png)\n\n*%s* — [SVG](%s.svg)\n\n", title, p.File, title, p.File)
 	}
 
 	figs := r.keyFigures()
+	if warns := r.Warnings(); len(warns) > 0 {
+		w("## Warnings\n\n")
+		for _, x := range warns {
+			w("- **%s**\n", x)
+		}
+		w("\n")
+	}
 	w("## Key numbers\n\n")
+	untrusted := 0
+	for i := range r.Points {
+		if !r.trusted(i) {
+			untrusted++
+		}
+	}
+	if untrusted > 0 {
+		w("%d of %d points had an invalid run or a group not Stable at the end; they are never named lowest or highest below.\n\n", untrusted, len(r.Points))
+	}
 	for _, f := range figs {
 		fi := figureIndex(f)
 		lo, hi := -1, -1
 		for i := range r.Points {
+			if !r.trusted(i) {
+				continue
+			}
 			m := r.Stats[i][fi].Mean
 			if math.IsNaN(m) {
 				continue
@@ -118,7 +137,7 @@ func (r *Results) markdown(o ReportOptions, files []string) string {
 			}
 		}
 		if lo < 0 {
-			w("- `%s`: no value in any run.\n", f)
+			w("- `%s`: no value in any valid, stable point.\n", f)
 			continue
 		}
 		w("- `%s` (%s): lowest mean %s at %s (%s); highest %s at %s (%s).\n", f, FigureDoc(f),

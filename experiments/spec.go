@@ -52,6 +52,11 @@ type Experiment struct {
 type Param struct {
 	Path   string // path into the scenario, e.g. groups[0].client.session.timeout.ms
 	Column string // CSV column, lower snake case, units last
+	// Unit is the unit of the values, from the path (a *.ms property, or
+	// durations, are "ms"), whatever the column is called, so a custom
+	// column name keeps its unit on axes and legends; "" for counts,
+	// names and probabilities.
+	Unit   string
 	Values []Value
 	Line   int // line of the sweep entry in the experiment file
 }
@@ -339,6 +344,9 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 			}
 			p.Values = append(p.Values, val)
 		}
+		if dur || strings.HasSuffix(p.Path, ".ms") {
+			p.Unit = "ms"
+		}
 		if p.Column == "" {
 			p.Column = defaultColumn(p.Path)
 			if dur && !strings.HasSuffix(p.Column, "_ms") {
@@ -536,10 +544,12 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 			return err
 		}
 		if p.Series != "" {
-			if p.Kind == "box" {
-				return bad("box plots take no series")
-			}
 			if p.Series, err = param("series", p.Series); err != nil {
+				return err
+			}
+		}
+		if p.Kind == "box" {
+			if err := e.pooled(bad, p.X); err != nil {
 				return err
 			}
 		}
@@ -562,6 +572,9 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 				return err
 			}
 		}
+		if err := e.pooled(bad, ""); err != nil {
+			return err
+		}
 	default:
 		return bad("kind %q: want one of %s", p.Kind, strings.Join(plotKinds, ", "))
 	}
@@ -570,6 +583,31 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 	}
 	if !validName(p.File) {
 		return bad("file %q: use letters, digits, '-' and '_' only", p.File)
+	}
+	return nil
+}
+
+// maxDistributions bounds the boxes per x value, or the curves, of a box or
+// CDF plot: beyond it the legend is unreadable.
+const maxDistributions = 12
+
+// pooled checks a box or CDF plot. Such a plot never pools the runs of a
+// varying parameter into one distribution (issue 10: two swept parameters
+// mixed into one bimodal box): every varying parameter other than x gets
+// its own box or curve (series names which comes first in the legend). It
+// refuses when that makes more than maxDistributions.
+func (e *Experiment) pooled(bad func(string, ...any) error, x string) error {
+	n := 1
+	var names []string
+	for _, p := range e.Params {
+		if len(p.Values) < 2 || p.Column == x {
+			continue
+		}
+		n *= len(p.Values)
+		names = append(names, p.Column)
+	}
+	if n > maxDistributions {
+		return bad("%s vary: %d distributions to draw (at most %d; runs of different values are never pooled into one); sweep fewer values, or split the experiment", strings.Join(names, ", "), n, maxDistributions)
 	}
 	return nil
 }

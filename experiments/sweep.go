@@ -90,11 +90,12 @@ type job struct {
 }
 
 type result struct {
-	pt   Point
-	seed uint64
-	row  string
-	viol string
-	err  error
+	pt      Point
+	seed    uint64
+	row     string
+	viol    string
+	invalid string // the run's invalid_reason, when it is invalid
+	err     error
 }
 
 // Sweep runs every unfinished (point, seed) of the experiment that belongs
@@ -167,6 +168,7 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 		go func() { wg.Wait(); close(results) }()
 
 		pending := map[int][]string{}
+		warned := map[int]bool{} // points with an invalid run already named
 		var firstErr error
 		for r := range results {
 			if r.err != nil {
@@ -180,6 +182,10 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			prog.step()
 			if r.viol != "" && opts.Log != nil {
 				fmt.Fprintf(opts.Log, "%s %s (%s) seed %d: %s\n", e.Name, r.pt.ID, e.Label(r.pt), r.seed, r.viol)
+			}
+			if r.invalid != "" && opts.Log != nil && !warned[r.pt.Index] {
+				warned[r.pt.Index] = true
+				fmt.Fprintf(opts.Log, "warning: %s %s (%s) seed %d is INVALID: %s (its figures measure a broken run)\n", e.Name, r.pt.ID, e.Label(r.pt), r.seed, r.invalid)
 			}
 			rows := pending[r.pt.Index]
 			if rows == nil {
@@ -214,6 +220,13 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			return out, err
 		}
 		out.Complete = true
+		if opts.Log != nil {
+			if res, err := LoadResults(e, opts.Out); err == nil {
+				for _, w := range res.Warnings() {
+					fmt.Fprintln(opts.Log, "warning:", w)
+				}
+			}
+		}
 		for _, p := range e.Plots {
 			out.Plots = append(out.Plots, filepath.Join(opts.Out, p.File+".png"))
 		}
@@ -259,6 +272,9 @@ func (e *Experiment) runOne(run Runner, j job) (r result) {
 	if len(s.InvariantViolations) > 0 {
 		v := s.InvariantViolations[0]
 		r.viol = fmt.Sprintf("invariant violated (%s) at %d ms: %s", v.Checker, v.AtMs, v.Message)
+	}
+	if !s.Valid {
+		r.invalid = s.InvalidReason
 	}
 	r.row = e.row(j.pt, j.seed, figures(sc, s), s.TraceSHA256)
 	return r

@@ -78,9 +78,10 @@ func fakeRunner(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) {
 				{Generation: 2, StartMs: 20000 + sess/2, EndMs: 20000 + sess/2 + d2, DurationMs: d2, Trigger: "session-expired", Members: 2},
 			},
 			Evictions: 1 + ev, FalseEvictions: ev, MemberHours: 0.05,
-			UnownedPartitionSeconds: float64(r.IntN(10000)) / 100, FinalGeneration: 2, StableAtEnd: true,
+			UnownedPartitionSeconds: float64(r.IntN(10000)) / 100, FinalGeneration: 2, StableAtEnd: true, FirstFaultMs: 20000,
 		}},
 		InvariantViolations: []harness.Violation{},
+		Valid:               true,
 	}, nil
 }
 
@@ -397,4 +398,77 @@ func TestDefaultColumn(t *testing.T) {
 	} {
 		assert.Equal(t, want, defaultColumn(path), path)
 	}
+}
+
+// TestInvalidPointsNeverBest is issue 10's "a configuration the broker
+// rejects looks best": the 6000 ms points are invalid (every member died of
+// INVALID_SESSION_TIMEOUT) and have the lowest downtime and the fewest
+// rebalances. The sweep warns once per invalid point, points.csv and
+// summary.csv say valid / valid_fraction, and REPORT.md never names them
+// lowest or highest.
+func TestInvalidPointsNeverBest(t *testing.T) {
+	e := parseTest(t)
+	dir := t.TempDir()
+	var log bytes.Buffer
+	broken := func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) {
+		s, _ := fakeRunner(sc, seed)
+		if sc.Groups[0].Client.SessionTimeout.Milliseconds() == 6000 {
+			s.Valid = false
+			s.InvalidReason = "group g: a member stopped on a fatal error (g-0: INVALID_SESSION_TIMEOUT)"
+			s.Groups[0].UnownedPartitionSeconds = 0
+			s.Groups[0].Rebalances = s.Groups[0].Rebalances[:0]
+			s.Groups[0].StableAtEnd = false
+		}
+		return s, nil
+	}
+	sweep(t, e, Options{Out: dir, Workers: 2, Runner: broken, Log: &log})
+	invalidPoints := 0
+	for _, pt := range e.Points() {
+		if strings.Contains(e.Label(pt), "6000") {
+			invalidPoints++
+		}
+	}
+	assert.Equal(t, invalidPoints, strings.Count(log.String(), "INVALID: group g"), "one warning per invalid point:\n%s", log.String())
+	require.NoError(t, WriteReport(e, dir, ReportOptions{Dir: "results/test-grid", Ref: "test.yaml"}))
+	md, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.Contains(line, "lowest mean") {
+			assert.NotContains(t, line, "session_timeout_ms=6000", "an invalid point is never named: %s", line)
+		}
+	}
+	assert.Contains(t, string(md), "lowest mean")
+	assert.Contains(t, string(md), "## Warnings")
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(string(sum), "\n")
+	hdr := strings.Split(lines[0], ",")
+	vf := -1
+	for i, h := range hdr {
+		if h == "valid_fraction" {
+			vf = i
+		}
+	}
+	require.Positive(t, vf)
+	zeros := 0
+	for _, l := range lines[1:] {
+		if c := strings.Split(l, ","); len(c) > vf && c[vf] == "0" {
+			zeros++
+		}
+	}
+	assert.Equal(t, invalidPoints, zeros)
+	pts, err := os.ReadFile(filepath.Join(dir, "points.csv"))
+	require.NoError(t, err)
+	assert.Contains(t, strings.SplitN(string(pts), "\n", 2)[0], ",valid,")
+}
+
+// TestIdenticalSeedsWarn: a point whose seeds all give the same figures is
+// named: its interval says nothing (issue 10, "seeds that vary nothing").
+func TestIdenticalSeedsWarn(t *testing.T) {
+	e := parseTest(t)
+	dir := t.TempDir()
+	var log bytes.Buffer
+	same := func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) { return fakeRunner(sc, 1) }
+	sweep(t, e, Options{Out: dir, Workers: 2, Runner: same, Log: &log})
+	assert.Equal(t, len(e.Points()), strings.Count(log.String(), "seeds gave identical figures"))
 }

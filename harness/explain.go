@@ -40,36 +40,29 @@ func fmtT(t sim.Instant) string { return fmt.Sprintf("%10.3f s", float64(t)/1e9)
 
 func fmtS(t sim.Instant) string { return fmt.Sprintf("%.3f s", float64(t)/1e9) }
 
-// Explain walks a kept trace (Options.KeepTrace) and, for each eviction (a
-// member removed by the coordinator's session, rebalance or sync timer) and
-// each coordinator-dead mark, reports the causal chain: the last heartbeat
-// that arrived, the messages lost or late since, the pauses and crashes and
-// network faults overlapping the deadline, and the timer that fired. member,
-// when not empty, keeps only that member's events.
-func Explain(sc *scenario.Scenario, trace []TraceEvent, member string) []Explanation {
+// Explain takes a run's observations (Result.Observations) and its kept
+// trace (Options.KeepTrace) and, for each eviction and each coordinator-dead
+// mark the classifier observed, reports the causal chain: the last heartbeat
+// that arrived, the very request that got no answer and what became of it,
+// the messages lost or late since, the pauses, crashes and faults
+// overlapping the deadline, and the timer that fired. Whether a mark or an
+// eviction is false is the classifier's verdict, not re-derived here.
+// member, when not empty, keeps only that member's.
+func Explain(sc *scenario.Scenario, trace []TraceEvent, obs []Observation, member string) []Explanation {
 	var out []Explanation
-	clientOf := map[string]string{} // coordinator member id → member name
-	for i := range trace {
-		e := &trace[i]
-		switch e.Kind {
-		case protocol.EvMemberAdded:
-			clientOf[e.Peer] = e.Detail
-		case protocol.EvMemberRemoved:
-			switch e.Reason {
-			case "session-expired", "rebalance-timeout", "sync-timeout", "new-member-timeout":
-			default:
-				continue
-			}
-			name := clientOf[e.Peer]
-			if name == "" || (member != "" && name != member) {
-				continue
-			}
-			out = append(out, explainEviction(sc, trace, i, name))
-		case protocol.EvCoordinatorDead:
-			if member != "" && e.Node != member {
-				continue
-			}
-			out = append(out, explainDeadMark(sc, trace, i))
+	for i := range obs {
+		o := &obs[i]
+		if member != "" && o.Member != member {
+			continue
+		}
+		if o.Seq < 0 || int(o.Seq) >= len(trace) {
+			continue // the trace was not kept
+		}
+		switch o.Kind {
+		case ObsEviction:
+			out = append(out, explainEviction(sc, trace, o))
+		case ObsDeadMark:
+			out = append(out, explainDeadMark(sc, trace, o))
 		}
 	}
 	return out
@@ -91,10 +84,31 @@ func groupTimeouts(sc *scenario.Scenario, name string) (session, request, rebala
 	return c.SessionTimeout, c.RequestTimeout, rebalance
 }
 
-func explainEviction(sc *scenario.Scenario, trace []TraceEvent, at int, name string) Explanation {
+func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) Explanation {
+	at, name := int(o.Seq), o.Member
 	e := &trace[at]
 	session, _, rebalance := groupTimeouts(sc, name)
-	x := Explanation{At: e.At, Kind: "eviction", Member: name}
+	x := Explanation{At: e.At, Kind: "eviction", Member: name, False: o.False}
+	if name == "" {
+		x.Member = o.MemberID
+	}
+	if o.Removal == protocol.RemovalLeave && o.Leave == protocol.LeavePollTimeout {
+		// The member left because its own poll timer expired: the chain is
+		// on the client side.
+		for j := at - 1; j >= 0; j-- {
+			if t := &trace[j]; t.Kind == protocol.EvPollTimeout && t.Node == name {
+				x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's poll timer (max.poll.interval.ms %v) at %s: poll() was not called in time", rebalance, fmtS(t.At)))
+				x.Lines = append(x.Lines, windowCauses(trace, t.At-sim.Instant(rebalance), t.At, name)...)
+				break
+			}
+		}
+		x.Lines = append(x.Lines, "the member sent LeaveGroup (consumer poll timeout has expired); the coordinator removed it: the process was alive, a false eviction")
+		return x
+	}
+	if o.Removal == protocol.RemovalMaxSize {
+		x.Lines = append(x.Lines, "the group was at group.max.size: the coordinator removed the member (KIP-389), not a liveness judgement")
+		return x
+	}
 	// The last heartbeat (and the last request of any kind) that arrived at
 	// the coordinator from this member before the eviction.
 	lastHB, lastAny := -1, -1
@@ -133,19 +147,17 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, at int, name str
 			break
 		}
 	}
-	alive := processAlive(trace, at, name)
-	x.False = alive
-	switch e.Reason {
-	case "session-expired":
+	switch o.Removal {
+	case protocol.RemovalSessionExpired:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (session.timeout.ms %v) at %s", session, fmtS(e.At)))
-	case "rebalance-timeout":
+	case protocol.RemovalRebalanceTimeout:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the rebalance timer (rebalance timeout %v): the member did not rejoin in time", rebalance))
-	case "sync-timeout":
+	case protocol.RemovalSyncTimeout:
 		x.Lines = append(x.Lines, "timer fired: the pending-sync timer (KIP-814): no SyncGroup from the member in time")
-	case "new-member-timeout":
+	case protocol.RemovalNewMemberTimeout:
 		x.Lines = append(x.Lines, "timer fired: the new-member join timer: the new member did not rejoin in time")
 	}
-	if alive {
+	if o.False {
 		x.Lines = append(x.Lines, "the member's process was alive: a false eviction")
 	} else {
 		x.Lines = append(x.Lines, "the member's process was dead: a true eviction")
@@ -153,11 +165,12 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, at int, name str
 	return x
 }
 
-func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, at int) Explanation {
+func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, o *Observation) Explanation {
+	at := int(o.Seq)
 	e := &trace[at]
 	name := e.Node
 	session, request, _ := groupTimeouts(sc, name)
-	x := Explanation{At: e.At, Kind: "coordinator-dead", Member: name}
+	x := Explanation{At: e.At, Kind: "coordinator-dead", Member: name, False: o.False}
 	// The last response that reached the member from its coordinator.
 	lastResp := -1
 	for j := at - 1; j >= 0; j-- {
@@ -182,62 +195,66 @@ func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, at int) Explanat
 			from = t.At
 		}
 	}
-	// Request timeouts at the member just before the mark, with the send of
-	// the request that got no answer; the window opens at that send.
+	// Request timeouts at the member just before the mark: the very
+	// request that got no answer (by its correlation id) and what became
+	// of it; the window opens at its send.
 	for j := at - 1; j >= 0 && trace[j].At >= from; j-- {
 		t := &trace[j]
-		if t.Kind == protocol.EvRequestTimeout && t.Node == name {
-			sent := sim.Instant(-1)
-			for k := j - 1; k >= 0; k-- {
-				if s := &trace[k]; s.Kind == EvSend && s.Req && s.Node == name && s.API == t.API {
-					sent = s.At
-					break
-				}
-			}
-			if sent >= 0 {
-				x.Lines = append(x.Lines, fmt.Sprintf("request timeout: the %s request sent at %s had no answer at %s (%v later)", t.API, fmtS(sent), fmtS(t.At), time.Duration(t.At-sent)))
-				if sent < from {
-					from = sent - 1
-				}
-			} else {
-				x.Lines = append(x.Lines, fmt.Sprintf("request timeout: %s at %s", t.API, fmtS(t.At)))
-			}
+		if t.Kind != protocol.EvRequestTimeout || t.Node != name {
+			continue
+		}
+		sent, fate := requestFate(trace, j, name, t.ReqCorr)
+		if sent < 0 {
+			x.Lines = append(x.Lines, fmt.Sprintf("request timeout: %s at %s", t.API, fmtS(t.At)))
+			continue
+		}
+		x.Lines = append(x.Lines, fmt.Sprintf("request timeout: the %s request sent at %s (corr %d) had no answer at %s (%v later): %s",
+			t.API, fmtS(sent), t.ReqCorr, fmtS(t.At), time.Duration(t.At-sent), fate))
+		if sent <= from {
+			from = sent - 1
 		}
 	}
 	x.Lines = append(x.Lines, windowCauses(trace, from, e.At, name)...)
-	switch e.Reason {
-	case "session-timeout":
+	switch o.Dead {
+	case protocol.DeadSessionTimeout:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's session timer (no successful heartbeat for session.timeout.ms %v), Heartbeat.sessionTimerExpired", session))
-	case "request-timeout":
+	case protocol.DeadRequestTimeout:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the request's timeout (request.timeout.ms %v, or the client's shorter heartbeat/session bound) marked the coordinator unknown", request))
+	case protocol.DeadDisconnect:
+		x.Lines = append(x.Lines, "cause: the connection to the coordinator failed (disconnect)")
+	case protocol.DeadErrorResponse:
+		x.Lines = append(x.Lines, "cause: the coordinator answered "+o.DeadErr.String())
+	case protocol.DeadCoordinatorUnavailable:
+		x.Lines = append(x.Lines, "cause: the coordinator connection was in reconnect backoff (checkAndGetCoordinator: coordinator unavailable)")
 	default:
 		x.Lines = append(x.Lines, "cause: "+e.Reason)
 	}
-	// False when the broker the member used was alive and still the
-	// coordinator at that instant (brokers never die; only failover moves it).
-	coord := ""
-	for j := at - 1; j >= 0; j-- {
-		t := &trace[j]
-		if t.Kind == EvBrokerRole && t.Group == e.Group {
-			coord = t.Node
-			break
-		}
-	}
-	used := e.Peer // the client names brokers by id ("1")
-	if used != "" && !strings.HasPrefix(used, "broker-") {
-		used = "broker-" + used
-	}
-	down := brokerDownAt(trace, at, used)
-	x.False = (coord == "" || coord == used || used == "") && down == ""
 	switch {
-	case x.False:
+	case o.False:
 		x.Lines = append(x.Lines, "the coordinator was alive and still the coordinator: a false dead mark")
-	case down != "":
-		x.Lines = append(x.Lines, fmt.Sprintf("%s was %s: a true dead mark", used, down))
+	case brokerDownAt(trace, at, brokerTrack(e.Peer)) != "":
+		used := brokerTrack(e.Peer)
+		x.Lines = append(x.Lines, fmt.Sprintf("%s was %s: a true dead mark", used, brokerDownAt(trace, at, used)))
 	default:
+		coord := ""
+		for j := at - 1; j >= 0; j-- {
+			if t := &trace[j]; t.Kind == EvBrokerRole && t.Group == e.Group {
+				coord = t.Node
+				break
+			}
+		}
 		x.Lines = append(x.Lines, fmt.Sprintf("the coordinator had moved to %s: a true dead mark", coord))
 	}
 	return x
+}
+
+// brokerTrack names a broker as the trace does ("broker-1"); clients name
+// brokers by id ("1").
+func brokerTrack(peer string) string {
+	if peer != "" && !strings.HasPrefix(peer, "broker-") {
+		return "broker-" + peer
+	}
+	return peer
 }
 
 // brokerDownAt returns how broker was down at trace[at] ("crashed",
@@ -254,78 +271,182 @@ func brokerDownAt(trace []TraceEvent, at int, broker string) string {
 	return ""
 }
 
-// windowCauses lists what touched the member in (from, to]: its messages
-// lost, its process paused, crashed or restarted, and network faults.
-func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []string {
-	var lines []string
-	lost := 0
-	for j := range trace {
-		t := &trace[j]
-		if t.At <= from && t.Kind != EvFault && t.Kind != EvProcess {
-			continue
-		}
-		if t.At > to {
+// requestFate finds the send of the member's request corr before trace[j]
+// and says what became of it: lost on the way, answered but the answer
+// lost, or still unanswered. New network event kinds (retransmissions,
+// closed connections) belong in the switch below.
+func requestFate(trace []TraceEvent, j int, name string, corr uint64) (sent sim.Instant, fate string) {
+	sent = -1
+	k := j - 1
+	for ; k >= 0; k-- {
+		if s := &trace[k]; s.Kind == EvSend && s.Req && s.Node == name && s.Corr == corr {
+			sent = s.At
 			break
+		}
+	}
+	if sent < 0 {
+		return -1, ""
+	}
+	fate = "no trace of it after the send"
+	for m := k + 1; m < j; m++ {
+		t := &trace[m]
+		if t.Corr != corr || (t.Node != name && t.Peer != name) {
+			continue
 		}
 		switch t.Kind {
 		case EvDrop:
-			if t.At > from && (t.Node == name || t.Peer == name) {
-				lost++
-				if lost <= 20 {
-					lines = append(lines, fmt.Sprintf("dropped: %s %s %s→%s at %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, fmtS(t.At), t.Reason))
-				}
+			if t.Req {
+				return sent, fmt.Sprintf("the request was dropped at %s (%s)", fmtS(t.At), t.Reason)
 			}
+			return sent, fmt.Sprintf("its response was dropped at %s (%s)", fmtS(t.At), t.Reason)
 		case EvLost:
-			// One TCP transmission lost; the kernel retransmits it.
-			if t.At > from && (t.Node == name || t.Peer == name) {
-				lost++
-				if lost <= 20 {
-					what := "transmission lost"
-					switch t.Reason {
-					case "held":
-						what = "queued behind a lost segment"
-					case "retransmission":
-						what = "retransmission lost"
-					}
-					lines = append(lines, fmt.Sprintf("tcp: %s %s %s→%s (corr %d) at %s: %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At), what, t.Reason))
-				}
+			what := "the request"
+			if !t.Req {
+				what = "its response"
 			}
+			fate = fmt.Sprintf("%s was lost at %s (%s) and TCP was still retransmitting it", what, fmtS(t.At), t.Reason)
 		case EvRetransmit:
-			if t.At > from && (t.Node == name || t.Peer == name) {
-				lines = append(lines, fmt.Sprintf("tcp: %s %s %s→%s (corr %d) retransmitted at %s, got through", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At)))
+			what := "the request"
+			if !t.Req {
+				what = "its response"
 			}
-		case protocol.EvDisconnected:
-			if t.At > from && t.Node == name {
-				lines = append(lines, fmt.Sprintf("connection to broker-%s (%s) closed at %s: %s; reconnect backoff %d ms", t.Peer, t.Detail, fmtS(t.At), t.Reason, t.Count))
-			}
-		case protocol.EvConnect:
-			if t.At > from && t.Node == name {
-				lines = append(lines, fmt.Sprintf("connect to broker-%s (%s) at %s (failed attempts so far: %d)", t.Peer, t.Detail, fmtS(t.At), t.Count))
-			}
-		case protocol.EvConnected:
-			if t.At > from && t.Node == name {
-				lines = append(lines, fmt.Sprintf("connected to broker-%s (%s) at %s", t.Peer, t.Detail, fmtS(t.At)))
-			}
-		case EvBrokerProcess:
-			if t.At > from {
-				lines = append(lines, fmt.Sprintf("%s %s at %s", t.Node, t.State, fmtS(t.At)))
-			}
-		case EvProcess:
-			if t.Node == name && t.At > from {
-				lines = append(lines, fmt.Sprintf("process %s at %s", t.State, fmtS(t.At)))
-			} else if t.Node == name && t.State == "paused" && pausedThrough(trace, j, from) {
-				lines = append(lines, fmt.Sprintf("process paused at %s, still frozen at %s", fmtS(t.At), fmtS(from)))
-			}
-		case EvFault:
-			if t.At > from || faultOpenAt(trace, j, from) {
-				if touches(t, name) {
-					lines = append(lines, fmt.Sprintf("fault %s %s at %s", t.Reason, t.Detail, fmtS(t.At)))
-				}
+			fate = fmt.Sprintf("%s was lost and retransmitted at %s", what, fmtS(t.At))
+		case EvDeliver:
+			if t.Req {
+				fate = fmt.Sprintf("the request arrived at %s, no response came back in time", fmtS(t.At))
 			}
 		}
 	}
-	if lost > 20 {
-		lines = append(lines, fmt.Sprintf("… %d transmissions lost in all", lost))
+	return sent, fate
+}
+
+// causeWindow is what a cause finder sees: the trace, the member, and the
+// window (from, to] being explained; lost counts lost messages (only the
+// first maxLostLines are listed).
+type causeWindow struct {
+	trace    []TraceEvent
+	from, to sim.Instant
+	name     string
+	lost     int
+}
+
+const maxLostLines = 20
+
+// causeFinders are the trace event kinds explain knows as causes, each with
+// the sentence it contributes (or "" when the event does not concern the
+// member or the window). The network model's events (retransmissions,
+// closed connections, ...) belong here: one entry per kind. Events before
+// the window are shown to the finders of kinds in openBefore (a fault or a
+// pause that began earlier and is still open).
+var causeFinders = map[protocol.EventKind]func(w *causeWindow, j int) string{
+	EvDrop: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || (t.Node != w.name && t.Peer != w.name) {
+			return ""
+		}
+		if w.lost++; w.lost > maxLostLines {
+			return ""
+		}
+		return fmt.Sprintf("dropped: %s %s %s→%s at %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, fmtS(t.At), t.Reason)
+	},
+	// One TCP transmission lost; the kernel retransmits it.
+	EvLost: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || (t.Node != w.name && t.Peer != w.name) {
+			return ""
+		}
+		if w.lost++; w.lost > maxLostLines {
+			return ""
+		}
+		what := "transmission lost"
+		switch t.Reason {
+		case "held":
+			what = "queued behind a lost segment"
+		case "retransmission":
+			what = "retransmission lost"
+		}
+		return fmt.Sprintf("tcp: %s %s %s→%s (corr %d) at %s: %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At), what, t.Reason)
+	},
+	EvRetransmit: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || (t.Node != w.name && t.Peer != w.name) {
+			return ""
+		}
+		return fmt.Sprintf("tcp: %s %s %s→%s (corr %d) retransmitted at %s, got through", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At))
+	},
+	protocol.EvDisconnected: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || t.Node != w.name {
+			return ""
+		}
+		return fmt.Sprintf("connection to broker-%s (%s) closed at %s: %s; reconnect backoff %d ms", t.Peer, t.Detail, fmtS(t.At), t.Reason, t.Count)
+	},
+	protocol.EvConnect: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || t.Node != w.name {
+			return ""
+		}
+		return fmt.Sprintf("connect to broker-%s (%s) at %s (failed attempts so far: %d)", t.Peer, t.Detail, fmtS(t.At), t.Count)
+	},
+	protocol.EvConnected: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from || t.Node != w.name {
+			return ""
+		}
+		return fmt.Sprintf("connected to broker-%s (%s) at %s", t.Peer, t.Detail, fmtS(t.At))
+	},
+	EvBrokerProcess: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if t.At <= w.from {
+			return ""
+		}
+		return fmt.Sprintf("%s %s at %s", t.Node, t.State, fmtS(t.At))
+	},
+	EvProcess: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		switch {
+		case t.Node != w.name:
+			return ""
+		case t.At > w.from:
+			return fmt.Sprintf("process %s at %s", t.State, fmtS(t.At))
+		case t.State == "paused" && pausedThrough(w.trace, j, w.from):
+			return fmt.Sprintf("process paused at %s, still frozen at %s", fmtS(t.At), fmtS(w.from))
+		}
+		return ""
+	},
+	EvFault: func(w *causeWindow, j int) string {
+		t := &w.trace[j]
+		if (t.At > w.from || faultOpenAt(w.trace, j, w.from)) && touches(t, w.name) {
+			return fmt.Sprintf("fault %s %s at %s", t.Reason, t.Detail, fmtS(t.At))
+		}
+		return ""
+	},
+}
+
+// openBefore are the kinds whose events before the window still matter.
+var openBefore = map[protocol.EventKind]bool{EvFault: true, EvProcess: true}
+
+// windowCauses lists what touched the member in (from, to]: every event of
+// a kind in causeFinders that concerns it.
+func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []string {
+	w := &causeWindow{trace: trace, from: from, to: to, name: name}
+	var lines []string
+	for j := range trace {
+		t := &trace[j]
+		if t.At > to {
+			break
+		}
+		if t.At <= from && !openBefore[t.Kind] {
+			continue
+		}
+		if f := causeFinders[t.Kind]; f != nil {
+			if line := f(w, j); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if w.lost > maxLostLines {
+		lines = append(lines, fmt.Sprintf("… %d transmissions lost in all", w.lost))
 	}
 	return lines
 }
@@ -389,23 +510,6 @@ func sendTime(trace []TraceEvent, j int) sim.Instant {
 		}
 	}
 	return -1
-}
-
-// processAlive reports whether the member's process was alive (started and
-// not crashed, closed or fatal) at trace[at].
-func processAlive(trace []TraceEvent, at int, name string) bool {
-	for j := at; j >= 0; j-- {
-		t := &trace[j]
-		if t.Kind == EvProcess && t.Node == name {
-			switch t.State {
-			case "started", "paused", "resumed":
-				return true
-			default:
-				return false
-			}
-		}
-	}
-	return false
 }
 
 func dirName(req bool) string {

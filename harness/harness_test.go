@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,13 +89,25 @@ func TestCrashOneMember(t *testing.T) {
 	}
 	require.NotEmpty(t, victim)
 	g := sc.Groups[0]
+	crashes := map[time.Duration]bool{}
 	for seed := uint64(1); seed <= 5; seed++ {
 		res := run(t, sc, seed, Options{KeepTrace: true})
+		// Realistic timing: the crash lands up to one heartbeat interval
+		// after the written instant, at a phase the seed draws.
+		for _, e := range res.Trace {
+			if e.Kind == EvFault && e.Reason == string(scenario.FaultCrash) {
+				crashAt = time.Duration(e.At)
+			}
+		}
+		crashes[crashAt] = true
 		var lastHB, evictedAt time.Duration = -1, -1
 		memberID := ""
 		for _, e := range res.Trace {
 			at := time.Duration(e.At)
-			if e.Kind == EvDeliver && e.Req && e.API == protocol.APIHeartbeat && e.Peer == victim && at <= crashAt {
+			// Heartbeat and OffsetCommit both complete the session timer
+			// (GroupCoordinator.handleCommitOffsets); a crash phase can put
+			// a commit after the last heartbeat.
+			if e.Kind == EvDeliver && e.Req && (e.API == protocol.APIHeartbeat || e.API == protocol.APIOffsetCommit) && e.Peer == victim && at <= crashAt {
 				lastHB = at
 			}
 			if e.Kind == protocol.EvMemberAdded && e.Detail == victim && at <= crashAt {
@@ -110,7 +123,7 @@ func TestCrashOneMember(t *testing.T) {
 		require.Positive(t, lastHB, "seed %d: the victim heartbeated before the crash", seed)
 		require.Positive(t, evictedAt, "seed %d: the crashed member was evicted", seed)
 		assert.InDelta(t, float64(lastHB+g.Client.SessionTimeout), float64(evictedAt), float64(5*time.Millisecond),
-			"seed %d: eviction one session timeout after the last heartbeat that arrived", seed)
+			"seed %d: eviction one session timeout after the last heartbeat or commit that arrived", seed)
 
 		gs := res.Summary.Groups[0]
 		require.GreaterOrEqual(t, gs.RebalanceCount, 2, "seed %d: initial join plus the crash rebalance", seed)
@@ -123,6 +136,7 @@ func TestCrashOneMember(t *testing.T) {
 		assert.Equal(t, 0, gs.FalseEvictions)
 		assert.True(t, gs.StableAtEnd)
 	}
+	assert.GreaterOrEqual(t, len(crashes), 4, "each seed draws its own crash phase (whole ms within 3 s: two of five may coincide)")
 }
 
 func pollMax(g scenario.Group) time.Duration {
@@ -162,11 +176,22 @@ func TestLazyPollsMatchEager(t *testing.T) {
 	}
 }
 
+// parse reads a test scenario. Test scenarios assert exact instants, so
+// they run with timing: exact unless they say otherwise.
 func parse(t testing.TB, src string) *scenario.Scenario {
 	t.Helper()
 	sc, err := scenario.Parse("test.yaml", []byte(src))
 	require.NoError(t, err)
+	exactUnlessSaid(sc, src)
 	return sc
+}
+
+// exactUnlessSaid sets timing: exact on a test scenario that does not
+// choose its timing.
+func exactUnlessSaid(sc *scenario.Scenario, src string) {
+	if !strings.Contains(src, "timing:") {
+		sc.Timing = scenario.TimingExact
+	}
 }
 
 // TestKIP62 (client issue): with 15 s of processing per poll and a 10 s

@@ -30,8 +30,18 @@ type groupMetrics struct {
 
 	deadMarks, falseDeadMarks int
 	evictions, falseEvictions int
-	memberSeconds             float64
-	fatal                     []string
+	leaves, fences            int
+	// generations counts the coordinator's completed join phases
+	// (generation bumps); clientRebalances the members' completed
+	// rebalances (onJoinComplete after SyncGroup NONE, what the Java
+	// client's rebalance-total metric counts, KIP-517), summed over members.
+	generations      int
+	clientRebalances int
+	// The open settle episode's first generation and generations spanned.
+	openFirstGen  int32
+	openGens      int
+	memberSeconds float64
+	fatal         []string
 
 	// Partition ownership: owners per partition index; integrals.
 	owners              []int32
@@ -52,7 +62,12 @@ type groupMetrics struct {
 	confirmed     int
 	unownedPS     float64
 	doubleOwnedPS float64
-	lastLeaveWhy  string
+	lastLeavePoll bool
+	everStable    bool // the coordinator had the group Stable at least once
+	// from starts the measurement window (scenario measure.from): counts,
+	// integrals, member-hours and settle episodes before it are left out of
+	// the summary (observations keep everything).
+	from sim.Instant // the last LeaveGroup sent was a poll-timeout leave (trigger naming)
 }
 
 func newGroupMetrics(partitions int) *groupMetrics {
@@ -61,12 +76,12 @@ func newGroupMetrics(partitions int) *groupMetrics {
 
 // integrate advances the partition-ownership integrals to now.
 func (m *groupMetrics) integrate(now sim.Instant) {
-	if m.tracking {
-		dt := float64(now-m.lastChange) / 1e9
+	if m.tracking && now > m.from {
+		dt := float64(now-max(m.lastChange, m.from)) / 1e9
 		m.unownedPS += dt * float64(m.zero)
 		m.doubleOwnedPS += dt * float64(m.extra)
 		if now > m.firstFault {
-			from := max(m.lastChange, m.firstFault)
+			from := max(m.lastChange, m.firstFault, m.from)
 			m.unownedAfterFaultPS += float64(now-from) / 1e9 * float64(m.zero)
 		}
 	}
@@ -77,7 +92,7 @@ func (m *groupMetrics) integrate(now sim.Instant) {
 // coordinator loads for load.
 func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
 	m := g.m
-	if m.recovering {
+	if m.recovering && m.failoverAt >= m.from {
 		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
 	}
 	m.recovering, m.failoverAt, m.loadedAt, m.confirmed = true, now, now+load, 0
@@ -115,7 +130,9 @@ func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
 		return
 	}
 	m.recovering = false
-	m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: int64(now-m.failoverAt) / 1e6})
+	if m.failoverAt >= m.from {
+		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: int64(now-m.failoverAt) / 1e6})
+	}
 }
 
 func (m *groupMetrics) adjust(i int, delta int32) {
@@ -169,9 +186,10 @@ func (w *world) observe(e *TraceEvent) {
 	case protocol.EvAssigned, protocol.EvRevoked, protocol.EvMemberState, protocol.EvCoordinatorDead,
 		protocol.EvCoordinatorFound, protocol.EvLeave:
 		w.observeMember(e)
-	case protocol.EvGroupState, protocol.EvRebalanceStart, protocol.EvMemberRemoved, protocol.EvGenerationComplete,
-		protocol.EvMemberAdded:
+	case protocol.EvGroupState, protocol.EvRebalanceStart, protocol.EvMemberRemoved, protocol.EvGenerationComplete:
 		w.observeCoordinator(e)
+	case EvFault:
+		w.obs = append(w.obs, Observation{Kind: ObsFault, At: e.At, Seq: w.rec.count - 1, Fault: e.Reason, Detail: e.Detail})
 	case EvProcess:
 		s := w.slotByName(e.Node)
 		if s == nil {
@@ -180,6 +198,7 @@ func (w *world) observe(e *TraceEvent) {
 		m := w.groups[s.group].m
 		switch e.State {
 		case "started":
+			s.lastLeave, s.leaveInc = protocol.LeaveUnknown, 0
 			if !m.tracking {
 				m.tracking = true
 				m.lastChange = e.At
@@ -223,6 +242,9 @@ func (w *world) observeMember(e *TraceEvent) {
 	m := g.m
 	switch e.Kind {
 	case protocol.EvAssigned:
+		if e.At >= m.from {
+			m.clientRebalances++
+		}
 		w.setOwned(s, e.Partitions)
 		w.settle(s, e.Gen)
 	case protocol.EvRevoked:
@@ -243,24 +265,21 @@ func (w *world) observeMember(e *TraceEvent) {
 			s.coordSeen = int32(id)
 		}
 	case protocol.EvCoordinatorDead:
-		m.deadMarks++
 		// False when the broker the client used was in fact alive and still
 		// the group's coordinator at that instant: not when a failover moved
 		// the coordinator, nor when the broker's process or host was down.
-		if s.coordSeen < 0 || s.coordSeen == g.coord && !w.brokers[g.coord].down {
-			m.falseDeadMarks++
-		}
+		w.record(g, Observation{Kind: ObsDeadMark, At: e.At, Member: s.name, Process: s.inc,
+			False: s.coordSeen < 0 || s.coordSeen == g.coord && !w.brokers[g.coord].down,
+			Dead:  e.Dead, DeadErr: e.DeadErr, Broker: e.Peer, Gen: e.Gen})
 		s.coordSeen = -1
 	case protocol.EvLeave:
-		// The client gives Java's reason text; a leave after the heartbeat
-		// thread saw max.poll.interval.ms expire ("consumer poll timeout
-		// has expired") is the poll-timeout trigger and an eviction.
-		why := e.Reason
-		if strings.Contains(why, "poll timeout") {
-			why = "poll-timeout"
+		// A leave after the heartbeat thread saw max.poll.interval.ms
+		// expire is the poll-timeout trigger and, once the coordinator
+		// removes the member, an eviction (classifyRemoval).
+		s.lastLeave, s.leaveInc = e.Leave, s.inc
+		if e.Detail == "sent" {
+			m.lastLeavePoll = e.Leave == protocol.LeavePollTimeout
 		}
-		m.lastLeaveWhy = why
-		s.lastLeave = why
 	}
 }
 
@@ -294,6 +313,9 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	case protocol.EvGroupState:
 		prev := m.coordState
 		m.coordState = e.State
+		if e.State == "Stable" {
+			m.everStable = true
+		}
 		if e.Gen != 0 || e.State == "Stable" {
 			w.setCoordGen(g, e.Gen)
 		}
@@ -301,41 +323,21 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 			m.open = true
 			m.openStart = e.At
 			m.openTrig = triggerName(m.trigger, g)
+			m.openFirstGen, m.openGens = -1, 0
 		}
 		w.maybeCloseRebalance(g, e.At)
 		w.maybeRecovered(g, e.At)
 	case protocol.EvGenerationComplete:
 		w.setCoordGen(g, e.Gen)
-	case protocol.EvMemberAdded:
-		if w.memberClient == nil {
-			w.memberClient = make(map[string]memberProcess)
+		if m.open {
+			if m.openFirstGen < 0 {
+				m.openFirstGen = e.Gen
+			}
+			m.openGens++
 		}
-		// The member id belongs to the process now running in the slot
-		// the client id names (its JoinGroup just arrived).
-		owner := memberProcess{client: e.Detail}
-		if s := w.slotByName(e.Detail); s != nil {
-			owner.inc = s.inc
-		}
-		w.memberClient[e.Peer] = owner
+		w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
 	case protocol.EvMemberRemoved:
-		owner := w.memberClient[e.Peer]
-		s := w.slotByName(owner.client)
-		// The member's process: the slot's process when it is the
-		// incarnation that joined with this member id (a restarted slot runs
-		// a new process; the old one's member was not its).
-		alive := s != nil && s.alive && s.inc == owner.inc
-		switch e.Reason {
-		case "leave":
-			if alive && s.lastLeave == "poll-timeout" {
-				m.evictions++
-				m.falseEvictions++ // a poll-timeout leave comes from a live process
-			}
-		case "session-expired", "rebalance-timeout", "sync-timeout", "new-member-timeout":
-			m.evictions++
-			if alive {
-				m.falseEvictions++
-			}
-		}
+		w.classifyRemoval(g, e)
 	}
 }
 
@@ -364,14 +366,32 @@ func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
 		return
 	}
 	m.open = false
-	m.rebalances = append(m.rebalances, Rebalance{
-		Generation: m.coordGen,
-		StartMs:    int64(m.openStart) / 1e6,
-		EndMs:      int64(now) / 1e6,
-		DurationMs: int64(now-m.openStart) / 1e6,
-		Trigger:    m.openTrig,
-		Members:    m.live,
-	})
+	w.closeEpisode(g, now, false)
+}
+
+// closeEpisode ends the open settle episode at now (incomplete: the run
+// ended first) and records it.
+func (w *world) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
+	m := g.m
+	first := m.openFirstGen
+	if first < 0 {
+		first = m.coordGen
+	}
+	r := Rebalance{
+		Generation:      m.coordGen,
+		FirstGeneration: first,
+		Generations:     m.openGens,
+		StartMs:         int64(m.openStart) / 1e6,
+		EndMs:           int64(now) / 1e6,
+		DurationMs:      int64(now-m.openStart) / 1e6,
+		Trigger:         m.openTrig,
+		Members:         m.live,
+		Incomplete:      incomplete,
+	}
+	if m.openStart >= m.from {
+		m.rebalances = append(m.rebalances, r)
+	}
+	w.record(g, Observation{Kind: ObsSettle, At: now, Gen: m.coordGen, Episode: &r})
 }
 
 // triggerName maps the coordinator's rebalance reason to INTERFACE.md's
@@ -381,7 +401,7 @@ func triggerName(reason string, g *groupState) string {
 	case "join", "session-expired", "rebalance-timeout", "coordinator-failover", "metadata":
 		return reason
 	case "leave":
-		if g.m.lastLeaveWhy == "poll-timeout" {
+		if g.m.lastLeavePoll {
 			return "poll-timeout"
 		}
 		return "leave"

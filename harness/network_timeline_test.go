@@ -166,7 +166,7 @@ func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 func TestExplainNamesTheTCPChain(t *testing.T) {
 	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, partition: [g-1, coordinator], for: 20s}"))
 	res := run(t, sc, 1, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, "g-1")
+	xs := Explain(sc, res.Trace, res.Observations, "g-1")
 	var ev, dead *Explanation
 	for i := range xs {
 		switch {

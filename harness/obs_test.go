@@ -46,8 +46,10 @@ func parseSmall(t testing.TB, duration string, brokers int, faults string) *scen
 	if faults == "" {
 		faults = "  []\n"
 	}
-	sc, err := scenario.Parse("obs.yaml", []byte(fmt.Sprintf(small, duration, brokers, faults)))
+	src := fmt.Sprintf(small, duration, brokers, faults)
+	sc, err := scenario.Parse("obs.yaml", []byte(src))
 	require.NoError(t, err)
+	exactUnlessSaid(sc, src)
 	return sc
 }
 
@@ -503,7 +505,7 @@ func TestPerfettoWellFormed(t *testing.T) {
 	sc := parseSmall(t, "400s", 3, allFaults)
 	res := run(t, sc, 11, Options{KeepTrace: true})
 	var buf bytes.Buffer
-	require.NoError(t, WritePerfetto(&buf, res.Trace))
+	require.NoError(t, WritePerfetto(&buf, res.Trace, res.Observations))
 	var doc struct {
 		TraceEvents []struct {
 			Ph   string  `json:"ph"`
@@ -576,7 +578,7 @@ func TestPerfettoWellFormed(t *testing.T) {
 func TestExplainPause(t *testing.T) {
 	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, "g-1")
+	xs := Explain(sc, res.Trace, res.Observations, "g-1")
 	require.NotEmpty(t, xs)
 	var ev *Explanation
 	for i := range xs {
@@ -598,6 +600,6 @@ func TestExplainPause(t *testing.T) {
 	})
 	require.NotEmpty(t, hb)
 	assert.InDelta(t, float64(hb[len(hb)-1].At+sim.Instant(10*time.Second)), float64(ev.At), float64(5*time.Millisecond))
-	assert.Empty(t, Explain(sc, res.Trace, "g-0"), "g-0 was neither evicted nor lost its coordinator")
+	assert.Empty(t, Explain(sc, res.Trace, res.Observations, "g-0"), "g-0 was neither evicted nor lost its coordinator")
 	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
 }

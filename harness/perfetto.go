@@ -60,8 +60,10 @@ type pfSend struct {
 }
 
 // WritePerfetto writes trace (Result.Trace, from Options.KeepTrace) as a
-// Chrome trace-event JSON document to out.
-func WritePerfetto(out io.Writer, trace []TraceEvent) error {
+// Chrome trace-event JSON document to out. Evictions, leaves, fences and
+// coordinator-dead marks are drawn from the run's observations
+// (Result.Observations), so they carry the classifier's cause and verdict.
+func WritePerfetto(out io.Writer, trace []TraceEvent, obs []Observation) error {
 	p := &pfWriter{w: bufio.NewWriterSize(out, 1<<16), first: true,
 		tracks: map[string]pfTrack{}, open: map[pfTrack]string{}, groups: map[string]int{},
 		brokerT: map[string]string{}, flows: map[pfMsgKey]pfSend{}, nextTid: map[int]int{}}
@@ -70,8 +72,14 @@ func WritePerfetto(out io.Writer, trace []TraceEvent) error {
 	p.meta(pidHarness, 0, "process_name", "harness")
 	p.meta(pidHarness, 1, "thread_name", "faults")
 	var end float64
+	k := 0 // obs are in trace order (by Seq)
 	for i := range trace {
 		p.event(&trace[i])
+		for ; k < len(obs) && obs[k].Seq <= int64(i); k++ {
+			if obs[k].Seq == int64(i) {
+				p.observation(&trace[i], &obs[k])
+			}
+		}
 		end = us(&trace[i])
 	}
 	// Close every slice still open at the end of the run, in track order.
@@ -87,12 +95,12 @@ func WritePerfetto(out io.Writer, trace []TraceEvent) error {
 
 // WritePerfettoFile writes the Perfetto JSON to path atomically (a temporary
 // file in the same directory, renamed over path).
-func WritePerfettoFile(path string, trace []TraceEvent) error {
+func WritePerfettoFile(path string, trace []TraceEvent, obs []Observation) error {
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := WritePerfetto(f, trace); err != nil {
+	if err := WritePerfetto(f, trace, obs); err != nil {
 		f.Abort()
 		return err
 	}
@@ -249,16 +257,33 @@ func (p *pfWriter) event(e *TraceEvent) {
 		p.instant(p.trackOf(e, e.Node), ts, "drop "+msgName(e), "drop", args("reason", e.Reason, "to", e.Peer))
 	case protocol.EvRequestTimeout:
 		p.instant(p.track(e, e.Node), ts, "request timeout "+e.API.String(), "timeout", "")
-	case protocol.EvCoordinatorDead:
-		p.instant(p.track(e, e.Node), ts, "coordinator dead", "coordinator-dead", args("reason", e.Reason))
-	case protocol.EvMemberRemoved:
-		p.instant(p.track(e, e.Node), ts, "member removed "+e.Reason, "eviction", args("member", e.Peer))
 	case protocol.EvPollTimeout:
 		p.instant(p.track(e, e.Node), ts, "poll timeout", "poll-timeout", "")
 	case EvFault:
 		p.instant(pfTrack{pidHarness, 1}, ts, "fault "+e.Reason, "fault", args("target", e.Detail))
 	case EvFaultEnd:
 		p.instant(pfTrack{pidHarness, 1}, ts, "fault end "+e.Reason, "fault", args("target", e.Detail))
+	}
+}
+
+// observation draws one classified observation at the trace event that
+// produced it: evictions, leaves and fences on the coordinator's track,
+// dead marks on the member's.
+func (p *pfWriter) observation(e *TraceEvent, o *Observation) {
+	ts := us(e)
+	verdict := "true"
+	if o.False {
+		verdict = "false"
+	}
+	switch o.Kind {
+	case ObsEviction:
+		p.instant(p.track(e, e.Node), ts, "eviction ("+o.Cause()+")", "eviction", args("member", o.Member, "member_id", o.MemberID, "verdict", verdict))
+	case ObsLeave:
+		p.instant(p.track(e, e.Node), ts, "leave", "leave", args("member", o.Member, "member_id", o.MemberID))
+	case ObsFence:
+		p.instant(p.track(e, e.Node), ts, "fenced (static member replaced)", "fence", args("member", o.Member, "member_id", o.MemberID))
+	case ObsDeadMark:
+		p.instant(p.track(e, e.Node), ts, "coordinator dead", "coordinator-dead", args("reason", o.Cause(), "verdict", verdict))
 	}
 }
 

@@ -34,6 +34,9 @@ type Result struct {
 	Stop    sim.StopReason
 	// Trace holds every event when Options.KeepTrace was set.
 	Trace []TraceEvent
+	// Observations are the run's typed observations, in trace order
+	// (observe.go): every view of the run reads these.
+	Observations []Observation
 }
 
 // Run builds one world from the scenario, runs it for one seed and returns
@@ -48,7 +51,7 @@ func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
 	if w.rec.werr != nil {
 		return nil, fmt.Errorf("writing trace: %w", w.rec.werr)
 	}
-	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
+	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events, Observations: w.obs}
 	return res, nil
 }
 
@@ -58,7 +61,7 @@ func (w *world) finish() {
 	now := w.q.Now()
 	for _, s := range w.slots {
 		if s.alive {
-			w.groups[s.group].m.memberSeconds += float64(now-s.aliveSince) / 1e9
+			w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
 		}
 	}
 	for _, g := range w.groups {
@@ -70,15 +73,12 @@ func (w *world) finish() {
 		}
 	}
 	for _, g := range w.groups {
-		if m := g.m; m.recovering {
+		if m := g.m; m.recovering && m.failoverAt >= m.from {
 			m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
 			m.recovering = false
 		}
 		if m := g.m; m.open {
-			m.rebalances = append(m.rebalances, Rebalance{
-				Generation: m.coordGen, StartMs: int64(m.openStart) / 1e6, EndMs: int64(now) / 1e6,
-				DurationMs: int64(now-m.openStart) / 1e6, Trigger: m.openTrig, Members: m.live, Incomplete: true,
-			})
+			w.closeEpisode(g, now, true)
 		}
 	}
 }
@@ -94,6 +94,10 @@ func (w *world) summary() Summary {
 	}
 	if s.InvariantViolations == nil {
 		s.InvariantViolations = []Violation{}
+	}
+	firstFault := int64(-1)
+	if len(w.groups) > 0 && w.groups[0].m.firstFault != sim.Never {
+		firstFault = int64(w.groups[0].m.firstFault) / 1e6
 	}
 	for _, g := range w.groups {
 		m := g.m
@@ -113,6 +117,12 @@ func (w *world) summary() Summary {
 			FinalGeneration:                        m.coordGen,
 			StableAtEnd:                            m.coordState == "Stable" && !m.open,
 			FatalErrors:                            m.fatal,
+			SettleEpisodes:                         len(m.rebalances),
+			Generations:                            m.generations,
+			ClientRebalances:                       m.clientRebalances,
+			Leaves:                                 m.leaves,
+			Fences:                                 m.fences,
+			FirstFaultMs:                           firstFault,
 		}
 		if gs.Rebalances == nil {
 			gs.Rebalances = []Rebalance{}
@@ -130,7 +140,32 @@ func (w *world) summary() Summary {
 		gs.FillRates()
 		s.Groups = append(s.Groups, gs)
 	}
+	s.Valid, s.InvalidReason = w.validity()
+	s.MeasureFromMs = w.sc.MeasureFrom.Milliseconds()
 	return s
+}
+
+// validity says whether the run measures the configuration at all
+// (Summary.Valid): not when a member stopped on a fatal error (a
+// configuration the broker rejects), a group never reached Stable, or the
+// event budget or the livelock guard ended the run.
+func (w *world) validity() (bool, string) {
+	for _, v := range w.viol {
+		if v.Checker == "progress" {
+			return false, "the run was cut short: " + v.Message
+		}
+	}
+	for _, g := range w.groups {
+		if len(g.m.fatal) > 0 {
+			return false, "group " + g.id + ": a member stopped on a fatal error (" + g.m.fatal[0] + ")"
+		}
+	}
+	for _, g := range w.groups {
+		if !g.m.everStable {
+			return false, "group " + g.id + " never reached Stable"
+		}
+	}
+	return true, ""
 }
 
 // durationStats summarises durations with gonum/stat: the mean, and

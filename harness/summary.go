@@ -12,10 +12,23 @@ type Summary struct {
 	TraceSHA256         string         `json:"trace_sha256"`
 	Groups              []GroupSummary `json:"groups"`
 	InvariantViolations []Violation    `json:"invariant_violations"`
+	// Valid is false when the run cannot be trusted as a measurement of the
+	// configuration: a member stopped on a fatal error, a group never
+	// reached Stable, or the event budget or livelock guard ended the run.
+	// InvalidReason says which (empty when valid).
+	Valid         bool   `json:"valid"`
+	InvalidReason string `json:"invalid_reason,omitempty"`
+	// MeasureFromMs is the start of the measurement window (scenario
+	// measure.from): the groups' counts, episodes and integrals cover
+	// [measure_from_ms, simulated_ms]. Omitted when 0 (the whole run).
+	MeasureFromMs int64 `json:"measure_from_ms,omitempty"`
 }
 
-// Rebalance is one rebalance as DESIGN.md defines it.
+// Rebalance is one settle episode as DESIGN.md defines it: from the
+// coordinator leaving Stable to every live member Stable in one generation
+// holding its assignment. One episode can span many generations.
 type Rebalance struct {
+	// Generation is the generation the episode settled in (the last one).
 	Generation int32  `json:"generation"`
 	StartMs    int64  `json:"start_ms"`
 	EndMs      int64  `json:"end_ms"`
@@ -25,6 +38,11 @@ type Rebalance struct {
 	// Incomplete marks a rebalance still open when the run ended: EndMs is
 	// the end of the run, and it is left out of rebalance_duration_ms.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// FirstGeneration is the first generation the coordinator completed in
+	// the episode (Generation when it completed none, e.g. a failover that
+	// reloaded a Stable group); Generations the number it completed.
+	FirstGeneration int32 `json:"first_generation"`
+	Generations     int   `json:"generations"`
 }
 
 // Stats summarises a sample of durations in milliseconds.
@@ -66,6 +84,22 @@ type GroupSummary struct {
 	FinalGeneration int32      `json:"final_generation"`
 	StableAtEnd     bool       `json:"stable_at_end"`
 	FatalErrors     []string   `json:"fatal_errors,omitempty"`
+	// Three counts of "rebalances" that must not be confused (DESIGN.md):
+	// SettleEpisodes = RebalanceCount, the episodes above (what users feel);
+	// Generations, the coordinator's generation bumps (what the broker logs
+	// as "Stabilized group ... generation N"); ClientRebalances, completed
+	// rebalances summed over members (the Java client's rebalance-total).
+	SettleEpisodes   int `json:"settle_episodes"`
+	Generations      int `json:"generations"`
+	ClientRebalances int `json:"client_rebalances"`
+	// Leaves are LeaveGroup removals that are not evictions (a close);
+	// Fences static members replaced by a new process (KIP-345).
+	Leaves int `json:"leaves"`
+	Fences int `json:"fences"`
+	// FirstFaultMs is when the first fault of any kind (explicit, swarm,
+	// rolling) started; -1 without faults. Fault-relative figures count
+	// from it.
+	FirstFaultMs int64 `json:"first_fault_ms"`
 }
 
 // Failover is one coordinator failover of a group. RecoveryMs runs from the

@@ -105,3 +105,62 @@ func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 	}
 	return out
 }
+
+// phase is the realistic-timing offset of one start or fault: uniform over
+// the whole milliseconds of [0, interval) from the named stream of the seed, so the instant of a
+// start or fault relative to the heartbeats varies over seeds as it does
+// between real deployments (issue 10). Zero under timing: exact.
+func (w *world) phase(stream string, interval time.Duration) sim.Instant {
+	if w.sc.Timing == scenario.TimingExact || interval <= 0 {
+		return 0
+	}
+	// Whole milliseconds keep traces readable; the phase is still uniform
+	// over the interval at the scale of heartbeats.
+	if ms := int64(interval / time.Millisecond); ms > 0 {
+		return sim.Instant(w.streams.Stream(stream).Int64N(ms)) * sim.Instant(time.Millisecond)
+	}
+	return sim.Instant(w.streams.Stream(stream).Int64N(int64(interval)))
+}
+
+// jitterFaults moves every fault of the run (explicit, swarm, rolling) by
+// a phase of up to one heartbeat interval (the longest of the scenario's
+// groups). The phase belongs to what the fault touches (its target member,
+// broker or group, a partition's two ends, a filter's member, or "network"
+// for loss and latency windows), drawn from the stream
+// "timing/fault/<that>": faults on one target move together, so their order
+// and the gaps between them stay as written (a crash and the restart after
+// it), while faults on different targets get independent phases. A shrunk
+// fault list, or swarm faults written into a file, keep their phases.
+func (w *world) jitterFaults() {
+	if w.sc.Timing == scenario.TimingExact || len(w.faults) == 0 {
+		return
+	}
+	var hb time.Duration
+	for _, g := range w.sc.Groups {
+		hb = max(hb, g.Client.HeartbeatInterval)
+	}
+	phases := map[string]sim.Instant{}
+	for i := range w.faults {
+		key := faultSubject(&w.faults[i])
+		d, ok := phases[key]
+		if !ok {
+			d = w.phase("timing/fault/"+key, hb)
+			phases[key] = d
+		}
+		w.faults[i].At += time.Duration(d)
+	}
+	scenario.SortFaults(w.faults)
+}
+
+// faultSubject names what a fault touches, for its timing phase.
+func faultSubject(f *scenario.Fault) string {
+	switch {
+	case f.Kind == scenario.FaultPartition:
+		return f.Peers[0] + "|" + f.Peers[1]
+	case f.Kind == scenario.FaultFilter && f.Filter != nil && f.Filter.Member != "":
+		return f.Filter.Member
+	case f.Target != "":
+		return f.Target
+	}
+	return "network"
+}

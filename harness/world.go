@@ -54,13 +54,6 @@ func evIdentity(_ sim.Instant, e ev) uint64 {
 	return id
 }
 
-// memberProcess is the process a coordinator member id belongs to: the
-// client id (slot name) and the slot's incarnation when it joined.
-type memberProcess struct {
-	client string
-	inc    uint32
-}
-
 // envelopeBytes is a message's estimated size on the wire.
 func envelopeBytes(e envelope) int {
 	if e.req != nil {
@@ -101,6 +94,7 @@ type connInfo struct {
 	broker int32
 	ch     uint8
 	epoch  uint32
+	inc    uint32 // the slot's process incarnation that opened it (observe.go)
 }
 
 // link is a member process's current connection to a broker on a channel.
@@ -141,9 +135,10 @@ type slot struct {
 	// metrics
 	aliveSince sim.Instant
 	owned      []protocol.TopicPartition
-	settledGen int32 // generation at which the member last completed onJoinComplete while STABLE; -1 none
-	coordSeen  int32 // broker the client last found as coordinator; -1 none
-	lastLeave  string
+	settledGen int32                // generation at which the member last completed onJoinComplete while STABLE; -1 none
+	coordSeen  int32                // broker the client last found as coordinator; -1 none
+	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc
+	leaveInc   uint32
 	confirmed  bool // answered by the new coordinator since a failover (metrics)
 }
 
@@ -183,9 +178,11 @@ type world struct {
 	viol      []Violation
 	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
 	atInstant int
-	// memberClient maps coordinator member ids to the client id (member
-	// name) that joined with them, from EvMemberAdded.
-	memberClient map[string]memberProcess
+	// memberOf maps coordinator member ids to the process that got them in
+	// a JoinGroup response (observe.go).
+	memberOf map[string]memberProcess
+	// obs are the run's typed observations (observe.go).
+	obs []Observation
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
 }
@@ -350,7 +347,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			g := c.sc
 			for i := 0; i < g.Members; i++ { // member i of the cohort starts at at + i*stagger
 				s := newSlot(ci, g.FirstIndex+i)
-				at := sim.Instant(g.Start.At + time.Duration(i)*g.Start.Stagger)
+				at := sim.Instant(g.Start.At+time.Duration(i)*g.Start.Stagger) + w.phase("timing/start/"+s.name, g.Client.HeartbeatInterval)
 				w.q.Schedule(at, ev{kind: evStart, idx: s.id})
 			}
 		}
@@ -358,6 +355,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			newSlot(last, gs.members+i)
 		}
 	}
+	w.jitterFaults()
 	for i := range w.faults {
 		w.q.Schedule(sim.Instant(w.faults[i].At), ev{kind: evFault, idx: int32(i)})
 	}
@@ -367,6 +365,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	}
 	for _, g := range w.groups {
 		g.m.firstFault = first
+		g.m.from = sim.Instant(sc.MeasureFrom)
 	}
 	w.checks = newCheckers(w)
 	return w, nil
@@ -566,7 +565,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	s.buf = s.buf[:0]
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
-	w.groups[s.group].m.memberSeconds += float64(now-s.aliveSince) / 1e9
+	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
 	w.emit(&w.tev)
 	w.setOwned(s, nil)
@@ -628,6 +627,7 @@ func (w *world) rearm(t *sim.Timer, deadline protocol.Instant, e ev) {
 
 func (w *world) flushBroker(b *broker) {
 	now := w.q.Now()
+	w.noteMemberIDs(w.bout.Replies)
 	for i := range w.bout.Events {
 		w.emitModel(&w.bout.Events[i])
 	}
@@ -684,7 +684,7 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	}
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, connInfo{slot: s.id, broker: op.Broker, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch)})
+	w.conns = append(w.conns, connInfo{slot: s.id, broker: op.Broker, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
 	for i := range s.links {
 		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
 			s.links[i].conn = id

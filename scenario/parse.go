@@ -199,6 +199,33 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			return nil, err
 		}
 	}
+	s.Timing = TimingRealistic
+	if n := f.get("timing"); n != nil {
+		v, err := d.str(n, "timing")
+		if err != nil {
+			return nil, err
+		}
+		switch Timing(v) {
+		case TimingRealistic, TimingExact:
+			s.Timing = Timing(v)
+		default:
+			return nil, d.errf(n, "timing", "must be realistic or exact, not %q", v)
+		}
+	}
+	if n := f.get("measure"); n != nil && !isNull(n) {
+		mf, err := d.mapping(n, "measure", measureSchema)
+		if err != nil {
+			return nil, err
+		}
+		if m := mf.get("from"); m != nil {
+			if s.MeasureFrom, err = d.duration(m, "measure.from"); err != nil {
+				return nil, err
+			}
+			if s.MeasureFrom >= s.Duration {
+				return nil, d.errf(m, "measure.from", "%v is not before the end of the run (duration %v)", s.MeasureFrom, s.Duration)
+			}
+		}
+	}
 	return s, nil
 }
 

@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 `, "f.yaml:9: groups[0].client.heartbeat.interval.ms: heartbeat.interval.ms (45000) must be lower than session.timeout.ms (45000)"},
 		{"missing name", `topics: []
 `, "f.yaml:1: name: missing required key"},
-		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm"},
+		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm, timing, measure"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
 `, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms"},
@@ -51,6 +51,9 @@ func TestParseErrors(t *testing.T) {
       retry.backoff.ms: -5
 `, "f.yaml:9: groups[0].client.retry.backoff.ms: negative duration -5ms"},
 		{"loss above 1", "network: {loss: 1.5}\n" + minimal, "f.yaml:1: network.loss: must be between 0 and 1, got 1.5"},
+		{"unknown timing", "timing: fast\n" + minimal, `f.yaml:1: timing: must be realistic or exact, not "fast"`},
+		{"measure after the end", "duration: 60s\nmeasure: {from: 60s}\n" + minimal, "f.yaml:2: measure.from: 1m0s is not before the end of the run (duration 1m0s)"},
+		{"unknown measure key", "measure: {form: 10s}\n" + minimal, "f.yaml:1: measure.form: unknown key (did you mean from?); known keys: from"},
 		{"zero members", strings.Replace(minimal, "members: 2", "members: 0", 1), "f.yaml:6: groups[0].members: must be between 1 and 100000, got 0"},
 		{"too many members", strings.Replace(minimal, "members: 2", "members: 100001", 1), "f.yaml:6: groups[0].members: must be between 1 and 100000, got 100001"},
 		{"unknown topic", strings.Replace(minimal, "[orders]", "[orders, refunds]", 1), `f.yaml:7: groups[0].subscribe[1]: unknown topic "refunds"`},
@@ -501,4 +504,17 @@ func FuzzParse(f *testing.F) {
 		_, err = ParseWithOverrides("fuzz.yaml", data, []Override{{"groups[0].members", 3}, {"network.loss", 0.5}})
 		_ = err // may fail validation (e.g. a fault naming member 5); must not panic
 	})
+}
+
+// TestTimingAndMeasure: realistic timing is the default; timing: exact and
+// measure.from parse to their fields.
+func TestTimingAndMeasure(t *testing.T) {
+	sc, err := Parse("f.yaml", []byte(minimal))
+	require.NoError(t, err)
+	assert.Equal(t, TimingRealistic, sc.Timing)
+	assert.Zero(t, sc.MeasureFrom)
+	sc, err = Parse("f.yaml", []byte("timing: exact\nmeasure: {from: 20s}\n"+minimal))
+	require.NoError(t, err)
+	assert.Equal(t, TimingExact, sc.Timing)
+	assert.Equal(t, 20*time.Second, sc.MeasureFrom)
 }

@@ -104,5 +104,8 @@ var (
 		{name: "groups", items: groupSchema},
 		{name: "faults", items: faultSchema},
 		{name: "swarm", fields: swarmSchema},
+		{name: "timing"},
+		{name: "measure", fields: measureSchema},
 	}}
+	measureSchema = &mapSchema{keys: leaves("from")}
 )

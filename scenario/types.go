@@ -24,7 +24,25 @@ type Scenario struct {
 	// each, e.g. which era profile a Kafka version such as kafka-3.6.1
 	// resolved to. simrun prints them on stderr.
 	Notes []string
+
+	// Timing is TimingRealistic (the default: the seed draws the phase of
+	// each member's start and of each fault relative to the heartbeats) or
+	// TimingExact (starts and faults at exactly the written instants, for
+	// tests that need exact times). INTERFACE.md, "timing".
+	Timing Timing
+	// MeasureFrom starts the measurement window (measure: {from: 120s}):
+	// settle episodes that start before it, and unowned partition-seconds
+	// before it, are left out of the figures. 0 measures the whole run.
+	MeasureFrom time.Duration
 }
+
+// Timing selects how the seed places starts and faults (Scenario.Timing).
+type Timing string
+
+const (
+	TimingRealistic Timing = "realistic"
+	TimingExact     Timing = "exact"
+)
 
 // Coordinator is the broker side.
 type Coordinator struct {

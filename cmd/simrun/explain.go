@@ -49,7 +49,7 @@ ones lost, the pauses, the timer that fired.`,
 		if err != nil {
 			return fail(exitBadInput, "simrun: %v", err)
 		}
-		xs := harness.Explain(sc, res.Trace, member)
+		xs := harness.Explain(sc, res.Trace, res.Observations, member)
 		fmt.Fprintf(stdout, "scenario %s, seed %d: %d evictions and coordinator-dead marks", sc.Name, s, len(xs))
 		if member != "" {
 			fmt.Fprintf(stdout, " of %s", member)

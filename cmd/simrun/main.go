@@ -47,6 +47,7 @@ Exit status:
   2    bad input (unknown flag, extra argument, bad scenario) or an output
        that cannot be written
   3    internal error: a bug in simrun; please report it with the command
+  4    run --fail-on: a listed condition held (invalid, false-evictions, ...)
   130  interrupted (SIGINT, SIGTERM or SIGHUP); finished points are kept
 `
 

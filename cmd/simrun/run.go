@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -25,6 +26,7 @@ func newRunCmd(a *app) *cobra.Command {
 		seed                      uint64
 		asJSON                    bool
 		trace, perfetto, timeline string
+		failOnSpec                string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -42,14 +44,23 @@ a scenario file or a built-in name (simrun list).`,
 	fs.StringVar(&trace, "trace", "", "write the trace as JSON lines to `FILE.jsonl`")
 	fs.StringVar(&perfetto, "perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
 	fs.StringVar(&timeline, "timeline", "", "draw the run's timeline (member and coordinator states, evictions, dead marks, faults) to `FILE.png` or .svg")
+	var names []string
+	for _, f := range failOnConditions {
+		names = append(names, f.name)
+	}
+	fs.StringVar(&failOnSpec, "fail-on", "", "exit 4 when any of these comma-separated `CONDITIONS` held in the run: "+strings.Join(names, ", "))
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline)
+		conds, err := parseFailOn(failOnSpec)
+		if err != nil {
+			return fail(exitBadInput, "simrun run: %v", err)
+		}
+		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, conds)
 	}
 	return cmd
 }
 
-func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string) error {
+func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, conds []string) error {
 	stdout, stderr := a.stdout, a.stderr
 	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
@@ -92,7 +103,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 	}
 	if perfetto != "" {
-		if err := harness.WritePerfettoFile(perfetto, res.Trace); err != nil {
+		if err := harness.WritePerfettoFile(perfetto, res.Trace, res.Observations); err != nil {
 			return fail(exitBadInput, "simrun: writing perfetto trace: %v", err)
 		}
 	}
@@ -109,7 +120,10 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 			return fail(exitBadInput, "simrun: writing JSON: %v", err)
 		}
 	} else {
-		printHuman(stdout, &res.Summary, path, tl)
+		printHuman(stdout, &res.Summary, res.Observations, tl)
+	}
+	if !res.Summary.Valid {
+		fmt.Fprintf(stderr, "warning: this run is INVALID as a measurement: %s\n", res.Summary.InvalidReason)
 	}
 	if len(res.Summary.InvariantViolations) > 0 {
 		v := res.Summary.InvariantViolations[0]
@@ -119,6 +133,12 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 		fmt.Fprintf(stderr, "reproduce with: simrun run %s --seed %d%s\n", path, s, setsText(sets))
 		return status(exitViolation)
+	}
+	if held := failOn(conds, &res.Summary); len(held) > 0 {
+		for _, h := range held {
+			fmt.Fprintln(stderr, "fail-on:", h)
+		}
+		return status(exitFailOn)
 	}
 	return nil
 }
@@ -161,44 +181,45 @@ func printNotes(w io.Writer, sc *scenario.Scenario) {
 	}
 }
 
-func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineCollector) {
+func printHuman(w io.Writer, s *harness.Summary, obs []harness.Observation, tl *timelineCollector) {
 	fmt.Fprintf(w, "scenario %s, seed %d: %.1f s simulated, %d trace events\n", s.Scenario, s.Seed, float64(s.SimulatedMs)/1000, s.Events)
+	if !s.Valid {
+		fmt.Fprintf(w, "INVALID RUN: %s\n", s.InvalidReason)
+	}
+	if s.MeasureFromMs > 0 {
+		fmt.Fprintf(w, "figures count from %.1f s on (measure.from); the timeline shows the whole run\n", float64(s.MeasureFromMs)/1000)
+	}
 	for _, g := range s.Groups {
 		g.FillRates()
 		fmt.Fprintf(w, "\ngroup %s\n", g.ID)
+		spanned := 0
+		for _, r := range g.Rebalances {
+			spanned += r.Generations
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  rebalances\t%d\t(duration p50 %.0f ms, p99 %.0f ms, max %.0f ms)\n", g.RebalanceCount, g.RebalanceDurationMs.P50, g.RebalanceDurationMs.P99, g.RebalanceDurationMs.Max)
+		fmt.Fprintf(tw, "  settle episodes\t%d\t(from leaving Stable to every member Stable; spanning %s; duration p50 %s, p99 %s, max %s)\n",
+			g.SettleEpisodes, plural(spanned, "generation"), humanMs(g.RebalanceDurationMs.P50), humanMs(g.RebalanceDurationMs.P99), humanMs(g.RebalanceDurationMs.Max))
+		fmt.Fprintf(tw, "  generations\t%d\t(coordinator generation bumps; final generation %d, stable at end: %v)\n", g.Generations, g.FinalGeneration, g.StableAtEnd)
+		fmt.Fprintf(tw, "  client rebalances\t%d\t(completed rebalances summed over members: the clients' rebalance-total)\n", g.ClientRebalances)
 		fmt.Fprintf(tw, "  coordinator-dead marks\t%d\t(%d false; %.3g false per member-hour)\n", g.CoordinatorDeadMarks, g.FalseCoordinatorDeadMarks, g.FalseCoordinatorDeadMarksPerMemberHour)
-		fmt.Fprintf(tw, "  evictions\t%d\t(%d false; %.3g false per member-hour)\n", g.Evictions, g.FalseEvictions, g.FalseEvictionsPerMemberHour)
+		fmt.Fprintf(tw, "  evictions\t%d\t(%d false; %.3g false per member-hour%s)\n", g.Evictions, g.FalseEvictions, g.FalseEvictionsPerMemberHour, causesOf(obs, g.ID))
+		fmt.Fprintf(tw, "  leaves, fences\t%d, %d\t(LeaveGroup on close; static members replaced by a new process)\n", g.Leaves, g.Fences)
 		fmt.Fprintf(tw, "  unowned partition-seconds\t%.1f\t\n", g.UnownedPartitionSeconds)
 		fmt.Fprintf(tw, "  double-owned partition-seconds\t%.1f\t\n", g.DoubleOwnedPartitionSeconds)
 		fmt.Fprintf(tw, "  member-hours\t%.3f\t\n", g.MemberHours)
-		fmt.Fprintf(tw, "  final generation\t%d\t(stable at end: %v)\n", g.FinalGeneration, g.StableAtEnd)
 		for _, f := range g.FatalErrors {
 			fmt.Fprintf(tw, "  fatal\t%s\t\n", f)
 		}
 		tw.Flush()
-		var items []timelineItem
-		for _, r := range g.Rebalances {
-			text := fmt.Sprintf("rebalance to generation %d (%s), %d members, %d ms, ends %.3f s",
-				r.Generation, r.Trigger, r.Members, r.DurationMs, float64(r.EndMs)/1000)
-			if r.Incomplete {
-				text = fmt.Sprintf("rebalance (%s) still in progress at the end of the run (generation %d, %d members, %d ms so far)",
-					r.Trigger, r.Generation, r.Members, r.DurationMs)
-			}
-			items = append(items, timelineItem{atMs: float64(r.StartMs), text: text})
-		}
-		if tl != nil {
-			items = append(items, tl.itemsFor(g.ID)...)
-		}
-		sort.SliceStable(items, func(i, j int) bool { return items[i].atMs < items[j].atMs })
+		items := timelineItems(g.ID, obs, tl)
 		if len(items) > 0 {
 			fmt.Fprintln(w, "\n  timeline")
-			for _, it := range items {
+			for i, it := range items {
+				if i == maxTimeline {
+					fmt.Fprintf(w, "  … %d more events (see --trace)\n", len(items)-i)
+					break
+				}
 				fmt.Fprintf(w, "  %10.3f s  %s\n", it.atMs/1000, it.text)
-			}
-			if tl != nil && tl.dropped > 0 {
-				fmt.Fprintf(w, "  … %d more events (see --trace)\n", tl.dropped)
 			}
 		}
 	}
@@ -213,7 +234,105 @@ func printHuman(w io.Writer, s *harness.Summary, path string, tl *timelineCollec
 			}
 		}
 	}
+	if !s.Valid {
+		fmt.Fprintf(w, "validity: INVALID (%s)\n", s.InvalidReason)
+	}
 	fmt.Fprintf(w, "trace sha256 %s\n", s.TraceSHA256)
+}
+
+// plural writes "1 generation", "3 generations".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// humanMs writes a duration in milliseconds, in seconds from 1,000 ms on.
+func humanMs(ms float64) string {
+	if ms >= 1000 {
+		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + " s"
+	}
+	return strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
+}
+
+// causesOf lists the group's evictions by cause ("; 2 session-expired, 1
+// poll-timeout").
+func causesOf(obs []harness.Observation, group string) string {
+	var names []string
+	n := map[string]int{}
+	for i := range obs {
+		if o := &obs[i]; o.Kind == harness.ObsEviction && o.Group == group {
+			c := o.Cause()
+			if n[c] == 0 {
+				names = append(names, c)
+			}
+			n[c]++
+		}
+	}
+	var b strings.Builder
+	for i, c := range names {
+		if i == 0 {
+			b.WriteString("; ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", n[c], c)
+	}
+	return b.String()
+}
+
+// timelineItems is the human timeline of one group: its settle episodes,
+// evictions, leaves, fences and dead marks from the run's observations, and
+// the faults, process ends and coordinator moves the collector kept.
+func timelineItems(group string, obs []harness.Observation, tl *timelineCollector) []timelineItem {
+	var items []timelineItem
+	for i := range obs {
+		o := &obs[i]
+		if o.Group != group {
+			continue
+		}
+		who := o.Member
+		if o.MemberID != "" {
+			if who == "" {
+				who = "member"
+			}
+			who += " (" + o.MemberID + ")"
+		}
+		verdict := "true"
+		if o.False {
+			verdict = "FALSE"
+		}
+		var text string
+		at := float64(o.At) / 1e6
+		switch o.Kind {
+		case harness.ObsSettle:
+			r := o.Episode
+			at = float64(r.StartMs)
+			text = fmt.Sprintf("settle episode (%s): generations %d..%d (%d), %d members, %s, ends %.3f s",
+				r.Trigger, r.FirstGeneration, r.Generation, r.Generations, r.Members, humanMs(float64(r.DurationMs)), float64(r.EndMs)/1000)
+			if r.Incomplete {
+				text = fmt.Sprintf("settle episode (%s) still in progress at the end of the run (generations %d..%d, %d members, %s so far)",
+					r.Trigger, r.FirstGeneration, r.Generation, r.Members, humanMs(float64(r.DurationMs)))
+			}
+		case harness.ObsEviction:
+			text = fmt.Sprintf("EVICTION (%s, %s): %s removed", verdict, o.Cause(), who)
+		case harness.ObsLeave:
+			text = who + " left the group (LeaveGroup: " + o.Leave.String() + ")"
+		case harness.ObsFence:
+			text = who + " fenced: its static member id was replaced by a new process"
+		case harness.ObsDeadMark:
+			text = fmt.Sprintf("%s marks coordinator dead (%s, %s)", o.Member, o.Cause(), verdict)
+		default:
+			continue
+		}
+		items = append(items, timelineItem{atMs: at, group: group, text: text, kind: o.Kind.String()})
+	}
+	if tl != nil {
+		items = append(items, tl.itemsFor(group)...)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].atMs < items[j].atMs })
+	return items
 }
 
 // timelineItem is one line of the human timeline.
@@ -221,25 +340,19 @@ type timelineItem struct {
 	atMs  float64
 	group string // "" for faults (shown in every group)
 	text  string
+	kind  string // the observation kind ("eviction", ...), "" for the collector's items
 }
 
 // maxTimeline bounds the events the human timeline keeps.
 const maxTimeline = 400
 
-// timelineCollector keeps the faults, evictions, coordinator-dead marks and
-// process ends of a run for the human timeline.
+// timelineCollector keeps the faults, process ends and coordinator moves of
+// a run for the human timeline (what the run did to the group; what the
+// group made of it comes from the observations).
 type timelineCollector struct {
 	items   []timelineItem
 	dropped int
-	ended   map[string]bool   // members whose process ended
-	names   map[string]string // coordinator member id → member name
-}
-
-func (tl *timelineCollector) name(memberID string) string {
-	if n := tl.names[memberID]; n != "" {
-		return n + " (" + memberID + ")"
-	}
-	return memberID
+	ended   map[string]bool // members whose process ended
 }
 
 func (tl *timelineCollector) observe(e *harness.TraceEvent) {
@@ -249,14 +362,6 @@ func (tl *timelineCollector) observe(e *harness.TraceEvent) {
 		text = "fault " + e.Reason + " " + e.Detail
 	case harness.EvFaultEnd:
 		text = "fault ends: " + e.Reason + " " + e.Detail
-	case protocol.EvMemberRemoved:
-		if e.Reason == "leave" {
-			text = tl.name(e.Peer) + " left the group (LeaveGroup)"
-		} else {
-			text = "EVICTION: " + tl.name(e.Peer) + " removed (" + e.Reason + ")"
-		}
-	case protocol.EvCoordinatorDead:
-		text = e.Node + " marks coordinator dead (" + e.Reason + ")"
 	case harness.EvBrokerRole:
 		text = "coordinator moved " + e.Peer + " → " + e.Node
 	case harness.EvProcess:
@@ -271,14 +376,8 @@ func (tl *timelineCollector) observe(e *harness.TraceEvent) {
 			tl.ended[e.Node] = true
 		}
 		text = "process " + e.Node + " " + e.State
-	case protocol.EvMemberAdded:
-		if tl.names == nil {
-			tl.names = map[string]string{}
-		}
-		tl.names[e.Peer] = e.Detail
-		return
 	case protocol.EvPollTimeout:
-		text = e.Node + " poll timeout (max.poll.interval.ms): leaves the group"
+		text = e.Node + " poll timeout (max.poll.interval.ms)"
 	case protocol.EvFatal:
 		text = e.Node + " fatal error"
 	default:

@@ -108,19 +108,6 @@ func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, sp
 				closeSpan(t, at)
 				cur[t].live = false
 			}
-		case protocol.EvMemberAdded:
-			memberOf[e.Peer] = e.Detail
-		case protocol.EvMemberRemoved:
-			if e.Reason == "leave" {
-				continue
-			}
-			if t, ok := track[memberOf[e.Peer]]; ok {
-				marks = append(marks, report.Mark{Track: t, At: at, Kind: "eviction"})
-			}
-		case protocol.EvCoordinatorDead:
-			if t, ok := track[e.Node]; ok {
-				marks = append(marks, report.Mark{Track: t, At: at, Kind: "coordinator-dead"})
-			}
 		case harness.EvFault:
 			target := e.Detail
 			if i := strings.IndexAny(target, "|>"); i >= 0 {
@@ -140,6 +127,22 @@ func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, sp
 	}
 	for t := range cur {
 		closeSpan(t, end)
+	}
+	// Evictions and dead marks are the classifier's observations, the same
+	// ones the summary counts.
+	for _, o := range res.Observations {
+		kind := ""
+		switch o.Kind {
+		case harness.ObsEviction:
+			kind = "eviction"
+		case harness.ObsDeadMark:
+			kind = "coordinator-dead"
+		default:
+			continue
+		}
+		if t, ok := track[o.Member]; ok {
+			marks = append(marks, report.Mark{Track: t, At: float64(o.At) / 1e9, Kind: kind})
+		}
 	}
 	slices.SortStableFunc(spans, func(a, b report.Span) int { return a.Track - b.Track })
 	return tracks, spans, marks, shown, total

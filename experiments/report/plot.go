@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -30,6 +31,9 @@ const (
 type Style struct {
 	Title, XLabel, YLabel string
 	LogX, LogY            bool
+	// XTicks, when set, puts the x ticks at these values (the swept values
+	// of a discrete axis), labelled where labels do not collide.
+	XTicks []float64
 }
 
 // Figure is something that draws itself on a canvas.
@@ -86,6 +90,8 @@ func newPlot(st Style) *plot.Plot {
 	p.Legend.Left = false
 	p.Legend.Padding = 2
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker = cleanTicks{}
+	p.Y.Tick.Marker = cleanTicks{}
 	if st.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -94,7 +100,72 @@ func newPlot(st Style) *plot.Plot {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	if len(st.XTicks) > 0 {
+		p.X.Tick.Marker = valueTicks{values: st.XTicks, log: st.LogX}
+	}
 	return p
+}
+
+// cleanTicks are gonum's default ticks with labels written as short as the
+// value allows ("50000", not "50000.00"; "0.5", not "0.50").
+type cleanTicks struct{}
+
+func (cleanTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = TickLabel(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// TickLabel writes a tick value with at most 6 significant digits and no
+// trailing zeros.
+func TickLabel(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	if a := math.Abs(r); a >= 1e-4 && a < 1e9 {
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
+// valueTicks puts a tick at each swept value; a value whose label would
+// come too close to the previous labelled one (on the axis's scale) keeps
+// an unlabelled tick.
+type valueTicks struct {
+	values []float64
+	log    bool
+}
+
+func (v valueTicks) Ticks(min, max float64) []plot.Tick {
+	pos := func(x float64) float64 {
+		if v.log {
+			return math.Log10(x)
+		}
+		return x
+	}
+	if v.log && min <= 0 {
+		min = v.values[0]
+	}
+	span := pos(max) - pos(min)
+	var out []plot.Tick
+	last := math.Inf(-1)
+	for _, x := range v.values {
+		if x < min-1e-12 || x > max+1e-12 || (v.log && x <= 0) {
+			continue
+		}
+		t := plot.Tick{Value: x}
+		if span <= 0 || pos(x)-last >= span/10 {
+			t.Label = TickLabel(x)
+			last = pos(x)
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 type plotFigure struct{ p *plot.Plot }
@@ -104,21 +175,31 @@ type plotFigure struct{ p *plot.Plot }
 // curve, a band or a bar.
 func (f plotFigure) Draw(dc draw.Canvas) {
 	const gap = 6 // points between the plot and the legend, and at the edges
+	w := f.legendWidth(dc)
+	fitPlot(f.p, dc.Size().X, dc.Size().Y, w)
 	top, restore := drawTitle(dc, f.p)
 	defer restore()
 	leg := f.p.Legend
-	r := leg.Rectangle(dc)
-	w := r.Max.X - r.Min.X
 	if w <= 0 {
 		f.p.Draw(draw.Crop(dc, 0, 0, 0, -top))
 		return
 	}
-	w += vg.Points(2 * gap)
 	f.p.Legend = plot.NewLegend() // nothing drawn inside the data area
 	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
 	f.p.Legend = leg
 	leg.Left, leg.Top = true, true
 	leg.Draw(draw.Crop(dc, dc.Size().X-w+vg.Points(gap), -vg.Points(gap), 0, -top-vg.Points(gap)))
+}
+
+// legendWidth is the width of the legend column (0 without a legend).
+func (f plotFigure) legendWidth(dc draw.Canvas) vg.Length {
+	const gap = 6
+	r := f.p.Legend.Rectangle(dc)
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		return 0
+	}
+	return w + vg.Points(2*gap)
 }
 
 // drawTitle draws p's title centred across the whole canvas and returns
@@ -189,11 +270,11 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 					return nil, err
 				}
 				r, g, b, _ := col.RGBA()
-				poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 60}
+				poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 45}
 				poly.LineStyle.Width = 0
 				p.Add(poly)
 				if i == 0 {
-					p.Legend.Add("95% CI of the mean", poly)
+					p.Legend.Add("95% interval", poly)
 				}
 			}
 		}
@@ -276,32 +357,54 @@ func CDF(st Style, samples []Sample) (Figure, error) {
 	return plotFigure{p}, nil
 }
 
-// Box draws one box plot per sample (median, quartiles, whiskers at 1.5
-// IQR, outliers as points).
-func Box(st Style, samples []Sample) (Figure, error) {
+// BoxSeries is one set of boxes, one per category: Values[c] are the runs
+// of category c.
+type BoxSeries struct {
+	Name   string
+	Values [][]float64
+}
+
+// Box draws box plots (median, quartiles, whiskers at 1.5 IQR, outliers as
+// points): one group per category, one box per series side by side, the
+// series told apart by colour in the legend.
+func Box(st Style, cats Categories, series []BoxSeries) (Figure, error) {
 	p := newPlot(st)
-	var names []string
-	for i, s := range samples {
-		names = append(names, s.Name)
-		var v plotter.Values
-		for _, x := range s.Values {
-			if ok(x, false) {
-				v = append(v, x)
+	n := max(1, len(series))
+	w := vg.Points(min(22, 60/float64(n)))
+	for si, s := range series {
+		for c, vals := range s.Values {
+			var v plotter.Values
+			for _, x := range vals {
+				if ok(x, st.LogY) {
+					v = append(v, x)
+				}
 			}
+			if len(v) == 0 {
+				continue
+			}
+			b, err := plotter.NewBoxPlot(w, float64(c), v)
+			if err != nil {
+				return nil, err
+			}
+			b.Offset = vg.Length(float64(si)-float64(n-1)/2) * (w + vg.Points(2))
+			b.FillColor = lighten(plotutil.Color(si))
+			p.Add(b)
 		}
-		if len(v) == 0 {
-			continue
+		if s.Name != "" {
+			p.Legend.Add(s.Name, swatch{lighten(plotutil.Color(si))})
 		}
-		b, err := plotter.NewBoxPlot(vg.Points(22), float64(i), v)
-		if err != nil {
-			return nil, err
-		}
-		b.FillColor = lighten(plotutil.Color(0))
-		p.Add(b)
 	}
-	p.X.Tick.Marker = Categories(names)
-	p.X.Min, p.X.Max = -0.6, float64(len(samples))-0.4
+	p.X.Tick.Marker = cats
+	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
 	return plotFigure{p}, nil
+}
+
+// swatch is a legend thumbnail: a filled square of one colour.
+type swatch struct{ c color.Color }
+
+func (w swatch) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	c.FillPolygon(w.c, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
 }
 
 // BarSeries is one set of bars, one per category, with optional 95%
@@ -358,7 +461,7 @@ func Bar(st Style, cats Categories, series []BarSeries) (Figure, error) {
 		}
 	}
 	if len(series) > 0 && series[0].Lo != nil {
-		p.Legend.Add("whiskers: 95% CI")
+		p.Legend.Add("whiskers: 95% interval")
 	}
 	// Headroom above the tallest bar or whisker, so neither touches the frame.
 	top := 0.0
@@ -440,7 +543,20 @@ func Heatmap(st Style, h Heat) (Figure, error) {
 	if hi == lo {
 		hi = lo + 1
 	}
-	cm := moreland.SmoothBlueRed()
+	// A non-negative quantity (a rate, a count, a fraction) has no
+	// midpoint to diverge from: a sequential palette, light for low values
+	// and dark for high ones. A diverging palette only when values straddle 0.
+	var cm palette.ColorMap
+	if lo >= 0 {
+		seq := &sequential{stops: []color.NRGBA{ // ColorBrewer OrRd, extended to a dark end
+			{R: 0xff, G: 0xf7, B: 0xec, A: 0xff}, {R: 0xfd, G: 0xbb, B: 0x84, A: 0xff},
+			{R: 0xef, G: 0x65, B: 0x48, A: 0xff}, {R: 0xb3, G: 0x00, B: 0x00, A: 0xff},
+			{R: 0x4d, G: 0x00, B: 0x00, A: 0xff},
+		}}
+		cm = seq
+	} else {
+		cm = moreland.SmoothBlueRed()
+	}
 	cm.SetMin(lo)
 	cm.SetMax(hi)
 	p := newPlot(st)
@@ -465,6 +581,12 @@ func Heatmap(st Style, h Heat) (Figure, error) {
 			labels.TextStyle[i].Font.Size = 9
 			labels.TextStyle[i].XAlign = draw.XCenter
 			labels.TextStyle[i].YAlign = draw.YCenter
+			// White text on dark cells, black on light ones.
+			c := int(lbl.XYs[i].X)
+			r := int(lbl.XYs[i].Y)
+			if col, err := cm.At(h.Z[r][c]); err == nil && luminance(col) < 0.45 {
+				labels.TextStyle[i].Color = color.White
+			}
 		}
 		p.Add(labels)
 	}
@@ -480,13 +602,21 @@ func Heatmap(st Style, h Heat) (Figure, error) {
 	bar.Y.Label.Text = h.ZLabel
 	bar.Y.Label.TextStyle.Font.Size = 11
 	bar.Y.Tick.Label.Font.Size = 10
-	return heatFigure{p, bar}, nil
+	return heatFigure{main: p, bar: bar, cm: cm}, nil
 }
 
-type heatFigure struct{ main, bar *plot.Plot }
+type heatFigure struct {
+	main, bar *plot.Plot
+	cm        palette.ColorMap // the palette the cells and the colour bar use
+}
+
+// heatBarWidth is the width of a heat map's colour-bar column.
+const heatBarWidth = vg.Length(66)
 
 func (f heatFigure) Draw(dc draw.Canvas) {
-	barW := vg.Points(66)
+	barW := heatBarWidth
+	fitPlot(f.main, dc.Size().X, dc.Size().Y, barW)
+	shrinkToFit(&f.bar.Y.Label.TextStyle, f.bar.Y.Label.Text, dc.Size().Y-axisRoom)
 	top, restore := drawTitle(dc, f.main)
 	defer restore()
 	dc = draw.Crop(dc, 0, 0, 0, -top)
@@ -516,3 +646,59 @@ func compact(z float64) string {
 }
 
 func sortFloats(v []float64) { slices.Sort(v) }
+
+// luminance is the relative luminance of c in [0, 1] (Rec. 709 weights).
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
+}
+
+// sequential is a palette.ColorMap interpolating linearly between colour
+// stops from Min (the first, light) to Max (the last, dark).
+type sequential struct {
+	stops    []color.NRGBA
+	min, max float64
+	alpha    float64
+}
+
+func (s *sequential) At(v float64) (color.Color, error) {
+	if math.IsNaN(v) {
+		return nil, palette.ErrNaN
+	}
+	f := 0.0
+	if s.max > s.min {
+		f = (v - s.min) / (s.max - s.min)
+	}
+	f = math.Max(0, math.Min(1, f))
+	pos := f * float64(len(s.stops)-1)
+	i := int(pos)
+	if i >= len(s.stops)-1 {
+		return s.stops[len(s.stops)-1], nil
+	}
+	t := pos - float64(i)
+	a, b := s.stops[i], s.stops[i+1]
+	mix := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
+	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xff}, nil
+}
+
+func (s *sequential) Max() float64     { return s.max }
+func (s *sequential) Min() float64     { return s.min }
+func (s *sequential) SetMax(v float64) { s.max = v }
+func (s *sequential) SetMin(v float64) { s.min = v }
+func (s *sequential) Alpha() float64   { return 1 }
+func (s *sequential) SetAlpha(float64) {}
+func (s *sequential) Palette(n int) palette.Palette {
+	cs := make([]color.Color, n)
+	for i := range cs {
+		v := s.min
+		if n > 1 {
+			v += (s.max - s.min) * float64(i) / float64(n-1)
+		}
+		cs[i], _ = s.At(v)
+	}
+	return plainPalette(cs)
+}
+
+type plainPalette []color.Color
+
+func (p plainPalette) Colors() []color.Color { return p }

@@ -509,7 +509,7 @@ func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 // maybeLeaveGroup is AbstractCoordinator.maybeLeaveGroup: LeaveGroup only
 // for a dynamic member with a known coordinator, a member id and state ≠
 // UNJOINED; then always reset (member id dropped) and request a rejoin.
-func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason string) {
+func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason protocol.LeaveReason) {
 	dynamic := m.cfg.GroupInstanceID == "" || !m.b.staticMembership
 	hasMember := m.gen.memberID != ""
 	if m.b.heartbeatTask {
@@ -519,11 +519,11 @@ func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason strin
 	if dynamic && m.coordKnown && m.state != Unjoined && hasMember {
 		m.send(now, out, m.coordinator, true, &protocol.LeaveGroupRequest{
 			GroupID: m.cfg.GroupID,
-			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID, Reason: reason}},
+			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID, Reason: reason.String()}},
 		}, m.cfg.RequestTimeout)
 		detail = "sent"
 	}
-	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason, Detail: detail, Gen: m.gen.id})
-	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason, false)
+	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason.String(), Leave: reason, Detail: detail, Gen: m.gen.id})
+	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason.String(), false)
 	m.requestRejoin(out, RejoinLeftGroup)
 }

@@ -342,7 +342,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		}
 		return commitRetriable // 2.x+: "just retry"
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.RequestTimedOut:
-		m.markCoordinatorUnknown(now, out, err.String(), false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
 		return commitRetriable
 	case protocol.UnknownMemberID, protocol.IllegalGeneration:
 		switch {

@@ -64,7 +64,7 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight, disconnect bool) {
 	dead := func() {
 		if disconnect {
-			m.markCoordinatorUnknown(now, out, deadDisconnect, true)
+			m.markCoordinatorUnknown(now, out, deadDisconnect, protocol.None, true)
 		}
 	}
 	err := protocol.NetworkException
@@ -239,7 +239,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, r.Error.String(), false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error, false)
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.FencedInstanceID, protocol.InconsistentGroupProtocol, protocol.InvalidSessionTimeout,
 		protocol.InvalidGroupID, protocol.GroupAuthorizationFailed, protocol.GroupMaxSizeReached,
@@ -383,7 +383,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, r.Error.String(), false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error, false)
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
 		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
@@ -416,7 +416,7 @@ func (m *Member) handleHeartbeat(now protocol.Instant, out *Output, e inflight, 
 	case protocol.None:
 		outcome = hbReceived
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, err.String(), false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
 	case protocol.RebalanceInProgress:
 		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
 		// error is ignored. Either way the listener counts it as liveness.
@@ -476,7 +476,7 @@ func (m *Member) handleHeartbeat010(now protocol.Instant, out *Output, err proto
 	case protocol.None:
 		ok = true
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, err.String(), false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
 	case protocol.RebalanceInProgress, protocol.IllegalGeneration:
 		m.requestRejoin(out, rejoinReasonFor(err))
 	case protocol.UnknownMemberID:

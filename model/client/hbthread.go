@@ -58,13 +58,13 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 	if now >= m.hb.sessionDeadline {
 		// The client-side session expired without a successful heartbeat
 		// response: the "false coordinator dead" path (generation kept).
-		m.markCoordinatorUnknown(now, out, deadSessionTimeout, false)
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
 		return true
 	}
 	if m.app != appPolling && now >= m.hb.pollDeadline {
 		// handlePollTimeoutExpiry: max.poll.interval.ms since the last poll().
 		m.emit(out, protocol.Event{Kind: protocol.EvPollTimeout, Gen: m.gen.id})
-		m.maybeLeaveGroup(now, out, "consumer poll timeout has expired")
+		m.maybeLeaveGroup(now, out, protocol.LeavePollTimeout)
 		return true
 	}
 	if now < m.hb.heartbeatDeadline {
@@ -114,7 +114,7 @@ func (m *Member) runHeartbeatTask(now protocol.Instant, out *Output) {
 		return // not rescheduled; the next reset() does
 	}
 	if m.hbSessionExpired010(now) {
-		m.markCoordinatorUnknown(now, out, deadSessionTimeout, false)
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
 		return
 	}
 	if d := m.hbTimeToNext010(now); d > 0 {

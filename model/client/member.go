@@ -458,7 +458,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 		m.cb, m.cbParts = kind, slices.Clone(m.owned)
 		m.applyCallback(out)
 	}
-	m.maybeLeaveGroup(now, out, "the consumer is being closed")
+	m.maybeLeaveGroup(now, out, protocol.LeaveClose)
 	m.stop()
 }
 
@@ -673,13 +673,14 @@ func (m *Member) resetStateAndRejoin(out *Output, api protocol.APIKey, err proto
 // kept). The Java client does this on the next network poll; the simulator
 // does it at once. 0.10's coordinatorDead failed only unsent requests, and the
 // simulator sends every request at once, so in-flight requests survive.
-func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reason string, isDisconnect bool) {
+func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reason protocol.DeadReason, err protocol.ErrorCode, isDisconnect bool) {
 	if !m.coordKnown {
 		return
 	}
 	old := m.coordinator
 	m.coordKnown = false
-	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: reason, Peer: brokerName(old), Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: protocol.DeadReasonText(reason, err), Dead: reason, DeadErr: err,
+		Peer: brokerName(old), Gen: m.gen.id})
 	if m.b.heartbeatTask || isDisconnect {
 		return
 	}
@@ -735,14 +736,14 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 		if e.unsent {
 			m.inflight = slices.Delete(m.inflight, idx, idx+1)
 			if !e.failNow {
-				m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Detail: "unsent", Gen: m.gen.id})
+				m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Detail: "unsent", Gen: m.gen.id, ReqCorr: e.corr})
 			}
 			m.onRequestFailure(now, out, e, e.failNow)
 			continue
 		}
-		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id})
+		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id, ReqCorr: e.corr})
 		if e.coordConn && m.coordKnown && m.coordinator == e.broker {
-			m.markCoordinatorUnknown(now, out, deadRequestTimeout, true)
+			m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
 		}
 		if c := m.findConnection(e.broker, e.coordConn); c != nil {
 			m.closeConnection(now, out, c, "request-timeout", true)

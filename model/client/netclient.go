@@ -256,7 +256,7 @@ func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
 // coordinator unknown and reports whether the coordinator is known.
 func (m *Member) checkCoordinator(now protocol.Instant, out *Output) bool {
 	if m.coordinatorUnavailable(now) {
-		m.markCoordinatorUnknown(now, out, deadUnavailable, true)
+		m.markCoordinatorUnknown(now, out, deadUnavailable, protocol.None, true)
 	}
 	return m.coordKnown
 }

@@ -105,16 +105,20 @@ var noGeneration = generation{id: protocol.NoGeneration}
 // (the member id may survive, KAFKA-13419).
 func (g generation) hasReset() bool { return g.id == protocol.NoGeneration && !g.hasProtocol }
 
-// Coordinator-dead reasons (EvCoordinatorDead.Reason).
+// Coordinator-dead reasons (EvCoordinatorDead.Dead; Reason is their text).
 const (
-	deadSessionTimeout = "session-timeout"
-	deadRequestTimeout = "request-timeout"
-	deadDisconnect     = "disconnect"
+	deadSessionTimeout = protocol.DeadSessionTimeout
+	deadRequestTimeout = protocol.DeadRequestTimeout
+	deadDisconnect     = protocol.DeadDisconnect
 	// deadUnavailable: the coordinator connection is in reconnect backoff
 	// (checkAndGetCoordinator, "coordinator unavailable").
-	deadUnavailable = "coordinator-unavailable"
-	// deadCoordinatorDead: the reason a connection is closed by
-	// markCoordinatorUnknown's disconnectAsync.
+	deadUnavailable = protocol.DeadCoordinatorUnavailable
+)
+
+// deadCoordinatorDead is the reason a connection is closed by
+// markCoordinatorUnknown's disconnectAsync (a connection-close reason, not
+// a dead-mark reason).
+const (
 	deadCoordinatorDead = "coordinator-dead"
 )
 

@@ -19,16 +19,21 @@ const (
 	reasonFailover    = "coordinator-failover"
 )
 
-// Member removal reasons (EvMemberRemoved.Reason).
+// Member removal reasons (EvMemberRemoved.Removal; Reason is their text).
 const (
-	removedSession   = "session-expired"
-	removedLeave     = "leave"
-	removedRebalance = "rebalance-timeout"
-	removedSync      = "sync-timeout"
-	removedNewMember = "new-member-timeout"
-	removedMaxSize   = "max-size"
-	removedFenced    = "fenced"
+	removedSession   = protocol.RemovalSessionExpired
+	removedLeave     = protocol.RemovalLeave
+	removedRebalance = protocol.RemovalRebalanceTimeout
+	removedSync      = protocol.RemovalSyncTimeout
+	removedNewMember = protocol.RemovalNewMemberTimeout
+	removedMaxSize   = protocol.RemovalMaxSize
+	removedFenced    = protocol.RemovalFenced
 )
+
+// removedEvent is the EvMemberRemoved event of member id removed for r.
+func removedEvent(group, id string, r protocol.RemovalReason) protocol.Event {
+	return protocol.Event{Kind: protocol.EvMemberRemoved, Group: group, Peer: id, Reason: r.String(), Removal: r}
+}
 
 // partState is the state of the __consumer_offsets partition that holds a
 // group, as this broker sees it.

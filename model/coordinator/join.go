@@ -55,7 +55,7 @@ func (b *Broker) handleJoinGroup(now protocol.Instant, conn Conn, corr uint64, r
 			// member's parked JoinGroup (if any) is never answered.
 			b.cancel(&m.hb)
 			g.remove(m.id)
-			b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedMaxSize})
+			b.emit(out, removedEvent(g.id, m.id, removedMaxSize))
 		}
 		if b.feat.removeDropsPending {
 			// 3.0+: GroupMetadata.remove also drops a KIP-394 pending id
@@ -407,7 +407,7 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 		g.leader = newID
 	}
 	g.static[m.instanceID] = m
-	b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: oldID, Reason: removedFenced})
+	b.emit(out, removedEvent(g.id, oldID, removedFenced))
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: newID, Detail: clientID})
 	if clientID != "" {
 		m.clientID = clientID
@@ -510,7 +510,7 @@ func (b *Broker) onCompleteJoin(now protocol.Instant, g *group, out *Output) {
 		}
 		b.cancel(&m.hb)
 		g.remove(m.id)
-		b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedRebalance})
+		b.emit(out, removedEvent(g.id, m.id, removedRebalance))
 	}
 	if !g.electJoinedLeader() && len(g.members) > 0 {
 		// Only un-rejoined static members remain: wait another rebalance

@@ -83,14 +83,14 @@ func (b *Broker) removePendingMemberAndUpdateGroup(now protocol.Instant, g *grou
 // removeMemberAndUpdateGroup mirrors GroupCoordinator.removeMemberAndUpdateGroup
 // (§12.9), plus removeHeartbeatForLeavingMember. removedReason goes to
 // EvMemberRemoved, trigger to EvRebalanceStart.
-func (b *Broker) removeMemberAndUpdateGroup(now protocol.Instant, g *group, m *member, removedReason, trigger string, out *Output) {
+func (b *Broker) removeMemberAndUpdateGroup(now protocol.Instant, g *group, m *member, removedReason protocol.RemovalReason, trigger string, out *Output) {
 	// A member parked in JoinGroup (e.g. a new member hitting the 5-minute
 	// cap) is answered UNKNOWN_MEMBER_ID before removal.
 	b.maybeInvokeJoinCallback(m, &protocol.JoinGroupResponse{Error: protocol.UnknownMemberID,
 		GenerationID: protocol.NoGeneration, MemberID: protocol.UnknownMemberIDValue}, out)
 	b.cancel(&m.hb)
 	g.remove(m.id)
-	b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedReason})
+	b.emit(out, removedEvent(g.id, m.id, removedReason))
 	switch g.state {
 	case Dead, Empty:
 	case Stable, CompletingRebalance:

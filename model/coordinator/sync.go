@@ -171,7 +171,7 @@ func (b *Broker) onExpirePendingSync(now protocol.Instant, g *group, out *Output
 		// group.remove + removeHeartbeatForLeavingMember.
 		b.cancel(&m.hb)
 		g.remove(m.id)
-		b.emit(out, protocol.Event{Kind: protocol.EvMemberRemoved, Group: g.id, Peer: m.id, Reason: removedSync})
+		b.emit(out, removedEvent(g.id, m.id, removedSync))
 	}
 	// The replaced static members' old ids: group.remove is a no-op for the
 	// member map but drops them from pendingSyncMembers.

@@ -71,6 +71,17 @@ type Event struct {
 	Count int32
 	// Partitions carries partition lists (EvAssigned, EvRevoked); shared, do not mutate.
 	Partitions []TopicPartition
+	// Typed reasons (reasons.go). Reason holds their text for the trace;
+	// the hash and the JSON trace do not include these fields, so they are
+	// not a second source of truth, only the typed form of Reason.
+	Removal RemovalReason // EvMemberRemoved
+	Leave   LeaveReason   // EvLeave
+	Dead    DeadReason    // EvCoordinatorDead
+	DeadErr ErrorCode     // EvCoordinatorDead with Dead == DeadErrorResponse
+	// ReqCorr is the correlation id of the request an EvRequestTimeout is
+	// about (not hashed, not in the JSON trace), so explain can name the
+	// very request that got no answer.
+	ReqCorr uint64
 }
 
 // Events of the client's network layer (NetworkClient, ClusterConnectionStates).

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Space the axes take beside the data area (tick labels and padding), and
+// the smallest font a label is shrunk to before it counts as not fitting.
+const (
+	axisRoom    = vg.Length(58)
+	minFontSize = vg.Length(8)
+	maxLegend   = 0.40 // of the canvas width
+)
+
+// shrinkToFit makes a text style's font smaller until text is at most
+// room wide, not below minFontSize.
+func shrinkToFit(sty *draw.TextStyle, text string, room vg.Length) {
+	for sty.Font.Size > minFontSize && sty.Width(text) > room {
+		sty.Font.Size -= 0.5
+	}
+}
+
+// fitPlot shrinks the title and axis labels of p so they fit a canvas of
+// size w × h whose legend column is legW wide and title band top high.
+func fitPlot(p *plot.Plot, w, h, legW vg.Length) {
+	shrinkToFit(&p.Title.TextStyle, p.Title.Text, w-8)
+	shrinkToFit(&p.X.Label.TextStyle, p.X.Label.Text, w-legW-axisRoom)
+	shrinkToFit(&p.Y.Label.TextStyle, p.Y.Label.Text, h-p.Title.TextStyle.Height(p.Title.Text)-axisRoom)
+}
+
+// Problems draws the figure on a canvas of its size and lists every text
+// that does not fit it: a title, axis label or colour-bar label wider than
+// its room (a cut label), a legend wider than 40% of the canvas, or two x
+// tick labels that overlap. Tests call it on every built-in plot.
+func Problems(f Figure) []string {
+	w, h := Width, Height
+	if s, ok := f.(Sized); ok {
+		w, h = s.Size()
+	}
+	c := vgimg.New(w, h)
+	dc := draw.New(c)
+	f.Draw(dc)
+	var out []string
+	check := func(what, text string, sty draw.TextStyle, room vg.Length) {
+		if text == "" {
+			return
+		}
+		if tw := sty.Width(text); tw > room {
+			out = append(out, fmt.Sprintf("%s %q is %.0f pt wide, room for %.0f pt", what, text, float64(tw), float64(room)))
+		}
+	}
+	var ps []*plot.Plot
+	var legW vg.Length
+	switch fig := f.(type) {
+	case plotFigure:
+		ps = []*plot.Plot{fig.p}
+		legW = fig.legendWidth(dc)
+		if float64(legW) > maxLegend*float64(w) {
+			out = append(out, fmt.Sprintf("legend is %.0f pt wide, more than %.0f%% of the canvas", float64(legW), maxLegend*100))
+		}
+	case heatFigure:
+		ps = []*plot.Plot{fig.main}
+		legW = heatBarWidth
+		check("colour-bar label", fig.bar.Y.Label.Text, fig.bar.Y.Label.TextStyle, h-axisRoom)
+	default:
+		return nil
+	}
+	for _, p := range ps {
+		top := p.Title.TextStyle.Height(p.Title.Text)
+		check("title", p.Title.Text, p.Title.TextStyle, w-8)
+		check("x label", p.X.Label.Text, p.X.Label.TextStyle, w-legW-axisRoom)
+		check("y label", p.Y.Label.Text, p.Y.Label.TextStyle, h-top-axisRoom)
+		out = append(out, tickOverlaps(p, w-legW-axisRoom)...)
+	}
+	return out
+}
+
+// tickOverlaps lists x tick labels that overlap their neighbour on a data
+// area width wide.
+func tickOverlaps(p *plot.Plot, width vg.Length) []string {
+	var out []string
+	ticks := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
+	prevEnd := vg.Length(math.Inf(-1))
+	prev := ""
+	for _, t := range ticks {
+		if t.Label == "" || t.Value < p.X.Min || t.Value > p.X.Max {
+			continue
+		}
+		x := vg.Length(p.X.Norm(t.Value)) * width
+		tw := p.X.Tick.Label.Width(t.Label)
+		if x-tw/2 < prevEnd+2 {
+			out = append(out, fmt.Sprintf("x tick labels %q and %q overlap", prev, t.Label))
+		}
+		prevEnd, prev = x+tw/2, t.Label
+	}
+	return out
+}
