@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Error is a scenario error: the file, the line, the field path and what is
@@ -41,6 +41,23 @@ func (e *Error) Error() string {
 type decoder struct {
 	source string
 	notes  []string // Scenario.Notes
+	// visits counts the mapping entries read, merges and aliases expanded;
+	// maxVisits bounds it (an alias or merge-key bomb).
+	visits int
+}
+
+// MaxYAMLNodes bounds the YAML nodes one file may expand to through aliases
+// and merge keys ("<<: *base"): 40 levels of doubling merges in 881 bytes
+// would otherwise take hours to read. No scenario needs anywhere near it.
+const MaxYAMLNodes = 200_000
+
+// visit counts n nodes read and fails past MaxYAMLNodes.
+func (d *decoder) visit(at *yaml.Node, path string, n int) error {
+	d.visits += n
+	if d.visits > MaxYAMLNodes {
+		return d.errf(at, path, "the file's aliases and merge keys (<<) expand to more than %d YAML nodes (a limit against alias bombs); write the values out instead", MaxYAMLNodes)
+	}
+	return nil
 }
 
 func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
@@ -141,6 +158,9 @@ func (d *decoder) collect(f *fields, n *yaml.Node, path string, schema *mapSchem
 	if len(n.Content)%2 != 0 {
 		return d.errf(n, path, "malformed mapping")
 	}
+	if err := d.visit(orig, path, 1+len(n.Content)/2); err != nil {
+		return err
+	}
 	var merges []*yaml.Node
 	for i := 0; i < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -196,6 +216,9 @@ func (d *decoder) collect(f *fields, n *yaml.Node, path string, schema *mapSchem
 func (d *decoder) sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, d.errf(n, path, "expected a list, got %s", kindName(n))
+	}
+	if err := d.visit(n, path, 1+len(n.Content)); err != nil {
+		return nil, err
 	}
 	out := make([]*yaml.Node, len(n.Content))
 	for i, e := range n.Content {
