@@ -3,8 +3,8 @@ package atomicfile
 import (
 	"io"
 	"os"
-	"syscall"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
