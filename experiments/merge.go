@@ -43,6 +43,12 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 		var have []byte
 		for _, d := range dirs {
 			if _, ok := e.readPoint(d, pt); !ok {
+				if _, err := os.Stat(pointPath(d, pt)); err == nil {
+					// Same experiment and scenario (checked above), so a
+					// point file whose key differs was written by a
+					// simulator that behaves differently.
+					return nil, fmt.Errorf("merge: %s was written by another simrun version (or another build of the simulator): rerun that shard with this simrun, or merge with the one that ran it", pointPath(d, pt))
+				}
 				continue
 			}
 			b, err := os.ReadFile(pointPath(d, pt))

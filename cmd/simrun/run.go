@@ -154,10 +154,14 @@ func shellQuote(s string) string {
 }
 
 // printNotes prints the scenario's parse notes (a Kafka version resolved
-// to its profile era) on stderr.
+// to its profile era) and warnings (a fault after the end of the run) on
+// stderr.
 func printNotes(w io.Writer, sc *scenario.Scenario) {
 	for _, n := range sc.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	for _, n := range sc.Warnings { // valid input that does nothing
+		fmt.Fprintln(w, "warning:", n)
 	}
 }
 
