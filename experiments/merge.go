@@ -33,6 +33,9 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 			return nil, fmt.Errorf("merge: %s holds another experiment than %s (experiment file or scenario differ)", d, dirs[0])
 		}
 	}
+	if err := checkOwner(e, out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
 		return nil, err
 	}

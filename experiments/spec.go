@@ -587,6 +587,21 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 	default:
 		return bad("kind %s: want one of %s", scenario.Quote(p.Kind), strings.Join(plotKinds, ", "))
 	}
+	// A log axis over a swept parameter must have only values above 0 (it
+	// is known before any run; a figure's values are checked when drawn).
+	for _, ax := range []struct {
+		on   bool
+		key  string
+		name string
+	}{{p.LogX, "log_x", p.X}, {p.LogY && p.Kind == "heatmap", "log_y", p.Y}} {
+		if c := e.paramByName(ax.name); ax.on && c != nil {
+			for _, v := range c.Values {
+				if !v.IsNum || v.Num <= 0 {
+					return bad("%s: %s has the value %s, which a log axis cannot show (it needs values above 0)", ax.key, c.Column, scenario.Quote(v.Text))
+				}
+			}
+		}
+	}
 	if p.File == "" {
 		p.File = fmt.Sprintf("plot-%d-%s", i+1, p.Kind)
 	}
@@ -640,6 +655,9 @@ func (e *Experiment) Points() []Point {
 func (e *Experiment) NumPoints() int {
 	n := 1
 	for _, p := range e.Params {
+		if k := len(p.Values); k > 0 && n > math.MaxInt32/k {
+			return math.MaxInt32 // saturates: far above MaxPoints
+		}
 		n *= len(p.Values)
 	}
 	return n
