@@ -108,7 +108,7 @@ func (w *world) summary() Summary {
 			Failovers:                              m.failovers,
 			DoubleOwnedPartitionSeconds:            round(m.doubleOwnedPS, 3),
 			FinalGeneration:                        m.coordGen,
-			StableAtEnd:                            m.coordState == "Stable" && !m.open,
+			StableAtEnd:                            m.stableAtEnd(),
 			FatalErrors:                            m.fatal,
 		}
 		if gs.Rebalances == nil {
