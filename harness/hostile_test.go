@@ -2,6 +2,7 @@ package harness
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,4 +42,67 @@ faults:
 	res, err = Run(sc, 1, Options{})
 	require.NoError(t, err)
 	assert.True(t, res.Summary.Groups[0].StableAtEnd)
+}
+
+func loadHostile(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load("../scenario/testdata/hostile/" + name + ".yaml")
+	require.NoError(t, err)
+	return sc
+}
+
+// TestSameInstantLoopIsAReportedSpin (item 6): valid inputs whose members
+// loop without virtual time moving ran into the 20 M-events-at-one-instant
+// guard after 4–53 s of wall time (or never). Now the member's loop is a
+// "spin" violation naming it, within a few hundred events.
+func TestSameInstantLoopIsAReportedSpin(t *testing.T) {
+	for _, name := range []string{"spin-session-2ms", "spin-poll-zero-loss"} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			res, err := Run(loadHostile(t, name), 1, Options{})
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Summary.InvariantViolations)
+			v := res.Summary.InvariantViolations[len(res.Summary.InvariantViolations)-1]
+			assert.Equal(t, "spin", v.Checker)
+			assert.Contains(t, v.Message, "fired more than 500 events within one millisecond of virtual time: a busy loop")
+			assert.Less(t, time.Since(start), 20*time.Second)
+		})
+	}
+}
+
+// TestPollCostFloor (item 7): poll.interval: 1ns replayed a billion polls
+// per simulated second (11 s of wall time each); a pass of the poll loop
+// now costs at least MinPollCost.
+func TestPollCostFloor(t *testing.T) {
+	sc := loadHostile(t, "poll-interval-1ns")
+	start := time.Now()
+	res, err := Run(sc, 1, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(10000), res.Summary.SimulatedMs)
+	assert.Less(t, time.Since(start), 5*time.Second, "10 simulated seconds")
+	assert.Equal(t, MinPollCost, pollDist(sc.Groups[0].Workload.PollInterval).Draw(nil))
+}
+
+// TestEventBudget (items 8, 11): a run estimated above its event budget is
+// refused before it starts, naming --max-events; a run that reaches the
+// budget stops with a violation naming it.
+func TestEventBudget(t *testing.T) {
+	sc := mustParse(t, `name: long
+duration: 8000h
+topics: [{name: orders, partitions: 4}]
+groups:
+  - {id: g, members: 100, subscribe: [orders]}
+`)
+	_, err := Run(sc, 1, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than the limit of 200000000 events; shorten duration, or raise the limit with --max-events")
+
+	small, err := scenario.Load("crash-one-member")
+	require.NoError(t, err)
+	res, err := Run(small, 1, Options{MaxEvents: 1000})
+	require.Error(t, err, "estimated above 1000 events")
+	res, err = Run(small, 1, Options{MaxEvents: 3500})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Summary.InvariantViolations)
+	assert.Contains(t, res.Summary.InvariantViolations[0].Message, "the run hit its budget of 3500 events before its simulated duration (raise it with --max-events)")
 }

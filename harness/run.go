@@ -23,6 +23,10 @@ type Options struct {
 	// EagerPolls makes every application poll() its own event instead of
 	// replaying uneventful polls lazily (client.Config.EagerPolls).
 	EagerPolls bool
+	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run
+	// estimated above it is refused before it starts (EstimatedEvents); one
+	// that reaches it stops with a "progress" violation.
+	MaxEvents int64
 }
 
 // Result is what one run produced.
@@ -37,10 +41,18 @@ type Result struct {
 // its summary. It is a pure function of (scenario, seed): no wall clock, no
 // global random source, no goroutines.
 func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
+	maxEvents := opts.MaxEvents
+	if maxEvents <= 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	if err := checkBudget(sc, maxEvents); err != nil {
+		return nil, err
+	}
 	w, err := newWorld(sc, seed, opts)
 	if err != nil {
 		return nil, err
 	}
+	w.maxEvents = maxEvents
 	stop := w.run()
 	if w.rec.werr != nil {
 		return nil, fmt.Errorf("writing trace: %w", w.rec.werr)

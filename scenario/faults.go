@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,27 @@ func resolveMember(groups []Group, name string) (group, member int, ok bool) {
 		return group, member, true
 	}
 	return 0, 0, false
+}
+
+// CheckMember says whether a member of that name ever exists in a run of
+// the scenario: an initial member of a group's cohorts, or one a join fault
+// adds. The error names the members that do.
+func (s *Scenario) CheckMember(name string) error {
+	gi, mi, ok := resolveMember(s.Groups, name)
+	if !ok {
+		return fmt.Errorf("unknown member %s; members are named <group>-<index> (groups: %s)", quote(name), strings.Join(s.GroupIDs(), ", "))
+	}
+	id := s.Groups[gi].ID
+	limit := groupMembers(s.Groups, id)
+	for _, f := range s.Faults {
+		if f.Kind == FaultJoin && f.Target == id {
+			limit++
+		}
+	}
+	if mi >= limit {
+		return fmt.Errorf("member %s never exists: group %s has members %s-0 to %s-%d", quote(name), id, id, id, limit-1)
+	}
+	return nil
 }
 
 func groupIndex(groups []Group, id string) int {

@@ -25,6 +25,7 @@ func newRunCmd(a *app) *cobra.Command {
 		seed                      uint64
 		asJSON                    bool
 		trace, perfetto, timeline string
+		maxEvents                 int64
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -42,14 +43,15 @@ a scenario file or a built-in name (simrun list).`,
 	fs.StringVar(&trace, "trace", "", "write the trace as JSON lines to `FILE.jsonl`")
 	fs.StringVar(&perfetto, "perfetto", "", "write the trace in Chrome trace-event format to `FILE.json` (opens in ui.perfetto.dev)")
 	fs.StringVar(&timeline, "timeline", "", "draw the run's timeline (member and coordinator states, evictions, dead marks, faults) to `FILE.png` or .svg")
+	fs.Int64Var(&maxEvents, "max-events", harness.DefaultMaxEvents, "stop (or refuse before it starts) a run of more than `N` events")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline)
+		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, maxEvents)
 	}
 	return cmd
 }
 
-func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string) error {
+func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, maxEvents int64) error {
 	stdout, stderr := a.stdout, a.stderr
 	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
@@ -58,7 +60,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 	printNotes(stderr, sc)
 	s := seedOr(cmd, seed, sc.Seed)
 	a.running = fmt.Sprintf("simrun run %s --seed %d%s", path, s, setsText(sets))
-	opts := harness.Options{}
+	opts := harness.Options{MaxEvents: maxEvents}
 	var tf *atomicfile.File
 	var tw *bufio.Writer
 	if trace != "" {
