@@ -39,7 +39,7 @@ type atLeast struct {
 }
 
 func (a atLeast) Draw(r *rand.Rand) time.Duration { return max(a.d.Draw(r), a.min) }
-func (a atLeast) String() string                 { return fmt.Sprintf("%v (at least %v)", a.d, a.min) }
+func (a atLeast) String() string                  { return fmt.Sprintf("%v (at least %v)", a.d, a.min) }
 
 // pollDist is a poll.interval or poll.timeout with MinPollCost applied.
 func pollDist(d scenario.Dist) sim.Dist { return atLeast{toSimDist(d), MinPollCost} }
