@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -99,4 +100,26 @@ func TestUnclosedFlowCitesItsLine(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), want)
 	}
+}
+
+// TestRandomScenariosParse: every scenario Random writes is valid, so the
+// fuzz targets seeded from it start from inputs that reach the simulation.
+func TestRandomScenariosParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 17))
+	for i := 0; i < 500; i++ {
+		data := Random(r, []int{0, 1}[i%2])
+		_, err := Parse("random.yaml", data)
+		require.NoError(t, err, string(data))
+	}
+}
+
+// TestCheckMember: a member exists when it is an initial member or one a
+// join fault adds (simrun explain --member checks with it).
+func TestCheckMember(t *testing.T) {
+	s, err := Load("testdata/interface-example.yaml")
+	require.NoError(t, err)
+	assert.NoError(t, s.CheckMember("payments-11"))
+	assert.NoError(t, s.CheckMember("payments-12"), "the join fault adds it")
+	assert.EqualError(t, s.CheckMember("payments-999"), `member "payments-999" never exists: group payments has members payments-0 to payments-12`)
+	assert.ErrorContains(t, s.CheckMember("nobody-9"), `unknown member "nobody-9"`)
 }
