@@ -65,7 +65,8 @@ func Random(r *rand.Rand, maxPollMs int) []byte {
 			b.WriteString(", group.instance.id: true")
 		}
 		b.WriteString("}\n")
-		fmt.Fprintf(&b, "    workload: {poll.interval: %dms, poll.timeout: %dms}\n", r.IntN(500), 1+r.IntN(200))
+		fmt.Fprintf(&b, "    workload: {poll.interval: %dms, poll.timeout: %dms, assign.time: %dms, callback.time: %dms}\n",
+			r.IntN(500), 1+r.IntN(200), r.IntN(3)*r.IntN(200), r.IntN(3)*r.IntN(300))
 		fmt.Fprintf(&b, "    start: {at: %dms, stagger: %dms}\n", r.IntN(2000), r.IntN(200))
 	}
 	nFaults := r.IntN(6)
