@@ -156,3 +156,27 @@ func TestExperimentMessages(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x.yaml:4: invalid YAML: the { opened here is never closed")
 }
+
+// TestInlineMergeBombAndSizeLimit (items 2, 8): the YAML merge-key bomb
+// inlined in an experiment hung sweep; /dev/zero as an experiment read
+// until out of memory.
+func TestInlineMergeBombAndSizeLimit(t *testing.T) {
+	bomb, err := os.ReadFile("../scenario/testdata/hostile/merge-bomb.yaml")
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString("name: bomb\nseeds: 1\nscenario:\n")
+	for _, l := range strings.Split(strings.TrimSpace(string(bomb)), "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	start := time.Now()
+	_, err = Parse("x.yaml", []byte(b.String()))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "expand to more than 200000 YAML nodes")
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err = Load("/dev/zero")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "larger than 4 MiB")
+	}
+}

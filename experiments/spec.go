@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,9 +110,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // Load reads an experiment file, or the built-in experiment of that name
 // when no such file exists.
 func Load(path string) (*Experiment, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFileLimited(path, scenario.MaxFileBytes)
 	if err == nil {
 		return Parse(path, data)
+	}
+	var tooBig *scenario.TooBigError
+	if errors.As(err, &tooBig) {
+		return nil, err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if b, ok := Builtin(path); ok {
@@ -266,7 +269,12 @@ func (e *Experiment) readScenario(n *yaml.Node, rs *resolvedScenario) error {
 			p = filepath.Join(filepath.Dir(e.Source), p)
 		}
 		if !strings.HasPrefix(e.Source, "builtin:") {
-			if b, err := os.ReadFile(p); err == nil {
+			b, err := scenario.ReadFileLimited(p, scenario.MaxFileBytes)
+			var tooBig *scenario.TooBigError
+			if errors.As(err, &tooBig) {
+				return &Error{Source: e.Source, Line: n.Line, Msg: "scenario: " + err.Error(), Err: err}
+			}
+			if err == nil {
 				e.ScenarioSource, e.ScenarioData = p, b
 				return nil
 			}
