@@ -58,7 +58,7 @@ func loadHostile(t *testing.T, name string) *scenario.Scenario {
 // guard after 4–53 s of wall time (or never). Now the member's loop is a
 // "spin" violation naming it, within a few hundred events.
 func TestSameInstantLoopIsAReportedSpin(t *testing.T) {
-	for _, name := range []string{"spin-session-2ms", "spin-poll-zero-loss"} {
+	for _, name := range []string{"spin-session-2ms", "spin-poll-zero-loss", "spin-latency-zero-loading"} {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
 			res, err := Run(loadHostile(t, name), 1, Options{})
