@@ -9,7 +9,7 @@ import (
 // Random writes a random valid scenario file drawn from r: random profiles,
 // group sizes, topics, client timeouts (heartbeat below session, and the
 // pre-2.0 request.timeout.ms above it), assignors the profile has, network
-// latency, loss and retransmission, and a fault timeline inside the run.
+// latency and loss, and a fault timeline inside the run.
 // maxPollMs, when positive, is every group's max.poll.interval.ms (profiles
 // that have it). The fuzz targets and the hostile-input tests seed from it;
 // every output parses (TestRandomScenariosParse).
@@ -21,9 +21,6 @@ func Random(r *rand.Rand, maxPollMs int) []byte {
 	coordProfile := profiles[r.IntN(len(profiles))]
 	fmt.Fprintf(&b, "coordinator: {profile: %s, brokers: %d, load.time: %dms}\n", coordProfile.name, 1+r.IntN(3), r.IntN(3000))
 	fmt.Fprintf(&b, "network: {latency: %s, loss: %g", pick("1ms", "0ms", "{dist: uniform, min: 0ms, max: 5ms}", "{dist: exponential, min: 1ms, mean: 3ms}"), []float64{0, 0, 0.001, 0.01, 0.05}[r.IntN(5)])
-	if r.IntN(3) == 0 {
-		fmt.Fprintf(&b, ", retransmit: %dms", 50+r.IntN(300))
-	}
 	b.WriteString("}\n")
 	nTopics := 1 + r.IntN(2)
 	b.WriteString("topics:\n")
