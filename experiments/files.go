@@ -66,6 +66,21 @@ func writeSweepMeta(e *Experiment, dir string) error {
 	return nil
 }
 
+// checkOwner refuses an output directory that holds another experiment's
+// sweep: its plots and tables would stay beside the new ones.
+func checkOwner(e *Experiment, dir string) error {
+	mb, err := os.ReadFile(filepath.Join(dir, sweepDir, "meta.json"))
+	if err != nil {
+		return nil // a new directory, or not a sweep's
+	}
+	var m meta
+	if json.Unmarshal(mb, &m) != nil || m.Name == e.Name {
+		return nil
+	}
+	return fmt.Errorf("%s holds the results of experiment %s, not %s: give another --out, or delete the directory first",
+		dir, scenario.Quote(m.Name), scenario.Quote(e.Name))
+}
+
 // LoadDir rebuilds the experiment of a sweep directory from DIR/.sweep.
 func LoadDir(dir string) (*Experiment, error) {
 	sd := filepath.Join(dir, sweepDir)

@@ -173,6 +173,14 @@ func Finalize(e *Experiment, dir string) error {
 			go func(i, j int, format string) {
 				defer wg.Done()
 				defer func() { <-sem }()
+				defer func() {
+					// gonum/plot panics on a log axis with nothing above 0;
+					// a plot is never worth losing the sweep for.
+					if p := recover(); p != nil {
+						errs[i*len(formats)+j] = fmt.Errorf("%s:%d: plot %s: cannot draw it (%v): a log axis (log_x, log_y) needs values above 0; remove it and run the sweep again (finished points are kept)",
+							e.Source, e.Plots[i].Line, e.Plots[i].File, p)
+					}
+				}()
 				fig, err := r.figure(&e.Plots[i])
 				if err != nil {
 					errs[i*len(formats)+j] = fmt.Errorf("%s:%d: plot %s: %w", e.Source, e.Plots[i].Line, e.Plots[i].File, err)

@@ -33,6 +33,9 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 			return nil, fmt.Errorf("merge: %s holds another experiment than %s (experiment file or scenario differ)", d, dirs[0])
 		}
 	}
+	if err := checkOwner(e, out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
 		return nil, err
 	}
@@ -43,6 +46,12 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 		var have []byte
 		for _, d := range dirs {
 			if _, ok := e.readPoint(d, pt); !ok {
+				if _, err := os.Stat(pointPath(d, pt)); err == nil {
+					// Same experiment and scenario (checked above), so a
+					// point file whose key differs was written by a
+					// simulator that behaves differently.
+					return nil, fmt.Errorf("merge: %s was written by another simrun version (or another build of the simulator): rerun that shard with this simrun, or merge with the one that ran it", pointPath(d, pt))
+				}
 				continue
 			}
 			b, err := os.ReadFile(pointPath(d, pt))

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -116,16 +115,20 @@ func (e *Error) Unwrap() error { return e.Err }
 // Load reads an experiment file, or the built-in experiment of that name
 // when no such file exists.
 func Load(path string) (*Experiment, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFileLimited(path, scenario.MaxFileBytes)
 	if err == nil {
 		return Parse(path, data)
+	}
+	var tooBig *scenario.TooBigError
+	if errors.As(err, &tooBig) {
+		return nil, err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if b, ok := Builtin(path); ok {
 			return Parse("builtin:"+path, b)
 		}
-		return nil, fmt.Errorf("experiment %q: no such file and no such built-in experiment (built-ins: %s): %w",
-			path, strings.Join(BuiltinNames(), ", "), err)
+		return nil, fmt.Errorf("experiment %s: no such file and no such built-in experiment (built-ins: %s): %w",
+			scenario.Quote(path), strings.Join(BuiltinNames(), ", "), err)
 	}
 	return nil, fmt.Errorf("experiment: %w", err)
 }
@@ -149,8 +152,12 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 		return &Error{Source: source, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	var doc yaml.Node
+	if len(data) > scenario.MaxFileBytes {
+		return nil, bad(0, "%d bytes, more than the limit of %d MiB on an experiment file", len(data), scenario.MaxFileBytes>>20)
+	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{Source: source, Msg: "invalid YAML: " + err.Error(), Err: err}
+		ye := scenario.YAMLError(source, data, err)
+		return nil, &Error{Source: source, Line: ye.Line, Msg: ye.Msg, Err: err}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, bad(0, "expected a mapping at the top level")
@@ -162,9 +169,15 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
-			return nil, bad(k.Line, "duplicate key %q", k.Value)
+			return nil, bad(k.Line, "duplicate key %s", scenario.Quote(k.Value))
 		}
 		seen[k.Value] = true
+		switch k.Value {
+		case "name", "title", "question", "description":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
+				return nil, bad(v.Line, "%s: must be a string, got a %s", k.Value, nodeKind(v))
+			}
+		}
 		switch k.Value {
 		case "name":
 			e.Name = v.Value
@@ -179,7 +192,7 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 		case "seeds":
 			n, err := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > MaxSeeds {
-				return nil, bad(v.Line, "seeds: want an integer from 1 to %d, got %q", MaxSeeds, v.Value)
+				return nil, bad(v.Line, "seeds: want an integer from 1 to %d, got %s", MaxSeeds, scenario.Quote(v.Value))
 			}
 			e.Seeds = n
 		case "sweep":
@@ -187,14 +200,14 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 		case "plots":
 			plotsNode = v
 		default:
-			return nil, bad(k.Line, "unknown key %q; known keys: name, title, question, description, scenario, seeds, sweep, plots", k.Value)
+			return nil, bad(k.Line, "unknown key %s; known keys: name, title, question, description, scenario, seeds, sweep, plots", scenario.Quote(k.Value))
 		}
 	}
 	if e.Name == "" {
 		return nil, bad(root.Line, "name: required")
 	}
 	if !validName(e.Name) {
-		return nil, bad(root.Line, "name %q: use letters, digits, '-' and '_' only", e.Name)
+		return nil, bad(root.Line, "name %s: use letters, digits, '-' and '_' only", scenario.Quote(e.Name))
 	}
 	if e.Title == "" {
 		e.Title = e.Name
@@ -224,6 +237,18 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 	return e, nil
 }
 
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "null"
+}
+
 func validName(s string) bool {
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
@@ -249,7 +274,12 @@ func (e *Experiment) readScenario(n *yaml.Node, rs *resolvedScenario) error {
 			p = filepath.Join(filepath.Dir(e.Source), p)
 		}
 		if !strings.HasPrefix(e.Source, "builtin:") {
-			if b, err := os.ReadFile(p); err == nil {
+			b, err := scenario.ReadFileLimited(p, scenario.MaxFileBytes)
+			var tooBig *scenario.TooBigError
+			if errors.As(err, &tooBig) {
+				return &Error{Source: e.Source, Line: n.Line, Msg: "scenario: " + err.Error(), Err: err}
+			}
+			if err == nil {
 				e.ScenarioSource, e.ScenarioData = p, b
 				return nil
 			}
@@ -258,8 +288,8 @@ func (e *Experiment) readScenario(n *yaml.Node, rs *resolvedScenario) error {
 			e.ScenarioSource, e.ScenarioData = "builtin:"+n.Value, b
 			return nil
 		}
-		return &Error{Source: e.Source, Line: n.Line, Msg: fmt.Sprintf("scenario %q: no such file (relative to this file) and no such built-in scenario (built-ins: %s)",
-			n.Value, strings.Join(scenario.BuiltinNames(), ", "))}
+		return &Error{Source: e.Source, Line: n.Line, Msg: fmt.Sprintf("scenario %s: no such file (relative to this file) and no such built-in scenario (built-ins: %s)",
+			scenario.Quote(n.Value), strings.Join(scenario.BuiltinNames(), ", "))}
 	case yaml.MappingNode:
 		e.ScenarioSource = e.Source + " (inline scenario)"
 		e.ScenarioData = inlineText(e.Data, n)
@@ -323,7 +353,7 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 				case "column":
 					p.Column = vv.Value
 				default:
-					return &Error{Source: e.Source, Line: kk.Line, Msg: fmt.Sprintf("sweep %s: unknown key %q; known keys: values, column", p.Path, kk.Value)}
+					return &Error{Source: e.Source, Line: kk.Line, Msg: fmt.Sprintf("sweep %s: unknown key %s; known keys: values, column", p.Path, scenario.Quote(kk.Value))}
 				}
 			}
 			if vals == nil {
@@ -354,13 +384,13 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 			}
 		}
 		if !snake(p.Column) {
-			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %q is not lower snake case", p.Path, p.Column)}
+			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %s is not lower snake case", p.Path, scenario.Quote(p.Column))}
 		}
 		if prev, dup := cols[p.Column]; dup {
-			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %q already used by line %d; name it with the long form {values: [...], column: NAME}", p.Path, p.Column, prev)}
+			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %s already used by line %d; name it with the long form {values: [...], column: NAME}", p.Path, scenario.Quote(p.Column), prev)}
 		}
 		if isFigure(p.Column) || p.Column == "point" || p.Column == "seed" || p.Column == "trace_sha256" || p.Column == "seeds" {
-			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %q clashes with a result column; name it with {values: [...], column: NAME}", p.Path, p.Column)}
+			return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("sweep %s: column %s clashes with a result column; name it with {values: [...], column: NAME}", p.Path, scenario.Quote(p.Column))}
 		}
 		cols[p.Column] = k.Line
 		e.Params = append(e.Params, p)
@@ -501,7 +531,7 @@ func (e *Experiment) parsePlots(n *yaml.Node) error {
 			case "file":
 				p.File = v.Value
 			default:
-				return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("plots[%d]: unknown key %q; known keys: kind, x, y, z, series, stat, title, x_label, y_label, log_x, log_y, file", i, k.Value)}
+				return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("plots[%d]: unknown key %s; known keys: kind, x, y, z, series, stat, title, x_label, y_label, log_x, log_y, file", i, scenario.Quote(k.Value))}
 			}
 		}
 		if err := e.checkPlot(i, &p); err != nil {
@@ -520,12 +550,12 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 		if c := e.paramByName(name); c != nil {
 			return c.Column, nil
 		}
-		return "", bad("%s %q is not a swept parameter (swept: %s)", what, name, strings.Join(e.columns(), ", "))
+		return "", bad("%s %s is not a swept parameter (swept: %s)", what, scenario.Quote(name), strings.Join(e.columns(), ", "))
 	}
 	figure := func(what, name string) (string, error) {
 		f := strings.ReplaceAll(name, ".", "_")
 		if !isFigure(f) {
-			return "", bad("%s %q is not a figure (figures: %s)", what, name, strings.Join(FigureNames(), ", "))
+			return "", bad("%s %s is not a figure (figures: %s)", what, scenario.Quote(name), strings.Join(FigureNames(), ", "))
 		}
 		return f, nil
 	}
@@ -533,7 +563,7 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 	switch p.Stat {
 	case "mean", "p50", "p95", "p99":
 	default:
-		return bad("stat %q: want mean, p50, p95 or p99", p.Stat)
+		return bad("stat %s: want mean, p50, p95 or p99", scenario.Quote(p.Stat))
 	}
 	switch p.Kind {
 	case "line", "bar", "box":
@@ -576,13 +606,28 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 			return err
 		}
 	default:
-		return bad("kind %q: want one of %s", p.Kind, strings.Join(plotKinds, ", "))
+		return bad("kind %s: want one of %s", scenario.Quote(p.Kind), strings.Join(plotKinds, ", "))
+	}
+	// A log axis over a swept parameter must have only values above 0 (it
+	// is known before any run; a figure's values are checked when drawn).
+	for _, ax := range []struct {
+		on   bool
+		key  string
+		name string
+	}{{p.LogX, "log_x", p.X}, {p.LogY && p.Kind == "heatmap", "log_y", p.Y}} {
+		if c := e.paramByName(ax.name); ax.on && c != nil {
+			for _, v := range c.Values {
+				if !v.IsNum || v.Num <= 0 {
+					return bad("%s: %s has the value %s, which a log axis cannot show (it needs values above 0)", ax.key, c.Column, scenario.Quote(v.Text))
+				}
+			}
+		}
 	}
 	if p.File == "" {
 		p.File = fmt.Sprintf("plot-%d-%s", i+1, p.Kind)
 	}
 	if !validName(p.File) {
-		return bad("file %q: use letters, digits, '-' and '_' only", p.File)
+		return bad("file %s: use letters, digits, '-' and '_' only", scenario.Quote(p.File))
 	}
 	return nil
 }
@@ -656,6 +701,9 @@ func (e *Experiment) Points() []Point {
 func (e *Experiment) NumPoints() int {
 	n := 1
 	for _, p := range e.Params {
+		if k := len(p.Values); k > 0 && n > math.MaxInt32/k {
+			return math.MaxInt32 // saturates: far above MaxPoints
+		}
 		n *= len(p.Values)
 	}
 	return n

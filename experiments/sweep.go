@@ -71,7 +71,14 @@ type Options struct {
 	Now func() time.Time
 	// Log receives warnings such as invariant violations (nil: none).
 	Log io.Writer
+	// MaxRuns bounds points × seeds (0: DefaultMaxRuns); simrun sweep
+	// --max-runs raises it.
+	MaxRuns int64
 }
+
+// DefaultMaxRuns is the default bound on the runs of one sweep (points ×
+// seeds): a million short runs take hours on a laptop.
+const DefaultMaxRuns = 1_000_000
 
 // Outcome says what a sweep did.
 type Outcome struct {
@@ -114,6 +121,17 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 	run := opts.Runner
 	if run == nil {
 		run = HarnessRunner
+	}
+	maxRuns := opts.MaxRuns
+	if maxRuns <= 0 {
+		maxRuns = DefaultMaxRuns
+	}
+	if runs := int64(e.NumPoints()) * int64(e.Seeds); runs > maxRuns {
+		return nil, fmt.Errorf("%s: %d points × %d seeds = %d runs, more than the limit of %d runs; raise it with --max-runs %d if you mean it",
+			e.Source, e.NumPoints(), e.Seeds, runs, maxRuns, runs)
+	}
+	if err := checkOwner(e, opts.Out); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(opts.Out, pointsDir), 0o755); err != nil {
 		return nil, err
@@ -193,8 +211,10 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			}
 			rows[r.seed-1] = r.row
 			pending[r.pt.Index] = rows
-			if done(rows) && firstErr == nil {
-				if err := atomicfile.WriteFile(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil {
+			if done(rows) {
+				// Written even after another run failed: a finished point
+				// is never thrown away.
+				if err := atomicfile.WriteFile(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil && firstErr == nil {
 					firstErr = err
 				}
 				delete(pending, r.pt.Index)

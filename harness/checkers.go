@@ -45,6 +45,20 @@ func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
 	if e.Kind != protocol.EvAssigned {
 		return ""
 	}
+	if e.Gen < 0 {
+		// NO_GENERATION: the heartbeat thread's poll timeout
+		// (max.poll.interval.ms) left the group and reset the generation
+		// (AbstractCoordinator.maybeLeaveGroup → resetGenerationOnLeaveGroup)
+		// while onPartitionsAssigned ran, so the member applies an
+		// assignment of its former generation outside any generation, as a
+		// Java consumer does until its next poll gives the partitions up as
+		// lost (ConsumerCoordinator.onJoinPrepare, "Giving away all assigned
+		// partitions as lost since generation/memberID has been reset").
+		// Two such members in different generations share -1 without ever
+		// being assigned a partition in one generation; their overlap in
+		// time is measured as double-owned partition-seconds.
+		return ""
+	}
 	for _, tp := range e.Partitions {
 		k := ownerKey{e.Group, e.Gen, tp}
 		if prev, ok := c.owner[k]; ok && prev != e.Node {

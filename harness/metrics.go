@@ -358,6 +358,14 @@ func (w *world) setCoordGen(g *groupState, gen int32) {
 	}
 }
 
+// stableAtEnd is the summary's stable_at_end (INTERFACE.md): the
+// coordinator's group is Stable, no rebalance is open, and every live
+// member is STABLE in its generation holding its assignment — a member
+// that started but never joined (its JoinGroup lost, say) is not.
+func (m *groupMetrics) stableAtEnd() bool {
+	return m.coordState == "Stable" && !m.open && m.settled >= m.live
+}
+
 // maybeCloseRebalance ends the open rebalance once the coordinator is Stable
 // and every live member is STABLE in its generation holding its assignment.
 func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {

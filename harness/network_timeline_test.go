@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,4 +213,19 @@ func TestNetTimelineMemberHostDown(t *testing.T) {
 	assert.True(t, gs.StableAtEnd)
 	_, ids := tlIDs(tr)
 	assert.Len(t, ids["g-1"], 2)
+}
+
+// The client's connection settings in the scenario reach the model:
+// reconnect.backoff.ms 2000 gives a 1.6–2.4 s backoff after the first
+// disconnect (± 20 % jitter), where the default gives 40–60 ms.
+func TestClientConnectionSettingsReachTheClient(t *testing.T) {
+	src := fmt.Sprintf(netTimelineTmpl, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}")
+	src = strings.Replace(src, "session.timeout.ms: 45000}", "session.timeout.ms: 45000, reconnect.backoff.ms: 2000, reconnect.backoff.max.ms: 8000}", 1)
+	tr := run(t, parse(t, src), 1, Options{KeepTrace: true}).Trace
+	d, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return e.Kind == protocol.EvDisconnected && e.At >= sim.Instant(60*time.Second)
+	})
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, d.Count, int32(1600))
+	assert.LessOrEqual(t, d.Count, int32(2400))
 }

@@ -26,6 +26,10 @@ type Options struct {
 	// HeartbeatWakeCadence sets client.Config.HeartbeatWakeCadence for every
 	// member (a measurement switch, not a scenario key).
 	HeartbeatWakeCadence bool
+	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run
+	// estimated above it is refused before it starts (EstimatedEvents); one
+	// that reaches it stops with a "progress" violation.
+	MaxEvents int64
 }
 
 // Result is what one run produced.
@@ -43,10 +47,18 @@ type Result struct {
 // its summary. It is a pure function of (scenario, seed): no wall clock, no
 // global random source, no goroutines.
 func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
+	maxEvents := opts.MaxEvents
+	if maxEvents <= 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	if err := checkBudget(sc, maxEvents); err != nil {
+		return nil, err
+	}
 	w, err := newWorld(sc, seed, opts)
 	if err != nil {
 		return nil, err
 	}
+	w.maxEvents = maxEvents
 	stop := w.run()
 	if w.rec.werr != nil {
 		return nil, fmt.Errorf("writing trace: %w", w.rec.werr)
@@ -115,7 +127,7 @@ func (w *world) summary() Summary {
 			Failovers:                              m.failovers,
 			DoubleOwnedPartitionSeconds:            round(m.doubleOwnedPS, 3),
 			FinalGeneration:                        m.coordGen,
-			StableAtEnd:                            m.coordState == "Stable" && !m.open,
+			StableAtEnd:                            m.stableAtEnd(),
 			FatalErrors:                            m.fatal,
 			SettleEpisodes:                         len(m.rebalances),
 			Generations:                            m.generations,

@@ -185,6 +185,9 @@ type world struct {
 	obs []Observation
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
+	// spin and maxEvents keep every run finite (limits.go).
+	spin      spinGuard
+	maxEvents int64
 }
 
 // groupState is the harness's view of one group (one distinct group id,
@@ -311,26 +314,30 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			// updateGroupSubscription, a metadata update, and a rejoin when
 			// the snapshot changed); here it has it from the start.
 			cfg := &client.Config{
-				GroupID:              id,
-				Topics:               g.Subscribe,
-				TopicMetadata:        meta,
-				Brokers:              brokerIDs,
-				Profile:              cprofile,
-				SessionTimeout:       g.Client.SessionTimeout,
-				HeartbeatInterval:    g.Client.HeartbeatInterval,
-				MaxPollInterval:      g.Client.MaxPollInterval,
-				RetryBackoff:         g.Client.RetryBackoff,
-				RetryBackoffMax:      g.Client.RetryBackoffMax,
-				RequestTimeout:       g.Client.RequestTimeout,
-				Assignors:            g.Client.Assignors,
-				AutoCommit:           g.Client.AutoCommit,
-				AutoCommitInterval:   g.Client.AutoCommitInterval,
-				PollInterval:         toSimDist(g.Workload.PollInterval),
-				PollTimeout:          toSimDist(g.Workload.PollTimeout),
-				AssignTime:           toSimDist(g.Workload.AssignTime),
-				CallbackTime:         toSimDist(g.Workload.CallbackTime),
-				EagerPolls:           opts.EagerPolls,
-				HeartbeatWakeCadence: opts.HeartbeatWakeCadence,
+				GroupID:               id,
+				Topics:                g.Subscribe,
+				TopicMetadata:         meta,
+				Brokers:               brokerIDs,
+				Profile:               cprofile,
+				SessionTimeout:        g.Client.SessionTimeout,
+				HeartbeatInterval:     g.Client.HeartbeatInterval,
+				MaxPollInterval:       g.Client.MaxPollInterval,
+				RetryBackoff:          g.Client.RetryBackoff,
+				RetryBackoffMax:       g.Client.RetryBackoffMax,
+				RequestTimeout:        g.Client.RequestTimeout,
+				Assignors:             g.Client.Assignors,
+				AutoCommit:            g.Client.AutoCommit,
+				AutoCommitInterval:    g.Client.AutoCommitInterval,
+				PollInterval:          pollDist(g.Workload.PollInterval), // at least MinPollCost (limits.go)
+				PollTimeout:           pollDist(g.Workload.PollTimeout),
+				AssignTime:            toSimDist(g.Workload.AssignTime),
+				CallbackTime:          toSimDist(g.Workload.CallbackTime),
+				EagerPolls:            opts.EagerPolls,
+				HeartbeatWakeCadence:  opts.HeartbeatWakeCadence,
+				ReconnectBackoff:      g.Client.ReconnectBackoff,
+				ReconnectBackoffMax:   g.Client.ReconnectBackoffMax,
+				SocketSetupTimeout:    g.Client.SocketSetupTimeout,
+				SocketSetupTimeoutMax: g.Client.SocketSetupTimeoutMax,
 			}
 			gs.cohorts = append(gs.cohorts, cohort{sc: g, cfg: cfg})
 		}
@@ -428,11 +435,11 @@ func (w *world) emitModel(e *protocol.Event) {
 }
 
 func (w *world) run() sim.StopReason {
-	budget := sim.Budget{Until: sim.Instant(w.sc.Duration), MaxEvents: 2_000_000_000}
+	budget := sim.Budget{Until: sim.Instant(w.sc.Duration), MaxEvents: uint64(w.maxEvents)}
 	reason := w.q.Run(budget, w.fire)
 	if reason == sim.EventBudget {
 		w.viol = append(w.viol, Violation{Checker: "progress", AtMs: int64(w.q.Now()) / 1e6,
-			Message: fmt.Sprintf("the run hit its budget of %d events before its simulated duration", budget.MaxEvents)})
+			Message: fmt.Sprintf("the run hit its budget of %d events before its simulated duration (raise it with --max-events)", budget.MaxEvents)})
 	}
 	w.finish()
 	return reason
@@ -451,6 +458,9 @@ func (w *world) fire(now sim.Instant, e ev) {
 		w.viol = append(w.viol, Violation{Checker: "progress", AtMs: int64(now) / 1e6,
 			Message: fmt.Sprintf("more than %d events at one instant without virtual time moving: a livelock", maxEventsPerInstant)})
 		w.q.Stop()
+		return
+	}
+	if si := w.spinSlot(&e); si >= 0 && w.spinning(si, now) {
 		return
 	}
 	switch e.kind {

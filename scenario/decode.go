@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Error is a scenario error: the file, the line, the field path and what is
@@ -41,6 +43,31 @@ func (e *Error) Error() string {
 type decoder struct {
 	source string
 	notes  []string // Scenario.Notes
+	// visits counts the mapping entries read, merges and aliases expanded;
+	// maxVisits bounds it (an alias or merge-key bomb).
+	visits int
+	// warnings are the scenario's Warnings (input that is valid but does
+	// nothing, such as a fault after the end of the run).
+	warnings []string
+}
+
+// warnf records a warning in the "file:line: path: message" form of errors.
+func (d *decoder) warnf(n *yaml.Node, path, format string, args ...any) {
+	d.warnings = append(d.warnings, d.errf(n, path, format, args...).Error())
+}
+
+// MaxYAMLNodes bounds the YAML nodes one file may expand to through aliases
+// and merge keys ("<<: *base"): 40 levels of doubling merges in 881 bytes
+// would otherwise take hours to read. No scenario needs anywhere near it.
+const MaxYAMLNodes = 200_000
+
+// visit counts n nodes read and fails past MaxYAMLNodes.
+func (d *decoder) visit(at *yaml.Node, path string, n int) error {
+	d.visits += n
+	if d.visits > MaxYAMLNodes {
+		return d.errf(at, path, "the file's aliases and merge keys (<<) expand to more than %d YAML nodes (a limit against alias bombs); write the values out instead", MaxYAMLNodes)
+	}
+	return nil
 }
 
 func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
@@ -48,8 +75,67 @@ func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
 	if n != nil {
 		line = n.Line
 	}
-	return &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, shortenQuoted(format, args)...)}
 }
+
+// MaxQuoted is how many bytes of a value an error message quotes: a 50 MB
+// scalar, or a file read by mistake, is not printed whole.
+const MaxQuoted = 40
+
+// quote is %q of at most MaxQuoted bytes of s (control characters, ANSI
+// escapes included, come out escaped), with "…" when cut.
+func quote(s string) string {
+	if len(s) <= MaxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// Quote is quote for other packages' messages.
+func Quote(s string) string { return quote(s) }
+
+// shortenQuoted cuts the string arguments that format prints with %q to
+// MaxQuoted bytes, so that every message quotes little of a value.
+func shortenQuoted(format string, args []any) []any {
+	out := args
+	ai := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("+-# 0123456789.", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			break
+		}
+		if format[j] == '%' {
+			i = j
+			continue
+		}
+		if format[j] == 'q' && ai < len(args) {
+			if s, ok := args[ai].(string); ok && len(s) > MaxQuoted {
+				if &out[0] == &args[0] {
+					out = append([]any(nil), args...)
+				}
+				out[ai] = rawText(quote(s))
+			}
+		}
+		ai++
+		i = j
+	}
+	return out
+}
+
+// rawText is an already quoted string that %q prints as it is.
+type rawText string
+
+func (r rawText) Format(f fmt.State, _ rune) { f.Write([]byte(r)) }
 
 func sub(path, key string) string {
 	if path == "" {
@@ -86,7 +172,7 @@ func kindName(n *yaml.Node) string {
 		if n.ShortTag() == "!!null" {
 			return "nothing (null)"
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return quote(n.Value)
 	case yaml.AliasNode:
 		return "an alias"
 	}
@@ -141,6 +227,9 @@ func (d *decoder) collect(f *fields, n *yaml.Node, path string, schema *mapSchem
 	if len(n.Content)%2 != 0 {
 		return d.errf(n, path, "malformed mapping")
 	}
+	if err := d.visit(orig, path, 1+len(n.Content)/2); err != nil {
+		return err
+	}
 	var merges []*yaml.Node
 	for i := 0; i < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -153,10 +242,14 @@ func (d *decoder) collect(f *fields, n *yaml.Node, path string, schema *mapSchem
 		}
 		name := k.Value
 		if !schema.has(name) {
-			if near := closest(name, schema.names()); near != "" {
-				return d.errf(k, sub(path, name), "unknown key (did you mean %s?); known keys: %s", near, strings.Join(schema.names(), ", "))
+			shown := name
+			if len(name) > MaxQuoted || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+				shown = quote(name)
 			}
-			return d.errf(k, sub(path, name), "unknown key; known keys: %s", strings.Join(schema.names(), ", "))
+			if near := closest(name, schema.names()); near != "" {
+				return d.errf(k, sub(path, shown), "unknown key (did you mean %s?); known keys: %s", near, strings.Join(schema.names(), ", "))
+			}
+			return d.errf(k, sub(path, shown), "unknown key; known keys: %s", strings.Join(schema.names(), ", "))
 		}
 		if _, dup := f.keys[name]; dup {
 			if merged {
@@ -197,6 +290,9 @@ func (d *decoder) sequence(n *yaml.Node, path string) ([]*yaml.Node, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, d.errf(n, path, "expected a list, got %s", kindName(n))
 	}
+	if err := d.visit(n, path, 1+len(n.Content)); err != nil {
+		return nil, err
+	}
 	out := make([]*yaml.Node, len(n.Content))
 	for i, e := range n.Content {
 		r := resolve(e)
@@ -218,6 +314,11 @@ func (d *decoder) str(n *yaml.Node, path string) (string, error) {
 	}
 	if n.Value == "" {
 		return "", d.errf(n, path, "must not be empty")
+	}
+	if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 {
+		// An ANSI escape in a name would reach the terminal with every
+		// message and summary that prints it.
+		return "", d.errf(n, path, "must not contain control characters (such as tabs, newlines or terminal escapes), got %s", quote(n.Value))
 	}
 	return n.Value, nil
 }
@@ -253,22 +354,43 @@ func (d *decoder) integer(n *yaml.Node, path string, lo, hi int64) (int64, error
 	return v, nil
 }
 
-// maxMs is the largest millisecond count a time.Duration holds.
-const maxMs = math.MaxInt64 / int64(time.Millisecond)
+// MaxTime is the longest duration the simulator accepts anywhere (a run's
+// duration, a fault's window, a distribution's parameter, a LONG *.ms
+// property): one year. The virtual clock counts nanoseconds in an int64
+// (292 years), and timers add several such durations to "now"; a bound well
+// inside it keeps every sum exact instead of wrapping round.
+const MaxTime = 365 * 24 * time.Hour
 
-// millis decodes a Kafka *.ms property: a non-negative integer of milliseconds.
+// maxIntMs is Kafka's bound on an INT property: Java's Integer.MAX_VALUE.
+const maxIntMs = math.MaxInt32
+
+// millis decodes a Kafka *.ms property of ConfigDef type INT: an integer of
+// milliseconds in [0, Integer.MAX_VALUE] (ConfigDef rejects a larger INT).
 func (d *decoder) millis(n *yaml.Node, path string) (time.Duration, error) {
+	return d.millisIn(n, path, maxIntMs, "Kafka's INT range")
+}
+
+// millisLong decodes a *.ms property of type LONG: Kafka accepts up to
+// Long.MAX_VALUE; the simulator caps it at MaxTime.
+func (d *decoder) millisLong(n *yaml.Node, path string) (time.Duration, error) {
+	return d.millisIn(n, path, MaxTime.Milliseconds(), "the simulator's limit of one year")
+}
+
+func (d *decoder) millisIn(n *yaml.Node, path string, hi int64, why string) (time.Duration, error) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
 		if _, err := time.ParseDuration(n.Value); err == nil {
-			return 0, d.errf(n, path, "Kafka *.ms properties are integers in milliseconds, got %q", n.Value)
+			return 0, d.errf(n, path, "Kafka *.ms properties are integers in milliseconds, got %s", quote(n.Value))
 		}
 	}
-	v, err := d.integer(n, path, math.MinInt64, maxMs)
+	v, err := d.integer(n, path, math.MinInt64, math.MaxInt64)
 	if err != nil {
 		return 0, err
 	}
 	if v < 0 {
 		return 0, d.errf(n, path, "negative duration %dms", v)
+	}
+	if v > hi {
+		return 0, d.errf(n, path, "must be at most %d (%s), got %d", hi, why, v)
 	}
 	return time.Duration(v) * time.Millisecond, nil
 }
@@ -284,10 +406,13 @@ func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
 		if n.ShortTag() == "!!int" || n.ShortTag() == "!!float" {
 			return 0, d.errf(n, path, "a duration needs a unit, like \"%sms\" or \"%ss\"", n.Value, n.Value)
 		}
-		return 0, d.errf(n, path, "expected a duration like \"250ms\" or \"10s\", got %q", n.Value)
+		return 0, d.errf(n, path, "expected a duration like \"250ms\" or \"10s\", got %s", quote(n.Value))
 	}
 	if v < 0 {
-		return 0, d.errf(n, path, "negative duration %s", n.Value)
+		return 0, d.errf(n, path, "negative duration %v", v)
+	}
+	if v > MaxTime {
+		return 0, d.errf(n, path, "%s is longer than %v (one year, the simulator's limit on any duration)", quote(n.Value), MaxTime)
 	}
 	return v, nil
 }
@@ -456,6 +581,9 @@ func (d *decoder) dist(n *yaml.Node, path string) (Dist, error) {
 // closest returns the known key within edit distance 2 of name (a typo),
 // or "".
 func closest(name string, known []string) string {
+	if len(name) > 64 {
+		return "" // no key is that long; and the distance costs len(name) × len(key)
+	}
 	best, bestD := "", 3
 	for _, k := range known {
 		if d := editDistance(name, k); d < bestD {

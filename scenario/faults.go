@@ -2,12 +2,13 @@ package scenario
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // BrokerPrefix starts a broker's name: broker-0, broker-1, …
@@ -53,6 +54,27 @@ func resolveMember(groups []Group, name string) (group, member int, ok bool) {
 	return 0, 0, false
 }
 
+// CheckMember says whether a member of that name ever exists in a run of
+// the scenario: an initial member of a group's cohorts, or one a join fault
+// adds. The error names the members that do.
+func (s *Scenario) CheckMember(name string) error {
+	gi, mi, ok := resolveMember(s.Groups, name)
+	if !ok {
+		return fmt.Errorf("unknown member %s; members are named <group>-<index> (groups: %s)", quote(name), strings.Join(s.GroupIDs(), ", "))
+	}
+	id := s.Groups[gi].ID
+	limit := groupMembers(s.Groups, id)
+	for _, f := range s.Faults {
+		if f.Kind == FaultJoin && f.Target == id {
+			limit++
+		}
+	}
+	if mi >= limit {
+		return fmt.Errorf("member %s never exists: group %s has members %s-0 to %s-%d", quote(name), id, id, id, limit-1)
+	}
+	return nil
+}
+
 func groupIndex(groups []Group, id string) int {
 	return slices.IndexFunc(groups, func(g Group) bool { return g.ID == id })
 }
@@ -96,8 +118,11 @@ func groupMembers(groups []Group, id string) int {
 
 // faults decodes the fault timeline and sorts it by At (stable: file order
 // among equal instants).
-func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int) ([]Fault, error) {
+func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int, duration time.Duration) ([]Fault, error) {
 	const path = "faults"
+	if n.Kind == yaml.SequenceNode && len(n.Content) > MaxFaults {
+		return nil, d.errf(n, path, "%d faults, more than the limit of %d (for many random faults use swarm:)", len(n.Content), MaxFaults)
+	}
 	elems, err := d.sequence(n, path)
 	if err != nil {
 		return nil, err
@@ -114,6 +139,17 @@ func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int) ([]Fault, er
 		if err != nil {
 			return nil, err
 		}
+		if ft.At >= duration {
+			// A fault at or after the end does nothing: say so loudly. (Not
+			// an error: INTERFACE.md's own example lists faults past its
+			// duration, and a shorter --set duration must keep working.)
+			d.warnf(f.get("at"), sub(p, "at"), "%v is not before the end of the run (duration %v): this %s fault never happens", ft.At, duration, ft.Kind)
+		}
+		if ft.Kind == FaultRollingRestart {
+			if n := groupMembers(groups, ft.Target); n > 0 && ft.Interval > (MaxTime-ft.At)/time.Duration(n) {
+				return nil, d.errf(f.get("interval"), sub(p, "interval"), "%d members × interval %v run past %v, the simulator's limit on any time", n, ft.Interval, MaxTime)
+			}
+		}
 		out = append(out, ft)
 		fieldsOf = append(fieldsOf, f)
 	}
@@ -127,6 +163,20 @@ func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int) ([]Fault, er
 			}
 		}
 	}
+	// joinAt[gi][k] is when the k-th join of group gi (in time order) adds
+	// member <id>-(members+k).
+	joinAt := make([][]time.Duration, len(groups))
+	for _, ft := range out {
+		if ft.Kind == FaultJoin {
+			if gi := groupIndex(groups, ft.Target); gi >= 0 {
+				joinAt[gi] = append(joinAt[gi], ft.At)
+			}
+		}
+	}
+	for _, j := range joinAt {
+		slices.Sort(j)
+	}
+	var at time.Duration // the fault being checked
 	checkMember := func(f *fields, p, key, name string, allowCoordinator bool) error {
 		if allowCoordinator && name == CoordinatorName {
 			return nil
@@ -140,11 +190,16 @@ func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int) ([]Fault, er
 			return d.errf(f.get(key), sub(p, key), "member %q does not exist: group %s has members %s-0 to %s-%d",
 				name, groups[gi].ID, groups[gi].ID, groups[gi].ID, limit-1)
 		}
+		if k := mi - groupMembers(groups, groups[gi].ID); k >= 0 && joinAt[gi][k] > at {
+			return d.errf(f.get(key), sub(p, key), "member %q does not exist yet at %v: the join fault that adds it comes at %v",
+				name, at, joinAt[gi][k])
+		}
 		return nil
 	}
 	for i := range out {
 		ft, f, p := &out[i], fieldsOf[i], index(path, i)
 		key := string(ft.Kind)
+		at = ft.At
 		switch ft.Kind {
 		case FaultCrash, FaultHostDown:
 			if ft.Target == CoordinatorName {

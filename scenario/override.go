@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // applyOverride sets o.Path to o.Value in the node tree rooted at root (a
@@ -15,7 +15,7 @@ import (
 func applyOverride(d *decoder, root *yaml.Node, o Override) (*yaml.Node, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
 		e := d.errf(n, "", format, args...).(*Error)
-		e.Msg = "override " + strconv.Quote(o.Path) + ": " + e.Msg
+		e.Msg = "override " + quote(o.Path) + ": " + e.Msg
 		return e
 	}
 	val, err := valueNode(o.Value)

@@ -113,7 +113,7 @@ func TestParseErrors(t *testing.T) {
 `, `f.yaml:8: groups[0].client.enable.auto.commit: expected true or false, got "yes please"`},
 		{"topics not a list", "name: a\ntopics: {name: x}\n", "f.yaml:2: topics: expected a list, got a mapping"},
 		{"duplicate topic", "name: a\ntopics:\n  - {name: x, partitions: 1}\n  - {name: x, partitions: 1}\n", `f.yaml:4: topics[1].name: duplicate topic "x"`},
-		{"syntax error", "name: [a\n", "f.yaml:1: invalid YAML: did not find expected ',' or ']'"},
+		{"syntax error", "name: [a\n", "f.yaml:1: invalid YAML: the [ opened here is never closed (expected ',' or ']')"},
 		{"empty", "", "f.yaml: empty scenario file"},
 		{"min session above max", "coordinator: {group.min.session.timeout.ms: 70000, group.max.session.timeout.ms: 60000}\n" + minimal, "f.yaml:1: coordinator.group.min.session.timeout.ms: group.min.session.timeout.ms (70000) must not be greater than group.max.session.timeout.ms (60000)"},
 		{"zero duration", "duration: 0s\n" + minimal, "f.yaml:1: duration: must be positive"},

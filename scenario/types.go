@@ -18,6 +18,11 @@ type Scenario struct {
 	// (docs/OBSERVABILITY.md); nil means no swarm.
 	Swarm *Swarm
 
+	// Warnings are "file:line: path: message" lines about input that is
+	// valid but has no effect (a fault at or after the end of the run).
+	// Commands print them on stderr.
+	Warnings []string
+
 	// Source is the file name (or "builtin:<name>") the scenario came from.
 	Source string
 	// Notes are what the parse decided for the user and says in one line

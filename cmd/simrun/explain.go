@@ -39,8 +39,8 @@ ones lost, the pauses, the timer that fired.`,
 		}
 		printNotes(stderr, sc)
 		if member != "" {
-			if _, _, ok := sc.ResolveMember(member); !ok {
-				return fail(exitBadInput, "simrun explain: unknown member %q; members are named <group>-<index>", member)
+			if err := sc.CheckMember(member); err != nil {
+				return fail(exitBadInput, "simrun explain: %v", err)
 			}
 		}
 		s := seedOr(cmd, seed, sc.Seed)

@@ -27,6 +27,7 @@ func newRunCmd(a *app) *cobra.Command {
 		asJSON                    bool
 		trace, perfetto, timeline string
 		failOnSpec                string
+		maxEvents                 int64
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -49,18 +50,19 @@ a scenario file or a built-in name (simrun list).`,
 		names = append(names, f.name)
 	}
 	fs.StringVar(&failOnSpec, "fail-on", "", "exit 4 when any of these comma-separated `CONDITIONS` held in the run: "+strings.Join(names, ", "))
+	fs.Int64Var(&maxEvents, "max-events", harness.DefaultMaxEvents, "stop (or refuse before it starts) a run of more than `N` events")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		conds, err := parseFailOn(failOnSpec)
 		if err != nil {
 			return fail(exitBadInput, "simrun run: %v", err)
 		}
-		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, conds)
+		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, conds, maxEvents)
 	}
 	return cmd
 }
 
-func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, conds []string) error {
+func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, conds []string, maxEvents int64) error {
 	stdout, stderr := a.stdout, a.stderr
 	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
@@ -69,7 +71,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 	printNotes(stderr, sc)
 	s := seedOr(cmd, seed, sc.Seed)
 	a.running = fmt.Sprintf("simrun run %s --seed %d%s", path, s, setsText(sets))
-	opts := harness.Options{}
+	opts := harness.Options{MaxEvents: maxEvents}
 	var tf *atomicfile.File
 	var tw *bufio.Writer
 	if trace != "" {
@@ -174,10 +176,14 @@ func shellQuote(s string) string {
 }
 
 // printNotes prints the scenario's parse notes (a Kafka version resolved
-// to its profile era) on stderr.
+// to its profile era) and warnings (a fault after the end of the run) on
+// stderr.
 func printNotes(w io.Writer, sc *scenario.Scenario) {
 	for _, n := range sc.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	for _, n := range sc.Warnings { // valid input that does nothing
+		fmt.Fprintln(w, "warning:", n)
 	}
 }
 

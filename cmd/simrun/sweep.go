@@ -26,6 +26,7 @@ type sweepFlags struct {
 	workers int
 	shard   string
 	sets    *setFlags
+	maxRuns int64
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet, shard bool) {
@@ -35,6 +36,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet, shard bool) {
 		fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` of the points (0 <= i < n); join with simrun merge")
 	}
 	f.sets = addSetFlagNamed(fs, "set", "override a setting of the experiment's base scenario, `PATH=VALUE` (repeatable); swept values still apply on top")
+	fs.Int64Var(&f.maxRuns, "max-runs", experiments.DefaultMaxRuns, "refuse a sweep of more than `N` runs (points × seeds)")
 }
 
 // sweepGCPercent is the garbage collector's target while a sweep runs: each
@@ -90,7 +92,7 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 			return nil, "", fail(exitBadInput, "%s: --set: %v", path, err)
 		}
 	}
-	opts := experiments.Options{Out: f.out, Workers: f.workers, Log: stderr}
+	opts := experiments.Options{Out: f.out, Workers: f.workers, Log: stderr, MaxRuns: f.maxRuns}
 	if opts.Out == "" {
 		opts.Out = filepath.Join("results", e.Name)
 	}

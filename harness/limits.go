@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// Time always advances (issue 17). A discrete-event simulation of a loop
+// that costs no virtual time never ends, where the real program would spin
+// a CPU. Two rules keep every run finite and turn such a loop into a
+// finding:
+//
+//   - MinPollCost: one pass of the application's poll loop costs at least
+//     this much virtual time — a poll.interval or poll.timeout draw below it
+//     takes it (`poll.interval: 0ms` or `1ns` would otherwise replay a
+//     billion polls per simulated second).
+//   - a spin guard: a member that fires more than SpinEventsPerMs events
+//     within one millisecond of virtual time is in a busy loop (a retry
+//     without backoff at zero latency, a thread whose deadline never moves);
+//     the run stops with a "spin" violation naming the member, instead of
+//     hanging until the event budget.
+
+// MinPollCost is the least virtual time one poll-loop pass takes.
+const MinPollCost = time.Microsecond
+
+// SpinEventsPerMs is the most events one member may fire within one
+// millisecond of virtual time. Kafka's own timers are whole milliseconds
+// (heartbeat.interval.ms >= 1), so a healthy member fires a handful.
+const SpinEventsPerMs = 500
+
+// atLeast is a distribution whose draws are at least min.
+type atLeast struct {
+	d   sim.Dist
+	min time.Duration
+}
+
+func (a atLeast) Draw(r *rand.Rand) time.Duration { return max(a.d.Draw(r), a.min) }
+func (a atLeast) String() string                  { return fmt.Sprintf("%v (at least %v)", a.d, a.min) }
+
+// pollDist is a poll.interval or poll.timeout with MinPollCost applied.
+func pollDist(d scenario.Dist) sim.Dist { return atLeast{toSimDist(d), MinPollCost} }
+
+// spinGuard counts each member's events per millisecond of virtual time.
+type spinGuard struct {
+	window []int64 // per slot: the millisecond being counted
+	count  []int32
+}
+
+// spinning counts one event of slot si at now and reports a spin.
+func (w *world) spinning(si int32, now sim.Instant) bool {
+	g := &w.spin
+	if g.window == nil {
+		g.window = make([]int64, len(w.slots))
+		g.count = make([]int32, len(w.slots))
+	}
+	ms := int64(now) / int64(time.Millisecond)
+	if g.window[si] != ms {
+		g.window[si], g.count[si] = ms, 0
+	}
+	g.count[si]++
+	if g.count[si] <= SpinEventsPerMs {
+		return false
+	}
+	w.viol = append(w.viol, Violation{Checker: "spin", AtMs: int64(now) / 1e6,
+		Message: fmt.Sprintf("%s fired more than %d events within one millisecond of virtual time: a busy loop (real Kafka would spin a CPU here, e.g. retrying without backoff at zero latency); the run stops",
+			w.slots[si].name, SpinEventsPerMs)})
+	w.q.Stop()
+	return true
+}
+
+// spinSlot is the member slot an event belongs to, or -1 (a broker's).
+func (w *world) spinSlot(e *ev) int32 {
+	switch e.kind {
+	case evAppTick, evHBTick, evResume, evStart:
+		return e.idx
+	case evDeliver:
+		if n := int(e.d.To) - len(w.brokers); n >= 0 {
+			return int32(n)
+		}
+	}
+	return -1
+}
+
+// DefaultMaxEvents bounds the events of one run (Options.MaxEvents; simrun
+// run --max-events raises it): about a minute of wall time.
+const DefaultMaxEvents = 200_000_000
+
+// EstimatedEvents is a lower estimate of a run's events: each member's
+// heartbeats over the run (a request and a response, each sent and
+// delivered). A run estimated above its event budget is refused before it
+// starts instead of running for hours (`duration: 1000000h`).
+func EstimatedEvents(sc *scenario.Scenario) float64 {
+	var n float64
+	for _, g := range sc.Groups {
+		if hb := g.Client.HeartbeatInterval; hb > 0 {
+			n += float64(g.Members) * 4 * float64(sc.Duration) / float64(hb)
+		}
+	}
+	return n
+}
+
+// checkBudget refuses a run whose estimate exceeds its event budget.
+func checkBudget(sc *scenario.Scenario, maxEvents int64) error {
+	if est := EstimatedEvents(sc); est > float64(maxEvents) {
+		return fmt.Errorf("%s: about %.3g events expected (members × duration / heartbeat.interval.ms × 4), more than the limit of %d events; shorten duration, or raise the limit with --max-events %.0f",
+			sc.Source, est, maxEvents, est*1.5)
+	}
+	return nil
+}
