@@ -364,6 +364,14 @@ func (d *dir[M]) sample(r time.Duration) {
 	d.srtt = (7*d.srtt + r) / 8
 }
 
+// MinDelay is the least one-way delay of a segment: a message always
+// costs some time (a zero latency setting would let a request and its
+// answer, and a client retrying at once, loop at one virtual instant).
+const MinDelay = time.Microsecond
+
+// delay draws one one-way latency, at least MinDelay.
+func (n *Network[M]) delay() time.Duration { return max(n.latency.Draw(n.rng), MinDelay) }
+
 // lost draws whether one transmission from→to at now is lost.
 func (n *Network[M]) lost(from, to NodeID) (bool, DropReason) {
 	if n.ncuts > 0 {
@@ -532,7 +540,7 @@ func (n *Network[M]) transmit(t Instant, c *conn[M], d *Delivery[M]) DropReason 
 		n.lose(t, c, dd, d)
 		return why
 	}
-	lat := n.latency.Draw(n.rng)
+	lat := n.delay()
 	at := t.Add(lat + d.extra)
 	if at < dd.last {
 		at = dd.last // in order
@@ -586,7 +594,7 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		// ApiVersions: one more round trip before the connection is READY.
 		rd := *d
 		rd.kind = segReady
-		rd.At = now.Add(n.latency.Draw(n.rng) + n.latency.Draw(n.rng))
+		rd.At = now.Add(n.delay() + n.delay())
 		n.sched(rd)
 		return Pending, 0
 	case segReady:
@@ -671,7 +679,7 @@ func (n *Network[M]) lostInFlight(from, to NodeID) (bool, DropReason) {
 // burst after a successful retransmission).
 func (n *Network[M]) transmitNoLoss(t Instant, dd *dir[M], d *Delivery[M]) {
 	t = max(t, d.tx) // a held message still leaves its sender's egress no earlier
-	at := t.Add(n.latency.Draw(n.rng) + d.extra)
+	at := t.Add(n.delay() + d.extra)
 	if at < dd.last {
 		at = dd.last
 	}
@@ -720,7 +728,7 @@ func (n *Network[M]) syn(now Instant, c *conn[M], d *Delivery[M]) (Outcome, Node
 	r := *d
 	r.kind = segSynAck
 	r.refused = n.node(d.To).refuse
-	r.At = now.Add(n.latency.Draw(n.rng) + n.latency.Draw(n.rng))
+	r.At = now.Add(n.delay() + n.delay())
 	r.tx = now
 	n.sched(r)
 	return Pending, 0
