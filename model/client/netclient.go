@@ -330,7 +330,7 @@ func (m *Member) nextConnDeadline() protocol.Instant {
 
 // handleSetupTimeouts is NetworkClient.handleTimedOutConnections (KIP-601).
 func (m *Member) handleSetupTimeouts(now protocol.Instant, out *Output) {
-	if !m.net.setupTimeout {
+	if !m.net.setupTimeout || m.connecting == 0 {
 		return
 	}
 	for i := range m.conns {
