@@ -77,3 +77,63 @@ func BenchmarkMemoryPerMember(b *testing.B) {
 		runtime.KeepAlive(w)
 	}
 }
+
+// recordScenario is the benchmark of record (issue 15): n members of one
+// group with Kafka defaults (kafka-3.x: auto-commit every 5 s, heartbeats
+// every 3 s, session 45 s, poll loop every 100 ms), one-way latency uniform
+// 0–2 ms, one partition per member, one crash at 60 s and, when rolling is
+// non-zero, a rolling restart of the first `rolling` members from 600 s.
+func recordScenario(tb testing.TB, n int, dur string, rolling int) *scenario.Scenario {
+	tb.Helper()
+	src := fmt.Sprintf(`
+name: record-%d
+duration: %s
+coordinator: {brokers: 3, profile: kafka-3.x}
+network: {latency: {dist: uniform, min: 0ms, max: 2ms}}
+topics: [{name: t, partitions: %d}]
+groups:
+  - id: g
+    members: %d
+    subscribe: [t]
+    client: {profile: kafka-3.x}
+    start: {at: 0s, stagger: 1ms}
+faults:
+  - {at: 60s, crash: g-1}
+`, n, dur, n, n)
+	// A rolling restart of `rolling` members: what rolling-restart does
+	// (graceful close, new process `downtime` later, one member per
+	// interval), spelled as leave/restart pairs because rolling-restart
+	// always restarts the whole group.
+	for k := 0; k < rolling; k++ {
+		src += fmt.Sprintf("  - {at: %dms, leave: g-%d}\n  - {at: %dms, restart: g-%d}\n",
+			600000+k*1000, k+2, 602000+k*1000, k+2)
+	}
+	sc, err := scenario.Parse("bench.yaml", []byte(src))
+	require.NoError(tb, err)
+	return sc
+}
+
+// BenchmarkRecord is the benchmark of record (issue 15 targets: >= 1 M
+// member-s/s at 1,000 members, >= 2 M at 100, 10,000 members × 1 h with a
+// rolling restart of 5 % in <= 15 s). Run:
+//
+//	go test ./harness -run '^$' -bench Record -benchtime 3x -count 3
+func BenchmarkRecord(b *testing.B) {
+	for _, c := range []struct{ n, rolling int }{{100, 0}, {1000, 0}, {10000, 500}} {
+		b.Run(fmt.Sprintf("members=%d", c.n), func(b *testing.B) {
+			sc := recordScenario(b, c.n, "1h", c.rolling)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var events int64
+			for i := 0; i < b.N; i++ {
+				res, err := Run(sc, uint64(i+1), Options{})
+				require.NoError(b, err)
+				events += res.Summary.Events
+			}
+			memberSeconds := float64(c.n) * sc.Duration.Seconds() * float64(b.N)
+			b.ReportMetric(memberSeconds/b.Elapsed().Seconds(), "member-s/s")
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s/run")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/trace-event")
+		})
+	}
+}

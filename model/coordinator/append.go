@@ -202,7 +202,7 @@ func (b *Broker) onStaticMemberStored(now protocol.Instant, g *group, op *append
 	// group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs,
 	// oldSessionTimeoutMs, callback = null): the parked JoinGroup is dropped.
 	parked := m.awaitingJoin && m.joinConn == op.joinConn && m.joinCorr == op.joinCorr
-	m.protocols = op.oldProtocols
+	g.setProtocols(m, op.oldProtocols)
 	m.rebalanceTimeout = op.oldRebalance
 	m.sessionTimeout = op.oldSession
 	if m.awaitingJoin {

@@ -115,7 +115,12 @@ type group struct {
 	// (replaceStaticMember keeps the old id in pendingSyncMembers); they
 	// are included in numPendingSync.
 	stalePendingSync int
-	newMemberAdded   bool
+	// supported counts, per protocol name, the members that list it
+	// (GroupMetadata.supportedProtocols): a protocol is a candidate when its
+	// count is len(members). Kept by add, remove and setProtocols, so a
+	// JoinGroup's protocol check is O(protocols), not O(members).
+	supported      map[string]int
+	newMemberAdded bool
 
 	join          timer
 	joinKind      joinKind
@@ -144,6 +149,7 @@ func newGroup(id string, part *partition) *group {
 		byID:        map[string]*member{},
 		static:      map[string]*member{},
 		pendingByID: map[string]*pendingMember{},
+		supported:   map[string]int{},
 		part:        part,
 	}
 	g.join = timer{index: -1, kind: tkJoin, g: g}
@@ -177,6 +183,7 @@ func (g *group) add(m *member) {
 	}
 	g.members = append(g.members, m)
 	g.byID[m.id] = m
+	g.count(m.protocols, 1)
 	if m.isStatic() {
 		g.static[m.instanceID] = m
 	}
@@ -215,6 +222,7 @@ func (g *group) remove(id string) {
 		delete(g.static, m.instanceID)
 	}
 	delete(g.byID, id)
+	g.count(m.protocols, -1)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)
 	if g.leader == id {
@@ -243,6 +251,41 @@ func (g *group) removePending(id string) *pendingMember {
 	return p
 }
 
+// count adds d to the supported count of every distinct protocol name in
+// protocols (GroupMetadata.add/remove/updateMember keep supportedProtocols
+// this way). A name a member lists twice counts once, so a count never
+// exceeds the number of members listing it.
+func (g *group) count(protocols []protocol.GroupProtocol, d int) {
+	for i := range protocols {
+		name := protocols[i].Name
+		dup := false
+		for j := 0; j < i; j++ {
+			if protocols[j].Name == name {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		if c := g.supported[name] + d; c != 0 {
+			g.supported[name] = c
+		} else {
+			delete(g.supported, name)
+		}
+	}
+}
+
+// setProtocols replaces a member's protocols, keeping the supported counts
+// (the protocol half of GroupMetadata.updateMember).
+func (g *group) setProtocols(m *member, protocols []protocol.GroupProtocol) {
+	if g.byID[m.id] == m {
+		g.count(m.protocols, -1)
+		g.count(protocols, 1)
+	}
+	m.protocols = protocols
+}
+
 // supportsProtocols mirrors GroupMetadata.supportsProtocols.
 func (g *group) supportsProtocols(protocolType string, protocols []protocol.GroupProtocol) bool {
 	if g.state == Empty {
@@ -262,12 +305,7 @@ func (g *group) supportsProtocols(protocolType string, protocols []protocol.Grou
 // supportedByAll reports whether every member lists the protocol
 // (supportedProtocols(name) == members.size).
 func (g *group) supportedByAll(name string) bool {
-	for _, m := range g.members {
-		if _, ok := m.metadata(name); !ok {
-			return false
-		}
-	}
-	return true
+	return len(g.members) > 0 && g.supported[name] == len(g.members)
 }
 
 // selectProtocol mirrors GroupMetadata.selectProtocol: candidates are the
@@ -276,9 +314,30 @@ func (g *group) supportedByAll(name string) bool {
 // hash-map order (maxBy over a groupBy); here the tie goes to the candidate
 // that comes first in the preference list of the earliest-joined member
 // (deterministic, and what a single-member group would choose).
+//
+// Each member votes once (O(members × protocols) per call, as Kafka's
+// allMemberMetadata.map(_.vote(candidates))); every vote is a candidate,
+// and every candidate is in the first member's list, so the tally is kept
+// by position in that list.
 func (g *group) selectProtocol() string {
 	check(len(g.members) > 0, "selectProtocol: no members")
 	first := g.members[0]
+	var small [4]int
+	tally := small[:0]
+	if len(first.protocols) <= len(small) {
+		tally = small[:len(first.protocols)]
+	} else {
+		tally = make([]int, len(first.protocols))
+	}
+	for _, m := range g.members {
+		v := m.vote(g)
+		for i := range first.protocols {
+			if first.protocols[i].Name == v {
+				tally[i]++
+				break
+			}
+		}
+	}
 	var bestName string
 	bestVotes := -1
 	for i := range first.protocols {
@@ -286,14 +345,8 @@ func (g *group) selectProtocol() string {
 		if !g.supportedByAll(cand) {
 			continue
 		}
-		votes := 0
-		for _, m := range g.members {
-			if m.vote(g) == cand {
-				votes++
-			}
-		}
-		if votes > bestVotes {
-			bestName, bestVotes = cand, votes
+		if tally[i] > bestVotes {
+			bestName, bestVotes = cand, tally[i]
 		}
 	}
 	check(bestVotes >= 0, "selectProtocol: no common protocol")

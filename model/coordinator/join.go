@@ -311,7 +311,7 @@ func (b *Broker) updateMemberAndRebalance(now protocol.Instant, g *group, m *mem
 // Kafka simply replaces the callback, so the older request is never
 // answered (it stays parked, like any request on an abandoned connection).
 func (b *Broker) updateMember(g *group, m *member, jr *joinReq) {
-	m.protocols = jr.r.Protocols
+	g.setProtocols(m, jr.r.Protocols)
 	if b.feat.updateTimeoutsOnRejoin {
 		// KAFKA-14009 (3.3.2/3.4.0); before, updateMember kept the
 		// member's first timeouts (GroupMetadata.scala 2.8.1 521-534).
