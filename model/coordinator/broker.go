@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"container/heap"
 	"fmt"
 	"slices"
 	"time"
@@ -152,12 +151,12 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 	// only un-rejoined static members remain (rebalance timeout 0); both are
 	// finite, the bound catches a bug that would loop.
 	for fired := 0; len(b.timers) > 0; fired++ {
-		t := b.timers[0]
+		t := b.timers[0].t
 		if t.at > now || (!inclusive && t.at == now) {
 			return
 		}
 		check(fired < 1<<24, "fireTimers: runaway timer loop")
-		heap.Pop(&b.timers)
+		b.timers.remove(0)
 		switch t.kind {
 		case tkHeartbeat:
 			b.onExpireHeartbeat(t.at, t.g, t.m, out)
