@@ -47,7 +47,11 @@ type TraceEvent struct {
 // the summary), optionally writes JSON lines, and optionally keeps the
 // events in memory for checkers and tests.
 type recorder struct {
-	h       hash.Hash
+	h hash.Hash
+	// hbuf batches the canonical encodings of events for h (one Write per
+	// few kilobytes instead of one per event: the same digest, less
+	// per-call overhead); buf is scratch for a JSON line.
+	hbuf    []byte
 	buf     []byte
 	count   int64
 	jsonl   io.Writer
@@ -58,12 +62,15 @@ type recorder struct {
 }
 
 func newRecorder(jsonl io.Writer, keep bool, observe func(*TraceEvent)) *recorder {
-	return &recorder{h: sha256.New(), buf: make([]byte, 0, 256), jsonl: jsonl, keep: keep, observe: observe}
+	return &recorder{h: sha256.New(), hbuf: make([]byte, 0, hashBatch+512), buf: make([]byte, 0, 256), jsonl: jsonl, keep: keep, observe: observe}
 }
+
+// hashBatch is how many encoded bytes the recorder gathers before hashing.
+const hashBatch = 8 << 10
 
 func (r *recorder) record(e *TraceEvent) {
 	r.count++
-	b := r.buf[:0]
+	b := r.hbuf
 	b = binary.LittleEndian.AppendUint64(b, uint64(e.At))
 	b = appendStr(b, string(e.Kind))
 	b = appendStr(b, e.Node)
@@ -87,10 +94,13 @@ func (r *recorder) record(e *TraceEvent) {
 		b = appendStr(b, tp.Topic)
 		b = binary.LittleEndian.AppendUint32(b, uint32(tp.Partition))
 	}
-	r.h.Write(b)
-	r.buf = b
+	if len(b) >= hashBatch {
+		r.h.Write(b)
+		b = b[:0]
+	}
+	r.hbuf = b
 	if r.jsonl != nil && r.werr == nil {
-		line := appendJSON(r.buf[len(r.buf):], e)
+		line := appendJSON(r.buf[:0], e)
 		_, r.werr = r.jsonl.Write(line)
 		r.buf = line[:0]
 	}
@@ -106,7 +116,11 @@ func (r *recorder) record(e *TraceEvent) {
 	}
 }
 
-func (r *recorder) sum() string { return hex.EncodeToString(r.h.Sum(nil)) }
+func (r *recorder) sum() string {
+	r.h.Write(r.hbuf)
+	r.hbuf = r.hbuf[:0]
+	return hex.EncodeToString(r.h.Sum(nil))
+}
 
 func appendStr(b []byte, s string) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))

@@ -73,6 +73,7 @@ type Broker struct {
 	idSeq    uint64 // member id sequence
 
 	hbResp [4]protocol.HeartbeatResponse // shared heartbeat responses (see heartbeatResponse)
+	ocOK   protocol.OffsetCommitResponse // the shared NONE OffsetCommit response (see handleOffsetCommit)
 }
 
 // NewBroker returns a broker with no groups. It panics if cfg does not

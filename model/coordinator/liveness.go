@@ -239,7 +239,13 @@ func (b *Broker) leaveOne(now protocol.Instant, g *group, lm *protocol.LeaveGrou
 // doCommitOffsets / validateOffsetCommit (§12.10). Offsets themselves are
 // not stored; only the group-membership effects are modelled.
 func (b *Broker) handleOffsetCommit(now protocol.Instant, conn Conn, corr uint64, r *protocol.OffsetCommitRequest, out *Output) {
-	b.reply(out, conn, corr, &protocol.OffsetCommitResponse{Error: b.offsetCommit(now, r, out)})
+	// Auto-commit makes this the second most frequent request: the NONE
+	// answer is one shared read-only response, as for heartbeats.
+	if errc := b.offsetCommit(now, r, out); errc != protocol.None {
+		b.reply(out, conn, corr, &protocol.OffsetCommitResponse{Error: errc})
+	} else {
+		b.reply(out, conn, corr, &b.ocOK)
+	}
 }
 
 func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequest, out *Output) protocol.ErrorCode {
