@@ -36,3 +36,33 @@ func BenchmarkSweepQuickstart1002(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSweepCrashRecovery runs the built-in crash-recovery sweep (4
+// session timeouts × 10, 100 and 1,000 members × 8 seeds = 96 runs) on 1
+// and 2 workers (issue 15 target: >= 1.9× runs/s on 2). Run:
+//
+//	go test ./experiments -run '^$' -bench SweepCrashRecovery -benchtime 1x -count 3
+func BenchmarkSweepCrashRecovery(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	data, ok := Builtin("crash-recovery")
+	if !ok {
+		b.Fatal("no crash-recovery")
+	}
+	e, err := Parse("crash-recovery.yaml", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			var ran int
+			for i := 0; i < b.N; i++ {
+				out, err := Sweep(context.Background(), e, Options{Out: b.TempDir(), Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ran += out.Ran
+			}
+			b.ReportMetric(float64(ran)/b.Elapsed().Seconds(), "runs/s")
+		})
+	}
+}

@@ -897,6 +897,8 @@ func TestSelectProtocol(t *testing.T) {
 		{"majority", [][]string{{"range", "roundrobin"}, {"roundrobin", "range"}, {"roundrobin", "range"}}, "roundrobin"},
 		{"only compatible", [][]string{{"sticky", "range"}, {"range"}}, "range"},
 		{"tie: first member's preference", [][]string{{"roundrobin", "range"}, {"range", "roundrobin"}}, "roundrobin"},
+		{"candidates only", [][]string{{"sticky", "range", "roundrobin"}, {"roundrobin", "range"}, {"sticky", "roundrobin"}, {"range", "roundrobin"}}, "roundrobin"},
+		{"duplicate name counts once", [][]string{{"range", "range", "roundrobin"}, {"roundrobin"}}, "roundrobin"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

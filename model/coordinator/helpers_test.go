@@ -77,6 +77,7 @@ func (f *fixture) send(conn Conn, req protocol.Request) []Reply {
 	f.corr++
 	f.b.Handle(f.now, conn, f.corr, req, &f.out)
 	f.notePersist()
+	f.checkIndexes()
 	return append([]Reply(nil), f.out.Replies...)
 }
 
@@ -87,6 +88,7 @@ func (f *fixture) advance(d time.Duration) []Reply {
 	f.now = f.now.Add(d)
 	f.b.Tick(f.now, &f.out)
 	f.notePersist()
+	f.checkIndexes()
 	return append([]Reply(nil), f.out.Replies...)
 }
 
@@ -247,4 +249,38 @@ func (f *fixture) stableGroup(n int) ([]string, int32) {
 	}
 	require.Equal(f.t, Stable, f.state())
 	return ids, gen
+}
+
+// checkIndexes recounts what the broker keeps incrementally, after every
+// request and tick of every test: each group's per-protocol member counts
+// (group.supported, GroupMetadata.supportedProtocols) and the timer heap's
+// order and back-pointers.
+func (f *fixture) checkIndexes() {
+	f.t.Helper()
+	for _, p := range f.b.parts {
+		g := p.group
+		if g == nil {
+			continue
+		}
+		want := map[string]int{}
+		for _, m := range g.members {
+			seen := map[string]bool{}
+			for _, gp := range m.protocols {
+				if !seen[gp.Name] {
+					seen[gp.Name] = true
+					want[gp.Name]++
+				}
+			}
+		}
+		require.Equal(f.t, want, g.supported, "group %s: supported protocol counts", g.id)
+	}
+	h := f.b.timers
+	for i := range h {
+		require.Equal(f.t, i, h[i].t.index, "timer heap back-pointer")
+		require.Equal(f.t, h[i].at, h[i].t.at, "timer heap deadline")
+		require.Equal(f.t, h[i].seq, h[i].t.seq, "timer heap sequence")
+		if i > 0 {
+			require.False(f.t, h[i].less(&h[(i-1)/4]), "timer heap order")
+		}
+	}
 }
