@@ -1,0 +1,32 @@
+package harness
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSteadyStateAllocationFree: once a group is Stable, a run allocates
+// nothing per event (issue 15: 0 allocs/op in the steady state). The
+// benchmark-of-record scenario (auto-commit, heartbeats, a crash at 60 s,
+// jittered latency) for 5 and for 20 simulated minutes: the longer run fires
+// about four times the events and must allocate no more objects (a small
+// slack for the runtime's own).
+func TestSteadyStateAllocationFree(t *testing.T) {
+	mallocs := func(dur string) (uint64, int64) {
+		sc := recordScenario(t, 100, dur, 0)
+		runtime.GC()
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		res, err := Run(sc, 1, Options{})
+		runtime.ReadMemStats(&b)
+		require.NoError(t, err)
+		return b.Mallocs - a.Mallocs, res.Summary.Events
+	}
+	short, shortEvents := mallocs("5m")
+	long, longEvents := mallocs("20m")
+	require.Greater(t, longEvents, 3*shortEvents)
+	require.LessOrEqual(t, long, short+64, "allocations grew with simulated time: %d objects for %d events vs %d for %d",
+		long, longEvents, short, shortEvents)
+}
