@@ -116,7 +116,11 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 	if !m.blockedInJoin() {
 		d = min(d, m.pollBlockEnd)
 	}
-	if m.join == joinIdle && m.rejoinNeeded && m.joinRetryAt != 0 {
+	if m.join == joinIdle && m.rejoinNeeded && m.joinRetryAt != 0 && m.coordKnown {
+		// The join retry backoff matters only while a coordinator is known:
+		// without one, coordinatorPoll stops at ensureCoordinatorReady and
+		// the lookup's own deadlines wake the thread (a past joinRetryAt
+		// here re-fired the thread at one instant forever).
 		d = min(d, m.joinRetryAt)
 	}
 	if !m.coordKnown && m.findCorr == 0 && m.findRetryAt != 0 {
