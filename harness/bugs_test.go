@@ -332,3 +332,38 @@ func TestBugKAFKA13419(t *testing.T) {
 func TestBugKIP62(t *testing.T) {
 	assert.Contains(t, scenario.BuiltinNames(), "kip62-slow-poll")
 }
+
+// TestBugKAFKA8653: on a 2.3.0 broker a JoinGroup v0 (kafka-0.10 client)
+// gets rebalance timeout -1 instead of the session timeout, so after a join
+// every rebalance completes at once and removes the members that had not
+// rejoined yet: generations every few seconds, live members evicted by the
+// rebalance timeout, never Stable with all members; 2.3.1 rebalances once.
+// Source: KAFKA-8653, apache/kafka PR #7072; end-to-end, not a port of one
+// Java unit test.
+func TestBugKAFKA8653(t *testing.T) {
+	const name = "bug-kafka-8653"
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-2.3.0.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		g := res.Summary.Groups[0]
+		timeouts := 0
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvMemberRemoved {
+				assert.Equal(t, "rebalance-timeout", e.Reason, "seed %d: %+v", seed, e)
+				timeouts++
+			}
+		}
+		assert.Greater(t, g.FinalGeneration, int32(20), "seed %d: a generation every few seconds", seed)
+		assert.Greater(t, timeouts, 20, "seed %d", seed)
+		assert.Equal(t, timeouts, g.FalseEvictions, "seed %d: every removed member was alive", seed)
+		assert.False(t, g.StableAtEnd, "seed %d", seed)
+
+		// Fixed: broker kafka-2.3 (2.3.1).
+		fixed := run(t, withProfile(t, name, "coordinator", "kafka-2.3"), seed, Options{})
+		fg := fixed.Summary.Groups[0]
+		assert.Equal(t, int32(2), fg.FinalGeneration, "seed %d: the join costs one rebalance", seed)
+		assert.Zero(t, fg.Evictions, "seed %d", seed)
+		assert.True(t, fg.StableAtEnd, "seed %d", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}

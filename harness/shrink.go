@@ -29,6 +29,26 @@ type ShrinkResult struct {
 // does not. Each candidate is one deterministic run, so the result is
 // reproducible with the same seed. maxRuns bounds the search (0: 5,000).
 func Shrink(sc *scenario.Scenario, seed uint64, holds func(*Summary) bool, maxRuns int) (*ShrinkResult, error) {
+	var runErr error
+	res, err := ShrinkScenario(sc, seed, func(c *scenario.Scenario) bool {
+		r, err := Run(c, seed, Options{})
+		if err != nil {
+			runErr = err
+			return false
+		}
+		return holds(&r.Summary)
+	}, maxRuns)
+	if runErr != nil {
+		return nil, runErr
+	}
+	return res, err
+}
+
+// ShrinkScenario is Shrink with the property judged on the candidate
+// scenario itself (the file's faults replaced by a subset, no swarm), for
+// properties a Summary does not hold, such as an oracle firing
+// (RunOracles). holds runs the candidate for seed itself.
+func ShrinkScenario(sc *scenario.Scenario, seed uint64, holds func(*scenario.Scenario) bool, maxRuns int) (*ShrinkResult, error) {
 	if maxRuns <= 0 {
 		maxRuns = 5000
 	}
@@ -46,11 +66,7 @@ func Shrink(sc *scenario.Scenario, seed uint64, holds func(*Summary) bool, maxRu
 		c := *sc
 		c.Swarm = nil
 		c.Faults = fs
-		r, err := Run(&c, seed, Options{})
-		if err != nil {
-			return false, err
-		}
-		return holds(&r.Summary), nil
+		return holds(&c), nil
 	}
 	ok, err := test(all)
 	if err != nil {

@@ -332,6 +332,11 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			}
 		}
 	}
+	if n := f.get("oracles"); n != nil && !isNull(n) {
+		if s.Oracles, err = d.oracles(n); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 

@@ -22,6 +22,7 @@ type profileInfo struct {
 var profiles = []profileInfo{
 	{"kafka-0.10", 0, 10},
 	{"kafka-2.3", 2, 3},
+	{"kafka-2.3.0", 2, 3}, // broker only: KAFKA-8653 (a client profile kafka-2.3.0 is kafka-2.3)
 	{"kafka-2.4", 2, 4},
 	{"kafka-2.5", 2, 5},
 	{"kafka-2.6", 2, 6},

@@ -38,7 +38,7 @@ func TestParseErrors(t *testing.T) {
 `, "f.yaml:9: groups[0].client.heartbeat.interval.ms: heartbeat.interval.ms (45000) must be lower than session.timeout.ms (45000)"},
 		{"missing name", `topics: []
 `, "f.yaml:1: name: missing required key"},
-		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm, timing, measure"},
+		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm, timing, measure, oracles"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
 `, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms"},

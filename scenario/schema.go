@@ -106,6 +106,7 @@ var (
 		{name: "swarm", fields: swarmSchema},
 		{name: "timing"},
 		{name: "measure", fields: measureSchema},
+		{name: "oracles", fields: oraclesSchema},
 	}}
 	measureSchema = &mapSchema{keys: leaves("from")}
 )

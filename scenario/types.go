@@ -17,6 +17,9 @@ type Scenario struct {
 	// Swarm, when set, draws a random fault schedule from the seed
 	// (docs/OBSERVABILITY.md); nil means no swarm.
 	Swarm *Swarm
+	// Oracles, when set, holds the anomaly oracles' thresholds (the
+	// optional `oracles:` key, scenario/oracles.go); nil means defaults.
+	Oracles *Oracles
 
 	// Warnings are "file:line: path: message" lines about input that is
 	// valid but has no effect (a fault at or after the end of the run).

@@ -33,7 +33,8 @@ var allowed = map[string][]string{
 	"harness":                    {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
 	"experiments":                {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report":         {},
-	"cmd/simrun":                 {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol"},
+	"explore":                    {"internal/atomicfile", "harness", "scenario", "sim", "model/protocol"},
+	"cmd/simrun":                 {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
 }
 
 func root(t *testing.T) string {

@@ -239,6 +239,7 @@ var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.x", "kafka-2.8"},
 	{"kafka-3.x", "kafka-3.7"},
 	{"kafka-4.x", "kafka-4.3"},
+	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
 }
 
 // lookupBehaviour resolves a profile name (or alias) to its switches.

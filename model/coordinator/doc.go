@@ -35,6 +35,7 @@
 //	| kafka-0.10  |   |   |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-0.11  | x |   |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.2   | x | x |   |   |   |   |   |   |   |   | ok  |   |
+//	| kafka-2.3.0 | = kafka-2.3, plus KAFKA-8653: JoinGroup v0 rebalance timeout -1 (0), not the session timeout |
 //	| kafka-2.3   | x | x | x |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.4   | = kafka-2.3 (no broker-side change; KIP-429 is client-side) |
 //	| kafka-2.5   | x | x | x | x |   |   |   |   |   |   | ok  |   |

@@ -32,6 +32,11 @@ func (b *Broker) handleJoinGroup(now protocol.Instant, conn Conn, corr uint64, r
 		// JoinGroup v0 has no rebalance timeout: the broker uses the
 		// session timeout (KafkaApis.handleJoinGroupRequest).
 		rebalanceTimeout = sessionTimeout
+		if b.feat.kafka8653V0RebalanceTimeoutZero {
+			// 2.3.0 (KAFKA-8653): the field's default -1 is used; the
+			// DelayedJoin of a -1 timeout expires at once, as 0 does here.
+			rebalanceTimeout = 0
+		}
 	}
 	if sessionTimeout < b.cfg.MinSessionTimeout || sessionTimeout > b.cfg.MaxSessionTimeout {
 		b.joinError(out, conn, corr, r.MemberID, protocol.InvalidSessionTimeout)

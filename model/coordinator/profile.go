@@ -88,6 +88,11 @@ type features struct {
 	//     REBALANCE_IN_PROGRESS;
 	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION.
 	javaClassic bool
+	// kafka8653V0RebalanceTimeoutZero: KAFKA-8653, broker 2.3.0 only: a
+	// JoinGroup v0 (no rebalance-timeout field) gets the generated schema's
+	// default -1 instead of the session timeout, so its DelayedJoin expires
+	// at once (apache/kafka PR #7072, fixed in 2.3.1 / 2.4.0).
+	kafka8653V0RebalanceTimeoutZero bool
 }
 
 // profileSpec is one row of the profile table (doc.go repeats it).
@@ -106,6 +111,8 @@ var profileTable = func() []profileSpec {
 	v22.kip394, v22.maxSize, v22.newMemberTimeout = true, true, true
 	v23 := v22
 	v23.static, v23.rejectRemovesStatic = true, true
+	v230 := v23
+	v230.kafka8653V0RebalanceTimeoutZero = true
 	// KAFKA-9801 shipped in 2.5.0 (commit 146811ab296; GroupCoordinator.scala
 	// 2.5.0 1032-1037).
 	v25 := v23
@@ -136,6 +143,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-0.10", v010},
 		{"kafka-0.11", v011},
 		{"kafka-2.2", v22},
+		{"kafka-2.3.0", v230}, // KAFKA-8653 (2.3.0 only)
 		{"kafka-2.3", v23},
 		{"kafka-2.4", v23}, // no broker-side change in 2.4 (KIP-429 is client-side)
 		{"kafka-2.5", v25},

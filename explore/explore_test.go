@@ -1,0 +1,153 @@
+package explore
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// bug9801 is the KAFKA-9801 built-in (broker kafka-2.4) without its
+// hand-placed faults, long enough for the generic mix and its quiet tail.
+func bug9801(t *testing.T, profile string) (*scenario.Scenario, []byte) {
+	t.Helper()
+	src, ok := scenario.Builtin("bug-kafka-9801")
+	require.True(t, ok)
+	text := strings.Replace(string(src), "duration: 120s", "duration: 600s", 1)
+	text = strings.Replace(text, "  profile: kafka-2.4\ntopics", "  profile: "+profile+"\ntopics", 1)
+	text = text[:strings.Index(text, "faults:")]
+	sc, err := scenario.Parse("bug9801.yaml", []byte(text))
+	require.NoError(t, err)
+	return sc, []byte(text)
+}
+
+func campaign(t *testing.T, seeds, workers int, out string) *Report {
+	t.Helper()
+	sc, data := bug9801(t, "kafka-2.4")
+	rep, err := Run(Config{Scenario: sc, Source: "bug9801.yaml", Data: data, Command: "simrun run", Swarm: SwarmDefault,
+		FirstSeed: 1, Seeds: seeds, Workers: workers, Out: out, ShrinksPerOracle: 1, ShrinkRuns: 200,
+		Only: []string{scenario.OracleUnownedAtEnd}})
+	require.NoError(t, err)
+	return rep
+}
+
+func indexJSON(t *testing.T, rep *Report) string {
+	b, err := json.Marshal(&rep.Index)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestExploreSameResultsAnyWorkers: a campaign's index (findings,
+// signatures, counts) is the same with 1 and 3 workers, and it finds the
+// KAFKA-9801 symptom in 24 seeds of the generic mix.
+func TestExploreSameResultsAnyWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 48 simulations and a shrink")
+	}
+	a := campaign(t, 24, 1, "")
+	b := campaign(t, 24, 3, "")
+	assert.Equal(t, indexJSON(t, a), indexJSON(t, b))
+	assert.Equal(t, 24, a.Runs)
+	require.NotEmpty(t, a.Findings, "the 2.4 broker's empty assignment shows up under the generic mix")
+	assert.Equal(t, scenario.OracleUnownedAtEnd, a.Findings[0].Oracle)
+	assert.Positive(t, a.FirstFindingSeed)
+}
+
+// TestExploreResumes: a campaign stopped after 10 seeds and run again with
+// the same output directory continues at seed 11 and ends with the index a
+// single 24-seed campaign writes; its finding files reproduce the finding.
+func TestExploreResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 58 simulations")
+	}
+	dir := t.TempDir()
+	first := campaign(t, 10, 2, dir)
+	assert.Equal(t, uint64(11), first.NextSeed)
+	resumed := campaign(t, 24, 2, dir)
+	fresh := campaign(t, 24, 2, t.TempDir())
+	assert.Equal(t, 24, resumed.Runs)
+	// The index records paths under its own directory: compare without them.
+	strip := func(r *Report) string { s := indexJSON(t, r); return strings.ReplaceAll(s, dir, "DIR") }
+	freshS := indexJSON(t, fresh)
+	for _, f := range fresh.Findings {
+		freshS = strings.ReplaceAll(freshS, filepath.Dir(filepath.Dir(strings.Fields(f.Repro)[2])), "DIR")
+	}
+	assert.Equal(t, freshS, strip(resumed))
+
+	require.NotEmpty(t, resumed.Findings)
+	f := resumed.Findings[0]
+	file := filepath.Join(dir, f.Signature, "scenario.yaml")
+	assert.Contains(t, f.Repro, file)
+	sc, err := scenario.Load(file)
+	require.NoError(t, err, "a finding's file is a valid scenario")
+	_, fs, err := harness.RunOracles(sc, f.Seed, harness.Options{})
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(fs, func(x harness.Finding) bool { return x.Oracle == f.Oracle }), "the file reproduces %s: %v", f.Oracle, fs)
+	for _, name := range []string{"explain.txt", IndexFile} {
+		p := filepath.Join(dir, name)
+		if name == "explain.txt" {
+			p = filepath.Join(dir, f.Signature, name)
+		}
+		_, err := os.Stat(p)
+		assert.NoError(t, err, name)
+	}
+
+	// Another campaign in the same directory is refused.
+	sc2, data := bug9801(t, "kafka-2.4")
+	_, err = Run(Config{Scenario: sc2, Source: "other.yaml", Data: data, Swarm: SwarmDefault, Seeds: 1, Out: dir})
+	assert.ErrorContains(t, err, "another campaign")
+}
+
+// TestGenericFaults: the mix is a function of the seed, stays in its
+// window, uses several kinds over seeds, and every schedule written into
+// the scenario file parses back to the same faults.
+func TestGenericFaults(t *testing.T) {
+	sc, data := bug9801(t, "kafka-2.4")
+	from, until, err := GenericWindow(sc, time.Minute)
+	require.NoError(t, err)
+	kinds := map[string]bool{}
+	for seed := uint64(1); seed <= 40; seed++ {
+		fs := GenericFaults(sc, seed, from, until)
+		assert.Equal(t, fs, GenericFaults(sc, seed, from, until))
+		for _, f := range fs {
+			assert.GreaterOrEqual(t, f.At, from)
+			assert.Less(t, f.At, until)
+			kinds[Signature("x", []scenario.Fault{f})] = true
+		}
+		out, err := scenario.WithFaults("g.yaml", data, fs)
+		require.NoError(t, err)
+		back, err := scenario.Parse("g.yaml", out)
+		require.NoError(t, err, "seed %d:\n%s", seed, out)
+		require.Len(t, back.Faults, len(fs))
+		for i := range fs {
+			assert.Equal(t, scenario.FormatFault(fs[i]), scenario.FormatFault(back.Faults[i]))
+		}
+	}
+	assert.GreaterOrEqual(t, len(kinds), 10, "%v", kinds)
+	_, _, err = GenericWindow(sc, 10*time.Minute)
+	assert.ErrorContains(t, err, "too short")
+}
+
+// TestSignature: the oracle and the fault kinds in order, targets left out;
+// broker crashes are told from member ones.
+func TestSignature(t *testing.T) {
+	fs := []scenario.Fault{
+		{Kind: scenario.FaultCrash, Target: "payments-1"},
+		{Kind: scenario.FaultCrash, Target: "coordinator"},
+		{Kind: scenario.FaultHostDown, Target: "broker-2"},
+		{Kind: scenario.FaultRestart, Target: "payments-3"},
+	}
+	assert.Equal(t, "group-stuck--crash+broker-crash+broker-host-down+restart", Signature("group-stuck", fs))
+	fs[0].Target = "payments-7"
+	assert.Equal(t, "group-stuck--crash+broker-crash+broker-host-down+restart", Signature("group-stuck", fs))
+	assert.Equal(t, "member-leak--no-faults", Signature("member-leak", nil))
+}

@@ -1,0 +1,173 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// The generic fault mix (`simrun explore --swarm default`): a random fault
+// schedule drawn from the seed alone, for scenarios that have no swarm of
+// their own. It is swarm testing (Groce et al., "Swarm Testing", ISSTA
+// 2012): each seed first draws WHICH fault kinds it uses (each kind on with
+// probability 1/2, from stream "explore/mix"), then each enabled kind is a
+// Poisson process at its rate over the window, drawn from its own stream
+// "explore/<kind>". A seed that leaves most kinds out reaches states a
+// uniform mix rarely does (many pauses and no crash, say).
+//
+// Every fault is an ordinary file fault (scenario.Fault), so a finding's
+// schedule is written into a scenario file as it is, and shrunk.
+
+// genericKind is one kind of the mix: its rate per simulated minute when
+// enabled, and how it draws one fault at an instant.
+type genericKind struct {
+	name string
+	rate float64
+	draw func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault
+}
+
+// genCtx is what the draws need from the scenario.
+type genCtx struct {
+	members []string // the initial members of every group
+	groups  []string // group ids
+	session time.Duration
+	maxPoll time.Duration
+	brokers int
+}
+
+func uniform(rng *rand.Rand, lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	d := lo + time.Duration(rng.Int64N(int64(hi-lo)))
+	return d.Truncate(time.Millisecond)
+}
+
+func (g *genCtx) member(rng *rand.Rand) string { return g.members[rng.IntN(len(g.members))] }
+func (g *genCtx) group(rng *rand.Rand) string  { return g.groups[rng.IntN(len(g.groups))] }
+
+// genericKinds is the mix, in a fixed order (the streams are named, so the
+// order only fixes the stable sort of equal instants). Durations scale with
+// the group's session timeout, so a pause or partition sometimes outlasts
+// it and sometimes not.
+var genericKinds = []genericKind{
+	{"crash", 0.3, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		// A member process dies and is started again (crash with for).
+		return []scenario.Fault{{At: at, Kind: scenario.FaultCrash, Target: g.member(rng), For: uniform(rng, 500*time.Millisecond, 2*g.session)}}
+	}},
+	{"restart", 0.2, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultRestart, Target: g.member(rng)}}
+	}},
+	{"pause", 0.3, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultPause, Target: g.member(rng), For: uniform(rng, 100*time.Millisecond, g.session*3/2)}}
+	}},
+	{"partition", 0.3, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultPartition, Peers: [2]string{g.member(rng), scenario.CoordinatorName},
+			For: uniform(rng, 500*time.Millisecond, 2*g.session)}}
+	}},
+	{"loss", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		p := float64(5+rng.IntN(46)) / 100 // 5 % … 50 %
+		return []scenario.Fault{{At: at, Kind: scenario.FaultLoss, Loss: p, For: uniform(rng, 2*time.Second, time.Minute)}}
+	}},
+	{"slow-poll", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultSlowPoll, Target: g.member(rng), For: uniform(rng, time.Second, g.maxPoll*3/2)}}
+	}},
+	{"coordinator-failover", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultCoordinatorFailover, Target: g.group(rng)}}
+	}},
+	{"broker-crash", 0.1, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultCrash, Target: scenario.CoordinatorName, For: uniform(rng, time.Second, 40*time.Second)}}
+	}},
+	{"broker-host-down", 0.1, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultHostDown, Target: scenario.CoordinatorName, For: uniform(rng, time.Second, 40*time.Second)}}
+	}},
+	{"host-down", 0.1, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultHostDown, Target: g.member(rng), For: uniform(rng, time.Second, 2*g.session)}}
+	}},
+	{"rolling-restart", 0.05, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultRollingRestart, Target: g.group(rng),
+			Interval: uniform(rng, time.Second, 10*time.Second), Downtime: uniform(rng, 100*time.Millisecond, 5*time.Second)}}
+	}},
+	{"join", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		return []scenario.Fault{{At: at, Kind: scenario.FaultJoin, Target: g.group(rng)}}
+	}},
+	{"leave", 0.1, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		// A member leaves (LeaveGroup, process closed) and comes back later.
+		m := g.member(rng)
+		return []scenario.Fault{{At: at, Kind: scenario.FaultLeave, Target: m},
+			{At: at + uniform(rng, time.Second, time.Minute), Kind: scenario.FaultRestart, Target: m}}
+	}},
+}
+
+// GenericKinds names the kinds of the generic fault mix, in order.
+func GenericKinds() []string {
+	out := make([]string, len(genericKinds))
+	for i, k := range genericKinds {
+		out[i] = k.name
+	}
+	return out
+}
+
+// maxGenericFaults bounds one seed's schedule.
+const maxGenericFaults = 10_000
+
+// GenericWindow is the window the generic mix draws faults in: from 15 s
+// after the last initial member starts (the group has formed) to the end of
+// the run minus the tail the oracles need to judge it (tail). It fails
+// when the scenario is too short for a window of at least 30 s.
+func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.Duration, err error) {
+	for _, g := range sc.Groups {
+		from = max(from, g.Start.At+time.Duration(max(g.Members-1, 0))*g.Start.Stagger)
+	}
+	from += 15 * time.Second
+	until = sc.Duration - tail
+	if until-from < 30*time.Second {
+		return 0, 0, fmt.Errorf("%s: duration %v is too short for the generic fault mix: it needs %v of faults window + %v of quiet tail after %v (set a longer duration, e.g. --set duration=%v)",
+			sc.Name, sc.Duration, 30*time.Second, tail, from, (from+30*time.Second+tail).Round(time.Minute)+time.Minute)
+	}
+	return from, until, nil
+}
+
+// GenericFaults draws the generic fault mix for seed in [from, until),
+// leaving out the kinds named in without (GenericKinds names). A kind left
+// out still draws its on/off bit, so the other kinds' schedules do not move.
+func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration, without ...string) []scenario.Fault {
+	g := &genCtx{brokers: sc.Coordinator.Brokers, groups: sc.GroupIDs()}
+	for _, c := range sc.Groups {
+		for i := 0; i < c.Members; i++ {
+			g.members = append(g.members, scenario.MemberName(c.ID, c.FirstIndex+i))
+		}
+		g.session = max(g.session, c.Client.SessionTimeout)
+		g.maxPoll = max(g.maxPoll, c.Client.MaxPollInterval, c.Client.SessionTimeout)
+	}
+	if len(g.members) == 0 || len(g.groups) == 0 {
+		return nil
+	}
+	streams := sim.NewStreams(seed)
+	mix := streams.Stream("explore/mix")
+	var out []scenario.Fault
+	for _, k := range genericKinds {
+		if mix.IntN(2) == 0 || slices.Contains(without, k.name) {
+			continue
+		}
+		rng := streams.Stream("explore/" + k.name)
+		mean := float64(time.Minute) / k.rate
+		for t := from; len(out) < maxGenericFaults; {
+			t += time.Duration(rng.ExpFloat64() * mean).Truncate(time.Millisecond)
+			if t >= until {
+				break
+			}
+			for _, f := range k.draw(g, t, rng) {
+				if f.At < until { // a leave's return after the window is dropped
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	scenario.SortFaults(out)
+	return out
+}

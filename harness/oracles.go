@@ -1,0 +1,460 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// Anomaly oracles (docs/OBSERVABILITY.md, "Oracles"): predicates over one
+// run that flag the symptoms of rebalance bugs which are not safety
+// violations — a stuck group, a rebalance storm, a process that never gets
+// back in, partitions nobody owns, member ids that leak, a client that
+// spins. The invariant checkers (checkers.go) stop at the first violation;
+// an oracle instead judges the run when it is over, from the trace events
+// it observed and the coordinator's state at the end. It never changes the
+// run: the trace hash with and without oracles is the same.
+//
+// Most oracles judge the end state, and only when the run lasted long
+// enough after its last fault for a healthy group to have settled: the
+// group's settle bound (settleBound, or `oracles: {settle: ...}`); a run
+// that ends sooner is not judged by them.
+
+// Finding is one oracle (or invariant checker) that fired in one run.
+type Finding struct {
+	Oracle  string `json:"oracle"`
+	Group   string `json:"group,omitempty"`
+	Node    string `json:"node,omitempty"`
+	AtMs    int64  `json:"at_ms"`
+	Message string `json:"message"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s at %d ms: %s", f.Oracle, f.AtMs, f.Message)
+}
+
+// Oracle defaults (scenario.Oracles fields left zero).
+const (
+	// defaultStormGenerations: more generations than this in one window
+	// with no fault is a storm. A fault's aftermath (an expiry, a rejoin,
+	// a second join after a leader change) is excluded by the window rule,
+	// so a healthy group has none at all there.
+	defaultStormGenerations = 5
+	defaultStormWindow      = time.Minute
+	// defaultCPUSpin: requests per second from one member over a 10 s
+	// window. A healthy member sends a heartbeat per
+	// heartbeat.interval.ms and a commit per auto.commit.interval.ms; a
+	// coordinator-lookup loop at retry.backoff.ms = 100 ms sends ~10/s.
+	defaultCPUSpin = 50.0
+	spinWindow     = 10 * time.Second
+)
+
+// RunOracles runs the scenario for one seed like Run and checks the run with
+// every oracle the scenario enables (scenario.Oracles) and every invariant
+// checker; the findings are in a fixed order (invariant violations first,
+// then by oracle, group and node).
+func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Finding, error) {
+	o := newOracleSet(sc, ExpandFaults(sc, seed))
+	inner := opts.Observe
+	opts.Observe = func(e *TraceEvent) {
+		o.observe(e)
+		if inner != nil {
+			inner(e)
+		}
+	}
+	w, err := newWorld(sc, seed, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop := w.run()
+	if w.rec.werr != nil {
+		return nil, nil, fmt.Errorf("writing trace: %w", w.rec.werr)
+	}
+	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
+	var out []Finding
+	for _, v := range res.Summary.InvariantViolations {
+		out = append(out, Finding{Oracle: v.Checker, AtMs: v.AtMs, Message: v.Message})
+	}
+	out = append(out, o.finish(w.oracleEnd())...)
+	return res, out, nil
+}
+
+// endState is what the oracles read from the world at the end of a run:
+// the small accessor between them and the harness internals.
+type endState struct {
+	now    time.Duration
+	lossy  bool // loss set on the whole network: no quiet phase ever
+	groups []endGroup
+}
+
+type endGroup struct {
+	id      string
+	procs   []string // the group's process names, in member-index order
+	members []string // member ids at the group's coordinator now
+}
+
+func (w *world) oracleEnd() endState {
+	e := endState{now: time.Duration(w.q.Now()), lossy: w.sc.Network.Loss > 0}
+	for _, g := range w.groups {
+		eg := endGroup{id: g.id, members: w.brokers[g.coord].b.Members(g.id)}
+		for _, si := range g.slots {
+			eg.procs = append(eg.procs, w.slots[si].name)
+		}
+		e.groups = append(e.groups, eg)
+	}
+	return e
+}
+
+// oracleSet is the oracles' view of one run, built from trace events.
+type oracleSet struct {
+	sc     *scenario.Scenario
+	cfg    *scenario.Oracles
+	quiet  time.Duration // when the last fault (window) ends
+	faults []interval    // fault windows (and the startup), for rebalance-storm
+	groups map[string]*oracleGroup
+	procs  map[string]*oracleProc
+	owner  map[string]string // member id → process name (EvMemberAdded)
+	spin   []Finding
+	storm  []Finding
+}
+
+type interval struct{ from, to time.Duration }
+
+type oracleGroup struct {
+	id         string
+	bound      time.Duration // the quiet bound (see the file comment)
+	stalls     bool          // the workload itself stalls the group (workloadStalls)
+	state      string
+	notStable  time.Duration // since when the group has not been Stable
+	gens       []time.Duration
+	partitions []protocol.TopicPartition
+	rangeMulti bool // range assignor over several topics: uneven by design
+	stormFired bool
+}
+
+type oracleProc struct {
+	name, group string
+	alive       bool
+	ids         int           // member ids of this process in the group (trace view)
+	outSince    time.Duration // since when it has had no member id (or was started)
+	owned       []protocol.TopicPartition
+	bucket      int64 // current spin window index
+	sent        int   // requests in that window
+	spun        bool
+}
+
+func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
+	o := &oracleSet{sc: sc, cfg: sc.Oracles, quiet: lastFaultEnd(sc, faults),
+		groups: map[string]*oracleGroup{}, procs: map[string]*oracleProc{}, owner: map[string]string{}}
+	if o.cfg == nil {
+		o.cfg = &scenario.Oracles{}
+	}
+	var lastStart time.Duration
+	for gi := range sc.Groups {
+		c := &sc.Groups[gi]
+		g := o.groups[c.ID]
+		if g == nil {
+			g = &oracleGroup{id: c.ID, state: "Empty"}
+			o.groups[c.ID] = g
+		}
+		g.bound = max(g.bound, settleBound(c))
+		if o.cfg.Settle > 0 {
+			g.bound = o.cfg.Settle
+		}
+		g.stalls = g.stalls || workloadStalls(c)
+		for _, t := range c.Subscribe {
+			for _, tp := range sc.Topics {
+				if tp.Name == t {
+					for p := 0; p < tp.Partitions; p++ {
+						tp := protocol.TopicPartition{Topic: t, Partition: int32(p)}
+						if !slices.Contains(g.partitions, tp) {
+							g.partitions = append(g.partitions, tp)
+						}
+					}
+				}
+			}
+		}
+		if len(c.Subscribe) > 1 && len(c.Client.Assignors) > 0 && c.Client.Assignors[0] == "range" {
+			g.rangeMulti = true
+		}
+		lastStart = max(lastStart, c.Start.At+time.Duration(max(c.Members-1, 0))*c.Start.Stagger)
+	}
+	// The startup and every fault window, each with the group's settling
+	// time after it, are not "windows with no fault".
+	var grace time.Duration
+	for _, g := range o.groups {
+		grace = max(grace, g.bound)
+	}
+	o.faults = append(o.faults, interval{0, lastStart + grace})
+	for _, f := range faults {
+		end := lastFaultEnd(sc, []scenario.Fault{f})
+		o.faults = append(o.faults, interval{f.At, max(end, f.At) + grace})
+	}
+	return o
+}
+
+func (o *oracleSet) proc(name, group string) *oracleProc {
+	p := o.procs[name]
+	if p == nil {
+		p = &oracleProc{name: name, group: group}
+		o.procs[name] = p
+	}
+	return p
+}
+
+// observe updates the oracles' view with one trace event.
+func (o *oracleSet) observe(e *TraceEvent) {
+	at := time.Duration(e.At)
+	switch e.Kind {
+	case EvProcess:
+		p := o.proc(e.Node, e.Group)
+		switch e.State {
+		case "started":
+			p.alive, p.ids, p.outSince, p.owned = true, 0, at, nil
+		case "paused", "resumed":
+		default: // crashed, host-down, closed, fatal
+			p.alive, p.owned = false, nil
+		}
+	case protocol.EvMemberAdded:
+		o.owner[e.Peer] = e.Detail
+		if p := o.procs[e.Detail]; p != nil {
+			p.ids++
+		}
+	case protocol.EvMemberRemoved:
+		if p := o.procs[o.owner[e.Peer]]; p != nil && p.ids > 0 {
+			p.ids--
+			if p.ids == 0 {
+				p.outSince = at
+			}
+		}
+	case protocol.EvGroupState:
+		if g := o.groups[e.Group]; g != nil {
+			if e.State != "Stable" && g.state == "Stable" {
+				g.notStable = at
+			}
+			g.state = e.State
+		}
+	case protocol.EvGenerationComplete:
+		if g := o.groups[e.Group]; g != nil {
+			g.gens = append(g.gens, at)
+			o.checkStorm(g, at)
+		}
+	case protocol.EvAssigned:
+		if p := o.procs[e.Node]; p != nil {
+			p.owned = slices.Clone(e.Partitions)
+		}
+	case protocol.EvRevoked:
+		if p := o.procs[e.Node]; p != nil {
+			p.owned = slices.DeleteFunc(p.owned, func(tp protocol.TopicPartition) bool { return slices.Contains(e.Partitions, tp) })
+		}
+	case EvSend:
+		if !e.Req {
+			return
+		}
+		if p := o.procs[e.Node]; p != nil && !p.spun && o.cfg.Enabled(scenario.OracleCPUSpin) {
+			b := int64(at / spinWindow)
+			if b != p.bucket {
+				p.bucket, p.sent = b, 0
+			}
+			p.sent++
+			bound := o.cfg.CPUSpin
+			if bound == 0 {
+				bound = defaultCPUSpin
+			}
+			if float64(p.sent) > bound*spinWindow.Seconds() {
+				p.spun = true
+				o.spin = append(o.spin, Finding{Oracle: scenario.OracleCPUSpin, Group: p.group, Node: p.name, AtMs: int64(at / time.Millisecond),
+					Message: fmt.Sprintf("%s sent more than %d requests in the %v window from %v (bound %g/s)",
+						p.name, p.sent-1, spinWindow, time.Duration(b)*spinWindow, bound)})
+			}
+		}
+	}
+}
+
+// checkStorm fires rebalance-storm when more than K generations completed in
+// the window ending at a generation, and the window is clear of every fault
+// and of the startup (each with the group's settling time after it).
+func (o *oracleSet) checkStorm(g *oracleGroup, at time.Duration) {
+	if g.stormFired || !o.cfg.Enabled(scenario.OracleRebalanceStorm) {
+		return
+	}
+	k, win := o.cfg.StormGenerations, o.cfg.StormWindow
+	if k == 0 {
+		k = defaultStormGenerations
+	}
+	if win == 0 {
+		win = defaultStormWindow
+	}
+	from := at - win
+	for _, f := range o.faults {
+		if f.from <= at && f.to > from {
+			return
+		}
+	}
+	n := 0
+	for _, t := range g.gens {
+		if t > from {
+			n++
+		}
+	}
+	if n > k {
+		g.stormFired = true
+		o.storm = append(o.storm, Finding{Oracle: scenario.OracleRebalanceStorm, Group: g.id, AtMs: int64(at / time.Millisecond),
+			Message: fmt.Sprintf("group %s completed %d generations in the %v up to %v with no fault (bound %d)", g.id, n, win, at, k)})
+	}
+}
+
+// finish judges the end state of the run.
+func (o *oracleSet) finish(es endState) []Finding {
+	end := es.now
+	out := append([]Finding(nil), o.storm...)
+	endMs := int64(end / time.Millisecond)
+	for _, gs := range es.groups {
+		g := o.groups[gs.id]
+		if g == nil || es.lossy {
+			continue // loss on the whole network never stops: no quiet phase
+		}
+		var live []*oracleProc
+		for _, name := range gs.procs {
+			if p := o.procs[name]; p != nil && p.alive {
+				live = append(live, p)
+			}
+		}
+		if len(live) == 0 {
+			continue
+		}
+		fire := func(oracle, node, format string, args ...any) {
+			if o.cfg.Enabled(oracle) {
+				out = append(out, Finding{Oracle: oracle, Group: g.id, Node: node, AtMs: endMs, Message: fmt.Sprintf(format, args...)})
+			}
+		}
+		// group-stuck
+		stuck := o.cfg.GroupStuck
+		if stuck == 0 {
+			stuck = g.bound
+		}
+		if since := max(g.notStable, o.quiet); g.state != "Stable" && !g.stalls && end-since > stuck {
+			fire(scenario.OracleGroupStuck, "", "group %s not Stable (%s) for %v after the last fault at %v (bound %v)",
+				g.id, g.state, end-since, o.quiet, stuck)
+		}
+		// Member ids at the coordinator, by process.
+		ids := gs.members
+		byProc := map[string]int{}
+		for _, id := range ids {
+			byProc[o.owner[id]]++
+		}
+		// never-rejoins
+		rejoin := o.cfg.NeverRejoins
+		if rejoin == 0 {
+			rejoin = g.bound
+		}
+		if !g.stalls {
+			for _, p := range live {
+				if since := max(p.outSince, o.quiet); byProc[p.name] == 0 && end-since > rejoin {
+					fire(scenario.OracleNeverRejoins, p.name, "%s is alive but has had no member id in group %s for %v (bound %v)",
+						p.name, g.id, end-since, rejoin)
+				}
+			}
+		}
+		// The end-state oracles below judge a group only when the run lasted
+		// its quiet bound after the last fault.
+		if end < o.quiet+g.bound {
+			continue
+		}
+		// member-leak
+		if len(ids) > len(live) {
+			var extra []string
+			for _, id := range ids {
+				if q := o.procs[o.owner[id]]; q == nil || !q.alive || byProc[o.owner[id]] > 1 {
+					extra = append(extra, id+" ("+o.owner[id]+")")
+				}
+			}
+			fire(scenario.OracleMemberLeak, "", "group %s has %d members for %d live processes: %s",
+				g.id, len(ids), len(live), strings.Join(extra, ", "))
+		}
+		// The ownership oracles judge a group the coordinator calls Stable.
+		if g.state != "Stable" {
+			continue
+		}
+		owners := map[protocol.TopicPartition][]string{}
+		minN, maxN, minP, maxP := len(g.partitions)+1, -1, "", ""
+		for _, p := range live {
+			for _, tp := range p.owned {
+				owners[tp] = append(owners[tp], p.name)
+			}
+			if byProc[p.name] == 0 {
+				continue // outside the group: never-rejoins' business
+			}
+			if n := len(p.owned); n < minN {
+				minN, minP = n, p.name
+			}
+			if n := len(p.owned); n > maxN {
+				maxN, maxP = n, p.name
+			}
+		}
+		var unowned, double []string
+		for _, tp := range g.partitions {
+			name := fmt.Sprintf("%s-%d", tp.Topic, tp.Partition)
+			switch n := len(owners[tp]); {
+			case n == 0:
+				unowned = append(unowned, name)
+			case n > 1:
+				double = append(double, name+" ("+strings.Join(owners[tp], ", ")+")")
+			}
+		}
+		if len(unowned) > 0 {
+			fire(scenario.OracleUnownedAtEnd, "", "group %s is Stable with %d live members but %d of %d partitions have no owner: %s",
+				g.id, len(live), len(unowned), len(g.partitions), strings.Join(unowned, ", "))
+		}
+		if len(double) > 0 {
+			fire(scenario.OracleDoubleOwnedAtEnd, "", "group %s: partitions owned by two live processes at the end: %s", g.id, strings.Join(double, ", "))
+		}
+		if minN == 0 && maxN >= 2 && !g.rangeMulti {
+			fire(scenario.OracleUnbalanced, minP, "group %s is Stable; %s owns no partition while %s owns %d", g.id, minP, maxP, maxN)
+		}
+	}
+	out = append(out, o.spin...)
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		return strings.Compare(a.Oracle+"\x00"+a.Group+"\x00"+a.Node, b.Oracle+"\x00"+b.Group+"\x00"+b.Node)
+	})
+	return out
+}
+
+// settleBound is how long after its last fault a healthy group of this
+// cohort is Stable again with every live member assigned: a dead member is
+// noticed within session.timeout.ms; a request lost with a silent peer (a
+// host down) fails only at its request timeout, which for a JoinGroup
+// parked at the coordinator is max(request.timeout.ms, rebalance timeout
+// + 5 s) (AbstractCoordinator.sendJoinGroupRequest, 2.6+; the heartbeat
+// thread is off while joining, so nothing notices sooner); a rebalance
+// waits for each member's next poll (the poll loop's upper tail: poll
+// interval, two callbacks and the assignor); 30 s of slack for round trips,
+// backoffs and a coordinator's failover (failover.delay, 9 s by default,
+// plus loading). It is a heuristic upper bound, not a Kafka figure: a
+// scenario whose faults need longer sets `oracles: {settle: ...}`.
+func settleBound(c *scenario.Group) time.Duration {
+	loop := distUpper(c.Workload.PollInterval) + 2*distUpper(c.Workload.CallbackTime) + distUpper(c.Workload.AssignTime)
+	rebalance := c.Client.MaxPollInterval
+	if rebalance == 0 { // kafka-0.10: the rebalance timeout is the session timeout
+		rebalance = c.Client.SessionTimeout
+	}
+	return c.Client.SessionTimeout + max(c.Client.RequestTimeout, rebalance+5*time.Second) + loop + 30*time.Second
+}
+
+// SettleBound is the longest settle bound over the scenario's groups (or
+// its `oracles: {settle: ...}`): how long after its last fault a run must
+// last for the end-state oracles to judge it.
+func SettleBound(sc *scenario.Scenario) time.Duration {
+	if sc.Oracles != nil && sc.Oracles.Settle > 0 {
+		return sc.Oracles.Settle
+	}
+	var b time.Duration
+	for i := range sc.Groups {
+		b = max(b, settleBound(&sc.Groups[i]))
+	}
+	return b
+}

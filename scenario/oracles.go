@@ -1,0 +1,117 @@
+package scenario
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Oracle names (docs/INTERFACE.md, "oracles:"). Each is one predicate over a
+// run (harness/oracles.go); `simrun explore` reports a run that fires one.
+const (
+	OracleGroupStuck       = "group-stuck"
+	OracleRebalanceStorm   = "rebalance-storm"
+	OracleNeverRejoins     = "never-rejoins"
+	OracleUnownedAtEnd     = "unowned-at-end"
+	OracleUnbalanced       = "unbalanced-assignment"
+	OracleDoubleOwnedAtEnd = "double-owned-at-end"
+	OracleMemberLeak       = "member-leak"
+	OracleCPUSpin          = "cpu-spin"
+)
+
+// OracleNames lists every oracle, in docs/INTERFACE.md order.
+var OracleNames = []string{
+	OracleGroupStuck, OracleRebalanceStorm, OracleNeverRejoins, OracleUnownedAtEnd,
+	OracleUnbalanced, OracleDoubleOwnedAtEnd, OracleMemberLeak, OracleCPUSpin,
+}
+
+// Oracles holds the thresholds a scenario sets for the anomaly oracles (the
+// optional `oracles:` key). A zero field means the oracle's default, which
+// harness/oracles.go derives from the group's timeouts.
+type Oracles struct {
+	// Settle (settle): how long after the last fault a healthy group is
+	// Stable again; the end-state oracles judge a run only when it lasted
+	// this long after its last fault. Zero: harness.settleBound.
+	Settle time.Duration
+	// GroupStuck (group-stuck): a group with live members is not Stable at
+	// the end and has not been for longer than this after the last fault.
+	GroupStuck time.Duration
+	// StormGenerations and StormWindow (rebalance-storm,
+	// rebalance-storm.window): more than StormGenerations generations
+	// complete within StormWindow while no fault is active or recent.
+	StormGenerations int
+	StormWindow      time.Duration
+	// NeverRejoins (never-rejoins): a live process has no member id in its
+	// group for longer than this after the last fault.
+	NeverRejoins time.Duration
+	// CPUSpin (cpu-spin): requests per second one member sends, averaged
+	// over 10 s windows, above which the oracle fires.
+	CPUSpin float64
+	// Disable lists oracles turned off for this scenario.
+	Disable []string
+}
+
+// Enabled reports whether the oracle named name is on.
+func (o *Oracles) Enabled(name string) bool {
+	return o == nil || !slices.Contains(o.Disable, name)
+}
+
+var oraclesSchema = &mapSchema{keys: leaves(
+	"settle", "group-stuck", "rebalance-storm", "rebalance-storm.window", "never-rejoins", "cpu-spin", "disable")}
+
+// maxStormGenerations bounds rebalance-storm (a limit on everything).
+const maxStormGenerations = 1_000_000
+
+// oracles decodes the `oracles:` mapping.
+func (d *decoder) oracles(n *yaml.Node) (*Oracles, error) {
+	const path = "oracles"
+	f, err := d.mapping(n, path, oraclesSchema)
+	if err != nil {
+		return nil, err
+	}
+	o := &Oracles{}
+	for _, k := range []struct {
+		key string
+		dst *time.Duration
+	}{{"settle", &o.Settle}, {"group-stuck", &o.GroupStuck}, {"rebalance-storm.window", &o.StormWindow}, {"never-rejoins", &o.NeverRejoins}} {
+		if v := f.get(k.key); v != nil {
+			if *k.dst, err = d.duration(v, sub(path, k.key)); err != nil {
+				return nil, err
+			}
+			if *k.dst == 0 {
+				return nil, d.errf(v, sub(path, k.key), "must be positive (turn the oracle off with disable: [...])")
+			}
+		}
+	}
+	if v := f.get("rebalance-storm"); v != nil {
+		x, err := d.integer(v, sub(path, "rebalance-storm"), 1, maxStormGenerations)
+		if err != nil {
+			return nil, err
+		}
+		o.StormGenerations = int(x)
+	}
+	if v := f.get("cpu-spin"); v != nil {
+		var x float64
+		if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!int" && v.ShortTag() != "!!float") || v.Decode(&x) != nil ||
+			math.IsNaN(x) || x <= 0 || math.IsInf(x, 0) {
+			return nil, d.errf(v, sub(path, "cpu-spin"), "expected a positive number of requests per second, got %s", kindName(v))
+		}
+		o.CPUSpin = x
+	}
+	if v := f.get("disable"); v != nil {
+		names, err := d.stringList(v, sub(path, "disable"))
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			if !slices.Contains(OracleNames, name) {
+				return nil, d.errf(v, sub(path, "disable"), "unknown oracle %q; oracles: %s", name, strings.Join(OracleNames, ", "))
+			}
+		}
+		o.Disable = names
+	}
+	return o, nil
+}
