@@ -70,6 +70,9 @@ func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Fi
 	if err != nil {
 		return nil, nil, err
 	}
+	// The world moved each fault by its timing phase (jitterFaults): judge
+	// by the instants the faults really happen.
+	o.setFaults(sc, w.faults)
 	stop := w.run()
 	if w.rec.werr != nil {
 		return nil, nil, fmt.Errorf("writing trace: %w", w.rec.werr)
@@ -120,6 +123,8 @@ type oracleSet struct {
 	owner  map[string]string // member id → process name (EvMemberAdded)
 	spin   []Finding
 	storm  []Finding
+	// lastStart is when the last initial member starts (before its phase).
+	lastStart time.Duration
 }
 
 type interval struct{ from, to time.Duration }
@@ -148,7 +153,7 @@ type oracleProc struct {
 }
 
 func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
-	o := &oracleSet{sc: sc, cfg: sc.Oracles, quiet: lastFaultEnd(sc, faults),
+	o := &oracleSet{sc: sc, cfg: sc.Oracles,
 		groups: map[string]*oracleGroup{}, procs: map[string]*oracleProc{}, owner: map[string]string{}}
 	if o.cfg == nil {
 		o.cfg = &scenario.Oracles{}
@@ -183,18 +188,29 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 		}
 		lastStart = max(lastStart, c.Start.At+time.Duration(max(c.Members-1, 0))*c.Start.Stagger)
 	}
-	// The startup and every fault window, each with the group's settling
-	// time after it, are not "windows with no fault".
-	var grace time.Duration
+	o.lastStart = lastStart
+	o.setFaults(sc, faults)
+	return o
+}
+
+// setFaults records the run's fault timeline: when the last fault ends, and
+// the windows that are not "windows with no fault" for rebalance-storm (the
+// startup, with its members' start phase of up to a heartbeat interval, and
+// every fault window, each with the group's settle bound after it).
+func (o *oracleSet) setFaults(sc *scenario.Scenario, faults []scenario.Fault) {
+	o.quiet = lastFaultEnd(sc, faults)
+	var grace, hb time.Duration
 	for _, g := range o.groups {
 		grace = max(grace, g.bound)
 	}
-	o.faults = append(o.faults, interval{0, lastStart + grace})
+	for i := range sc.Groups {
+		hb = max(hb, sc.Groups[i].Client.HeartbeatInterval)
+	}
+	o.faults = append(o.faults[:0], interval{0, o.lastStart + hb + grace})
 	for _, f := range faults {
 		end := lastFaultEnd(sc, []scenario.Fault{f})
 		o.faults = append(o.faults, interval{f.At, max(end, f.At) + grace})
 	}
-	return o
 }
 
 func (o *oracleSet) proc(name, group string) *oracleProc {
