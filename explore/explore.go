@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,9 @@ import (
 
 // SwarmDefault selects the generic fault mix (generic.go).
 const SwarmDefault = "default"
+
+// MaxSeeds bounds one campaign (a limit on everything).
+const MaxSeeds = 100_000_000
 
 // IndexFile is the campaign's index in the output directory.
 const IndexFile = "findings.json"
@@ -169,8 +173,11 @@ type result struct {
 
 // Run runs the campaign.
 func Run(cfg Config) (*Report, error) {
-	if cfg.Seeds <= 0 {
-		return nil, errors.New("explore: --seeds must be positive")
+	if cfg.Seeds <= 0 || cfg.Seeds > MaxSeeds {
+		return nil, fmt.Errorf("explore: --seeds %d: want 1..%d", cfg.Seeds, MaxSeeds)
+	}
+	if cfg.FirstSeed > math.MaxUint64-uint64(cfg.Seeds) {
+		return nil, fmt.Errorf("explore: --first-seed %d + --seeds %d overflows", cfg.FirstSeed, cfg.Seeds)
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 1
