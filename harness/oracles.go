@@ -131,9 +131,10 @@ type interval struct{ from, to time.Duration }
 
 type oracleGroup struct {
 	id         string
-	bound      time.Duration // the quiet bound (see the file comment)
+	bound      time.Duration // the settle bound (settleBound)
 	stalls     bool          // the workload itself stalls the group (workloadStalls)
-	state      string
+	state      string        // the coordinator's state of the group ("Dead" while its broker is down)
+	coord      string        // the broker that last reported the group's state
 	notStable  time.Duration // since when the group has not been Stable
 	gens       []time.Duration
 	partitions []protocol.TopicPartition
@@ -252,7 +253,21 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			if e.State != "Stable" && g.state == "Stable" {
 				g.notStable = at
 			}
-			g.state = e.State
+			g.state, g.coord = e.State, e.Node
+		}
+	case EvBrokerProcess:
+		// The coordinator's broker died: its group state is gone until a
+		// broker loads the group (which reports the loaded state).
+		if e.State == "started" {
+			return
+		}
+		for _, g := range o.groups {
+			if g.coord == e.Node && g.state != "Dead" {
+				if g.state == "Stable" {
+					g.notStable = at
+				}
+				g.state = "Dead"
+			}
 		}
 	case protocol.EvGenerationComplete:
 		if g := o.groups[e.Group]; g != nil {

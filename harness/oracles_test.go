@@ -265,6 +265,25 @@ func TestOracleFiresAndStaysSilent(t *testing.T) {
 	}
 }
 
+// TestOracleBrokerCrashLosesState: when the coordinator's broker dies and
+// no broker loads the group again, the group is not Stable any more, even
+// though no group-state event says so: group-stuck fires (and the ownership
+// oracles, which judge Stable groups, do not).
+func TestOracleBrokerCrashLosesState(t *testing.T) {
+	s := newSynth(t, "oracles: {group-stuck: 60s}\n")
+	s.healthy()
+	s.ev(100*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "crashed"})
+	s.ev(104*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "started"})
+	s.assign(110*time.Second, "g-1") // would be unowned and unbalanced in a Stable group
+	assert.Equal(t, []string{scenario.OracleGroupStuck}, oracles(s.finish(300*time.Second)))
+
+	s = newSynth(t, "oracles: {group-stuck: 60s}\n")
+	s.healthy()
+	s.ev(100*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "crashed"})
+	s.state(110*time.Second, "Stable") // a broker loaded the group
+	assert.Empty(t, s.finish(300*time.Second))
+}
+
 // TestOracleDisable: `oracles: {disable: [...]}` turns an oracle off.
 func TestOracleDisable(t *testing.T) {
 	s := newSynth(t, "oracles: {disable: [group-stuck]}\n")
