@@ -153,3 +153,17 @@ func TestSignature(t *testing.T) {
 	assert.Equal(t, "group-stuck--crash+broker-crash+broker-host-down+restart", Signature("group-stuck", fs))
 	assert.Equal(t, "member-leak--no-faults", Signature("member-leak", nil))
 }
+
+// TestExploreTimeBudget: --time stops the campaign (Stopped "time") with
+// every seed before NextSeed judged; the wall clock is injected.
+func TestExploreTimeBudget(t *testing.T) {
+	sc, data := bug9801(t, "kafka-2.6")
+	now := time.Unix(0, 0)
+	clock := func() time.Time { now = now.Add(time.Second); return now }
+	rep, err := Run(Config{Scenario: sc, Source: "bug9801.yaml", Data: data, Swarm: SwarmDefault,
+		Without: []string{"broker-crash", "broker-host-down"}, Seeds: 1000, Workers: 2, Budget: 5 * time.Second, Clock: clock})
+	require.NoError(t, err)
+	assert.Equal(t, "time", rep.Stopped)
+	assert.Less(t, rep.Runs, 1000)
+	assert.Equal(t, uint64(rep.Runs)+1, rep.NextSeed)
+}
