@@ -203,6 +203,13 @@ func (w *world) moveCoordinator(g *groupState, oldDead bool) {
 			b.b.SetCoordinator(g.id, g.coord)
 		}
 	}
+	w.electHere(g, nb, old)
+}
+
+// electHere makes nb the group's coordinator (it was old): it loads the
+// last persisted group record for load.time.
+func (w *world) electHere(g *groupState, nb, old *broker) {
+	now := w.q.Now()
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerRole, Node: nb.name, Group: g.id, Peer: old.name}}
 	w.emit(&w.tev)
 	var rec *coordinator.GroupRecord
@@ -351,12 +358,22 @@ func (w *world) brokerUp(b *broker, hostDown bool) {
 	} else {
 		w.net.Restart(b.node)
 	}
+	prev := b.b
 	b.b = coordinator.NewBroker(b.cfg)
+	b.b.ContinueMemberIDs(prev)
 	for _, g := range w.groups {
 		b.b.SetCoordinator(g.id, g.coord)
 	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerProcess, Node: b.name, State: "started"}}
 	w.emit(&w.tev)
+	// A group whose coordinator could not move (no other broker was up)
+	// is coordinated by this broker again: it loads the group as a new
+	// leader of its __consumer_offsets partition would.
+	for _, g := range w.groups {
+		if g.coord == int32(b.node) {
+			w.electHere(g, b, b)
+		}
+	}
 }
 
 // fence moves the coordinator role of every group of the dead broker b to

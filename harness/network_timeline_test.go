@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -228,4 +230,35 @@ func TestClientConnectionSettingsReachTheClient(t *testing.T) {
 	require.True(t, ok)
 	assert.GreaterOrEqual(t, d.Count, int32(1600))
 	assert.LessOrEqual(t, d.Count, int32(2400))
+}
+
+// A single-broker cluster: the coordinator's broker crashes and restarts.
+// No other broker can take the group, so the restarted broker loads it
+// again (it used to answer NOT_COORDINATOR for ever); member ids a
+// restarted broker hands out never repeat its previous incarnation's (a
+// group reloaded from a record with those ids panicked the coordinator:
+// found by simrun explore).
+func TestNetTimelineSingleBrokerRestart(t *testing.T) {
+	res := run(t, parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, crash: coordinator, for: 20s}")), 1, Options{KeepTrace: true})
+	gs := res.Summary.Groups[0]
+	assert.True(t, gs.StableAtEnd)
+	moved, ok := tlFirst(res.Trace, kindOf(EvBrokerRole, ""))
+	require.True(t, ok)
+	assert.Equal(t, sim.Instant(80*time.Second), moved.At, "elected again at its restart")
+	assert.Equal(t, "broker-0", moved.Node)
+}
+
+// The finding of `simrun explore bug-kafka-13214 --swarm default` seed
+// 100172, shrunk: three coordinator crashes, a pause, a host-down. A
+// restarted broker handed out a member id its previous incarnation had
+// already given, and the group reloaded from the record already held it:
+// the coordinator panicked ("add: member already present").
+func TestBrokerRestartMemberIDsNeverRepeat(t *testing.T) {
+	src, err := os.ReadFile("testdata/explore-member-id-after-broker-restart.yaml")
+	require.NoError(t, err)
+	sc, err := scenario.Parse("explore-member-id-after-broker-restart.yaml", src)
+	require.NoError(t, err)
+	res, err := Run(sc, 100172, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Summary.InvariantViolations)
 }

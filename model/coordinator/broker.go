@@ -427,6 +427,17 @@ func (b *Broker) newMemberID(clientID, instanceID string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, b.cfg.BrokerID, b.idSeq)
 }
 
+// ContinueMemberIDs makes a restarted broker go on from the member-id
+// sequence of its previous incarnation: Kafka's ids end in a random UUID
+// and never repeat; the deterministic ids here must not repeat either, or a
+// group reloaded from a record that names an id of the old incarnation
+// would get that id a second time.
+func (b *Broker) ContinueMemberIDs(prev *Broker) {
+	if prev != nil && prev.idSeq > b.idSeq {
+		b.idSeq = prev.idSeq
+	}
+}
+
 // persist records a group record whose append completed successfully
 // (storeGroup's putCacheCallback with NONE; see append.go).
 func (b *Broker) persist(g *group, rec GroupRecord, out *Output) {
