@@ -27,7 +27,8 @@ var allowed = map[string][]string{
 	"model/assign":      {"model/protocol"},
 	"model/client":      {"model/protocol", "model/assign"},
 	"model/coordinator": {"model/protocol"},
-	// The consumer group protocol's broker side (KIP-848).
+	// The consumer group protocol's client and broker sides (KIP-848).
+	"model/client/consumer":      {"model/protocol"},
 	"model/coordinator/consumer": {"model/protocol", "model/assign"},
 	"scenario":                   {"model/assign", "internal/embedded"},
 	"harness":                    {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "scenario"},
@@ -95,7 +96,7 @@ func TestImportGraph(t *testing.T) {
 var forbiddenTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
 
 func TestDeterministicCore(t *testing.T) {
-	core := []string{"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/coordinator/consumer"}
+	core := []string{"sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/coordinator/consumer", "model/client/consumer"}
 	for _, pkg := range core {
 		fset := token.NewFileSet()
 		files := parseDir(t, fset, filepath.Join(root(t), pkg))
