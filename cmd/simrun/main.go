@@ -4,6 +4,10 @@
 //	simrun tune    SCENARIO --param PATH=LO..HI --require 'FIGURE <= BOUND' [--minimize|--maximize]
 //	simrun compare A B [--seeds N]
 //	simrun sweep   EXPERIMENT [--workers K] [--shard i/n]
+//	simrun merge / report EXPERIMENT
+//	simrun explain SCENARIO --seed N [--member M]
+//	simrun shrink  SCENARIO --seed N
+//	simrun explore SCENARIO --seeds N [--swarm default]
 //	simrun list [--long]
 //	simrun version
 //
