@@ -56,12 +56,6 @@ func (d *Delivery[M]) IsMessage() bool { return (d.kind == segData || d.kind == 
 // close of the connection between the same endpoints on the same channel).
 func (d *Delivery[M]) Epoch() uint32 { return d.epoch }
 
-// Retransmission reports whether this delivery is a message that TCP had to
-// retransmit (it was lost at least once), and how often.
-func (d *Delivery[M]) Retransmission() (tries int, retransmitted bool) {
-	return int(d.tries), d.tries > 0
-}
-
 // DropReason says why a message was not delivered.
 type DropReason uint8
 
@@ -185,11 +179,10 @@ type dir[M any] struct {
 // changes on every open and close, so events of an older connection are
 // recognised and dropped.
 type conn[M any] struct {
-	epoch      uint32
-	open       bool // established: data may be sent
-	connecting bool
-	boot       [2]uint32 // the endpoints' boot counts (lo, hi) when it opened
-	d          [2]dir[M] // lo→hi, hi→lo
+	epoch uint32
+	open  bool      // established: data may be sent
+	boot  [2]uint32 // the endpoints' boot counts (lo, hi) when it opened
+	d     [2]dir[M] // lo→hi, hi→lo
 }
 
 type nodeState struct {
@@ -326,14 +319,6 @@ func (n *Network[M]) IsOpen(a, b NodeID, ch uint8) bool {
 	return c != nil && c.open
 }
 
-// IsActive reports whether the a–b connection on ch is established or
-// being set up.
-func (n *Network[M]) IsActive(a, b NodeID, ch uint8) bool {
-	k, _ := connKey(a, b, ch)
-	c := n.conns[k]
-	return c != nil && (c.open || c.connecting)
-}
-
 // RTO is the current retransmission timeout of a→b on ch (no backoff).
 func (n *Network[M]) RTO(a, b NodeID, ch uint8) time.Duration {
 	c, side := n.conn(a, b, ch)
@@ -372,15 +357,10 @@ const MinDelay = time.Microsecond
 // delay draws one one-way latency, at least MinDelay.
 func (n *Network[M]) delay() time.Duration { return max(n.latency.Draw(n.rng), MinDelay) }
 
-// lost draws whether one transmission from→to at now is lost.
+// lost draws whether one transmission from→to at now is lost: the path
+// is cut (or an end is down), else the loss probability decides.
 func (n *Network[M]) lost(from, to NodeID) (bool, DropReason) {
-	if n.ncuts > 0 {
-		k, side := pairKey(from, to)
-		if c := n.cuts[k]; c != nil && c[side] {
-			return true, DropPartition
-		}
-	}
-	if n.ndown > 0 && (n.node(from).down || n.node(to).down) {
+	if n.cut(from, to) {
 		return true, DropPartition
 	}
 	p := n.loss
@@ -398,7 +378,7 @@ func (n *Network[M]) lost(from, to NodeID) (bool, DropReason) {
 func (n *Network[M]) Open(now Instant, a, b NodeID, ch uint8) {
 	c, side := n.conn(a, b, ch)
 	c.epoch++
-	c.open, c.connecting = false, true
+	c.open = false
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 	c.boot[side], c.boot[1-side] = n.node(a).boot, n.node(b).boot
 	n.sched(Delivery[M]{At: now, From: a, To: b, Ch: ch, kind: segSyn, epoch: c.epoch, tx: now})
@@ -409,7 +389,7 @@ func (n *Network[M]) Open(now Instant, a, b NodeID, ch uint8) {
 func (n *Network[M]) Close(a, b NodeID, ch uint8) {
 	c, _ := n.conn(a, b, ch)
 	c.epoch++
-	c.open, c.connecting = false, false
+	c.open = false
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 }
 
@@ -423,7 +403,7 @@ func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
 	if !c.open {
 		return
 	}
-	c.open, c.connecting = false, false
+	c.open = false
 	dd := &c.d[side]
 	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, fin: true, epoch: c.epoch, seq: dd.seq, tx: now}
 	dd.seq++
@@ -431,7 +411,7 @@ func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
 		dd.held = append(dd.held, d)
 		return
 	}
-	n.transmit(now, c, &d)
+	n.transmit(now, dd, &d)
 }
 
 // Crash is the process on node dying while its host stays up: later SYNs
@@ -528,36 +508,25 @@ func (n *Network[M]) send(now Instant, c *conn[M], side int, from, to NodeID, ch
 		return DropHeld
 	}
 	d.tx = start
-	return n.transmit(start, c, &d)
+	return n.transmit(start, dd, &d)
 }
 
-// transmit sends one copy of d at t: on loss the retransmission timer is
-// armed (the head of the direction), else its arrival is scheduled.
-func (n *Network[M]) transmit(t Instant, c *conn[M], d *Delivery[M]) DropReason {
-	_, side := connKey(d.From, d.To, d.Ch)
-	dd := &c.d[side]
+// transmit sends the first copy of d (of direction dd) at t: on loss the
+// retransmission timer is armed (the head of the direction), else its
+// arrival is scheduled.
+func (n *Network[M]) transmit(t Instant, dd *dir[M], d *Delivery[M]) DropReason {
 	if lost, why := n.lost(d.From, d.To); lost {
-		n.lose(t, c, dd, d)
+		n.lose(t, dd, d)
 		return why
 	}
-	lat := n.delay()
-	at := t.Add(lat + d.extra)
-	if at < dd.last {
-		at = dd.last // in order
-	}
-	dd.last = at
-	if d.tries == 0 && d.kind == segData {
-		dd.sample(2 * lat) // Karn: no sample from a retransmitted segment
-	}
-	d.tx, d.At, d.kind = t, at, segData
-	n.sched(*d)
+	n.arrive(t, dd, d, true)
 	return NotDropped
 }
 
 // lose makes d (transmitted at t) the lost head of its direction: its
 // retransmission timer fires after the backed-off RTO, unless that passes
 // the give-up time.
-func (n *Network[M]) lose(t Instant, c *conn[M], dd *dir[M], d *Delivery[M]) {
+func (n *Network[M]) lose(t Instant, dd *dir[M], d *Delivery[M]) {
 	if !dd.recovering || dd.head != d.seq {
 		dd.recovering, dd.head, dd.backoff, dd.firstLoss = true, d.seq, 0, t
 	} else if dd.backoff < 30 {
@@ -583,11 +552,10 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		return n.syn(now, c, d)
 	case segSynAck:
 		if d.refused {
-			c.connecting = false
 			c.epoch++
 			return ConnectFailed, d.From
 		}
-		c.open, c.connecting = true, true
+		c.open = true
 		r := time.Duration(now - d.tx)
 		c.d[0].sample(r)
 		c.d[1].sample(r)
@@ -598,7 +566,6 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		n.sched(rd)
 		return Pending, 0
 	case segReady:
-		c.connecting = false
 		return Established, d.From
 	case segRetx:
 		if !dd.recovering || dd.head != d.seq {
@@ -611,34 +578,30 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		}
 		d.tries++
 		if lost, _ := n.lost(d.From, d.To); lost {
-			n.lose(now, c, dd, d)
+			n.lose(now, dd, d)
 			return Lost, 0
 		}
 		// The head gets through: the backoff is cleared and what waited
-		// behind it follows in one burst, in order.
+		// behind it follows in one burst, in order, with no loss draw of
+		// its own (no RTT sample either: Karn).
 		dd.recovering, dd.backoff = false, 0
 		held := dd.held
 		dd.held = nil
-		d.kind = segData
-		n.transmitNoLoss(now, dd, d)
+		n.arrive(now, dd, d, false)
 		for i := range held {
-			n.transmitNoLoss(now, dd, &held[i])
+			n.arrive(now, dd, &held[i], false)
 		}
 		return Retransmitted, 0
 	case segData:
-		if lost, _ := n.lostInFlight(d.From, d.To); lost {
+		if dd.recovering && d.seq > dd.head {
+			dd.insertHeld(*d) // behind the lost head (whether or not it was lost too)
+			return Pending, 0
+		}
+		if n.cut(d.From, d.To) {
 			// Lost on the way (a partition began while it flew): the
 			// sender retransmits from its own transmission time.
-			if dd.recovering && d.seq > dd.head {
-				dd.insertHeld(*d)
-				return Pending, 0
-			}
-			n.lose(d.tx, c, dd, d)
+			n.lose(d.tx, dd, d)
 			return Lost, 0
-		}
-		if dd.recovering && d.seq > dd.head {
-			dd.insertHeld(*d)
-			return Pending, 0
 		}
 		toSide := 1 - side
 		if n.node(d.To).boot != c.boot[toSide] {
@@ -652,7 +615,7 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		}
 		if d.fin {
 			c.epoch++
-			c.open, c.connecting = false, false
+			c.open = false
 			return Disconnect, d.To
 		}
 		return Deliver, d.To
@@ -660,31 +623,34 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 	return Dropped, 0
 }
 
-// lostInFlight: a segment arriving now was lost if the path is cut or an
-// end is down now (no fresh loss draw: that was made at transmission).
-func (n *Network[M]) lostInFlight(from, to NodeID) (bool, DropReason) {
+// cut reports whether from→to loses everything now: a partition, or an end
+// whose host is down. A segment in flight is checked with it when it
+// arrives (no fresh loss draw: that was made at transmission).
+func (n *Network[M]) cut(from, to NodeID) bool {
 	if n.ncuts > 0 {
 		k, side := pairKey(from, to)
 		if c := n.cuts[k]; c != nil && c[side] {
-			return true, DropPartition
+			return true
 		}
 	}
-	if n.ndown > 0 && (n.node(from).down || n.node(to).down) {
-		return true, DropPartition
-	}
-	return false, NotDropped
+	return n.ndown > 0 && (n.node(from).down || n.node(to).down)
 }
 
-// transmitNoLoss schedules d's arrival from t without a loss draw (the
-// burst after a successful retransmission).
-func (n *Network[M]) transmitNoLoss(t Instant, dd *dir[M], d *Delivery[M]) {
-	t = max(t, d.tx) // a held message still leaves its sender's egress no earlier
-	at := t.Add(n.delay() + d.extra)
+// arrive schedules the arrival of d, transmitted at t (or when it leaves
+// its sender's egress, if later), in order behind what dd sent before.
+// sample takes the RTT sample of a first transmission (Karn).
+func (n *Network[M]) arrive(t Instant, dd *dir[M], d *Delivery[M], sample bool) {
+	t = max(t, d.tx)
+	lat := n.delay()
+	at := t.Add(lat + d.extra)
 	if at < dd.last {
-		at = dd.last
+		at = dd.last // in order
 	}
 	dd.last = at
-	d.tx, d.At = t, at
+	if sample {
+		dd.sample(2 * lat)
+	}
+	d.tx, d.At, d.kind = t, at, segData
 	n.sched(*d)
 }
 
@@ -706,7 +672,6 @@ func (dd *dir[M]) insertHeld(d Delivery[M]) {
 // and the attempt fails at 127 s; a host with no listener answers RST.
 func (n *Network[M]) syn(now Instant, c *conn[M], d *Delivery[M]) (Outcome, NodeID) {
 	if int(d.tries) > n.tcp.SynRetries {
-		c.connecting = false
 		c.epoch++
 		return ConnectFailed, d.From
 	}
