@@ -62,37 +62,31 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 // future fails (retriable). An unsent request that expired fails with a
 // TimeoutException, which marks nothing (disconnect false).
 func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight, disconnect bool) {
-	dead := func() {
-		if disconnect {
-			m.markCoordinatorUnknown(now, out, deadDisconnect, protocol.None, true)
-		}
-	}
 	err := protocol.NetworkException
 	if !disconnect {
 		err = protocol.RequestTimedOut
+	}
+	if disconnect && e.api != protocol.APIFindCoordinator && e.api != protocol.APILeaveGroup {
+		m.markCoordinatorUnknown(now, out, deadDisconnect, protocol.None, true)
 	}
 	switch e.api {
 	case protocol.APIFindCoordinator:
 		m.findCoordinatorFailed(now, m.findDone(e.corr, true))
 	case protocol.APIJoinGroup:
-		dead()
 		if e.corr == m.joinCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APISyncGroup:
-		dead()
 		if e.corr == m.syncCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APIHeartbeat:
-		dead()
 		if m.b.heartbeatTask {
 			m.taskHeartbeatDone(now, false)
 		} else {
 			m.hbFail(now)
 		}
 	case protocol.APIOffsetCommit:
-		dead()
 		m.commitCompleted(now, out, e, commitRetriable)
 	case protocol.APILeaveGroup:
 	}

@@ -247,50 +247,42 @@ func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp prot
 	if m.stopped || !m.started {
 		return
 	}
+	m.netEvent(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
+}
+
+// netEvent hands a network event to whichever thread polls the network.
+func (m *Member) netEvent(now protocol.Instant, q queued, out *Output) {
+	if m.stopped || !m.started {
+		return
+	}
 	m.fastForward(now, false)
-	m.deliver(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
+	m.deliver(now, q, out)
 }
 
 // Disconnected tells the member its connections to broker were reset:
 // every request in flight to it fails with a DisconnectException, observed by
 // the next thread that polls the network.
 func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
-	if m.stopped || !m.started {
-		return
-	}
-	m.fastForward(now, false)
-	m.deliver(now, queued{kind: qDisconnect, broker: broker, corr: m.nextCorr - 1}, out)
+	m.netEvent(now, queued{kind: qDisconnect, broker: broker, corr: m.nextCorr - 1}, out)
 }
 
 // ConnectionClosed tells the member that one of its connections was torn
 // down from below: the peer's FIN/RST (why "peer-closed") or the kernel
 // giving up retransmitting ("tcp-timeout"). Seen at the next network poll.
 func (m *Member) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *Output) {
-	if m.stopped || !m.started {
-		return
-	}
-	m.fastForward(now, false)
-	m.deliver(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
+	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
 }
 
 // Connected tells the member that a connection it asked for (Output.Conns)
 // is READY.
 func (m *Member) Connected(now protocol.Instant, broker int32, coord bool, out *Output) {
-	if m.stopped || !m.started {
-		return
-	}
-	m.fastForward(now, false)
-	m.deliver(now, queued{kind: qConnected, broker: broker, coord: coord}, out)
+	m.netEvent(now, queued{kind: qConnected, broker: broker, coord: coord}, out)
 }
 
 // ConnectFailed tells the member that a connection attempt failed (refused,
 // or the SYNs went unanswered until the kernel gave up).
 func (m *Member) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *Output) {
-	if m.stopped || !m.started {
-		return
-	}
-	m.fastForward(now, false)
-	m.deliver(now, queued{kind: qConnectFailed, broker: broker, coord: coord}, out)
+	m.netEvent(now, queued{kind: qConnectFailed, broker: broker, coord: coord}, out)
 }
 
 func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
@@ -745,11 +737,8 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 		if e.coordConn && m.coordKnown && m.coordinator == e.broker {
 			m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
 		}
-		if c := m.findConnection(e.broker, e.coordConn); c != nil {
-			m.closeConnection(now, out, c, "request-timeout", true)
-		} else {
-			m.failConnection(now, out, e.broker, e.coordConn, false, 0)
-		}
+		// Every request was sent through connectionFor: its state exists.
+		m.closeConnection(now, out, m.findConnection(e.broker, e.coordConn), "request-timeout", true)
 	}
 }
 

@@ -87,10 +87,8 @@ func netEraOf(profile string) netEra {
 // connectionFor returns the member's connection to broker (its coordinator
 // connection with coord), creating its state on first use.
 func (m *Member) connectionFor(broker int32, coord bool) *connection {
-	for i := range m.conns {
-		if m.conns[i].broker == broker && m.conns[i].coord == coord {
-			return &m.conns[i]
-		}
+	if c := m.findConnection(broker, coord); c != nil {
+		return c
 	}
 	m.conns = append(m.conns, connection{broker: broker, coord: coord})
 	return &m.conns[len(m.conns)-1]
