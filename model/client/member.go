@@ -244,9 +244,6 @@ func (m *Member) Start(now protocol.Instant, out *Output) {
 // thread if it is enabled (and not blocked on the coordinator monitor), else
 // queued until one of them polls the network (doc.go, "Which thread").
 func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *Output) {
-	if m.stopped || !m.started {
-		return
-	}
 	m.netEvent(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
 }
 
