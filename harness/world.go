@@ -104,14 +104,14 @@ type link struct {
 	conn   coordinator.Conn
 }
 
-// held is a message (conn == sim.Deliver) or a connection event that
+// held is a message (outcome sim.Deliver) or a connection event that
 // reached a paused process.
 type held struct {
-	conn   sim.Outcome
-	d      sim.Delivery[envelope]
-	broker int32
-	coord  bool
-	why    string
+	outcome sim.Outcome
+	d       sim.Delivery[envelope]
+	broker  int32
+	coord   bool
+	why     string
 }
 
 // slot is one member position in a group ("payments-3"). Its process may
@@ -752,7 +752,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		}
 		return
 	case sim.Established, sim.ConnectFailed, sim.Disconnect:
-		w.connEvent(now, o, who, &d)
+		w.connEvent(o, who, &d)
 		return
 	}
 	env := &d.Msg
@@ -779,7 +779,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	}
 	if s.paused {
-		s.buf = append(s.buf, held{conn: sim.Deliver, d: d})
+		s.buf = append(s.buf, held{outcome: sim.Deliver, d: d})
 		return
 	}
 	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
@@ -796,7 +796,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 // connEvent tells a member what happened to one of its connections. Brokers
 // are not told: the classic coordinator never acts on a closed connection
 // (network-model.md B7).
-func (w *world) connEvent(now sim.Instant, o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelope]) {
+func (w *world) connEvent(o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelope]) {
 	if int(who) < len(w.brokers) {
 		return
 	}
@@ -819,7 +819,7 @@ func (w *world) connEvent(now sim.Instant, o sim.Outcome, who sim.NodeID, d *sim
 	}
 	if s.paused {
 		// The kernel takes it; the process sees it when it resumes.
-		s.buf = append(s.buf, held{conn: o, broker: broker, coord: coord, why: why})
+		s.buf = append(s.buf, held{outcome: o, broker: broker, coord: coord, why: why})
 		return
 	}
 	w.memberConn(s, o, broker, coord, why)
@@ -857,8 +857,8 @@ func (w *world) resume(s *slot, inc uint32) {
 		if !s.live(inc) {
 			break
 		}
-		if h.conn != sim.Deliver {
-			w.memberConn(s, h.conn, h.broker, h.coord, h.why)
+		if h.outcome != sim.Deliver {
+			w.memberConn(s, h.outcome, h.broker, h.coord, h.why)
 			continue
 		}
 		d := h.d

@@ -100,7 +100,7 @@ type queued struct {
 	broker int32
 	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
 	resp   protocol.Response // qResponse
-	why    string            // qConnDown: peer-closed or tcp-timeout
+	why    string            // qConnDown: peer-closed, or reset (an RST, or tcp_retries2 gave up)
 }
 
 // Member is one Kafka consumer's group membership: AbstractCoordinator,
@@ -265,7 +265,8 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 
 // ConnectionClosed tells the member that one of its connections was torn
 // down from below: the peer's FIN/RST (why "peer-closed") or the kernel
-// giving up retransmitting ("tcp-timeout"). Seen at the next network poll.
+// giving up retransmitting, or an RST from a rebooted peer ("reset"). Seen at
+// the next network poll.
 func (m *Member) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *Output) {
 	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
 }

@@ -93,7 +93,7 @@ const (
 	// EvConnected: the connection is READY (after the handshake and ApiVersions).
 	EvConnected EventKind = "connected"
 	// EvDisconnected: the connection is closed (Reason: request-timeout,
-	// coordinator-dead, setup-timeout, refused, peer-closed, tcp-timeout;
+	// coordinator-dead, setup-timeout, refused, peer-closed, reset;
 	// Detail as for EvConnect; Count = the reconnect backoff in ms).
 	EvDisconnected EventKind = "disconnected"
 )
