@@ -194,13 +194,7 @@ func TestRefusedConnectFailsWaitingRequests(t *testing.T) {
 	d.advance(time.Millisecond) // the JoinGroup waits, unsent
 	d.call(func(o *Output) { d.m.ConnectFailed(d.now, co.Broker, true, o) })
 	d.advance(time.Millisecond)
-	dead := d.eventsOf(protocol.EvCoordinatorDead)
-	require.NotEmpty(t, dead)
-	assert.Equal(t, deadDisconnect, dead[0].Dead)
-	assert.Equal(t, deadDisconnect.String(), dead[0].Reason)
-	disc := d.eventsOf(protocol.EvDisconnected)
-	require.NotEmpty(t, disc)
-	assert.Equal(t, "refused", disc[0].Reason)
+	d.assertDisconnectMarked("refused")
 	assert.True(t, d.m.findConnection(0, true).inBackoff(d.now))
 }
 
@@ -214,11 +208,18 @@ func TestPeerCloseFailsRequests(t *testing.T) {
 	hb := d.pop(protocol.APIHeartbeat)
 	d.call(func(o *Output) { d.m.ConnectionClosed(d.now, hb.Broker, true, "peer-closed", o) })
 	d.advance(time.Millisecond)
+	d.assertDisconnectMarked("peer-closed")
+}
+
+// assertDisconnectMarked: the coordinator was marked unknown as a
+// disconnect, and the connection was closed for why.
+func (d *driver) assertDisconnectMarked(why string) {
+	d.t.Helper()
 	dead := d.eventsOf(protocol.EvCoordinatorDead)
-	require.NotEmpty(t, dead)
-	assert.Equal(t, deadDisconnect, dead[0].Dead)
-	assert.Equal(t, deadDisconnect.String(), dead[0].Reason)
+	require.NotEmpty(d.t, dead)
+	assert.Equal(d.t, deadDisconnect, dead[0].Dead)
+	assert.Equal(d.t, deadDisconnect.String(), dead[0].Reason)
 	disc := d.eventsOf(protocol.EvDisconnected)
-	require.NotEmpty(t, disc)
-	assert.Equal(t, "peer-closed", disc[0].Reason)
+	require.NotEmpty(d.t, disc)
+	assert.Equal(d.t, why, disc[0].Reason)
 }
