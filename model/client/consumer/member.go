@@ -6,7 +6,9 @@
 // machine, beside the classic client of package client. It is not wired
 // into the harness yet (issue 14).
 //
-// Driving it: Subscribe, then AppPoll at each application poll(); hand
+// Driving it: a subscribed member joins at its first AppPoll (4.0+,
+// KAFKA-17154: subscribe() joins at the next poll()); call AppPoll at each
+// application poll(); hand
 // it the coordinator (CoordinatorFound / CoordinatorUnknown), heartbeat
 // responses and failures, and call Tick at NextDeadline. Output.Sends are
 // the heartbeats to send. Rebalance callbacks run on the application
@@ -146,10 +148,6 @@ func (m *Member) transition(to State, out *Output) {
 	m.state = to
 	m.emit(out, protocol.Event{Kind: protocol.EvMemberState, State: to.String(), Detail: from.String(), Gen: m.epoch})
 }
-
-// Subscribe is subscribe(); the member joins at the next application
-// poll() (4.0+, KAFKA-17154).
-func (m *Member) Subscribe(now protocol.Instant, out *Output) {}
 
 // AppPoll is one application poll(): the poll timer restarts, a STALE or
 // UNSUBSCRIBED member (re)joins, and a pending reconciliation step that

@@ -37,6 +37,10 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 		}
 	}
 	quota, extras := len(all)/len(members), len(all)%len(members)
+	exists := make(map[protocol.TopicPartition]bool, len(all))
+	for _, p := range all {
+		exists[p] = true
+	}
 	taken := make(map[protocol.TopicPartition]bool, len(all))
 	for i, m := range members {
 		keep := quota
@@ -47,7 +51,7 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 			if len(out[i]) == keep {
 				break
 			}
-			if !slices.ContainsFunc(all, func(q protocol.TopicPartition) bool { return q == p }) || taken[p] {
+			if !exists[p] || taken[p] {
 				continue
 			}
 			out[i] = append(out[i], p)
