@@ -295,22 +295,11 @@ func requestFate(trace []TraceEvent, j int, name string, corr uint64) (sent sim.
 		}
 		switch t.Kind {
 		case EvDrop:
-			if t.Req {
-				return sent, fmt.Sprintf("the request was dropped at %s (%s)", fmtS(t.At), t.Reason)
-			}
-			return sent, fmt.Sprintf("its response was dropped at %s (%s)", fmtS(t.At), t.Reason)
+			return sent, fmt.Sprintf("%s was dropped at %s (%s)", requestOrResponse(t.Req), fmtS(t.At), t.Reason)
 		case EvLost:
-			what := "the request"
-			if !t.Req {
-				what = "its response"
-			}
-			fate = fmt.Sprintf("%s was lost at %s (%s) and TCP was still retransmitting it", what, fmtS(t.At), t.Reason)
+			fate = fmt.Sprintf("%s was lost at %s (%s) and TCP was still retransmitting it", requestOrResponse(t.Req), fmtS(t.At), t.Reason)
 		case EvRetransmit:
-			what := "the request"
-			if !t.Req {
-				what = "its response"
-			}
-			fate = fmt.Sprintf("%s was lost and retransmitted at %s", what, fmtS(t.At))
+			fate = fmt.Sprintf("%s was lost and retransmitted at %s", requestOrResponse(t.Req), fmtS(t.At))
 		case EvDeliver:
 			if t.Req {
 				fate = fmt.Sprintf("the request arrived at %s, no response came back in time", fmtS(t.At))
@@ -318,6 +307,14 @@ func requestFate(trace []TraceEvent, j int, name string, corr uint64) (sent sim.
 		}
 	}
 	return sent, fate
+}
+
+// requestOrResponse names the message of a request's fate.
+func requestOrResponse(req bool) string {
+	if req {
+		return "the request"
+	}
+	return "its response"
 }
 
 // causeWindow is what a cause finder sees: the trace, the member, and the
