@@ -33,12 +33,42 @@ const (
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
 // the member's process incarnation (stale ticks for a dead process are
-// ignored).
+// ignored). A network delivery (evDeliver, evServe) is kept in the world's
+// delivery table (world.dels) under di, with its endpoints from and to
+// copied here for the tie-break: the queue's slots stay 24 bytes of
+// payload instead of a whole Delivery, so sifting and firing touch less
+// memory.
 type ev struct {
-	kind evKind
-	idx  int32
-	inc  uint32
-	d    sim.Delivery[envelope]
+	kind     evKind
+	idx      int32
+	inc      uint32
+	from, to sim.NodeID
+	di       uint32
+}
+
+// putDel stores a delivery for a queue event and returns its index.
+func (w *world) putDel(d *sim.Delivery[envelope]) uint32 {
+	if n := len(w.delFree); n > 0 {
+		i := w.delFree[n-1]
+		w.delFree = w.delFree[:n-1]
+		w.dels[i] = *d
+		return i
+	}
+	w.dels = append(w.dels, *d)
+	return uint32(len(w.dels) - 1)
+}
+
+// takeDel removes the delivery of a fired queue event from the table.
+func (w *world) takeDel(i uint32) sim.Delivery[envelope] {
+	d := w.dels[i]
+	w.dels[i] = sim.Delivery[envelope]{}
+	w.delFree = append(w.delFree, i)
+	return d
+}
+
+// scheduleDelivery schedules a network event (sim.Network's scheduler).
+func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
+	w.q.Schedule(d.At, ev{kind: evDeliver, from: d.From, to: d.To, di: w.putDel(&d)})
 }
 
 // evIdentity names who an event is for and what it is, for the queue's
@@ -49,7 +79,7 @@ type ev struct {
 func evIdentity(_ sim.Instant, e ev) uint64 {
 	id := uint64(e.kind)<<56 | uint64(uint32(e.idx))<<16
 	if e.kind == evDeliver {
-		id ^= uint64(uint32(e.d.From))<<32 | uint64(uint32(e.d.To))
+		id ^= uint64(uint32(e.from))<<32 | uint64(uint32(e.to))
 	}
 	return id
 }
@@ -160,15 +190,19 @@ type broker struct {
 
 // world is one simulated world built from a scenario for one seed.
 type world struct {
-	sc        *scenario.Scenario
-	seed      uint64
-	streams   sim.Streams
-	q         *sim.Queue[ev]
-	net       *sim.Network[envelope]
-	brokers   []*broker
-	slots     []*slot
-	groups    []*groupState
-	conns     []connInfo // conn id → the connection (ids never reused)
+	sc      *scenario.Scenario
+	seed    uint64
+	streams sim.Streams
+	q       *sim.Queue[ev]
+	net     *sim.Network[envelope]
+	brokers []*broker
+	slots   []*slot
+	groups  []*groupState
+	conns   []connInfo // conn id → the connection (ids never reused)
+	// dels holds the deliveries of pending evDeliver and evServe events
+	// (ev.di), delFree its free entries.
+	dels      []sim.Delivery[envelope]
+	delFree   []uint32
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
@@ -219,7 +253,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	w.q = sim.NewQueue[ev](nil)
 	w.q.SetKeyer(seed, evIdentity)
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
-	w.net.SetScheduler(func(d sim.Delivery[envelope]) { w.q.Schedule(d.At, ev{kind: evDeliver, d: d}) })
+	w.net.SetScheduler(w.scheduleDelivery)
 	w.setLoss(sc.Network.Loss, sc.Network.LossToBroker)
 	if sc.Network.BandwidthBytesPerSecond > 0 {
 		w.net.SetBandwidth(sc.Network.BandwidthBytesPerSecond, envelopeBytes)
@@ -451,6 +485,10 @@ func (w *world) run() sim.StopReason {
 var maxEventsPerInstant = 20_000_000
 
 func (w *world) fire(now sim.Instant, e ev) {
+	var d sim.Delivery[envelope]
+	if e.kind == evDeliver || e.kind == evServe {
+		d = w.takeDel(e.di)
+	}
 	if now != w.instant {
 		w.instant, w.atInstant = now, 0
 	}
@@ -465,7 +503,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 	}
 	switch e.kind {
 	case evDeliver:
-		w.deliver(now, e.d)
+		w.deliver(now, d)
 	case evAppTick:
 		s := w.slots[e.idx]
 		if !s.live(e.inc) || s.paused {
@@ -506,8 +544,8 @@ func (w *world) fire(now sim.Instant, e ev) {
 		b := w.brokers[e.idx]
 		w.fence(b, e.inc)
 	case evServe:
-		if b := w.brokers[e.d.To]; !b.down && b.epoch == e.inc {
-			w.serve(now, b, &e.d.Msg)
+		if b := w.brokers[d.To]; !b.down && b.epoch == e.inc {
+			w.serve(now, b, &d.Msg)
 		}
 	case evResume:
 		w.resume(w.slots[e.idx], e.inc)
@@ -767,7 +805,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 			// and request handlers, modelled as a single FIFO server).
 			start := max(now, b.busyUntil)
 			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), d: d, inc: b.epoch})
+			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), from: d.From, to: d.To, di: w.putDel(&d), inc: b.epoch})
 			return
 		}
 		w.serve(now, b, env)

@@ -220,14 +220,18 @@ type Network[M any] struct {
 	// lossSplit > 0): a per-direction loss.
 	lossUp    float64
 	lossSplit NodeID
-	conns     map[uint64]*conn[M]
-	cuts      map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
-	ncuts     int
-	nodes     []nodeState
-	ndown     int // nodes down, to skip the check when 0
-	filter    Filter[M]
-	sched     func(Delivery[M])
-	tcp       TCP
+	// conns holds each node's connections to lower-numbered nodes (a
+	// connection is filed under its higher endpoint): a member's few
+	// connections to the brokers are found by a short scan, not a map
+	// lookup, on every send and arrival.
+	conns  [][]connRef[M]
+	cuts   map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
+	ncuts  int
+	nodes  []nodeState
+	ndown  int // nodes down, to skip the check when 0
+	filter Filter[M]
+	sched  func(Delivery[M])
+	tcp    TCP
 
 	// Bandwidth (SetBandwidth): each node's egress sends one message at a
 	// time at bytesPerSecond; txFree[n] is when node n's link is free.
@@ -240,7 +244,7 @@ type Network[M any] struct {
 // the probability that one transmission of one segment is lost.
 func NewNetwork[M any](rng *rand.Rand, latency Dist, loss float64) *Network[M] {
 	return &Network[M]{rng: rng, latency: latency, loss: loss, lossUp: loss,
-		conns: make(map[uint64]*conn[M]), cuts: make(map[uint64]*[2]bool), tcp: LinuxTCP}
+		cuts: make(map[uint64]*[2]bool), tcp: LinuxTCP}
 }
 
 // SetScheduler installs the function that schedules the network's events.
@@ -287,20 +291,41 @@ func pairKey(a, b NodeID) (uint64, int) {
 	return uint64(uint32(b))<<32 | uint64(uint32(a)), 1
 }
 
-func connKey(a, b NodeID, ch uint8) (uint64, int) {
+// connRef is one entry of Network.conns: the connection between the node
+// it is filed under and lo, on channel ch.
+type connRef[M any] struct {
+	lo NodeID
+	ch uint8
+	c  *conn[M]
+}
+
+// lookup finds the a–b connection on ch (nil if it never existed) and
+// which side a is (0: a is the lower node).
+func (n *Network[M]) lookup(a, b NodeID, ch uint8) (*conn[M], int) {
 	lo, hi, side := a, b, 0
 	if b < a {
 		lo, hi, side = b, a, 1
 	}
-	return uint64(uint32(lo))<<33 | uint64(uint32(hi))<<2 | uint64(ch&3), side
+	if int(hi) < len(n.conns) {
+		refs := n.conns[hi]
+		for i := range refs {
+			if refs[i].lo == lo && refs[i].ch == ch {
+				return refs[i].c, side
+			}
+		}
+	}
+	return nil, side
 }
 
 func (n *Network[M]) conn(a, b NodeID, ch uint8) (*conn[M], int) {
-	k, side := connKey(a, b, ch)
-	c := n.conns[k]
+	c, side := n.lookup(a, b, ch)
 	if c == nil {
+		lo, hi := min(a, b), max(a, b)
+		if int(hi) >= len(n.conns) {
+			n.conns = append(n.conns, make([][]connRef[M], int(hi)+1-len(n.conns))...)
+		}
 		c = &conn[M]{}
-		n.conns[k] = c
+		n.conns[hi] = append(n.conns[hi], connRef[M]{lo: lo, ch: ch, c: c})
 	}
 	return c, side
 }
@@ -314,8 +339,7 @@ func (n *Network[M]) node(id NodeID) *nodeState {
 
 // IsOpen reports whether the a–b connection on ch is established.
 func (n *Network[M]) IsOpen(a, b NodeID, ch uint8) bool {
-	k, _ := connKey(a, b, ch)
-	c := n.conns[k]
+	c, _ := n.lookup(a, b, ch)
 	return c != nil && c.open
 }
 
