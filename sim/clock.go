@@ -213,15 +213,62 @@ func (q *Queue[T]) release(e entry) {
 	q.free = append(q.free, e.slot)
 }
 
+// pop removes the top entry. The hole it leaves is moved down along the
+// smallest children to a leaf, and the last entry is sifted up from there
+// (Floyd's bottom-up deletion): the last entry usually belongs near the
+// bottom, so this makes about one comparison fewer per level than sifting it
+// down from the root, and the comparisons left are easier to predict. The
+// order is total ((at, key) is unique), so the sequence of pops does not
+// depend on how the heap is arranged.
 func (q *Queue[T]) pop() entry {
 	h := q.heap
 	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	q.heap = h[:last]
-	if last > 0 {
-		q.down(0)
+	n := len(h) - 1
+	x := h[n]
+	h = h[:n]
+	q.heap = h
+	if n == 0 {
+		return top
 	}
+	i := 0
+	for {
+		c := 4*i + 1
+		if c+3 < n {
+			m := c
+			if h[c+1].less(&h[m]) {
+				m = c + 1
+			}
+			if h[c+2].less(&h[m]) {
+				m = c + 2
+			}
+			if h[c+3].less(&h[m]) {
+				m = c + 3
+			}
+			h[i] = h[m]
+			i = m
+			continue
+		}
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < n; j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
+		}
+		h[i] = h[m]
+		i = m
+	}
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
 	return top
 }
 
@@ -235,34 +282,6 @@ func (q *Queue[T]) up(i int) {
 		}
 		h[i] = h[p]
 		i = p
-	}
-	h[i] = x
-}
-
-func (q *Queue[T]) down(i int) {
-	h := q.heap
-	n := len(h)
-	x := h[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if h[j].less(&h[m]) {
-				m = j
-			}
-		}
-		if !h[m].less(&x) {
-			break
-		}
-		h[i] = h[m]
-		i = m
 	}
 	h[i] = x
 }
