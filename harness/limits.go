@@ -41,8 +41,25 @@ type atLeast struct {
 func (a atLeast) Draw(r *rand.Rand) time.Duration { return max(a.d.Draw(r), a.min) }
 func (a atLeast) String() string                  { return fmt.Sprintf("%v (at least %v)", a.d, a.min) }
 
+// atLeastConst is atLeast of a constant, drawn without the two interface
+// calls (the lazy poll replay draws twice per poll: a hot path).
+type atLeastConst struct {
+	v   time.Duration // max(c, min)
+	c   sim.Constant
+	min time.Duration
+}
+
+func (a atLeastConst) Draw(*rand.Rand) time.Duration { return a.v }
+func (a atLeastConst) String() string                { return atLeast{a.c, a.min}.String() }
+
 // pollDist is a poll.interval or poll.timeout with MinPollCost applied.
-func pollDist(d scenario.Dist) sim.Dist { return atLeast{toSimDist(d), MinPollCost} }
+func pollDist(d scenario.Dist) sim.Dist {
+	sd := toSimDist(d)
+	if c, ok := sd.(sim.Constant); ok {
+		return atLeastConst{v: max(time.Duration(c), MinPollCost), c: c, min: MinPollCost}
+	}
+	return atLeast{sd, MinPollCost}
+}
 
 // spinGuard counts each member's events per millisecond of virtual time.
 type spinGuard struct {

@@ -230,19 +230,27 @@ func (b *Broker) doCurrentMemberJoinGroup(now protocol.Instant, g *group, jr *jo
 // validateCurrentMember mirrors GroupCoordinator.validateCurrentMember
 // (3.0+; the same checks inline in 2.3–2.8).
 func (b *Broker) validateCurrentMember(g *group, memberID, instanceID string) protocol.ErrorCode {
+	_, errc := b.currentMember(g, memberID, instanceID)
+	return errc
+}
+
+// currentMember is validateCurrentMember that also returns the member when
+// the answer is NONE: the heartbeat and commit paths look the id up once.
+func (b *Broker) currentMember(g *group, memberID, instanceID string) (*member, protocol.ErrorCode) {
 	if instanceID != "" && b.feat.static {
 		cur, ok := g.static[instanceID]
 		if !ok {
-			return protocol.UnknownMemberID
+			return nil, protocol.UnknownMemberID
 		}
 		if cur.id != memberID {
-			return protocol.FencedInstanceID
+			return nil, protocol.FencedInstanceID
 		}
 	}
-	if !g.has(memberID) {
-		return protocol.UnknownMemberID
+	m, ok := g.byID[memberID]
+	if !ok {
+		return nil, protocol.UnknownMemberID
 	}
-	return protocol.None
+	return m, protocol.None
 }
 
 // joinResult builds a successful JoinGroup response for m.

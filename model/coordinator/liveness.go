@@ -149,13 +149,13 @@ func (b *Broker) heartbeat(now protocol.Instant, r *protocol.HeartbeatRequest) p
 	if g.state == Dead {
 		return protocol.CoordinatorNotAvailable
 	}
-	if errc := b.validateCurrentMember(g, r.MemberID, r.GroupInstanceID); errc != protocol.None {
+	m, errc := b.currentMember(g, r.MemberID, r.GroupInstanceID)
+	if errc != protocol.None {
 		return errc
 	}
 	if r.GenerationID != g.generation {
 		return protocol.IllegalGeneration
 	}
-	m := g.byID[r.MemberID]
 	switch g.state {
 	case Empty:
 		return protocol.UnknownMemberID
@@ -274,8 +274,10 @@ func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequ
 		// Empty group is a simple commit whatever member id it carries.
 		return protocol.None
 	}
+	var m *member // the committing member, once validated
 	if r.GenerationID >= 0 || r.MemberID != protocol.UnknownMemberIDValue || r.GroupInstanceID != "" {
-		if errc := b.validateCurrentMember(g, r.MemberID, r.GroupInstanceID); errc != protocol.None {
+		var errc protocol.ErrorCode
+		if m, errc = b.currentMember(g, r.MemberID, r.GroupInstanceID); errc != protocol.None {
 			return errc
 		}
 		if r.GenerationID != g.generation {
@@ -290,7 +292,6 @@ func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequ
 		// Generation -1, no member: a simple (manual-assignment) commit.
 		return protocol.None
 	case Stable, PreparingRebalance:
-		m := g.byID[r.MemberID]
 		if g.state == Stable {
 			g.markResynced(m)
 		}
