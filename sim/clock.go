@@ -47,7 +47,6 @@ func (a *entry) less(b *entry) bool {
 // cache miss per event in a 100,000-member world).
 type slot[T any] struct {
 	timer *Timer // nil for plain events
-	gen   uint64 // timer generation when armed
 	dead  bool
 	val   T
 }
@@ -115,7 +114,7 @@ func (q *Queue[T]) Len() int { return len(q.heap) }
 
 // Schedule adds an event at instant at, which must not be in the past.
 func (q *Queue[T]) Schedule(at Instant, v T) {
-	q.push(at, nil, 0, v)
+	q.push(at, nil, v)
 }
 
 // After schedules an event d after now.
@@ -127,7 +126,7 @@ func (q *Queue[T]) Arm(t *Timer, at Instant, v T) {
 	q.kill(t)
 	t.gen++
 	t.at = at
-	t.slot = q.push(at, t, t.gen, v)
+	t.slot = q.push(at, t, v)
 }
 
 // Cancel disarms t. Cancelling an unarmed timer does nothing.
@@ -144,7 +143,7 @@ func (q *Queue[T]) kill(t *Timer) {
 	}
 }
 
-func (q *Queue[T]) push(at Instant, t *Timer, gen uint64, v T) uint32 {
+func (q *Queue[T]) push(at Instant, t *Timer, v T) uint32 {
 	if at < q.now {
 		panic(fmt.Sprintf("sim: event scheduled in the past: %v < now %v", at, q.now))
 	}
@@ -152,13 +151,13 @@ func (q *Queue[T]) push(at Instant, t *Timer, gen uint64, v T) uint32 {
 	if n := len(q.free); n > 0 {
 		s = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[s] = slot[T]{timer: t, gen: gen, val: v}
+		q.slots[s] = slot[T]{timer: t, val: v}
 	} else {
 		if len(q.slots) >= 1<<32-1 {
 			panic("sim: more than 2^32 pending events")
 		}
 		s = uint32(len(q.slots))
-		q.slots = append(q.slots, slot[T]{timer: t, gen: gen, val: v})
+		q.slots = append(q.slots, slot[T]{timer: t, val: v})
 	}
 	q.seq++
 	var hi uint64

@@ -166,13 +166,13 @@ type dir[M any] struct {
 	last       Instant // latest arrival scheduled (in-order delivery)
 	srtt       time.Duration
 	rttvar     time.Duration
-	sampled    bool
 	seq        uint64 // next sequence number
-	recovering bool   // the segment head is lost and awaits retransmission
 	head       uint64
-	backoff    uint8
 	firstLoss  Instant       // first transmission of the head (tcp_retries2 clock)
 	held       []Delivery[M] // messages behind the head, by seq
+	sampled    bool
+	recovering bool // the segment head is lost and awaits retransmission
+	backoff    uint8
 }
 
 // conn is one TCP connection between two nodes on one channel. epoch
