@@ -53,7 +53,9 @@ type slot[T any] struct {
 
 // Timer is a cancellable, re-armable timer living in a Queue. The zero value
 // is an unarmed timer. Cancellation is lazy: a cancelled or re-armed timer's
-// old entry stays in the heap and is skipped when it reaches the top.
+// old entry stays in the heap, marked dead, and is skipped when it reaches
+// the top. A timer belongs to the one queue it is armed in, and must not be
+// copied while armed.
 type Timer struct {
 	gen  uint64
 	at   Instant

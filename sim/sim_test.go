@@ -198,3 +198,48 @@ func TestRunStop(t *testing.T) {
 	assert.Equal(t, 4, n)
 	assert.Equal(t, Quiescent, q.Run(Budget{Until: Never}, func(Instant, int) {}), "a later Run continues")
 }
+
+// TestTimersMatchReferenceModel re-arms, cancels and fires timers at random
+// and checks every pop against a reference (the live timer with the least
+// (deadline, arming order)): the queue's dead marks for superseded entries
+// and its bottom-up pop keep exactly that order.
+func TestTimersMatchReferenceModel(t *testing.T) {
+	r := NewStreams(7).Stream("ops")
+	q := NewQueue[int](nil)
+	timers := make([]Timer, 40)
+	type live struct {
+		at  Instant
+		seq int
+	}
+	ref := map[int]live{}
+	seq := 0
+	for op := 0; op < 50000; op++ {
+		i := r.IntN(len(timers))
+		switch k := r.IntN(10); {
+		case k < 5:
+			at := q.Now() + Instant(r.IntN(50))
+			q.Arm(&timers[i], at, i)
+			seq++
+			ref[i] = live{at, seq}
+		case k < 7:
+			q.Cancel(&timers[i])
+			delete(ref, i)
+		default:
+			want, wantOK := -1, false
+			for j, l := range ref {
+				if !wantOK || l.at < ref[want].at || (l.at == ref[want].at && l.seq < ref[want].seq) {
+					want, wantOK = j, true
+				}
+			}
+			at, v, ok := q.Pop()
+			require.Equal(t, wantOK, ok, "op %d", op)
+			if ok {
+				require.Equal(t, want, v, "op %d", op)
+				require.Equal(t, ref[want].at, at, "op %d", op)
+				_, armed := timers[v].Armed()
+				require.False(t, armed)
+				delete(ref, v)
+			}
+		}
+	}
+}
