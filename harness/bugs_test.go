@@ -367,3 +367,48 @@ func TestBugKAFKA8653(t *testing.T) {
 		assert.Empty(t, fixed.Summary.InvariantViolations)
 	}
 }
+
+// oracleNames lists the oracles that fired in one run, in the fixed order
+// RunOracles gives them.
+func oracleNames(t testing.TB, sc *scenario.Scenario, seed uint64) []string {
+	t.Helper()
+	_, fs, err := RunOracles(sc, seed, Options{})
+	require.NoError(t, err)
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Oracle)
+	}
+	return out
+}
+
+// TestBugKAFKA9752: on a 2.2.0–2.4.1 broker a member that joined for the
+// first time in a rebalance gets no heartbeat expiry when the rebalance
+// completes (the expiry is rescheduled while isNew still says "alive"), so
+// a new member whose process died with its JoinGroup parked keeps its id
+// and its partitions for ever: Stable, no eviction, partitions unowned;
+// 2.5.0 expires it one session timeout later and rebalances.
+// Source: KAFKA-9752, apache/kafka PR #8339, whose unit test is
+// Kafka: GroupCoordinatorTest.testNewMemberFailureAfterJoinGroupCompletion @2.5.0
+// (that test, end-to-end here).
+func TestBugKAFKA9752(t *testing.T) {
+	const name = "bug-kafka-9752"
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-2.4.
+		res := run(t, load(t, name), seed, Options{})
+		g := res.Summary.Groups[0]
+		assert.Equal(t, int32(2), g.FinalGeneration, "seed %d: no rebalance after the new member died", seed)
+		assert.Zero(t, g.Evictions, "seed %d: the dead member is never expired", seed)
+		assert.True(t, g.StableAtEnd, "seed %d", seed)
+		assert.Subset(t, oracleNames(t, load(t, name), seed),
+			[]string{scenario.OracleUnownedAtEnd, scenario.OracleMemberLeak}, "seed %d", seed)
+
+		// Fixed: broker kafka-2.5.
+		fixed := withProfile(t, name, "coordinator", "kafka-2.5")
+		fr := run(t, fixed, seed, Options{})
+		fg := fr.Summary.Groups[0]
+		assert.Equal(t, int32(3), fg.FinalGeneration, "seed %d: the dead member's expiry rebalances", seed)
+		assert.Equal(t, 1, fg.Evictions, "seed %d", seed)
+		assert.Empty(t, oracleNames(t, fixed, seed), "seed %d", seed)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds/2, "seed %d", seed)
+	}
+}
