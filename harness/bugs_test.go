@@ -412,3 +412,43 @@ func TestBugKAFKA9752(t *testing.T) {
 		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds/2, "seed %d", seed)
 	}
 }
+
+// lostPartitions counts the partitions given up as lost (onPartitionsLost)
+// in a trace.
+func lostPartitions(trace []TraceEvent) int {
+	n := 0
+	for _, e := range trace {
+		if e.Kind == protocol.EvRevoked && e.Detail == "lost" {
+			n += len(e.Partitions)
+		}
+	}
+	return n
+}
+
+// TestBugKAFKA13891: a 3.3.0/3.3.1 client resets its generation when its
+// SyncGroup is answered REBALANCE_IN_PROGRESS, so every cooperative member
+// that was waiting for its assignment when a new rebalance began gives all
+// its partitions up as lost; the 3.3.2 client (= kafka-3.2, the reset
+// reverted by KAFKA-14016) keeps its generation and loses nothing.
+// Source: KAFKA-13891 (apache/kafka PR #12140), revert PR #12794;
+// end-to-end, not a port of one Java unit test.
+func TestBugKAFKA13891(t *testing.T) {
+	const name = "bug-kafka-13891"
+	for _, seed := range bugSeeds {
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		resets := 0
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvGenerationReset && e.API == protocol.APISyncGroup {
+				assert.Equal(t, "REBALANCE_IN_PROGRESS", e.Reason, "seed %d", seed)
+				resets++
+			}
+		}
+		assert.GreaterOrEqual(t, resets, 3, "seed %d: the waiting members reset", seed)
+		assert.Equal(t, 12, lostPartitions(res.Trace), "seed %d: every partition given up as lost", seed)
+
+		fixed := run(t, withProfile(t, name, "client", "kafka-3.2"), seed, Options{KeepTrace: true})
+		assert.Zero(t, lostPartitions(fixed.Trace), "seed %d", seed)
+		assert.Less(t, fixed.Summary.Groups[0].UnownedPartitionSeconds, res.Summary.Groups[0].UnownedPartitionSeconds, "seed %d", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}

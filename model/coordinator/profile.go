@@ -169,6 +169,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-2.x", v28}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
 		{"kafka-3.0", v30},
 		{"kafka-3.2", v32},
+		{"kafka-3.3", v32}, // the client's KAFKA-13891 profile; no broker change 3.2 → 3.3.1
 		{"kafka-3.4", v34},
 		{"kafka-3.6", v34},
 		{"kafka-3.7", v34}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
