@@ -374,11 +374,7 @@ func oracleNames(t testing.TB, sc *scenario.Scenario, seed uint64) []string {
 	t.Helper()
 	_, fs, err := RunOracles(sc, seed, Options{})
 	require.NoError(t, err)
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.Oracle)
-	}
-	return out
+	return oracleList(fs)
 }
 
 // TestBugKAFKA9752: on a 2.2.0–2.4.1 broker a member that joined for the
@@ -451,4 +447,41 @@ func TestBugKAFKA13891(t *testing.T) {
 		assert.Less(t, fixed.Summary.Groups[0].UnownedPartitionSeconds, res.Summary.Groups[0].UnownedPartitionSeconds, "seed %d", seed)
 		assert.Empty(t, fixed.Summary.InvariantViolations)
 	}
+}
+
+// TestBugKAFKA10870: a 2.7 consumer treats a JoinGroup answered
+// REBALANCE_IN_PROGRESS (a static member's rejoin in Stable whose group
+// write timed out, broker 2.6.1+) as an unexpected, fatal error; 2.8.0
+// retries. Source: KAFKA-10870, apache/kafka PR #9792, whose unit test is
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.2.0
+// (present since 2.8.0; end-to-end here).
+func TestBugKAFKA10870(t *testing.T) {
+	const name = "bug-kafka-10870"
+	for _, seed := range bugSeeds {
+		res, fs, err := RunOracles(load(t, name), seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		fatal := 0
+		for _, f := range fs {
+			if f.Oracle == scenario.OracleClientFatal {
+				assert.Contains(t, f.Message, "JoinGroup REBALANCE_IN_PROGRESS", "seed %d", seed)
+				fatal++
+			}
+		}
+		assert.GreaterOrEqual(t, fatal, 1, "seed %d: a restarted static member dies", seed)
+		assert.Len(t, res.Summary.Groups[0].FatalErrors, fatal, "seed %d", seed)
+
+		fixed := withProfile(t, name, "client", "kafka-2.8")
+		fr, ffs, err := RunOracles(fixed, seed, Options{})
+		require.NoError(t, err)
+		assert.Empty(t, fr.Summary.Groups[0].FatalErrors, "seed %d", seed)
+		assert.NotContains(t, oracleList(ffs), scenario.OracleClientFatal, "seed %d", seed)
+	}
+}
+
+func oracleList(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Oracle)
+	}
+	return out
 }
