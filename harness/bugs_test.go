@@ -396,7 +396,7 @@ func TestBugKAFKA9752(t *testing.T) {
 		assert.Zero(t, g.Evictions, "seed %d: the dead member is never expired", seed)
 		assert.True(t, g.StableAtEnd, "seed %d", seed)
 		assert.Subset(t, oracleNames(t, load(t, name), seed),
-			[]string{scenario.OracleUnownedAtEnd, scenario.OracleMemberLeak}, "seed %d", seed)
+			[]string{scenario.OracleUnownedAtEnd, scenario.OracleMemberLeak, scenario.OracleMemberIDLeak}, "seed %d", seed)
 
 		// Fixed: broker kafka-2.5.
 		fixed := withProfile(t, name, "coordinator", "kafka-2.5")

@@ -297,7 +297,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			if e.State != "Stable" && g.state == "Stable" {
 				g.notStable = at
 			}
-			if g.coord != e.Node {
+			if g.coord != "" && g.coord != e.Node {
 				// The group moved: the new coordinator loaded it from the
 				// log, which emits no member events, so its ids are
 				// counted from here on (a leak that spans the move is
