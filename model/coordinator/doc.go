@@ -35,7 +35,6 @@
 //	| kafka-0.10  |   |   |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-0.11  | x |   |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.2   | x | x |   |   |   |   |   |   |   |   | ok  |   |
-//	| kafka-3.3   | = kafka-3.2 (the name of the client's KAFKA-13891 profile) |
 //	| kafka-2.3.0 | = kafka-2.3, plus KAFKA-8653: JoinGroup v0 rebalance timeout -1 (0), not the session timeout |
 //	| kafka-2.3   | x | x | x |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.4   | = kafka-2.3 (no broker-side change; KIP-429 is client-side) |
@@ -49,6 +48,7 @@
 //	| kafka-2.8.1 | x | x | x | x | x | x | x |   |   |   | ok  |   |
 //	| kafka-3.0   | x | x | x | x | x | x | x | x |   |   | UNKNOWN_MEMBER_ID |   |
 //	| kafka-3.2   | x | x | x | x | x | x | x | x | x |   | UNKNOWN_MEMBER_ID |   |
+//	| kafka-3.3   | = kafka-3.2 (the name of the client's KAFKA-13891 profile) |
 //	| kafka-3.4   | x | x | x | x | x | x | x | x | x | x | ok (KAFKA-14201) |   |
 //	| kafka-3.6 … kafka-3.9, kafka-3.x | = kafka-3.4 (the Scala coordinator; the Java module stays opt-in) |
 //	| kafka-4.0 … kafka-4.3, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
