@@ -36,6 +36,12 @@ func TestRediscoveryCI(t *testing.T) {
 				assert.Equal(t, "first", rep.Stopped, "campaign %d: found within 500 seeds", c)
 				require.NotEmpty(t, rep.Findings)
 				assert.Contains(t, r.Oracles, rep.Findings[0].Oracle)
+				// The differential check: that seed is clean on the fixed variant.
+				fcfg, err := r.Config(true, rep.FirstFindingSeed, 1, 1)
+				require.NoError(t, err)
+				frep, err := Run(fcfg)
+				require.NoError(t, err)
+				assert.Zero(t, frep.RunsWithFindings, "campaign %d: seed %d fires on the fixed variant too", c, rep.FirstFindingSeed)
 				t.Logf("campaign %d: first finding at seed %d (%d runs)", c, rep.FirstFindingSeed, rep.Runs)
 			}
 			cfg, err := r.Config(true, FixedFirstSeed, 150, 2)
@@ -79,6 +85,11 @@ func TestMeasurementRow(t *testing.T) {
 	assert.Equal(t, 5, s)
 	assert.Equal(t, 2*time.Second, w)
 	assert.Equal(t, "| X | `group-stuck` | 7, 2, 5 | 5 / 2s | 0 / 100 (0s) |", m.Row())
+	m.AlsoFixed = []bool{false, false, true}
+	_, _, ok = m.Median()
+	assert.False(t, ok, "a finding the fixed variant shows too is not the bug")
+	assert.Contains(t, m.Row(), "5 (fires on the fixed variant too: not this bug)")
+	m.AlsoFixed = nil
 	m.First[1], m.FixedFindingSeed = 0, 900_004
 	_, _, ok = m.Median()
 	assert.False(t, ok)
