@@ -367,3 +367,121 @@ func TestBugKAFKA8653(t *testing.T) {
 		assert.Empty(t, fixed.Summary.InvariantViolations)
 	}
 }
+
+// oracleNames lists the oracles that fired in one run, in the fixed order
+// RunOracles gives them.
+func oracleNames(t testing.TB, sc *scenario.Scenario, seed uint64) []string {
+	t.Helper()
+	_, fs, err := RunOracles(sc, seed, Options{})
+	require.NoError(t, err)
+	return oracleList(fs)
+}
+
+// TestBugKAFKA9752: on a 2.2.0–2.4.1 broker a member that joined for the
+// first time in a rebalance gets no heartbeat expiry when the rebalance
+// completes (the expiry is rescheduled while isNew still says "alive"), so
+// a new member whose process died with its JoinGroup parked keeps its id
+// and its partitions for ever: Stable, no eviction, partitions unowned;
+// 2.5.0 expires it one session timeout later and rebalances.
+// Source: KAFKA-9752, apache/kafka PR #8339, whose unit test is
+// Kafka: GroupCoordinatorTest.testNewMemberFailureAfterJoinGroupCompletion @2.5.0
+// (that test, end-to-end here).
+func TestBugKAFKA9752(t *testing.T) {
+	const name = "bug-kafka-9752"
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-2.4.
+		res := run(t, load(t, name), seed, Options{})
+		g := res.Summary.Groups[0]
+		assert.Equal(t, int32(2), g.FinalGeneration, "seed %d: no rebalance after the new member died", seed)
+		assert.Zero(t, g.Evictions, "seed %d: the dead member is never expired", seed)
+		assert.True(t, g.StableAtEnd, "seed %d", seed)
+		assert.Subset(t, oracleNames(t, load(t, name), seed),
+			[]string{scenario.OracleUnownedAtEnd, scenario.OracleMemberLeak, scenario.OracleMemberIDLeak}, "seed %d", seed)
+
+		// Fixed: broker kafka-2.5.
+		fixed := withProfile(t, name, "coordinator", "kafka-2.5")
+		fr := run(t, fixed, seed, Options{})
+		fg := fr.Summary.Groups[0]
+		assert.Equal(t, int32(3), fg.FinalGeneration, "seed %d: the dead member's expiry rebalances", seed)
+		assert.Equal(t, 1, fg.Evictions, "seed %d", seed)
+		assert.Empty(t, oracleNames(t, fixed, seed), "seed %d", seed)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds/2, "seed %d", seed)
+	}
+}
+
+// lostPartitions counts the partitions given up as lost (onPartitionsLost)
+// in a trace.
+func lostPartitions(trace []TraceEvent) int {
+	n := 0
+	for _, e := range trace {
+		if e.Kind == protocol.EvRevoked && e.Detail == "lost" {
+			n += len(e.Partitions)
+		}
+	}
+	return n
+}
+
+// TestBugKAFKA13891: a 3.3.0/3.3.1 client resets its generation when its
+// SyncGroup is answered REBALANCE_IN_PROGRESS, so every cooperative member
+// that was waiting for its assignment when a new rebalance began gives all
+// its partitions up as lost; the 3.3.2 client (= kafka-3.2, the reset
+// reverted by KAFKA-14016) keeps its generation and loses nothing.
+// Source: KAFKA-13891 (apache/kafka PR #12140), revert PR #12794;
+// end-to-end, not a port of one Java unit test.
+func TestBugKAFKA13891(t *testing.T) {
+	const name = "bug-kafka-13891"
+	for _, seed := range bugSeeds {
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		resets := 0
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvGenerationReset && e.API == protocol.APISyncGroup {
+				assert.Equal(t, "REBALANCE_IN_PROGRESS", e.Reason, "seed %d", seed)
+				resets++
+			}
+		}
+		assert.GreaterOrEqual(t, resets, 3, "seed %d: the waiting members reset", seed)
+		assert.Equal(t, 12, lostPartitions(res.Trace), "seed %d: every partition given up as lost", seed)
+
+		fixed := run(t, withProfile(t, name, "client", "kafka-3.2"), seed, Options{KeepTrace: true})
+		assert.Zero(t, lostPartitions(fixed.Trace), "seed %d", seed)
+		assert.Less(t, fixed.Summary.Groups[0].UnownedPartitionSeconds, res.Summary.Groups[0].UnownedPartitionSeconds, "seed %d", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKAFKA10870: a 2.7 consumer treats a JoinGroup answered
+// REBALANCE_IN_PROGRESS (a static member's rejoin in Stable whose group
+// write timed out, broker 2.6.1+) as an unexpected, fatal error; 2.8.0
+// retries. Source: KAFKA-10870, apache/kafka PR #9792, whose unit test is
+// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithRebalanceInProgress @3.2.0
+// (present since 2.8.0; end-to-end here).
+func TestBugKAFKA10870(t *testing.T) {
+	const name = "bug-kafka-10870"
+	for _, seed := range bugSeeds {
+		res, fs, err := RunOracles(load(t, name), seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		fatal := 0
+		for _, f := range fs {
+			if f.Oracle == scenario.OracleClientFatal {
+				assert.Contains(t, f.Message, "JoinGroup REBALANCE_IN_PROGRESS", "seed %d", seed)
+				fatal++
+			}
+		}
+		assert.GreaterOrEqual(t, fatal, 1, "seed %d: a restarted static member dies", seed)
+		assert.Len(t, res.Summary.Groups[0].FatalErrors, fatal, "seed %d", seed)
+
+		fixed := withProfile(t, name, "client", "kafka-2.8")
+		fr, ffs, err := RunOracles(fixed, seed, Options{})
+		require.NoError(t, err)
+		assert.Empty(t, fr.Summary.Groups[0].FatalErrors, "seed %d", seed)
+		assert.NotContains(t, oracleList(ffs), scenario.OracleClientFatal, "seed %d", seed)
+	}
+}
+
+func oracleList(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Oracle)
+	}
+	return out
+}

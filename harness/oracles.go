@@ -123,6 +123,8 @@ type oracleSet struct {
 	owner  map[string]string // member id → process name (EvMemberAdded)
 	spin   []Finding
 	storm  []Finding
+	leak   []Finding // member-id-leak
+	fatal  []Finding // client-fatal
 	// lastStart is when the last initial member starts (before its phase).
 	lastStart time.Duration
 }
@@ -140,6 +142,13 @@ type oracleGroup struct {
 	partitions []protocol.TopicPartition
 	rangeMulti bool // range assignor over several topics: uneven by design
 	stormFired bool
+	// member-id-leak: member ids per broker (from that broker's
+	// member-added/-removed events), the group's live processes, and since
+	// when the coordinator's ids have outnumbered them (-1: they do not).
+	idsAt     map[string]map[string]bool
+	live      int
+	leakSince time.Duration
+	leakFired bool
 }
 
 type oracleProc struct {
@@ -148,8 +157,9 @@ type oracleProc struct {
 	ids         int           // member ids of this process in the group (trace view)
 	outSince    time.Duration // since when it has had no member id (or was started)
 	owned       []protocol.TopicPartition
-	bucket      int64 // current spin window index
-	sent        int   // requests in that window
+	lastErr     string // the last error response delivered to it (client-fatal)
+	bucket      int64  // current spin window index
+	sent        int    // requests in that window
 	spun        bool
 }
 
@@ -164,7 +174,7 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 		c := &sc.Groups[gi]
 		g := o.groups[c.ID]
 		if g == nil {
-			g = &oracleGroup{id: c.ID, state: "Empty"}
+			g = &oracleGroup{id: c.ID, state: "Empty", idsAt: map[string]map[string]bool{}, leakSince: -1}
 			o.groups[c.ID] = g
 		}
 		g.bound = max(g.bound, settleBound(c))
@@ -229,6 +239,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 	switch e.Kind {
 	case EvProcess:
 		p := o.proc(e.Node, e.Group)
+		was := p.alive
 		switch e.State {
 		case "started":
 			p.alive, p.ids, p.outSince, p.owned = true, 0, at, nil
@@ -236,10 +247,39 @@ func (o *oracleSet) observe(e *TraceEvent) {
 		default: // crashed, host-down, closed, fatal
 			p.alive, p.owned = false, nil
 		}
+		if g := o.groups[e.Group]; g != nil && was != p.alive {
+			if p.alive {
+				g.live++
+			} else {
+				g.live--
+			}
+			o.checkLeak(g, at)
+		}
+		if e.State == "fatal" && o.cfg.Enabled(scenario.OracleClientFatal) {
+			why := "no error response before it"
+			if p.lastErr != "" {
+				why = "the last error response it got: " + p.lastErr
+			}
+			o.fatal = append(o.fatal, Finding{Oracle: scenario.OracleClientFatal, Group: e.Group, Node: e.Node, AtMs: int64(at / time.Millisecond),
+				Message: fmt.Sprintf("%s stopped on a fatal error no fault injected (%s)", e.Node, why)})
+		}
+	case EvDeliver:
+		if !e.Req && e.Err != protocol.None {
+			if p := o.procs[e.Node]; p != nil {
+				p.lastErr = e.API.String() + " " + e.Err.String()
+			}
+		}
 	case protocol.EvMemberAdded:
 		o.owner[e.Peer] = e.Detail
 		if p := o.procs[e.Detail]; p != nil {
 			p.ids++
+		}
+		if g := o.groups[e.Group]; g != nil {
+			if g.idsAt[e.Node] == nil {
+				g.idsAt[e.Node] = map[string]bool{}
+			}
+			g.idsAt[e.Node][e.Peer] = true
+			o.checkLeak(g, at)
 		}
 	case protocol.EvMemberRemoved:
 		if p := o.procs[o.owner[e.Peer]]; p != nil && p.ids > 0 {
@@ -248,12 +288,25 @@ func (o *oracleSet) observe(e *TraceEvent) {
 				p.outSince = at
 			}
 		}
+		if g := o.groups[e.Group]; g != nil {
+			delete(g.idsAt[e.Node], e.Peer)
+			o.checkLeak(g, at)
+		}
 	case protocol.EvGroupState:
 		if g := o.groups[e.Group]; g != nil {
 			if e.State != "Stable" && g.state == "Stable" {
 				g.notStable = at
 			}
+			if g.coord != "" && g.coord != e.Node {
+				// The group moved: the new coordinator loaded it from the
+				// log, which emits no member events, so its ids are
+				// counted from here on (a leak that spans the move is
+				// missed, never invented).
+				delete(g.idsAt, e.Node)
+				g.leakSince = -1
+			}
 			g.state, g.coord = e.State, e.Node
+			o.checkLeak(g, at)
 		}
 	case EvBrokerProcess:
 		// The coordinator's broker died: its group state is gone until a
@@ -262,11 +315,13 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			return
 		}
 		for _, g := range o.groups {
+			delete(g.idsAt, e.Node)
 			if g.coord == e.Node && g.state != "Dead" {
 				if g.state == "Stable" {
 					g.notStable = at
 				}
 				g.state = "Dead"
+				g.leakSince = -1
 			}
 		}
 	case protocol.EvGenerationComplete:
@@ -303,6 +358,45 @@ func (o *oracleSet) observe(e *TraceEvent) {
 						p.name, p.sent-1, spinWindow, time.Duration(b)*spinWindow, bound)})
 			}
 		}
+	}
+}
+
+// checkLeak updates member-id-leak after an event at at: the group's
+// coordinator holds more member ids than the group has live processes,
+// continuously for longer than the bound (`oracles: {member-id-leak: ...}`,
+// else the settle bound: a dead member parked in JoinGroup legitimately
+// stays until the join completes, up to the rebalance timeout, then one
+// session timeout more).
+func (o *oracleSet) checkLeak(g *oracleGroup, at time.Duration) {
+	if g.leakFired || !o.cfg.Enabled(scenario.OracleMemberIDLeak) {
+		return
+	}
+	n := len(g.idsAt[g.coord])
+	if g.state == "Dead" || n <= g.live {
+		o.judgeLeak(g, at)
+		g.leakSince = -1
+		return
+	}
+	if g.leakSince < 0 {
+		g.leakSince = at
+	}
+}
+
+// judgeLeak fires member-id-leak when the leak open since g.leakSince has
+// lasted longer than the bound at at.
+func (o *oracleSet) judgeLeak(g *oracleGroup, at time.Duration) {
+	if g.leakSince < 0 || g.leakFired {
+		return
+	}
+	bound := o.cfg.MemberIDLeak
+	if bound == 0 {
+		bound = g.bound
+	}
+	if at-g.leakSince > bound {
+		g.leakFired = true
+		o.leak = append(o.leak, Finding{Oracle: scenario.OracleMemberIDLeak, Group: g.id, AtMs: int64(at / time.Millisecond),
+			Message: fmt.Sprintf("group %s had more member ids at its coordinator than live processes from %v for %v (bound %v)",
+				g.id, g.leakSince, at-g.leakSince, bound)})
 	}
 }
 
@@ -343,6 +437,13 @@ func (o *oracleSet) checkStorm(g *oracleGroup, at time.Duration) {
 func (o *oracleSet) finish(es endState) []Finding {
 	end := es.now
 	out := append([]Finding(nil), o.storm...)
+	for _, gs := range es.groups {
+		if g := o.groups[gs.id]; g != nil {
+			o.judgeLeak(g, end)
+		}
+	}
+	out = append(out, o.leak...)
+	out = append(out, o.fatal...)
 	endMs := int64(end / time.Millisecond)
 	for _, gs := range es.groups {
 		g := o.groups[gs.id]

@@ -220,13 +220,40 @@ func TestOracleFiresAndStaysSilent(t *testing.T) {
 			},
 		},
 		{
-			oracle: scenario.OracleMemberLeak,
+			oracle: scenario.OracleMemberLeak, extra: "oracles: {disable: [member-id-leak]}\n",
 			// g-0 joins again under a second id; the first stays.
 			fire: func(s *synth) {
 				s.ev(100*time.Second, protocol.Event{Kind: protocol.EvMemberAdded, Node: "broker-0", Group: "g", Peer: "g-0-old-leak", Detail: "g-2"})
 			},
 			// The crashed g-2's id is removed (healthy already does): nothing extra.
 			silent: func(s *synth) {},
+		},
+		{
+			oracle: scenario.OracleMemberIDLeak, extra: "oracles: {member-id-leak: 30s}\n",
+			// A second id of g-0 from 100 s to 150 s: 3 ids for 2 live
+			// processes for 50 s > 30 s, gone by the end (so member-leak,
+			// which judges the end, stays silent).
+			fire: func(s *synth) {
+				s.ev(100*time.Second, protocol.Event{Kind: protocol.EvMemberAdded, Node: "broker-0", Group: "g", Peer: "g-0-second", Detail: "g-0"})
+				s.ev(150*time.Second, protocol.Event{Kind: protocol.EvMemberRemoved, Node: "broker-0", Group: "g", Peer: "g-0-second"})
+			},
+			// The same for 20 s (as a crashed member's id for a session timeout).
+			silent: func(s *synth) {
+				s.ev(100*time.Second, protocol.Event{Kind: protocol.EvMemberAdded, Node: "broker-0", Group: "g", Peer: "g-0-second", Detail: "g-0"})
+				s.ev(120*time.Second, protocol.Event{Kind: protocol.EvMemberRemoved, Node: "broker-0", Group: "g", Peer: "g-0-second"})
+			},
+		},
+		{
+			oracle: scenario.OracleClientFatal, extra: "oracles: {disable: [unowned-at-end, member-leak, member-id-leak]}\n",
+			// g-1 stops on a fatal error after an error response.
+			fire: func(s *synth) {
+				s.ev(100*time.Second, protocol.Event{Kind: EvDeliver, Node: "g-1", Group: "g", API: protocol.APIJoinGroup, Err: protocol.RebalanceInProgress})
+				s.ev(100*time.Second, protocol.Event{Kind: EvProcess, Node: "g-1", Group: "g", State: "fatal"})
+			},
+			// g-1 is closed by the application: not an error.
+			silent: func(s *synth) {
+				s.ev(100*time.Second, protocol.Event{Kind: EvProcess, Node: "g-1", Group: "g", State: "closed"})
+			},
 		},
 		{
 			oracle: scenario.OracleCPUSpin, extra: "oracles: {cpu-spin: 20}\n",

@@ -20,12 +20,15 @@ const (
 	OracleDoubleOwnedAtEnd = "double-owned-at-end"
 	OracleMemberLeak       = "member-leak"
 	OracleCPUSpin          = "cpu-spin"
+	OracleMemberIDLeak     = "member-id-leak"
+	OracleClientFatal      = "client-fatal"
 )
 
 // OracleNames lists every oracle, in docs/INTERFACE.md order.
 var OracleNames = []string{
 	OracleGroupStuck, OracleRebalanceStorm, OracleNeverRejoins, OracleUnownedAtEnd,
 	OracleUnbalanced, OracleDoubleOwnedAtEnd, OracleMemberLeak, OracleCPUSpin,
+	OracleMemberIDLeak, OracleClientFatal,
 }
 
 // Oracles holds the thresholds a scenario sets for the anomaly oracles (the
@@ -47,6 +50,10 @@ type Oracles struct {
 	// NeverRejoins (never-rejoins): a live process has no member id in its
 	// group for longer than this after the last fault.
 	NeverRejoins time.Duration
+	// MemberIDLeak (member-id-leak): the group has more member ids at its
+	// coordinator than live processes, continuously for longer than this
+	// (at any time of the run, not only at its end). Zero: the settle bound.
+	MemberIDLeak time.Duration
 	// CPUSpin (cpu-spin): requests per second one member sends, averaged
 	// over 10 s windows, above which the oracle fires.
 	CPUSpin float64
@@ -60,7 +67,7 @@ func (o *Oracles) Enabled(name string) bool {
 }
 
 var oraclesSchema = &mapSchema{keys: leaves(
-	"settle", "group-stuck", "rebalance-storm", "rebalance-storm.window", "never-rejoins", "cpu-spin", "disable")}
+	"settle", "group-stuck", "rebalance-storm", "rebalance-storm.window", "never-rejoins", "member-id-leak", "cpu-spin", "disable")}
 
 // maxStormGenerations bounds rebalance-storm (a limit on everything).
 const maxStormGenerations = 1_000_000
@@ -76,7 +83,7 @@ func (d *decoder) oracles(n *yaml.Node) (*Oracles, error) {
 	for _, k := range []struct {
 		key string
 		dst *time.Duration
-	}{{"settle", &o.Settle}, {"group-stuck", &o.GroupStuck}, {"rebalance-storm.window", &o.StormWindow}, {"never-rejoins", &o.NeverRejoins}} {
+	}{{"settle", &o.Settle}, {"group-stuck", &o.GroupStuck}, {"rebalance-storm.window", &o.StormWindow}, {"never-rejoins", &o.NeverRejoins}, {"member-id-leak", &o.MemberIDLeak}} {
 		if v := f.get(k.key); v != nil {
 			if *k.dst, err = d.duration(v, sub(path, k.key)); err != nil {
 				return nil, err

@@ -31,6 +31,7 @@ var profiles = []profileInfo{
 	{"kafka-2.x", 2, 8},
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
+	{"kafka-3.3", 3, 3}, // client 3.3.0–3.3.1 only: KAFKA-13891 (3.3.2 reverted it; a version 3.3.x resolves to kafka-3.2)
 	{"kafka-3.4", 3, 4},
 	{"kafka-3.6", 3, 6},
 	{"kafka-3.7", 3, 7},

@@ -650,3 +650,35 @@ func BenchmarkStickyGeneral10kx10k(b *testing.B) {
 		StickyAssignor{}.Assign(members, topics)
 	}
 }
+
+// TestStickyClaimsBeforeKAFKA14639: before 3.5.0 (KAFKA-14639, apache/kafka
+// PR #13550) only the highest generation's claims count when all
+// subscriptions are equal, so consumer1's generation-1 claims (topic-0 and
+// topic-1, which nobody else claims) are dropped and one of them goes
+// straight to another member in the same round, with no revocation first;
+// from 3.5 the claims stand and consumer1 keeps both (max quota 2). The
+// post-fix rule is also what
+// Kafka: CooperativeStickyAssignorTest.testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithEqualPartitionsPerConsumer @3.6.1
+// exercises (same-generation conflicts); this case is the differing-generation one.
+func TestStickyClaimsBeforeKAFKA14639(t *testing.T) {
+	members := []Member{
+		owning(mem("consumer1", "topic"), 1, tp("topic", 0), tp("topic", 1)),
+		owning(mem("consumer2", "topic"), 2, tp("topic", 2)),
+		owning(mem("consumer3", "topic"), 2, tp("topic", 3)),
+	}
+	topics := []Topic{{"topic", 4}}
+	fixed := CooperativeStickyAssignor{}.Assign(members, topics)
+	assert.Equal(t, [][]protocol.TopicPartition{{tp("topic", 0), tp("topic", 1)}, {tp("topic", 2)}, {tp("topic", 3)}}, fixed)
+	for _, a := range []Assignor{CooperativeStickyAssignor{HighestGenerationOnly: true}, StickyAssignor{HighestGenerationOnly: true}} {
+		buggy := a.Assign(members, topics)
+		moved := 0
+		for _, l := range buggy[1:] {
+			for _, p := range l {
+				if p == tp("topic", 0) || p == tp("topic", 1) {
+					moved++
+				}
+			}
+		}
+		assert.Equal(t, 1, moved, "%s: one of consumer1's partitions moves in the same round: %v", a.Name(), buggy)
+	}
+}

@@ -15,15 +15,19 @@ import (
 // because EAGER members revoke everything before joining; here the client
 // model is expected to put them in Subscription.OwnedPartitions and
 // Subscription.GenerationID, which this assignor reads.
-type StickyAssignor struct{}
+type StickyAssignor struct {
+	// HighestGenerationOnly selects the claim rule of Kafka 2.3–3.4
+	// (before KAFKA-14639, see stickyAssign).
+	HighestGenerationOnly bool
+}
 
 func (StickyAssignor) Name() string                            { return StickyName }
 func (StickyAssignor) SupportedProtocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
 
 // Assign models AbstractStickyAssignor.assign.
-func (StickyAssignor) Assign(members []Member, topics []Topic) [][]protocol.TopicPartition {
+func (a StickyAssignor) Assign(members []Member, topics []Topic) [][]protocol.TopicPartition {
 	ti := newTopicIndex(members, topics)
-	st := stickyAssign(ti, members)
+	st := stickyAssign(ti, members, a.HighestGenerationOnly)
 	return build(ti, st.lists)
 }
 
@@ -33,7 +37,11 @@ func (StickyAssignor) Assign(members []Member, topics []Topic) [][]protocol.Topi
 // owner changes from its new owner for this round, so a partition never
 // moves directly from one member to another: the old owner revokes it, rejoins,
 // and the next rebalance gives it out. Supports COOPERATIVE and EAGER.
-type CooperativeStickyAssignor struct{}
+type CooperativeStickyAssignor struct {
+	// HighestGenerationOnly selects the claim rule of Kafka 2.4–3.4
+	// (before KAFKA-14639, see stickyAssign).
+	HighestGenerationOnly bool
+}
 
 func (CooperativeStickyAssignor) Name() string { return CooperativeStickyName }
 
@@ -45,9 +53,9 @@ func (CooperativeStickyAssignor) SupportedProtocols() []RebalanceProtocol {
 
 // Assign models CooperativeStickyAssignor.assignPartitions: the sticky
 // assignment, then adjustAssignment(assignments, partitionsTransferringOwnership).
-func (CooperativeStickyAssignor) Assign(members []Member, topics []Topic) [][]protocol.TopicPartition {
+func (a CooperativeStickyAssignor) Assign(members []Member, topics []Topic) [][]protocol.TopicPartition {
 	ti := newTopicIndex(members, topics)
-	st := stickyAssign(ti, members)
+	st := stickyAssign(ti, members, a.HighestGenerationOnly)
 	for m, l := range st.lists {
 		st.lists[m] = slices.DeleteFunc(l, func(g int32) bool { return st.transferring(g, int32(m)) })
 	}
@@ -89,7 +97,16 @@ func (st *stickyState) transferring(g, m int32) bool {
 // stickyAssign models AbstractStickyAssignor.assign: collect each member's
 // previously owned partitions (resolving claims by generation), then the
 // constrained algorithm when all subscriptions are equal, else the general one.
-func stickyAssign(ti *topicIndex, members []Member) *stickyState {
+//
+// highestOnly is the claim rule of AbstractStickyAssignor.allSubscriptionsEqual
+// before KAFKA-14639 (fixed in 3.5.0, apache/kafka PR #13550): when all
+// subscriptions are equal, only members of the highest generation seen
+// have valid owned partitions (a member without a generation only while
+// no generation has been seen), and a claim of an older generation is
+// dropped even when nobody else claims the partition, so the partition is
+// given to a new owner in the same round, without a revocation first. From
+// 3.5 every claim counts and the highest generation wins a conflict.
+func stickyAssign(ti *topicIndex, members []Member, highestOnly bool) *stickyState {
 	order := memberIDOrder(members)
 	checkUniqueIDs(members, order)
 	P := ti.total()
@@ -108,6 +125,8 @@ func stickyAssign(ti *topicIndex, members []Member) *stickyState {
 	// claimGen[g]: generation of the surviving (or conflicting) claim on g.
 	claimGen := make([]int32, P)
 	claimed := make([]bool, P)
+	highestOnly = highestOnly && allSubscriptionsEqual(subs)
+	maxGen := int32(defaultGeneration)
 	// Collect owned partitions, members in id order (Kafka iterates a
 	// HashMap here; sorting keeps the result deterministic). A claim counts
 	// when the topic still exists and the member still subscribes to it
@@ -117,6 +136,21 @@ func stickyAssign(ti *topicIndex, members []Member) *stickyState {
 		gen := s.GenerationID
 		if gen < defaultGeneration {
 			gen = defaultGeneration
+		}
+		if highestOnly {
+			// Kafka 3.4 AbstractStickyAssignor.allSubscriptionsEqual:
+			// memberData.generation present and >= maxGeneration, or
+			// absent while maxGeneration is DEFAULT_GENERATION.
+			if gen < maxGen {
+				continue
+			}
+			if gen > maxGen {
+				// A higher generation: every claim so far is invalid.
+				for g := range claimed {
+					claimed[g], st.prevOwner[g], st.multi[g] = false, noOwner, false
+				}
+				maxGen = gen
+			}
 		}
 		for _, tp := range s.OwnedPartitions {
 			g := ti.global(tp)

@@ -302,6 +302,16 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 		m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 		return
 	}
+	if !m.b.stickyClaimsAllGenerations {
+		// Before KAFKA-14639 (3.5.0) AbstractStickyAssignor counted only
+		// the highest generation's claims (3.4.0 allSubscriptionsEqual).
+		switch a.(type) {
+		case assign.CooperativeStickyAssignor:
+			a = assign.CooperativeStickyAssignor{HighestGenerationOnly: true}
+		case assign.StickyAssignor:
+			a = assign.StickyAssignor{HighestGenerationOnly: true}
+		}
+	}
 	members := make([]assign.Member, len(r.Members))
 	for i, jm := range r.Members {
 		members[i] = assign.Member{ID: jm.MemberID, InstanceID: jm.GroupInstanceID, Subscription: jm.Metadata}

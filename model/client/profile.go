@@ -95,7 +95,11 @@ type behaviour struct {
 	// for by returning (3.2, KAFKA-13310 timer in 3.3); before, a synchronous
 	// commit bounded by the rebalance timeout.
 	asyncJoinPrepareCommit bool
-	pacing                 lookupPacing
+	// stickyClaimsAllGenerations: the sticky assignors keep an older
+	// generation's claim nobody else makes (3.5, KAFKA-14639); before,
+	// only the highest generation's claims count.
+	stickyClaimsAllGenerations bool
+	pacing                     lookupPacing
 	// defaults (ApplyProfileDefaults).
 	defaultSession        time.Duration
 	defaultRequestTimeout time.Duration
@@ -193,7 +197,7 @@ var profileTable = withLaterEras([]behaviour{
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
-		joinLoopReturnsOnExpiredTimer: true, pacing: pacing33,
+		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, pacing: pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},
@@ -202,7 +206,7 @@ var profileTable = withLaterEras([]behaviour{
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
-		joinLoopReturnsOnExpiredTimer: true, exponentialBackoff: true, pacing: pacing33,
+		joinLoopReturnsOnExpiredTimer: true, exponentialBackoff: true, stickyClaimsAllGenerations: true, pacing: pacing33,
 		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
 		defaultAssignors: []string{"range", "cooperative-sticky"},
 	},

@@ -38,6 +38,7 @@
 //	| kafka-2.3.0 | = kafka-2.3, plus KAFKA-8653: JoinGroup v0 rebalance timeout -1 (0), not the session timeout |
 //	| kafka-2.3   | x | x | x |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.4   | = kafka-2.3 (no broker-side change; KIP-429 is client-side) |
+//	| (2.2–2.4)   | KAFKA-9752: a member new in a rebalance gets no heartbeat expiry when it completes (fixed in 2.5.0) |
 //	| kafka-2.5   | x | x | x | x |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.6   | x | x | x | x | x |   |   |   |   |   | ok  |   |
 //	| kafka-2.6.1 | x | x | x | x | x | x |   |   |   |   | ok  |   |
@@ -47,6 +48,7 @@
 //	| kafka-2.8.1 | x | x | x | x | x | x | x |   |   |   | ok  |   |
 //	| kafka-3.0   | x | x | x | x | x | x | x | x |   |   | UNKNOWN_MEMBER_ID |   |
 //	| kafka-3.2   | x | x | x | x | x | x | x | x | x |   | UNKNOWN_MEMBER_ID |   |
+//	| kafka-3.3   | = kafka-3.2 (the name of the client's KAFKA-13891 profile) |
 //	| kafka-3.4   | x | x | x | x | x | x | x | x | x | x | ok (KAFKA-14201) |   |
 //	| kafka-3.6 … kafka-3.9, kafka-3.x | = kafka-3.4 (the Scala coordinator; the Java module stays opt-in) |
 //	| kafka-4.0 … kafka-4.3, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
@@ -137,7 +139,7 @@
 //     offset commits, KIP-848 consumer groups, authorization, request
 //     quotas and throttling, JoinGroup v0–v9 wire differences other than
 //     the rebalance timeout, KIP-394 and KIP-814.
-//   - Known bug variants beyond the profile switches (KAFKA-9752 dangling
-//     member, KAFKA-14422 serialization failure, KAFKA-8653 rebalance
-//     timeout 0) — to be added as profile toggles when a scenario needs them.
+//   - Known bug variants beyond the profile switches (KAFKA-14422
+//     serialization failure) — to be added as profile toggles when a
+//     scenario needs them (KAFKA-8653 and KAFKA-9752 are profile toggles).
 package coordinator

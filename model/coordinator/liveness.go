@@ -20,6 +20,15 @@ func (b *Broker) completeAndScheduleNextHeartbeatExpiration(now protocol.Instant
 // then no expiry is armed: liveness is suspended until join completion or
 // assignment propagation reschedules it.
 func (b *Broker) completeAndScheduleNextExpiration(now protocol.Instant, g *group, m *member, timeout time.Duration) {
+	if b.feat.kafka9752NewExpiryNotArmed && m.isNew && b.cfg.NewMemberJoinTimeout > timeout {
+		// KAFKA-9752 (2.2.0–2.4.1): the pre-fix shouldKeepAlive(deadline)
+		// of a new member, latestHeartbeat + NewMemberJoinTimeoutMs >
+		// now + timeout, holds, so the new DelayedHeartbeat completes
+		// at once and no expiry is armed (MemberMetadata.scala 2.4.1
+		// 88-99). onCompleteJoin clears isNew only after this call.
+		b.cancel(&m.hb)
+		return
+	}
 	if m.hasSatisfiedHeartbeat() {
 		b.cancel(&m.hb)
 		return

@@ -93,6 +93,18 @@ type features struct {
 	// default -1 instead of the session timeout, so its DelayedJoin expires
 	// at once (apache/kafka PR #7072, fixed in 2.3.1 / 2.4.0).
 	kafka8653V0RebalanceTimeoutZero bool
+	// kafka9752NewExpiryNotArmed: KAFKA-9752, brokers 2.2.0–2.4.1 (fixed in
+	// 2.5.0, apache/kafka PR #8339; backports to 2.2–2.4 never released):
+	// onCompleteJoin reschedules a member's heartbeat expiry before it
+	// clears isNew, and the pre-fix MemberMetadata.shouldKeepAlive(deadline)
+	// of a new member is latestHeartbeat + NewMemberJoinTimeoutMs >
+	// deadline, true for a deadline one session timeout away, so
+	// tryCompleteElseWatch completes the new DelayedHeartbeat at once and
+	// nothing is armed (GroupCoordinator.scala 2.4.1 1104-1106 and 912-922,
+	// MemberMetadata.scala 2.4.1 88-99). A member that joined for the first
+	// time in that rebalance and never heartbeats (its client died, or a
+	// JoinGroup ≤ v3 retry left it behind) is never expired.
+	kafka9752NewExpiryNotArmed bool
 }
 
 // profileSpec is one row of the profile table (doc.go repeats it).
@@ -109,6 +121,7 @@ var profileTable = func() []profileSpec {
 	v011.initialDelay = true
 	v22 := v011
 	v22.kip394, v22.maxSize, v22.newMemberTimeout = true, true, true
+	v22.kafka9752NewExpiryNotArmed = true // 2.2.0 (KAFKA-7610) … 2.4.1
 	v23 := v22
 	v23.static, v23.rejectRemovesStatic = true, true
 	v230 := v23
@@ -117,6 +130,7 @@ var profileTable = func() []profileSpec {
 	// 2.5.0 1032-1037).
 	v25 := v23
 	v25.staticRebalanceInCompleting = true
+	v25.kafka9752NewExpiryNotArmed = false // KAFKA-9752 fixed in 2.5.0
 	v26 := v25
 	v26.acceptJoining26 = true
 	// 2.6.1: KAFKA-10134 (heartbeat in CompletingRebalance) and KAFKA-10284
@@ -155,6 +169,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-2.x", v28}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
 		{"kafka-3.0", v30},
 		{"kafka-3.2", v32},
+		{"kafka-3.3", v32}, // the client's KAFKA-13891 profile; no broker change 3.2 → 3.3.1
 		{"kafka-3.4", v34},
 		{"kafka-3.6", v34},
 		{"kafka-3.7", v34}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
