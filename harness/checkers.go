@@ -20,11 +20,15 @@ type checker interface {
 }
 
 func newCheckers(w *world) []checker {
-	return []checker{
+	cs := []checker{
 		&singleOwnerChecker{owner: map[ownerKey]string{}},
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 	}
+	if hasConsumerGroups(w.sc) {
+		cs = append(cs, &exclusiveOwnerChecker{})
+	}
+	return cs
 }
 
 // singleOwnerChecker: at most one owner per partition per generation, as

@@ -301,6 +301,10 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	if g == nil {
 		return
 	}
+	if g.cs != nil {
+		w.observeConsumerCoordinator(g, e)
+		return
+	}
 	m := g.m
 	switch e.Kind {
 	case protocol.EvRebalanceStart:
@@ -419,4 +423,52 @@ func triggerName(reason string, g *groupState) string {
 		return "append-error"
 	}
 	return "other"
+}
+
+// observeConsumerCoordinator is observeCoordinator for a consumer group
+// (KIP-848), with the same figures: a generation is a target assignment
+// (its epoch is the group epoch it was computed for); a rebalance opens at
+// a group epoch bump and closes once the group is Stable (every member at
+// the target's epoch, nothing left to revoke or assign) and every live
+// member is STABLE at that epoch.
+func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
+	m := g.m
+	switch e.Kind {
+	case protocol.EvRebalanceStart:
+		m.trigger = e.Reason
+		if !m.open {
+			m.open = true
+			m.openStart = e.At
+			m.openTrig = consumerTrigger(e.Reason, g)
+			m.openFirstGen, m.openGens = -1, 0
+		}
+	case protocol.EvGroupState:
+		m.coordState = e.State
+		if e.State == "Stable" {
+			m.everStable = true
+		}
+		w.maybeCloseRebalance(g, e.At)
+		w.maybeRecovered(g, e.At)
+	case protocol.EvGenerationComplete:
+		w.setCoordGen(g, e.Gen)
+		if m.open {
+			if m.openFirstGen < 0 {
+				m.openFirstGen = e.Gen
+			}
+			m.openGens++
+		}
+		w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+		w.maybeCloseRebalance(g, e.At)
+	case protocol.EvMemberRemoved:
+		w.classifyRemoval(g, e)
+	}
+}
+
+// consumerTrigger names a group epoch bump's reason in INTERFACE.md's
+// trigger vocabulary: a new member's subscription is a join.
+func consumerTrigger(reason string, g *groupState) string {
+	if reason == "subscription" {
+		return "join"
+	}
+	return triggerName(reason, g)
 }

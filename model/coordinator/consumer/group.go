@@ -481,7 +481,16 @@ func (c *Coordinator) leave(now protocol.Instant, g *Group, r *protocol.Consumer
 func (c *Coordinator) fence(g *Group, m *Member, why string, out *Output) {
 	c.clearOwners(g, m)
 	g.members = slices.DeleteFunc(g.members, func(x *Member) bool { return x == m })
-	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch})
+	ev := protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch}
+	switch why {
+	case "session-expired":
+		ev.Removal = protocol.RemovalSessionExpired
+	case "rebalance-timeout":
+		ev.Removal = protocol.RemovalRebalanceTimeout
+	case "leave":
+		ev.Removal = protocol.RemovalLeave
+	}
+	c.emit(out, g, ev)
 	c.bump(g, out, why)
 }
 
