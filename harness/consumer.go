@@ -141,6 +141,7 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 		PollInterval:        c.cfg.PollInterval,
 		PollTimeout:         c.cfg.PollTimeout,
 		CallbackTime:        c.cfg.CallbackTime,
+		AutoCommit:          g.Client.AutoCommit,
 	}
 	if g.Client.StaticMembership {
 		cfg.Member.InstanceID = s.name
@@ -186,6 +187,38 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
 	w.send(now, b.node, s.node, ci.ch, ci.epoch, reply, b.name, s.name)
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
+}
+
+// serveConsumerCommit answers an OffsetCommit from a consumer member
+// (kafka-consumer-protocol.md §2.12, ≤4.2 rules: the member epoch must be
+// the stored one, else STALE_MEMBER_EPOCH; an unknown member gets
+// UNKNOWN_MEMBER_ID). Deviations: the offsets are not stored and the
+// answer does not wait for an append (no append latency); 4.3's
+// per-partition acceptance of older epochs (KIP-1251) is not modelled.
+func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r *protocol.OffsetCommitRequest) {
+	g := w.groupByID(r.GroupID)
+	code := protocol.None
+	switch {
+	case g.coord != int32(b.node):
+		code = protocol.NotCoordinator
+	case now < g.cs.loadedAt:
+		code = protocol.CoordinatorLoadInProgress
+	default:
+		var m *ccoord.Member
+		if cg := b.cg.Group(r.GroupID); cg != nil {
+			m = cg.Member(r.MemberID)
+		}
+		switch {
+		case m == nil:
+			code = protocol.UnknownMemberID
+		case m.Epoch() != r.GenerationID:
+			code = protocol.StaleMemberEpoch
+		}
+	}
+	ci := w.conns[env.conn]
+	s := w.slots[ci.slot]
+	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}}
+	w.send(now, b.node, s.node, ci.ch, ci.epoch, reply, b.name, s.name)
 }
 
 // flushConsumerCoord traces what the consumer-group coordinator did and

@@ -230,3 +230,32 @@ func TestConsumerJoinMovesOnlyWhatMoves(t *testing.T) {
 		assert.Subset(t, before[m], after[m], "%s kept the rest", m)
 	}
 }
+
+// TestConsumerCommitBeforeRevocation: with enable.auto.commit (the
+// default) a member commits its offsets and waits for the answer before
+// onPartitionsRevoked (AbstractMembershipManager.revokeAndAssign,
+// kafka-consumer-protocol.md §3.7 step 3); the coordinator accepts it (the
+// member epoch is current). Without auto-commit nothing is committed.
+func TestConsumerCommitBeforeRevocation(t *testing.T) {
+	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, join: g}]\n")
+	answered := map[string]time.Duration{}
+	revokes := 0
+	for _, e := range tr {
+		switch {
+		case e.Kind == EvDeliver && !e.Req && e.API == protocol.APIOffsetCommit:
+			assert.Equal(t, protocol.None, e.Err)
+			answered[e.Node] = time.Duration(e.At)
+		case e.Kind == protocol.EvRevoked && e.Detail == "revoked":
+			revokes++
+			at, ok := answered[e.Node]
+			require.True(t, ok, "%s revoked at %v without a commit before", e.Node, e.At)
+			assert.LessOrEqual(t, at, time.Duration(e.At))
+			delete(answered, e.Node)
+		}
+	}
+	assert.GreaterOrEqual(t, revokes, 3, "the join moves three partitions")
+	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, enable.auto.commit: false}", 1)
+	for _, e := range consumerTrace(t, src+"faults: [{at: 60s, join: g}]\n") {
+		assert.NotEqual(t, protocol.APIOffsetCommit, e.API, "no commit without auto-commit")
+	}
+}

@@ -744,6 +744,12 @@ func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
 		w.serveConsumer(now, b, env, r)
 		return
 	}
+	if r, ok := env.req.(*protocol.OffsetCommitRequest); ok && b.cg != nil {
+		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil {
+			w.serveConsumerCommit(now, b, env, r)
+			return
+		}
+	}
 	b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
 	w.flushBroker(b)
 }

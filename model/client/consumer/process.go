@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/client"
@@ -70,6 +71,15 @@ type Process struct {
 	hbCorr    uint64
 	hbSentAt  protocol.Instant
 	hbLeave   bool // the heartbeat in flight is a leave (no answer awaited)
+
+	// The commit before revocation (auto-commit): the revocation callback
+	// waits for it.
+	commitCorr  uint64
+	commitAt    protocol.Instant
+	heldCB      Callback
+	heldParts   []protocol.TopicPartition
+	released    bool // commitDone is handing the held callback over
+	commitParts []protocol.TopicPartition
 }
 
 // pconn is one of the process's connections.
@@ -91,6 +101,9 @@ type ProcessConfig struct {
 	PollInterval        client.Dist
 	PollTimeout         client.Dist
 	CallbackTime        client.Dist
+	// AutoCommit is enable.auto.commit: the consumed offsets are committed
+	// before partitions are revoked (the commit before revocation).
+	AutoCommit bool
 }
 
 // NewProcess returns a process that has not started; rng is its own stream.
@@ -220,6 +233,22 @@ func (p *Process) drain(now protocol.Instant, out *client.Output) {
 		out.Sends = append(out.Sends, client.Send{Broker: p.coord, Corr: p.corr, Req: &r, Coord: true})
 		p.hbCorr, p.hbSentAt, p.hbLeave = p.corr, now, leave
 	}
+	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.coordUp && p.coord >= 0 && !p.released {
+		// AbstractMembershipManager.revokeAndAssign: with auto-commit on,
+		// the offsets of every owned partition are committed
+		// synchronously before onPartitionsRevoked runs
+		// (kafka-consumer-protocol.md §3.7 step 3). The callback waits for
+		// the commit's answer; a failed commit is logged and the
+		// reconciliation goes on.
+		p.corr++
+		p.commitCorr, p.commitAt = p.corr, now
+		p.heldCB, p.heldParts = p.mo.Callback, p.mo.CallbackParts
+		p.commitParts = slices.Clone(p.m.Owned())
+		out.Sends = append(out.Sends, client.Send{Broker: p.coord, Corr: p.corr, Coord: true,
+			Req: &protocol.OffsetCommitRequest{GroupID: p.cfg.Member.GroupID, GenerationID: p.m.Epoch(), MemberID: p.m.ID(),
+				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commitParts}})
+		p.mo.Callback = NoCallback
+	}
 	if p.mo.Callback != NoCallback {
 		p.cb, p.cbParts = p.mo.Callback, p.mo.CallbackParts
 		if p.cbEnd == protocol.Never && p.pollAt == protocol.Never && !p.inPoll {
@@ -264,6 +293,10 @@ func (p *Process) network(now protocol.Instant, out *client.Output) {
 		p.closeConn(now, out, p.coord, true)
 		p.coordDead(now, out, protocol.DeadRequestTimeout, protocol.None)
 		p.m.Failed(now, true)
+	}
+	if p.commitCorr != 0 && now >= p.commitAt.Add(p.cfg.RequestTimeout) {
+		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIOffsetCommit, ReqCorr: p.commitCorr})
+		p.commitDone(now, out)
 	}
 	if p.findCorr != 0 && now >= p.findAt.Add(p.cfg.RequestTimeout) {
 		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIFindCoordinator, ReqCorr: p.findCorr})
@@ -392,6 +425,11 @@ func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp pro
 		p.findTries = 0
 		p.coord = r.NodeID
 		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorFound, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID, Peer: brokerName(r.NodeID), Gen: p.m.Epoch()})
+	case *protocol.OffsetCommitResponse:
+		if corr != p.commitCorr {
+			return
+		}
+		p.commitDone(now, out)
 	case *protocol.ConsumerGroupHeartbeatResponse:
 		if corr != p.hbCorr || broker != p.coord {
 			return
@@ -447,6 +485,9 @@ func (p *Process) down(now protocol.Instant, out *client.Output, broker int32, c
 	if !coord && p.findCorr != 0 && broker == p.findTo {
 		p.findCorr = 0
 		p.findFailed(now)
+	}
+	if coord && broker == p.coord && p.commitCorr != 0 {
+		p.commitDone(now, out)
 	}
 	if coord && broker == p.coord {
 		inflight := p.hbCorr != 0 && !p.hbLeave
@@ -513,6 +554,9 @@ func (p *Process) NextHeartbeatDeadline() protocol.Instant {
 	if p.findCorr != 0 {
 		d = min(d, p.findAt.Add(p.cfg.RequestTimeout))
 	}
+	if p.commitCorr != 0 {
+		d = min(d, p.commitAt.Add(p.cfg.RequestTimeout))
+	}
 	if p.coord < 0 && p.findCorr == 0 && len(p.cfg.Brokers) > 0 {
 		// The next FindCoordinator: after its backoff, on a connection
 		// that is ready or may be opened (a connecting one reports back).
@@ -563,3 +607,24 @@ func connDetail(coord bool) string {
 	}
 	return "node"
 }
+
+// commitDone ends the commit before revocation (answered, failed or timed
+// out): the revocation callback it held goes to the application thread.
+func (p *Process) commitDone(now protocol.Instant, out *client.Output) {
+	p.commitCorr = 0
+	if p.heldCB == NoCallback {
+		return
+	}
+	held, parts := p.heldCB, p.heldParts
+	p.heldCB, p.heldParts = NoCallback, nil
+	if p.cb != NoCallback || p.cbEnd != protocol.Never {
+		return // a newer callback (onPartitionsLost after a fence) replaced it
+	}
+	p.mo.Callback, p.mo.CallbackParts = held, parts
+	p.released = true
+	p.drain(now, out)
+	p.released = false
+}
+
+// Committing reports whether a commit before revocation is in flight.
+func (p *Process) Committing() bool { return p.commitCorr != 0 }
