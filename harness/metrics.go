@@ -45,6 +45,11 @@ type groupMetrics struct {
 
 	// Partition ownership: owners per partition index; integrals.
 	owners              []int32
+	lastOwner           []int32  // per partition: slot id + 1 of its last owner, 0 none
+	mark                []uint32 // scratch for setOwned (stamp per partition)
+	stamp               uint32
+	moved               int // partitions moved (PartitionsMoved)
+	movedAfterFault     int
 	index               map[protocol.TopicPartition]int
 	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
 	lastChange          sim.Instant
@@ -166,15 +171,31 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			m.index[tp] = i
 		}
 	}
-	m.integrate(w.q.Now())
+	at := w.q.Now()
+	m.integrate(at)
+	if m.lastOwner == nil {
+		m.lastOwner = make([]int32, len(g.partitions))
+		m.mark = make([]uint32, len(g.partitions))
+	}
+	m.stamp++
 	for _, tp := range s.owned {
 		if i, ok := m.index[tp]; ok {
 			m.adjust(i, -1)
+			m.mark[i] = m.stamp
 		}
 	}
 	for _, tp := range now {
 		if i, ok := m.index[tp]; ok {
 			m.adjust(i, +1)
+			if m.mark[i] != m.stamp { // newly owned
+				if prev := m.lastOwner[i]; prev != 0 && prev != s.id+1 && at >= m.from {
+					m.moved++
+					if at >= m.firstFault {
+						m.movedAfterFault++
+					}
+				}
+				m.lastOwner[i] = s.id + 1
+			}
 		}
 	}
 	s.owned = append(s.owned[:0], now...)
