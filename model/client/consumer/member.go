@@ -3,8 +3,9 @@
 // manager and heartbeat request manager (AbstractMembershipManager,
 // ConsumerMembershipManager, AbstractHeartbeatRequestManager,
 // HeartbeatRequestState; kafka-consumer-protocol.md §3) as a pure state
-// machine, beside the classic client of package client. It is not wired
-// into the harness yet (issue 14).
+// machine, beside the classic client of package client. Process
+// (process.go) wraps it with the application and network threads; the
+// harness runs a Process in each slot of a group.protocol=consumer group.
 //
 // Driving it: a subscribed member joins at its first AppPoll (4.0+,
 // KAFKA-17154: subscribe() joins at the next poll()); call AppPoll at each
@@ -15,8 +16,8 @@
 // thread: a reconciliation that needs one waits for the next AppPoll and
 // then for CallbackDone.
 //
-// Deviations (documented here, to be revisited when it is wired): the
-// commit before revocation (auto-commit) is not modelled; topic ids are
+// Deviations: the commit before revocation (auto-commit) is Process's
+// (process.go), without retries; topic ids are
 // names (no metadata resolution); the network thread acts at deadlines,
 // not on its 5 s maximum poll wait; close() and the leave options of 4.1
 // (CloseOptions) are one Close.
