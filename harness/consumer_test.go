@@ -259,3 +259,52 @@ func TestConsumerCommitBeforeRevocation(t *testing.T) {
 		assert.NotEqual(t, protocol.APIOffsetCommit, e.API, "no commit without auto-commit")
 	}
 }
+
+// TestConsumerGroupSurvivesCoordinatorCrash: the coordinator's broker
+// crashes; after failover.delay (9 s) the group's records move to the next
+// broker, which loads them with fresh session timers
+// (GroupMetadataManager.onLoaded): the members find it, heartbeat at their
+// epoch and carry on — no member is removed, the group epoch does not
+// move and no partition changes hands.
+func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
+	src := strings.Replace(consumerTimeline, "brokers: 1", "brokers: 3, load.time: 1s", 1) + "faults: [{at: 60s, crash: coordinator, for: 30s}]\n"
+	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	g := res.Summary.Groups[0]
+	assert.True(t, g.StableAtEnd)
+	assert.Zero(t, g.Evictions)
+	assert.Zero(t, g.PartitionsMovedAfterFirstFault)
+	for _, r := range g.Rebalances {
+		assert.Less(t, r.StartMs, int64(60000), "no rebalance after the crash: %+v", r)
+	}
+	moved := false
+	for _, e := range res.Trace {
+		if e.Kind == EvBrokerRole && e.Group == "g" {
+			moved = true
+			assert.Equal(t, 69*time.Second, time.Duration(e.At), "fenced after failover.delay")
+		}
+		if time.Duration(e.At) > 60*time.Second && (e.Kind == protocol.EvRebalanceStart || e.Kind == protocol.EvMemberRemoved) {
+			t.Errorf("%v at %v: the failover changed the group", e.Kind, e.At)
+		}
+	}
+	assert.True(t, moved)
+	assert.Len(t, g.Failovers, 1)
+	assert.GreaterOrEqual(t, g.Failovers[0].RecoveryMs, int64(1000), "not before load.time")
+}
+
+// TestConsumerStaticRollingRestart: static members (group.instance.id)
+// leave with epoch −2 on close and keep their partitions; each new process
+// rejoins with the same instance id within the session timeout and gets
+// its assignment back (§2.10): no epoch bump, nothing moves.
+func TestConsumerStaticRollingRestart(t *testing.T) {
+	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
+		"faults: [{at: 60s, rolling-restart: g, interval: 10s, downtime: 2s}]\n"
+	res := run(t, parse(t, src), 1, Options{})
+	require.Empty(t, res.Summary.InvariantViolations)
+	g := res.Summary.Groups[0]
+	assert.True(t, g.StableAtEnd)
+	assert.Zero(t, g.PartitionsMovedAfterFirstFault, "each member gets its own partitions back")
+	assert.Zero(t, g.Evictions)
+	dyn := run(t, parse(t, strings.Replace(src, "group.instance.id: true", "group.instance.id: false", 1)), 1, Options{})
+	assert.Positive(t, dyn.Summary.Groups[0].PartitionsMovedAfterFirstFault, "dynamic members leave (epoch −1) and their partitions move")
+}

@@ -3,6 +3,7 @@ package consumer
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/client"
@@ -580,26 +581,8 @@ func (p *Process) NextHeartbeatDeadline() protocol.Instant {
 	return d
 }
 
-func brokerName(id int32) string {
-	if id < 0 {
-		return "none"
-	}
-	return "broker-" + itoa(int(id))
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
-}
+// brokerName is a broker's id as the classic client's events carry it.
+func brokerName(id int32) string { return strconv.Itoa(int(id)) }
 
 func connDetail(coord bool) string {
 	if coord {
