@@ -145,7 +145,11 @@ func (c *livenessChecker) final(w *world) string {
 		var bound time.Duration
 		stalls := false
 		for _, c := range g.cohorts {
-			b := c.sc.Client.SessionTimeout + c.sc.Client.MaxPollInterval + 30*time.Second
+			session := c.sc.Client.SessionTimeout
+			if c.sc.Consumer() {
+				session = w.sc.Coordinator.ConsumerSessionTimeout // the broker's, KIP-848
+			}
+			b := session + c.sc.Client.MaxPollInterval + 30*time.Second
 			if c.sc.Client.MaxPollInterval == 0 {
 				b += c.sc.Client.SessionTimeout
 			}

@@ -308,3 +308,27 @@ func TestConsumerStaticRollingRestart(t *testing.T) {
 	dyn := run(t, parse(t, strings.Replace(src, "group.instance.id: true", "group.instance.id: false", 1)), 1, Options{})
 	assert.Positive(t, dyn.Summary.Groups[0].PartitionsMovedAfterFirstFault, "dynamic members leave (epoch −1) and their partitions move")
 }
+
+// TestPartitionsMovedCountsHandovers: partitions_moved counts a partition
+// that starts being owned by another member than its last owner. After a
+// crash under cooperative-sticky (classic) and uniform (consumer) exactly
+// the dead member's 4 partitions move; eager range reassigns all 12 and
+// moves those whose range shifted.
+func TestPartitionsMovedCountsHandovers(t *testing.T) {
+	base := consumerTimeline + "faults: [{at: 60s, crash: g-1}]\n"
+	for _, tc := range []struct {
+		client string
+		want   int
+	}{
+		{"{profile: kafka-4.2, group.protocol: consumer}", 4},
+		{"{profile: kafka-4.2, partition.assignment.strategy: cooperative-sticky}", 4},
+		// range over g-0, g-2: g-0 keeps 0-3 and takes 4-5, g-2 gets 6-11:
+		// 4-5 and 6-7 change hands (8-11 were g-2's).
+		{"{profile: kafka-4.2, partition.assignment.strategy: range}", 4},
+	} {
+		src := strings.Replace(base, "{profile: kafka-4.2, group.protocol: consumer}", tc.client, 1)
+		res := run(t, parse(t, src), 1, Options{})
+		require.Empty(t, res.Summary.InvariantViolations, tc.client)
+		assert.Equal(t, tc.want, res.Summary.Groups[0].PartitionsMovedAfterFirstFault, tc.client)
+	}
+}
