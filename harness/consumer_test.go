@@ -11,8 +11,9 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// consumerSwarm is a small consumer-protocol group under random crashes,
-// pauses, partitions from the coordinator, loss windows and coordinator
+// consumerSwarm is a small consumer-protocol group (two cohorts: the
+// second with slow rebalance callbacks) under random crashes, pauses,
+// partitions from the coordinator, packet-loss windows and coordinator
 // failovers.
 const consumerSwarm = `
 name: consumer-swarm
@@ -27,6 +28,11 @@ groups:
     subscribe: [t]
     client: {profile: kafka-4.3, group.protocol: consumer}
     workload: {poll.interval: {dist: uniform, min: 10ms, max: 200ms}, callback.time: {dist: uniform, min: 0ms, max: 300ms}}
+  - id: g
+    members: 2
+    subscribe: [t]
+    client: {profile: kafka-4.3, group.protocol: consumer, group.instance.id: true, enable.auto.commit: false}
+    workload: {poll.interval: 50ms, callback.time: 2s}
 swarm:
   from: 10s
   crash: 2
@@ -36,6 +42,9 @@ swarm:
   partition: 1
   partition.for: {dist: uniform, min: 1s, max: 60s}
   coordinator-failover: 0.5
+  loss: 1
+  loss.probability: 0.2
+  loss.for: {dist: uniform, min: 1s, max: 20s}
 `
 
 // TestConsumerSwarmNoPartitionOwnedTwice: the consumer protocol's promise
@@ -330,5 +339,27 @@ func TestPartitionsMovedCountsHandovers(t *testing.T) {
 		res := run(t, parse(t, src), 1, Options{})
 		require.Empty(t, res.Summary.InvariantViolations, tc.client)
 		assert.Equal(t, tc.want, res.Summary.Groups[0].PartitionsMovedAfterFirstFault, tc.client)
+	}
+}
+
+// TestConsumerSwarmSettles: after the same random faults stop (at 60 s),
+// every run's group settles: Stable with every live member STABLE at the
+// group epoch holding its assignment, within the liveness checker's bound
+// (the broker's session timeout + max.poll.interval.ms + 30 s) — no
+// liveness violation, no other violation, over 300 seeds.
+func TestConsumerSwarmSettles(t *testing.T) {
+	src := strings.Replace(strings.Replace(consumerSwarm, "duration: 90s", "duration: 520s", 1), "  from: 10s\n", "  from: 10s\n  until: 60s\n", 1)
+	sc := parse(t, src)
+	seeds := 300
+	if testing.Short() {
+		seeds = 50
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		res := run(t, sc, seed, Options{})
+		for _, v := range res.Summary.InvariantViolations {
+			t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
+		}
+		g := res.Summary.Groups[0]
+		require.True(t, g.StableAtEnd, "seed %d", seed)
 	}
 }
