@@ -126,7 +126,7 @@ type slot struct {
 	cohort int // index in the group's cohorts: whose client config and workload the process runs
 	index  int
 	node   sim.NodeID
-	m      memberProc       // the process's member: *client.Member, or *cclient.Process (consumer.go)
+	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
 	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
 	inc    uint32
 	links  []link // the process's connections (newest per broker and channel)

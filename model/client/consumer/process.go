@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rebalsim/rebalsim/model/client"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -17,7 +16,7 @@ import (
 // connections and request timeouts. It has the shape of the classic
 // client.Member the harness drives (Start, Step, TickApp, TickHeartbeat,
 // Connected, ConnectFailed, ConnectionClosed, SlowPoll, Close, Pause,
-// Resume, CatchUp), with client.Output as its output, so the harness runs
+// Resume, CatchUp), with ProcOutput as its output, so the harness runs
 // either kind of member in a slot.
 //
 // Deviations (beside Member's):
@@ -83,6 +82,50 @@ type Process struct {
 	commitParts []protocol.TopicPartition
 }
 
+// Dist draws a duration from an explicit random stream (sim.Dist and
+// client.Dist satisfy it).
+type Dist interface {
+	Draw(r *rand.Rand) time.Duration
+}
+
+// Const is a Dist that always returns itself.
+type Const time.Duration
+
+// Draw returns the constant.
+func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
+
+// Send is one request the process asks the harness to send (as the
+// classic client's client.Send): to broker, with a correlation id unique
+// per process, on the coordinator connection or the broker's ordinary one.
+type Send struct {
+	Broker int32
+	Corr   uint64
+	Req    protocol.Request
+	Coord  bool
+}
+
+// ConnOp asks the harness to open or close a connection (as the classic
+// client's client.ConnOp); AfterSends is how many of Sends precede it.
+type ConnOp struct {
+	Broker     int32
+	Coord      bool
+	Open       bool
+	AfterSends int
+}
+
+// ProcOutput collects what one call into a Process produced, in order;
+// the caller owns it and resets it between calls (Reset).
+type ProcOutput struct {
+	Sends  []Send
+	Events []protocol.Event
+	Conns  []ConnOp
+}
+
+// Reset empties the buffers, keeping capacity.
+func (o *ProcOutput) Reset() {
+	o.Sends, o.Events, o.Conns = o.Sends[:0], o.Events[:0], o.Conns[:0]
+}
+
 // pconn is one of the process's connections.
 type pconn struct {
 	broker  int32
@@ -99,9 +142,9 @@ type ProcessConfig struct {
 	RequestTimeout      time.Duration // request.timeout.ms
 	ReconnectBackoff    time.Duration // reconnect.backoff.ms
 	ReconnectBackoffMax time.Duration // reconnect.backoff.max.ms
-	PollInterval        client.Dist
-	PollTimeout         client.Dist
-	CallbackTime        client.Dist
+	PollInterval        Dist
+	PollTimeout         Dist
+	CallbackTime        Dist
 	// AutoCommit is enable.auto.commit: the consumed offsets are committed
 	// before partitions are revoked (the commit before revocation).
 	AutoCommit bool
@@ -118,9 +161,9 @@ func NewProcess(cfg ProcessConfig, rng *rand.Rand) *Process {
 	if cfg.ReconnectBackoffMax == 0 {
 		cfg.ReconnectBackoffMax = time.Second
 	}
-	for _, d := range []*client.Dist{&cfg.PollInterval, &cfg.PollTimeout, &cfg.CallbackTime} {
+	for _, d := range []*Dist{&cfg.PollInterval, &cfg.PollTimeout, &cfg.CallbackTime} {
 		if *d == nil {
-			*d = client.Const(0)
+			*d = Const(0)
 		}
 	}
 	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), coord: -1,
@@ -142,7 +185,7 @@ func (p *Process) FatalError() protocol.ErrorCode { return p.fatal }
 
 // Start starts the process: it subscribes and joins at its first poll(),
 // which it calls at once; the network thread looks for the coordinator.
-func (p *Process) Start(now protocol.Instant, out *client.Output) {
+func (p *Process) Start(now protocol.Instant, out *ProcOutput) {
 	if p.started || p.stopped {
 		return
 	}
@@ -176,7 +219,7 @@ func (p *Process) residual(now protocol.Instant) protocol.Instant {
 
 // TickApp runs the application thread at its deadline: a callback ends,
 // or a poll() with work to do happens.
-func (p *Process) TickApp(now protocol.Instant, out *client.Output) {
+func (p *Process) TickApp(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -204,7 +247,7 @@ func (p *Process) TickApp(now protocol.Instant, out *client.Output) {
 
 // runCallback starts the pending callback on an idle application thread
 // (ConsumerRebalanceListenerInvoker: it takes callback.time).
-func (p *Process) runCallback(now protocol.Instant, out *client.Output) {
+func (p *Process) runCallback(now protocol.Instant, out *ProcOutput) {
 	for p.cb != NoCallback && !p.busy(now) && p.pollAt == protocol.Never {
 		p.cb = NoCallback
 		p.cbEnd = now.Add(p.cfg.CallbackTime.Draw(p.rng))
@@ -219,7 +262,7 @@ func (p *Process) runCallback(now protocol.Instant, out *client.Output) {
 
 // drain moves the member's output into out: events, heartbeats (on the
 // coordinator connection), callbacks for the application thread.
-func (p *Process) drain(now protocol.Instant, out *client.Output) {
+func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 	out.Events = append(out.Events, p.mo.Events...)
 	for i := range p.mo.Sends {
 		r := p.mo.Sends[i]
@@ -231,7 +274,7 @@ func (p *Process) drain(now protocol.Instant, out *client.Output) {
 			continue
 		}
 		p.corr++
-		out.Sends = append(out.Sends, client.Send{Broker: p.coord, Corr: p.corr, Req: &r, Coord: true})
+		out.Sends = append(out.Sends, Send{Broker: p.coord, Corr: p.corr, Req: &r, Coord: true})
 		p.hbCorr, p.hbSentAt, p.hbLeave = p.corr, now, leave
 	}
 	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.coordUp && p.coord >= 0 && !p.released {
@@ -245,7 +288,7 @@ func (p *Process) drain(now protocol.Instant, out *client.Output) {
 		p.commitCorr, p.commitAt = p.corr, now
 		p.heldCB, p.heldParts = p.mo.Callback, p.mo.CallbackParts
 		p.commitParts = slices.Clone(p.m.Owned())
-		out.Sends = append(out.Sends, client.Send{Broker: p.coord, Corr: p.corr, Coord: true,
+		out.Sends = append(out.Sends, Send{Broker: p.coord, Corr: p.corr, Coord: true,
 			Req: &protocol.OffsetCommitRequest{GroupID: p.cfg.Member.GroupID, GenerationID: p.m.Epoch(), MemberID: p.m.ID(),
 				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commitParts}})
 		p.mo.Callback = NoCallback
@@ -274,7 +317,7 @@ func (p *Process) drain(now protocol.Instant, out *client.Output) {
 }
 
 // TickHeartbeat runs the network thread at its deadline.
-func (p *Process) TickHeartbeat(now protocol.Instant, out *client.Output) {
+func (p *Process) TickHeartbeat(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -283,7 +326,7 @@ func (p *Process) TickHeartbeat(now protocol.Instant, out *client.Output) {
 
 // network is one network-thread pass: request timeouts, coordinator
 // discovery, the heartbeat request manager.
-func (p *Process) network(now protocol.Instant, out *client.Output) {
+func (p *Process) network(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -339,31 +382,31 @@ func (p *Process) conn(broker int32, coord bool) *pconn {
 }
 
 // connect opens a connection unless it is open, opening or backing off.
-func (p *Process) connect(now protocol.Instant, out *client.Output, broker int32, coord bool) bool {
+func (p *Process) connect(now protocol.Instant, out *ProcOutput, broker int32, coord bool) bool {
 	c := p.conn(broker, coord)
 	if c.state == 2 {
 		return true
 	}
 	if c.state == 0 && now >= c.retryAt {
 		c.state = 1
-		out.Conns = append(out.Conns, client.ConnOp{Broker: broker, Coord: coord, Open: true, AfterSends: len(out.Sends)})
+		out.Conns = append(out.Conns, ConnOp{Broker: broker, Coord: coord, Open: true, AfterSends: len(out.Sends)})
 		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvConnect, Node: p.cfg.Member.Name, Peer: brokerName(broker), Detail: connDetail(coord), Count: c.fails})
 	}
 	return false
 }
 
-func (p *Process) closeConn(now protocol.Instant, out *client.Output, broker int32, coord bool) {
+func (p *Process) closeConn(now protocol.Instant, out *ProcOutput, broker int32, coord bool) {
 	c := p.conn(broker, coord)
 	if c.state == 0 {
 		return
 	}
 	c.state = 0
-	out.Conns = append(out.Conns, client.ConnOp{Broker: broker, Coord: coord, Open: false, AfterSends: len(out.Sends)})
+	out.Conns = append(out.Conns, ConnOp{Broker: broker, Coord: coord, Open: false, AfterSends: len(out.Sends)})
 }
 
 // find sends FindCoordinator to the next bootstrap broker with a ready
 // connection, or opens one.
-func (p *Process) find(now protocol.Instant, out *client.Output) {
+func (p *Process) find(now protocol.Instant, out *ProcOutput) {
 	if len(p.cfg.Brokers) == 0 {
 		return
 	}
@@ -373,7 +416,7 @@ func (p *Process) find(now protocol.Instant, out *client.Output) {
 	}
 	p.corr++
 	p.findCorr, p.findAt, p.findTo = p.corr, now, b
-	out.Sends = append(out.Sends, client.Send{Broker: b, Corr: p.corr, Req: &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID}})
+	out.Sends = append(out.Sends, Send{Broker: b, Corr: p.corr, Req: &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID}})
 }
 
 func (p *Process) findFailed(now protocol.Instant) {
@@ -394,7 +437,7 @@ func (p *Process) backoff(base, mx time.Duration, k int32) time.Duration {
 
 // coordDead is markCoordinatorUnknown: the coordinator is forgotten and
 // looked up again.
-func (p *Process) coordDead(now protocol.Instant, out *client.Output, why protocol.DeadReason, err protocol.ErrorCode) {
+func (p *Process) coordDead(now protocol.Instant, out *ProcOutput, why protocol.DeadReason, err protocol.ErrorCode) {
 	if p.coord < 0 {
 		return
 	}
@@ -409,7 +452,7 @@ func (p *Process) coordDead(now protocol.Instant, out *client.Output, why protoc
 }
 
 // Step hands the process a response from broker.
-func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *client.Output) {
+func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -444,7 +487,7 @@ func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp pro
 }
 
 // Connected: a connection the process asked for is READY.
-func (p *Process) Connected(now protocol.Instant, broker int32, coord bool, out *client.Output) {
+func (p *Process) Connected(now protocol.Instant, broker int32, coord bool, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -460,7 +503,7 @@ func (p *Process) Connected(now protocol.Instant, broker int32, coord bool, out 
 }
 
 // ConnectFailed: a connect attempt failed; retry after the reconnect backoff.
-func (p *Process) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *client.Output) {
+func (p *Process) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -469,7 +512,7 @@ func (p *Process) ConnectFailed(now protocol.Instant, broker int32, coord bool, 
 }
 
 // ConnectionClosed: the peer closed or reset a connection.
-func (p *Process) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *client.Output) {
+func (p *Process) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -477,7 +520,7 @@ func (p *Process) ConnectionClosed(now protocol.Instant, broker int32, coord boo
 	p.network(now, out)
 }
 
-func (p *Process) down(now protocol.Instant, out *client.Output, broker int32, coord bool, why string) {
+func (p *Process) down(now protocol.Instant, out *ProcOutput, broker int32, coord bool, why string) {
 	c := p.conn(broker, coord)
 	c.fails++
 	bo := p.backoff(p.cfg.ReconnectBackoff, p.cfg.ReconnectBackoffMax, c.fails-1)
@@ -501,7 +544,7 @@ func (p *Process) down(now protocol.Instant, out *client.Output, broker int32, c
 
 // SlowPoll: the application is stuck processing for d (no poll()); the
 // network thread goes on heartbeating until max.poll.interval.ms expires.
-func (p *Process) SlowPoll(now protocol.Instant, d time.Duration, out *client.Output) {
+func (p *Process) SlowPoll(now protocol.Instant, d time.Duration, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -513,7 +556,7 @@ func (p *Process) SlowPoll(now protocol.Instant, d time.Duration, out *client.Ou
 }
 
 // Close is KafkaConsumer.close(): the member leaves and the process ends.
-func (p *Process) Close(now protocol.Instant, out *client.Output) {
+func (p *Process) Close(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
@@ -593,7 +636,7 @@ func connDetail(coord bool) string {
 
 // commitDone ends the commit before revocation (answered, failed or timed
 // out): the revocation callback it held goes to the application thread.
-func (p *Process) commitDone(now protocol.Instant, out *client.Output) {
+func (p *Process) commitDone(now protocol.Instant, out *ProcOutput) {
 	p.commitCorr = 0
 	if p.heldCB == NoCallback {
 		return
