@@ -363,3 +363,16 @@ func TestConsumerSwarmSettles(t *testing.T) {
 		require.True(t, g.StableAtEnd, "seed %d", seed)
 	}
 }
+
+// TestConsumerGroupMaxSize: a member past group.consumer.max.size gets
+// GROUP_MAX_SIZE_REACHED, which the consumer protocol's client treats as
+// fatal (kafka-consumer-protocol.md §3.5): that process stops, the others
+// carry on, and the run says so (invalid: a fatal error).
+func TestConsumerGroupMaxSize(t *testing.T) {
+	src := strings.Replace(consumerTimeline, "brokers: 1,", "brokers: 1, group.consumer.max.size: 2,", 1)
+	res := run(t, parse(t, src), 1, Options{})
+	g := res.Summary.Groups[0]
+	require.Len(t, g.FatalErrors, 1)
+	assert.Equal(t, "g-2: GROUP_MAX_SIZE_REACHED", g.FatalErrors[0])
+	assert.False(t, res.Summary.Valid)
+}
