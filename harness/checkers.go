@@ -145,10 +145,7 @@ func (c *livenessChecker) final(w *world) string {
 		var bound time.Duration
 		stalls := false
 		for _, c := range g.cohorts {
-			session := c.sc.Client.SessionTimeout
-			if c.sc.Consumer() {
-				session = w.sc.Coordinator.ConsumerSessionTimeout // the broker's, KIP-848
-			}
+			session := w.sc.SessionTimeout(c.sc) // the broker's under KIP-848
 			b := session + c.sc.Client.MaxPollInterval + 30*time.Second
 			if c.sc.Client.MaxPollInterval == 0 {
 				b += c.sc.Client.SessionTimeout

@@ -212,3 +212,23 @@ func (d *decoder) consumerCoordinator(f *fields, path string, p profileInfo, c *
 	}
 	return nil
 }
+
+// SessionTimeout is the session timeout the group entry's members live
+// by: the client's session.timeout.ms, or under the consumer protocol the
+// broker's group.consumer.session.timeout.ms.
+func (s *Scenario) SessionTimeout(g *Group) time.Duration {
+	if g.Consumer() {
+		return s.Coordinator.ConsumerSessionTimeout
+	}
+	return g.Client.SessionTimeout
+}
+
+// HeartbeatInterval is the heartbeat interval of the group entry's
+// members: the client's heartbeat.interval.ms, or under the consumer
+// protocol the broker's group.consumer.heartbeat.interval.ms.
+func (s *Scenario) HeartbeatInterval(g *Group) time.Duration {
+	if g.Consumer() {
+		return s.Coordinator.ConsumerHeartbeatInterval
+	}
+	return g.Client.HeartbeatInterval
+}
