@@ -300,6 +300,11 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 // the group state changes it made.
 func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 	for i := range out.Events {
+		if e := &out.Events[i]; e.Kind == protocol.EvMemberAdded {
+			if owner, ok := w.memberOf[e.Peer]; ok {
+				e.Detail = w.slots[owner.slot].name // the process, as the classic coordinator names it
+			}
+		}
 		w.emitModel(&out.Events[i])
 	}
 	for _, g := range w.groups {
@@ -355,6 +360,10 @@ func (w *world) electConsumer(g *groupState, nb *broker) {
 	g.cs.loadedAt = now.Add(w.sc.Coordinator.LoadTime)
 	if g.cs.group != nil {
 		nb.cg.Load(protocol.Instant(g.cs.loadedAt), g.cs.group)
+		// The new coordinator reports the group's state as loaded (the
+		// oracles saw it Dead with its old broker).
+		g.cs.state = ""
+		w.flushConsumerCoord(nb, &ccoord.Output{})
 	}
 	w.rearm(&nb.timer, w.brokerDeadline(nb), ev{kind: evBrokerTick, idx: int32(nb.node)})
 }
@@ -437,4 +446,22 @@ func slicesContains(l []protocol.TopicPartition, tp protocol.TopicPartition) boo
 		}
 	}
 	return false
+}
+
+// consumerMembers lists the member ids of a consumer group at its
+// coordinator now (for the oracles), in join order.
+func (w *world) consumerMembers(g *groupState) []string {
+	b := w.brokers[g.coord]
+	if b.cg == nil {
+		return nil
+	}
+	cg := b.cg.Group(g.id)
+	if cg == nil {
+		return nil
+	}
+	var ids []string
+	for _, m := range cg.Members() {
+		ids = append(ids, m.ID)
+	}
+	return ids
 }

@@ -376,3 +376,35 @@ func TestConsumerGroupMaxSize(t *testing.T) {
 	assert.Equal(t, "g-2: GROUP_MAX_SIZE_REACHED", g.FatalErrors[0])
 	assert.False(t, res.Summary.Valid)
 }
+
+// TestConsumerOraclesQuiet: the anomaly oracles (group-stuck,
+// never-rejoins, member-leak, ...) read consumer groups as they read
+// classic ones: a coordinator broker crash, a static rolling restart and
+// a crash whose restart comes after the session timeout leave no finding (they once saw the group
+// Dead after its coordinator moved, and a static member's new id as a
+// stranger).
+func TestConsumerOraclesQuiet(t *testing.T) {
+	src := strings.Replace(strings.Replace(consumerTimeline, "brokers: 1", "brokers: 3", 1), "duration: 140s", "duration: 700s", 1)
+	src = strings.Replace(src, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1)
+	src += "faults:\n  - {at: 60s, crash: coordinator, for: 30s}\n  - {at: 100s, rolling-restart: g, interval: 10s, downtime: 2s}\n  - {at: 200s, crash: g-2, for: 60s}\n"
+	res, findings, err := RunOracles(parse(t, src), 1, Options{})
+	require.NoError(t, err)
+	require.Empty(t, res.Summary.InvariantViolations)
+	assert.Empty(t, findings)
+	assert.True(t, res.Summary.Groups[0].StableAtEnd)
+	assert.Positive(t, res.Summary.Groups[0].Fences, "the static restart replaced a member id")
+}
+
+// TestConsumerStaticRestartUnreleased: a static member's process that
+// crashes (no −2 leave) and restarts before the broker's session timeout
+// rejoins with epoch 0 while the broker still holds its instance id:
+// UNRELEASED_INSTANCE_ID, fatal in the client — the reverse of classic
+// static membership (kafka-consumer-protocol.md §2.10, §6 hazard 1).
+func TestConsumerStaticRestartUnreleased(t *testing.T) {
+	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
+		"faults: [{at: 60s, restart: g-1}]\n"
+	res := run(t, parse(t, src), 1, Options{})
+	g := res.Summary.Groups[0]
+	assert.Equal(t, []string{"g-1: UNRELEASED_INSTANCE_ID"}, g.FatalErrors)
+	assert.False(t, res.Summary.Valid)
+}
