@@ -259,6 +259,9 @@ func (w *world) observeMember(e *TraceEvent) {
 	if s == nil {
 		return
 	}
+	if e.Kind == protocol.EvMemberState && w.groups[s.group].cs != nil && w.isBroker(e.Node) {
+		return // the consumer-group coordinator's member state (a group named "broker")
+	}
 	g := w.groups[s.group]
 	m := g.m
 	switch e.Kind {
@@ -492,4 +495,14 @@ func consumerTrigger(reason string, g *groupState) string {
 		return "join"
 	}
 	return triggerName(reason, g)
+}
+
+// isBroker reports whether name is a broker's.
+func (w *world) isBroker(name string) bool {
+	for _, b := range w.brokers {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
 }
