@@ -259,7 +259,7 @@ func (w *world) observeMember(e *TraceEvent) {
 	if s == nil {
 		return
 	}
-	if e.Kind == protocol.EvMemberState && w.groups[s.group].cs != nil && w.isBroker(e.Node) {
+	if e.Kind == protocol.EvMemberState && e.Group != w.groups[s.group].id && w.isBroker(e.Node) {
 		return // the consumer-group coordinator's member state (a group named "broker")
 	}
 	g := w.groups[s.group]
