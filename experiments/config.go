@@ -66,6 +66,25 @@ func EffectiveConfig(sc *scenario.Scenario) Config {
 			"enable.auto.commit":            cl.AutoCommit,
 			"auto.commit.interval.ms":       ms(cl.AutoCommitInterval),
 		}})
+		if g.Consumer() {
+			// group.protocol=consumer: the broker owns the session, the
+			// heartbeat interval and the assignor (ConsumerConfig rejects
+			// the classic keys).
+			m := cfg.Groups[len(cfg.Groups)-1].Client
+			delete(m, "session.timeout.ms")
+			delete(m, "heartbeat.interval.ms")
+			delete(m, "partition.assignment.strategy")
+			m["group.protocol"] = cl.GroupProtocol
+			m["group.remote.assignor"] = cl.RemoteAssignor
+			cc := cfg.Coordinator
+			cc["group.consumer.session.timeout.ms"] = ms(c.ConsumerSessionTimeout)
+			cc["group.consumer.heartbeat.interval.ms"] = ms(c.ConsumerHeartbeatInterval)
+			cc["group.consumer.max.size"] = c.ConsumerMaxSize
+			cc["group.consumer.assignors"] = c.ConsumerAssignors
+			if c.ConsumerProfile == "kafka-4.3" {
+				cc["group.consumer.assignment.interval.ms"] = ms(c.ConsumerAssignmentInterval)
+			}
+		}
 	}
 	for _, f := range sc.Faults {
 		cfg.Faults = append(cfg.Faults, scenario.FormatFault(f))

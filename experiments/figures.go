@@ -60,6 +60,8 @@ var figureDefs = []struct {
 	{"unowned_partition_seconds_after_first_fault", "partition-seconds with no owner from the first fault of any kind on", ""},
 	{"settle_episodes", "settle episodes in the run (the same number as rebalance_count, under the name that says what it counts)", ""},
 	{"failover_recovery_ms", "mean over the run's coordinator failovers of the time to recover (new coordinator answered every live member, group Stable; empty: none recovered)", ""},
+	{"partitions_moved", "partition handovers: a member starts owning a partition whose last owner was another member (getting back what it had is not a move)", ""},
+	{"partitions_moved_after_first_fault", "partition handovers from the first fault of any kind on (empty without faults)", ""},
 }
 
 // FigureNames returns the per-run figures in column order.
@@ -92,7 +94,7 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 	out := make([]float64, len(figureDefs))
 	var durations []float64
 	var rebalances []harness.Rebalance
-	var dead, falseDead, ev, falseEv, incomplete, gens, clientReb, leaves, fences, fatal int
+	var dead, falseDead, ev, falseEv, incomplete, gens, clientReb, leaves, fences, fatal, moved, movedAfter int
 	var hours, unowned, double, afterFaultPS float64
 	var recoveries []float64
 	stable := 1.0
@@ -122,6 +124,8 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		unowned += g.UnownedPartitionSeconds
 		double += g.DoubleOwnedPartitionSeconds
 		afterFaultPS += g.UnownedPartitionSecondsAfterFirstFault
+		moved += g.PartitionsMoved
+		movedAfter += g.PartitionsMovedAfterFirstFault
 		for _, f := range g.Failovers {
 			if f.RecoveryMs >= 0 {
 				recoveries = append(recoveries, float64(f.RecoveryMs))
@@ -149,12 +153,13 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		p99 = empirical(0.99, durations)
 		max = durations[len(durations)-1]
 	}
-	recovery, faultRebalance, afterFault, afterFaultUnowned := nan, nan, nan, nan
+	recovery, faultRebalance, afterFault, afterFaultUnowned, movedAfterFault := nan, nan, nan, nan, nan
 	if firstFault >= 0 {
 		at := firstFault
 		first := -1
 		afterFault = 0
 		afterFaultUnowned = afterFaultPS
+		movedAfterFault = float64(movedAfter)
 		for i, r := range rebalances {
 			if r.StartMs < at {
 				continue
@@ -192,6 +197,7 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		float64(len(s.InvariantViolations)), float64(s.Events),
 		valid, float64(gens), float64(clientReb), float64(leaves), float64(fences), float64(fatal),
 		perHour(ev), perHour(len(rebalances)), afterFaultUnowned, float64(len(rebalances)), failoverRecovery,
+		float64(moved), movedAfterFault,
 	}
 	copy(out, vals)
 	if len(vals) != len(out) {

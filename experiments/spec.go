@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -343,6 +344,7 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 		k, v := n.Content[i], n.Content[i+1]
 		p := Param{Path: k.Value, Line: k.Line}
 		vals := v
+		var labels *yaml.Node
 		if v.Kind == yaml.MappingNode { // long form {values: [...], column: name}
 			vals = nil
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -352,8 +354,10 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 					vals = vv
 				case "column":
 					p.Column = vv.Value
+				case "labels":
+					labels = vv
 				default:
-					return &Error{Source: e.Source, Line: kk.Line, Msg: fmt.Sprintf("sweep %s: unknown key %s; known keys: values, column", p.Path, scenario.Quote(kk.Value))}
+					return &Error{Source: e.Source, Line: kk.Line, Msg: fmt.Sprintf("sweep %s: unknown key %s; known keys: values, column, labels", p.Path, scenario.Quote(kk.Value))}
 				}
 			}
 			if vals == nil {
@@ -373,6 +377,23 @@ func (e *Experiment) parseSweep(n *yaml.Node) error {
 				dur = false
 			}
 			p.Values = append(p.Values, val)
+		}
+		if labels != nil {
+			// labels: one name per value, for the CSV cell, legends and
+			// axes (a value that is a whole mapping reads badly).
+			if labels.Kind != yaml.SequenceNode || len(labels.Content) != len(p.Values) {
+				return &Error{Source: e.Source, Line: labels.Line, Msg: fmt.Sprintf("sweep %s: labels: want a list of %d names, one per value", p.Path, len(p.Values))}
+			}
+			for j, ln := range labels.Content {
+				if ln.Kind != yaml.ScalarNode || ln.Value == "" || ln.ShortTag() == "!!null" {
+					return &Error{Source: e.Source, Line: ln.Line, Msg: fmt.Sprintf("sweep %s: labels[%d]: want a name", p.Path, j)}
+				}
+				if slices.ContainsFunc(p.Values[:j], func(v Value) bool { return v.Text == ln.Value }) {
+					return &Error{Source: e.Source, Line: ln.Line, Msg: fmt.Sprintf("sweep %s: label %s used twice", p.Path, scenario.Quote(ln.Value))}
+				}
+				p.Values[j].Text, p.Values[j].Num, p.Values[j].IsNum = ln.Value, 0, false
+			}
+			dur = false
 		}
 		if dur || strings.HasSuffix(p.Path, ".ms") {
 			p.Unit = "ms"

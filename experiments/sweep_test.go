@@ -312,6 +312,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad combination", base + "sweep:\n  groups[0].client.session.timeout.ms: [6000]\n  groups[0].client.heartbeat.interval.ms: [7000]\n", "x.yaml:5: sweep point p0000"},
 		{"empty values", base + "sweep:\n  network.loss: []\n", "x.yaml:5: sweep network.loss: want a non-empty list"},
 		{"duplicate column", base + "sweep:\n  groups[0].client.session.timeout.ms: [6000]\n  coordinator.group.min.session.timeout.ms: {values: [6000], column: session_timeout_ms}\n", "x.yaml:6: sweep coordinator.group.min.session.timeout.ms: column \"session_timeout_ms\" already used by line 5"},
+		{"labels: too few", base + "sweep:\n  groups[0].members: {values: [1, 2], labels: [one]}\n", "x.yaml:5: sweep groups[0].members: labels: want a list of 2 names, one per value"},
+		{"labels: twice", base + "sweep:\n  groups[0].members: {values: [1, 2], labels: [a, a]}\n", "x.yaml:5: sweep groups[0].members: label \"a\" used twice"},
+		{"labels: not a name", base + "sweep:\n  groups[0].members:\n    values: [1, 2]\n    labels: [a, [b]]\n", "x.yaml:7: sweep groups[0].members: labels[1]: want a name"},
 		{"plot of unknown figure", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: line, x: network_loss, y: nope}\n", "x.yaml:7: plots[0]: y \"nope\" is not a figure"},
 		{"plot of unswept x", base + "plots:\n  - {kind: line, x: members, y: rebalance_count}\n", "x.yaml:5: plots[0]: x \"members\" is not a swept parameter"},
 		{"unknown plot kind", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: pie, x: network_loss, y: rebalance_count}\n", "kind \"pie\""},
@@ -471,4 +474,19 @@ func TestIdenticalSeedsWarn(t *testing.T) {
 	same := func(sc *scenario.Scenario, seed uint64) (*harness.Summary, error) { return fakeRunner(sc, 1) }
 	sweep(t, e, Options{Out: dir, Workers: 2, Runner: same, Log: &log})
 	assert.Equal(t, len(e.Points()), strings.Count(log.String(), "seeds gave identical figures"))
+}
+
+// TestSweepLabels: labels name a parameter's values (a whole mapping here)
+// in the CSV, legends and axes; the overrides are the values.
+func TestSweepLabels(t *testing.T) {
+	e, err := Parse("x.yaml", []byte("name: x\nscenario: crash-one-member\nseeds: 1\nsweep:\n  groups[0].client:\n    column: protocol\n    labels: [eager, cooperative]\n    values:\n      - {partition.assignment.strategy: range}\n      - {partition.assignment.strategy: cooperative-sticky}\n"))
+	require.NoError(t, err)
+	require.Len(t, e.Params, 1)
+	p := e.Params[0]
+	assert.Equal(t, "protocol", p.Column)
+	assert.Equal(t, []string{"eager", "cooperative"}, []string{p.Values[0].Text, p.Values[1].Text})
+	assert.False(t, p.Values[0].IsNum)
+	sc, err := e.Scenario(e.Points()[1])
+	require.NoError(t, err)
+	assert.Equal(t, []string{"cooperative-sticky"}, sc.Groups[0].Client.Assignors)
 }

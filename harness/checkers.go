@@ -20,11 +20,15 @@ type checker interface {
 }
 
 func newCheckers(w *world) []checker {
-	return []checker{
+	cs := []checker{
 		&singleOwnerChecker{owner: map[ownerKey]string{}},
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 	}
+	if hasConsumerGroups(w.sc) {
+		cs = append(cs, &exclusiveOwnerChecker{})
+	}
+	return cs
 }
 
 // singleOwnerChecker: at most one owner per partition per generation, as
@@ -141,7 +145,8 @@ func (c *livenessChecker) final(w *world) string {
 		var bound time.Duration
 		stalls := false
 		for _, c := range g.cohorts {
-			b := c.sc.Client.SessionTimeout + c.sc.Client.MaxPollInterval + 30*time.Second
+			session := w.sc.SessionTimeout(c.sc) // the broker's under KIP-848
+			b := session + c.sc.Client.MaxPollInterval + 30*time.Second
 			if c.sc.Client.MaxPollInterval == 0 {
 				b += c.sc.Client.SessionTimeout
 			}

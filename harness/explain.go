@@ -81,6 +81,10 @@ func groupTimeouts(sc *scenario.Scenario, name string) (session, request, rebala
 	if rebalance == 0 {
 		rebalance = c.SessionTimeout
 	}
+	if sc.Groups[gi].Consumer() {
+		// The consumer protocol: the broker owns the session timeout.
+		return sc.Coordinator.ConsumerSessionTimeout, c.RequestTimeout, rebalance
+	}
 	return c.SessionTimeout, c.RequestTimeout, rebalance
 }
 
@@ -118,7 +122,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 			if lastAny < 0 {
 				lastAny = j
 			}
-			if t.API == protocol.APIHeartbeat {
+			if t.API == protocol.APIHeartbeat || t.API == protocol.APIConsumerGroupHeartbeat {
 				lastHB = j
 				break
 			}
@@ -140,7 +144,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	// Heartbeats sent in the window that arrived only after the eviction.
 	for j := at + 1; j < len(trace); j++ {
 		t := &trace[j]
-		if t.Kind == EvDeliver && t.Req && t.Peer == name && t.API == protocol.APIHeartbeat {
+		if t.Kind == EvDeliver && t.Req && t.Peer == name && (t.API == protocol.APIHeartbeat || t.API == protocol.APIConsumerGroupHeartbeat) {
 			if sent := sendTime(trace, j); sent >= from && sent < e.At {
 				x.Lines = append(x.Lines, fmt.Sprintf("late: heartbeat sent %s arrived %s, after the eviction", fmtS(sent), fmtS(t.At)))
 			}

@@ -220,6 +220,7 @@ func (w *world) electHere(g *groupState, nb, old *broker) {
 	w.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
 	nb.b.Elect(protocol.Instant(now), g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
 	w.flushBroker(nb)
+	w.electConsumer(g, nb)
 }
 
 // faultTarget is the fault event's detail: the target, "a|b" for a
@@ -361,6 +362,7 @@ func (w *world) brokerUp(b *broker, hostDown bool) {
 	prev := b.b
 	b.b = coordinator.NewBroker(b.cfg)
 	b.b.ContinueMemberIDs(prev)
+	w.restartConsumer(b)
 	for _, g := range w.groups {
 		b.b.SetCoordinator(g.id, g.coord)
 	}

@@ -112,8 +112,9 @@ const DefaultMaxEvents = 200_000_000
 // starts instead of running for hours (`duration: 1000000h`).
 func EstimatedEvents(sc *scenario.Scenario) float64 {
 	var n float64
-	for _, g := range sc.Groups {
-		if hb := g.Client.HeartbeatInterval; hb > 0 {
+	for i := range sc.Groups {
+		g := &sc.Groups[i]
+		if hb := sc.HeartbeatInterval(g); hb > 0 {
 			n += float64(g.Members) * 4 * float64(sc.Duration) / float64(hb)
 		}
 	}

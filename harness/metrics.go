@@ -45,6 +45,11 @@ type groupMetrics struct {
 
 	// Partition ownership: owners per partition index; integrals.
 	owners              []int32
+	lastOwner           []int32  // per partition: slot id + 1 of its last owner, 0 none
+	mark                []uint32 // scratch for setOwned (stamp per partition)
+	stamp               uint32
+	moved               int // partitions moved (PartitionsMoved)
+	movedAfterFault     int
 	index               map[protocol.TopicPartition]int
 	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
 	lastChange          sim.Instant
@@ -166,15 +171,31 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			m.index[tp] = i
 		}
 	}
-	m.integrate(w.q.Now())
+	at := w.q.Now()
+	m.integrate(at)
+	if m.lastOwner == nil {
+		m.lastOwner = make([]int32, len(g.partitions))
+		m.mark = make([]uint32, len(g.partitions))
+	}
+	m.stamp++
 	for _, tp := range s.owned {
 		if i, ok := m.index[tp]; ok {
 			m.adjust(i, -1)
+			m.mark[i] = m.stamp
 		}
 	}
 	for _, tp := range now {
 		if i, ok := m.index[tp]; ok {
 			m.adjust(i, +1)
+			if m.mark[i] != m.stamp { // newly owned
+				if prev := m.lastOwner[i]; prev != 0 && prev != s.id+1 && at >= m.from {
+					m.moved++
+					if at >= m.firstFault {
+						m.movedAfterFault++
+					}
+				}
+				m.lastOwner[i] = s.id + 1
+			}
 		}
 	}
 	s.owned = append(s.owned[:0], now...)
@@ -238,6 +259,9 @@ func (w *world) observeMember(e *TraceEvent) {
 	if s == nil {
 		return
 	}
+	if e.Kind == protocol.EvMemberState && e.Group != w.groups[s.group].id && w.isBroker(e.Node) {
+		return // the consumer-group coordinator's member state (a group named "broker")
+	}
 	g := w.groups[s.group]
 	m := g.m
 	switch e.Kind {
@@ -299,6 +323,10 @@ func (w *world) settle(s *slot, gen int32) {
 func (w *world) observeCoordinator(e *TraceEvent) {
 	g := w.groupByID(e.Group)
 	if g == nil {
+		return
+	}
+	if g.cs != nil {
+		w.observeConsumerCoordinator(g, e)
 		return
 	}
 	m := g.m
@@ -419,4 +447,62 @@ func triggerName(reason string, g *groupState) string {
 		return "append-error"
 	}
 	return "other"
+}
+
+// observeConsumerCoordinator is observeCoordinator for a consumer group
+// (KIP-848), with the same figures: a generation is a target assignment
+// (its epoch is the group epoch it was computed for); a rebalance opens at
+// a group epoch bump and closes once the group is Stable (every member at
+// the target's epoch, nothing left to revoke or assign) and every live
+// member is STABLE at that epoch.
+func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
+	m := g.m
+	switch e.Kind {
+	case protocol.EvRebalanceStart:
+		m.trigger = e.Reason
+		if !m.open {
+			m.open = true
+			m.openStart = e.At
+			m.openTrig = consumerTrigger(e.Reason, g)
+			m.openFirstGen, m.openGens = -1, 0
+		}
+	case protocol.EvGroupState:
+		m.coordState = e.State
+		if e.State == "Stable" {
+			m.everStable = true
+		}
+		w.maybeCloseRebalance(g, e.At)
+		w.maybeRecovered(g, e.At)
+	case protocol.EvGenerationComplete:
+		w.setCoordGen(g, e.Gen)
+		if m.open {
+			if m.openFirstGen < 0 {
+				m.openFirstGen = e.Gen
+			}
+			m.openGens++
+		}
+		w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+		w.maybeCloseRebalance(g, e.At)
+	case protocol.EvMemberRemoved:
+		w.classifyRemoval(g, e)
+	}
+}
+
+// consumerTrigger names a group epoch bump's reason in INTERFACE.md's
+// trigger vocabulary: a new member's subscription is a join.
+func consumerTrigger(reason string, g *groupState) string {
+	if reason == "subscription" {
+		return "join"
+	}
+	return triggerName(reason, g)
+}
+
+// isBroker reports whether name is a broker's.
+func (w *world) isBroker(name string) bool {
+	for _, b := range w.brokers {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
 }

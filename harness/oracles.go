@@ -104,6 +104,9 @@ func (w *world) oracleEnd() endState {
 	e := endState{now: time.Duration(w.q.Now()), lossy: w.sc.Network.Loss > 0}
 	for _, g := range w.groups {
 		eg := endGroup{id: g.id, members: w.brokers[g.coord].b.Members(g.id)}
+		if g.cs != nil {
+			eg.members = w.consumerMembers(g)
+		}
 		for _, si := range g.slots {
 			eg.procs = append(eg.procs, w.slots[si].name)
 		}
@@ -177,7 +180,7 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 			g = &oracleGroup{id: c.ID, state: "Empty", idsAt: map[string]map[string]bool{}, leakSince: -1}
 			o.groups[c.ID] = g
 		}
-		g.bound = max(g.bound, settleBound(c))
+		g.bound = max(g.bound, settleBound(sc, c))
 		if o.cfg.Settle > 0 {
 			g.bound = o.cfg.Settle
 		}
@@ -215,7 +218,7 @@ func (o *oracleSet) setFaults(sc *scenario.Scenario, faults []scenario.Fault) {
 		grace = max(grace, g.bound)
 	}
 	for i := range sc.Groups {
-		hb = max(hb, sc.Groups[i].Client.HeartbeatInterval)
+		hb = max(hb, sc.HeartbeatInterval(&sc.Groups[i]))
 	}
 	o.faults = append(o.faults[:0], interval{0, o.lastStart + hb + grace})
 	for _, f := range faults {
@@ -568,13 +571,13 @@ func (o *oracleSet) finish(es endState) []Finding {
 // backoffs and a coordinator's failover (failover.delay, 9 s by default,
 // plus loading). It is a heuristic upper bound, not a Kafka figure: a
 // scenario whose faults need longer sets `oracles: {settle: ...}`.
-func settleBound(c *scenario.Group) time.Duration {
+func settleBound(sc *scenario.Scenario, c *scenario.Group) time.Duration {
 	loop := distUpper(c.Workload.PollInterval) + 2*distUpper(c.Workload.CallbackTime) + distUpper(c.Workload.AssignTime)
 	rebalance := c.Client.MaxPollInterval
 	if rebalance == 0 { // kafka-0.10: the rebalance timeout is the session timeout
 		rebalance = c.Client.SessionTimeout
 	}
-	return c.Client.SessionTimeout + max(c.Client.RequestTimeout, rebalance+5*time.Second) + loop + 30*time.Second
+	return sc.SessionTimeout(c) + max(c.Client.RequestTimeout, rebalance+5*time.Second) + loop + 30*time.Second
 }
 
 // SettleBound is the longest settle bound over the scenario's groups (or
@@ -586,7 +589,7 @@ func SettleBound(sc *scenario.Scenario) time.Duration {
 	}
 	var b time.Duration
 	for i := range sc.Groups {
-		b = max(b, settleBound(&sc.Groups[i]))
+		b = max(b, settleBound(sc, &sc.Groups[i]))
 	}
 	return b
 }

@@ -124,6 +124,8 @@ func (w *world) summary() Summary {
 			MemberHours:                            round(m.memberSeconds/3600, 6),
 			UnownedPartitionSeconds:                round(m.unownedPS, 3),
 			UnownedPartitionSecondsAfterFirstFault: round(m.unownedAfterFaultPS, 3),
+			PartitionsMoved:                        m.moved,
+			PartitionsMovedAfterFirstFault:         m.movedAfterFault,
 			Failovers:                              m.failovers,
 			DoubleOwnedPartitionSeconds:            round(m.doubleOwnedPS, 3),
 			FinalGeneration:                        m.coordGen,

@@ -77,7 +77,14 @@ type GroupSummary struct {
 	// UnownedPartitionSecondsAfterFirstFault counts only from the first
 	// fault on, so a fault's cost is not mixed with the startup join.
 	UnownedPartitionSecondsAfterFirstFault float64 `json:"unowned_partition_seconds_after_first_fault"`
-	DoubleOwnedPartitionSeconds            float64 `json:"double_owned_partition_seconds"`
+	// PartitionsMoved counts handovers: a member starts owning a partition
+	// whose previous owner was another member (slot); a member getting
+	// back what it had (eager revoke-all then the same assignment, a
+	// restarted static member) is not a move. In the measurement window;
+	// ...AfterFirstFault only from the first fault of any kind on.
+	PartitionsMoved                int     `json:"partitions_moved"`
+	PartitionsMovedAfterFirstFault int     `json:"partitions_moved_after_first_fault"`
+	DoubleOwnedPartitionSeconds    float64 `json:"double_owned_partition_seconds"`
 	// Failovers lists each coordinator failover of the group and how long
 	// the group took to recover from it.
 	Failovers       []Failover `json:"failovers,omitempty"`

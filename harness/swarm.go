@@ -136,8 +136,8 @@ func (w *world) jitterFaults() {
 		return
 	}
 	var hb time.Duration
-	for _, g := range w.sc.Groups {
-		hb = max(hb, g.Client.HeartbeatInterval)
+	for i := range w.sc.Groups {
+		hb = max(hb, w.sc.HeartbeatInterval(&w.sc.Groups[i]))
 	}
 	phases := map[string]sim.Instant{}
 	for i := range w.faults {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/client"
+	cclient "github.com/rebalsim/rebalsim/model/client/consumer"
 	"github.com/rebalsim/rebalsim/model/coordinator"
+	ccoord "github.com/rebalsim/rebalsim/model/coordinator/consumer"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -154,7 +156,8 @@ type slot struct {
 	cohort int // index in the group's cohorts: whose client config and workload the process runs
 	index  int
 	node   sim.NodeID
-	m      *client.Member
+	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
+	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
 	inc    uint32
 	links  []link // the process's connections (newest per broker and channel)
 	alive  bool   // a process exists (started, not crashed, not closed)
@@ -176,6 +179,7 @@ type broker struct {
 	name   string
 	node   sim.NodeID
 	b      *coordinator.Broker
+	cg     *ccoord.Coordinator // consumer groups (consumer.go); nil when no group runs the consumer protocol
 	cfg    coordinator.Config
 	down   bool   // the broker process is not running (crash or host down)
 	epoch  uint32 // deaths so far
@@ -237,6 +241,7 @@ type groupState struct {
 	joins      int   // join faults applied so far
 	partitions []protocol.TopicPartition
 	m          *groupMetrics
+	cs         *consumerState // the consumer protocol's state (consumer.go); nil for a classic group
 }
 
 // cohort is one `groups:` entry of a group: its members' client
@@ -388,7 +393,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			g := c.sc
 			for i := 0; i < g.Members; i++ { // member i of the cohort starts at at + i*stagger
 				s := newSlot(ci, g.FirstIndex+i)
-				at := sim.Instant(g.Start.At+time.Duration(i)*g.Start.Stagger) + w.phase("timing/start/"+s.name, g.Client.HeartbeatInterval)
+				at := sim.Instant(g.Start.At+time.Duration(i)*g.Start.Stagger) + w.phase("timing/start/"+s.name, sc.HeartbeatInterval(g))
 				w.q.Schedule(at, ev{kind: evStart, idx: s.id})
 			}
 		}
@@ -408,6 +413,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		g.m.firstFault = first
 		g.m.from = sim.Instant(sc.MeasureFrom)
 	}
+	w.initConsumer()
 	w.checks = newCheckers(w)
 	return w, nil
 }
@@ -525,6 +531,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 			return
 		}
 		b.b.Tick(protocol.Instant(now), &w.bout)
+		w.tickConsumer(b, now)
 		w.flushBroker(b)
 	case evStart:
 		w.startProcess(w.slots[e.idx])
@@ -582,7 +589,11 @@ func (w *world) startProcess(s *slot) {
 	if c.sc.Client.StaticMembership {
 		cfg.GroupInstanceID = s.name
 	}
-	s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+	if s.cp = nil; c.sc.Consumer() {
+		s.m = w.newConsumerProcess(s, c)
+	} else {
+		s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+	}
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
@@ -639,6 +650,9 @@ func (w *world) flushMember(s *slot) {
 		w.connOp(s, w.cout.Conns[k])
 	}
 	w.cout.Reset()
+	if s.cp != nil {
+		w.consumerSettled(s)
+	}
 	if !s.alive {
 		return
 	}
@@ -694,7 +708,7 @@ func (w *world) flushBroker(b *broker) {
 		w.send(now, b.node, s.node, ci.ch, ci.epoch, env, b.name, s.name)
 	}
 	w.bout.Reset()
-	w.rearm(&b.timer, b.b.NextDeadline(), ev{kind: evBrokerTick, idx: int32(b.node)})
+	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
 // send hands a message to TCP on the connection of the given epoch. A
@@ -764,6 +778,16 @@ func (w *world) nodeName(n sim.NodeID) string {
 
 // serve hands a request to its broker.
 func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
+	if r, ok := env.req.(*protocol.ConsumerGroupHeartbeatRequest); ok {
+		w.serveConsumer(now, b, env, r)
+		return
+	}
+	if r, ok := env.req.(*protocol.OffsetCommitRequest); ok && b.cg != nil {
+		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil {
+			w.serveConsumerCommit(now, b, env, r)
+			return
+		}
+	}
 	b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
 	w.flushBroker(b)
 }
@@ -822,7 +846,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	}
 	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
-		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup {
+		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
 			w.confirm(s, now)
 		}
 	}

@@ -49,6 +49,10 @@ type decoder struct {
 	// warnings are the scenario's Warnings (input that is valid but does
 	// nothing, such as a fault after the end of the run).
 	warnings []string
+	// consumerAt is the first group.protocol: consumer node (parse.go
+	// checks the coordinator can serve it).
+	consumerAt   *yaml.Node
+	consumerPath string
 }
 
 // warnf records a warning in the "file:line: path: message" form of errors.

@@ -295,6 +295,18 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	if s.Groups, err = d.groups(n, s.Topics); err != nil {
 		return nil, err
 	}
+	for i := range s.Groups {
+		for j := range s.Groups[:i] {
+			if s.Groups[j].ID == s.Groups[i].ID && s.Groups[j].Consumer() != s.Groups[i].Consumer() {
+				return nil, d.errf(d.consumerAt, d.consumerPath,
+					"group %q has cohorts with different group.protocol values: a group mixing classic and consumer members (the online migration, KIP-848) is not modelled yet", s.Groups[i].ID)
+			}
+		}
+	}
+	if d.consumerAt != nil && s.Coordinator.ConsumerProfile == "" {
+		return nil, d.errf(d.consumerAt, d.consumerPath,
+			"group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is %s)", s.Coordinator.Profile)
+	}
 	if n := f.get("faults"); n != nil && !isNull(n) {
 		if s.Faults, err = d.faults(n, s.Groups, s.Coordinator.Brokers, s.Duration); err != nil {
 			return nil, err
@@ -462,6 +474,9 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 		// the same sessions (and the coordinator model needs it positive).
 		return Coordinator{}, d.errf(v, sub(path, "group.min.session.timeout.ms"),
 			"must be at least 1 (0 admits no more sessions than 1: session.timeout.ms is at least 1)")
+	}
+	if err := d.consumerCoordinator(f, path, p, &c); err != nil {
+		return Coordinator{}, err
 	}
 	if c.MinSessionTimeout > c.MaxSessionTimeout {
 		key := "group.min.session.timeout.ms"
@@ -681,6 +696,9 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 		}
 	}
 	c := clientDefaults(p)
+	if err := d.groupProtocol(f, path, p, &c); err != nil {
+		return Client{}, err
+	}
 	for _, m := range []struct {
 		key string
 		dst *time.Duration

@@ -163,6 +163,7 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		// until KIP-345 raised it to 30 minutes in 2.3.
 		c.MaxSessionTimeout = 300000 * time.Millisecond
 	}
+	consumerCoordinatorDefaults(p, &c)
 	return c
 }
 

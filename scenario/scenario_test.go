@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm, timing, measure, oracles"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
-`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms"},
+`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor"},
 		{"negative duration", "duration: -1s\n" + minimal, "f.yaml:1: duration: negative duration -1s"},
 		{"duration without unit", "duration: 100\n" + minimal, `f.yaml:1: duration: a duration needs a unit, like "100ms" or "100s"`},
 		{"ms key given a Go duration", minimal + `    client:
@@ -389,7 +389,7 @@ func TestOverrideErrors(t *testing.T) {
 		ov   Override
 		want string
 	}{
-		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms`},
+		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor`},
 		{Override{"groups[3].members", 1}, `f.yaml:5: override "groups[3].members": groups[3]: index out of range (groups has 1 entries)`},
 		{Override{"network.loss.x", 1}, `f.yaml:1: override "network.loss.x": network.loss has no keys below it`},
 		{Override{"name[0]", 1}, `f.yaml:1: override "name[0]": name is not a list`},

@@ -60,7 +60,11 @@ var (
 		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
 		"group.max.size", "load.time", "append.latency", "append.bandwidth",
 		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time",
-		"failover.delay")}
+		"failover.delay",
+		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
+		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
+		"group.consumer.max.size", "group.consumer.assignors",
+		"group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms")}
 	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
 	lossSchema    = &mapSchema{keys: leaves("to-broker", "from-broker")}
 	topicSchema   = &mapSchema{keys: leaves("name", "partitions")}
@@ -69,7 +73,8 @@ var (
 		"retry.backoff.ms", "retry.backoff.max.ms", "request.timeout.ms",
 		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit",
 		"auto.commit.interval.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
-		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms")}
+		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
+		"group.protocol", "group.remote.assignor")}
 	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{

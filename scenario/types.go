@@ -77,6 +77,27 @@ type Coordinator struct {
 	AppendErrorProbability float64
 	AppendError            string
 
+	// Consumer groups (KIP-848, group.protocol=consumer), Kafka's broker
+	// settings (GroupCoordinatorConfig): group.consumer.session.timeout.ms
+	// and its min/max bounds, group.consumer.heartbeat.interval.ms and its
+	// bounds, group.consumer.max.size (0 = unlimited),
+	// group.consumer.assignors (the first is the default) and 4.3's
+	// group.consumer.assignment.interval.ms (KIP-1263) with its bounds.
+	// ConsumerProfile is the consumer-group coordinator's era: Profile
+	// when it names kafka-4.0 … kafka-4.3, else "" (no consumer groups).
+	ConsumerProfile               string
+	ConsumerSessionTimeout        time.Duration
+	ConsumerMinSessionTimeout     time.Duration
+	ConsumerMaxSessionTimeout     time.Duration
+	ConsumerHeartbeatInterval     time.Duration
+	ConsumerMinHeartbeatInterval  time.Duration
+	ConsumerMaxHeartbeatInterval  time.Duration
+	ConsumerMaxSize               int
+	ConsumerAssignors             []string
+	ConsumerAssignmentInterval    time.Duration
+	ConsumerMinAssignmentInterval time.Duration
+	ConsumerMaxAssignmentInterval time.Duration
+
 	// RequestTime (request.time) is the time the coordinator takes to
 	// serve one request; requests queue and are served one at a time.
 	// Zero (the default) serves each on arrival.
@@ -139,7 +160,12 @@ type Client struct {
 	RequestTimeout    time.Duration // request.timeout.ms
 	Assignors         []string      // partition.assignment.strategy
 	StaticMembership  bool          // group.instance.id: true
-	AutoCommit        bool          // enable.auto.commit
+	// GroupProtocol is group.protocol: ProtocolClassic (the default) or
+	// ProtocolConsumer (KIP-848); RemoteAssignor is group.remote.assignor
+	// ("" = the broker's default), consumer protocol only.
+	GroupProtocol  string
+	RemoteAssignor string
+	AutoCommit     bool // enable.auto.commit
 	// AutoCommitInterval is auto.commit.interval.ms (5000 in every era).
 	AutoCommitInterval time.Duration
 	// Connection handling (NetworkClient): reconnect.backoff.ms,
@@ -151,6 +177,15 @@ type Client struct {
 	SocketSetupTimeout    time.Duration
 	SocketSetupTimeoutMax time.Duration
 }
+
+// group.protocol values.
+const (
+	ProtocolClassic  = "classic"
+	ProtocolConsumer = "consumer"
+)
+
+// Consumer reports whether the group entry runs the consumer protocol.
+func (g *Group) Consumer() bool { return g.Client.GroupProtocol == ProtocolConsumer }
 
 // Workload is the application's poll loop.
 type Workload struct {

@@ -38,6 +38,18 @@ var StateColors = map[string]color.Color{
 	"Stable":               color.RGBA{R: 0x66, G: 0xbd, B: 0x63, A: 0xff},
 	"Dead":                 color.RGBA{R: 0x54, G: 0x54, B: 0x54, A: 0xff},
 	"PAUSED":               color.RGBA{R: 0x7b, G: 0x32, B: 0x94, A: 0xff},
+	// The consumer protocol (KIP-848): the client's MemberState and the
+	// consumer group's states, in the hues of the matching classic phases.
+	"JOINING":         color.RGBA{R: 0xfd, G: 0xae, B: 0x61, A: 0xff},
+	"Assigning":       color.RGBA{R: 0xfd, G: 0xae, B: 0x61, A: 0xff},
+	"RECONCILING":     color.RGBA{R: 0xfe, G: 0xe0, B: 0x8b, A: 0xff},
+	"ACKNOWLEDGING":   color.RGBA{R: 0xfe, G: 0xe0, B: 0x8b, A: 0xff},
+	"Reconciling":     color.RGBA{R: 0xfe, G: 0xe0, B: 0x8b, A: 0xff},
+	"UNSUBSCRIBED":    color.RGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff},
+	"STALE":           color.RGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff},
+	"FENCED":          color.RGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff},
+	"PREPARE_LEAVING": color.RGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff},
+	"LEAVING":         color.RGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff},
 }
 
 // markStyle is how one kind of instant is drawn.
@@ -65,6 +77,9 @@ var legendNames = map[string]string{
 	"COMPLETING_REBALANCE": "completing rebalance",
 	"STABLE":               "stable",
 	"PAUSED":               "paused (whole process)",
+	"JOINING":              "joining / Assigning (KIP-848)",
+	"RECONCILING":          "reconciling (KIP-848)",
+	"UNSUBSCRIBED":         "unsubscribed / fenced / stale",
 }
 
 type timelineFigure struct {
@@ -105,8 +120,8 @@ func Timeline(title string, tracks []string, spans []Span, marks []Mark) (Figure
 		p.Add(poly)
 		states[s.State] = true
 	}
-	for _, name := range []string{"UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE", "PAUSED"} {
-		if states[name] || states[coordName(name)] {
+	for _, name := range []string{"UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE", "PAUSED", "JOINING", "RECONCILING", "UNSUBSCRIBED"} {
+		if states[name] || states[coordName(name)] || consumerLegend(name, states) {
 			swatch, _ := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}})
 			swatch.Color = StateColors[name]
 			swatch.LineStyle.Width = 0
@@ -157,4 +172,19 @@ func (t timelineTicks) Ticks(min, max float64) []plot.Tick {
 		out[i] = plot.Tick{Value: float64(len(t) - 1 - i), Label: name}
 	}
 	return out
+}
+
+// consumerLegend: a consumer-protocol state drawn under another legend
+// entry's colour (ACKNOWLEDGING under RECONCILING, the group's Assigning
+// under JOINING, STALE and FENCED under UNSUBSCRIBED).
+func consumerLegend(name string, states map[string]bool) bool {
+	switch name {
+	case "JOINING":
+		return states["Assigning"]
+	case "RECONCILING":
+		return states["ACKNOWLEDGING"] || states["Reconciling"]
+	case "UNSUBSCRIBED":
+		return states["STALE"] || states["FENCED"] || states["LEAVING"] || states["PREPARE_LEAVING"]
+	}
+	return false
 }

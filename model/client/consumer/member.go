@@ -3,8 +3,9 @@
 // manager and heartbeat request manager (AbstractMembershipManager,
 // ConsumerMembershipManager, AbstractHeartbeatRequestManager,
 // HeartbeatRequestState; kafka-consumer-protocol.md §3) as a pure state
-// machine, beside the classic client of package client. It is not wired
-// into the harness yet (issue 14).
+// machine, beside the classic client of package client. Process
+// (process.go) wraps it with the application and network threads; the
+// harness runs a Process in each slot of a group.protocol=consumer group.
 //
 // Driving it: a subscribed member joins at its first AppPoll (4.0+,
 // KAFKA-17154: subscribe() joins at the next poll()); call AppPoll at each
@@ -15,8 +16,8 @@
 // thread: a reconciliation that needs one waits for the next AppPoll and
 // then for CallbackDone.
 //
-// Deviations (documented here, to be revisited when it is wired): the
-// commit before revocation (auto-commit) is not modelled; topic ids are
+// Deviations: the commit before revocation (auto-commit) is Process's
+// (process.go), without retries; topic ids are
 // names (no metadata resolution); the network thread acts at deadlines,
 // not on its 5 s maximum poll wait; close() and the leave options of 4.1
 // (CloseOptions) are one Close.
@@ -263,6 +264,15 @@ func (m *Member) send(now protocol.Instant, out *Output) {
 // leave sends the leave heartbeat (epoch −1, or −2 for a static member)
 // and, for a poll timeout, ends STALE with its partitions lost.
 func (m *Member) leave(now protocol.Instant, out *Output, pollTimeout bool) {
+	reason := protocol.LeaveClose
+	if pollTimeout {
+		reason = protocol.LeavePollTimeout
+	}
+	detail := "skipped"
+	if m.coordKnown {
+		detail = "sent"
+	}
+	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason.String(), Leave: reason, Detail: detail, Gen: m.epoch})
 	m.transition(PrepareLeaving, out)
 	m.transition(Leaving, out)
 	m.epoch = protocol.LeaveEpoch
@@ -403,7 +413,13 @@ func (m *Member) CallbackDone(now protocol.Instant, out *Output) {
 				kept = append(kept, p)
 			}
 		}
-		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "revoked", Gen: m.epoch})
+		var gone []protocol.TopicPartition
+		for _, p := range m.owned {
+			if !slices.Contains(m.target, p) {
+				gone = append(gone, p)
+			}
+		}
+		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "revoked", Partitions: gone, Gen: m.epoch})
 		m.owned = kept
 		if m.state == Reconciling {
 			var added []protocol.TopicPartition
@@ -444,3 +460,38 @@ func (m *Member) NextDeadline() protocol.Instant {
 	}
 	return d
 }
+
+// CoordinatorKnown tells whether the member has a coordinator to
+// heartbeat to (an error response or a failure can clear it).
+func (m *Member) CoordinatorKnown() bool { return m.coordKnown }
+
+// PollTimerFrom restarts the poll timer as of the application's last
+// poll() at at (the harness replays uneventful polls lazily: an idle
+// application loop polls continuously, so its timer is restarted at every
+// network-thread wake-up).
+func (m *Member) PollTimerFrom(at protocol.Instant) {
+	if m.state != Unsubscribed {
+		m.pollDeadline = at.Add(m.cfg.MaxPollInterval)
+	}
+}
+
+// Close is KafkaConsumer.close() as far as the membership goes
+// (AsyncKafkaConsumer.close → leaveGroupOnClose): the leave heartbeat
+// (epoch −1, or −2 for a static member) goes out at once when the
+// coordinator is known, and the member ends UNSUBSCRIBED. Deviation: the
+// onPartitionsRevoked callback close() runs first takes no time here.
+func (m *Member) Close(now protocol.Instant, out *Output) {
+	switch m.state {
+	case Unsubscribed, Fatal, Stale, Leaving, PrepareLeaving:
+		return
+	}
+	if !m.coordKnown {
+		m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: protocol.LeaveClose.String(), Leave: protocol.LeaveClose, Detail: "skipped", Gen: m.epoch})
+		m.transition(Unsubscribed, out)
+		return
+	}
+	m.leave(now, out, false)
+}
+
+// ID is the member id (client-generated, KIP-1082).
+func (m *Member) ID() string { return m.cfg.MemberID }

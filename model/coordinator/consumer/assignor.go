@@ -30,18 +30,41 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 	if len(members) == 0 {
 		return out
 	}
-	var all []protocol.TopicPartition
+	total := 0
+	for _, t := range topics {
+		total += int(t.Partitions)
+	}
+	all := make([]protocol.TopicPartition, 0, total)
 	for _, t := range topics {
 		for p := int32(0); p < t.Partitions; p++ {
 			all = append(all, protocol.TopicPartition{Topic: t.Name, Partition: p})
 		}
 	}
 	quota, extras := len(all)/len(members), len(all)%len(members)
-	exists := make(map[protocol.TopicPartition]bool, len(all))
-	for _, p := range all {
-		exists[p] = true
+	// Partitions are looked up by index (topic base + partition), not in
+	// a map: this runs at every group epoch bump of large groups.
+	base := make(map[string]int, len(topics))
+	n := 0
+	for _, t := range topics {
+		base[t.Name] = n
+		n += int(t.Partitions)
 	}
-	taken := make(map[protocol.TopicPartition]bool, len(all))
+	indexOf := func(p protocol.TopicPartition) int {
+		b, ok := base[p.Topic]
+		if !ok || p.Partition < 0 || int(p.Partition) >= n-b {
+			return -1
+		}
+		i := b + int(p.Partition)
+		if all[i] != p {
+			return -1
+		}
+		return i
+	}
+	taken := make([]bool, len(all))
+	buf := make([]protocol.TopicPartition, len(all)+len(members))
+	for i := range out {
+		out[i], buf = buf[:0:quota+1], buf[quota+1:]
+	}
 	for i, m := range members {
 		keep := quota
 		if len(m.prev) > quota && extras > 0 {
@@ -51,21 +74,22 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 			if len(out[i]) == keep {
 				break
 			}
-			if !exists[p] || taken[p] {
+			k := indexOf(p)
+			if k < 0 || taken[k] {
 				continue
 			}
 			out[i] = append(out[i], p)
-			taken[p] = true
+			taken[k] = true
 		}
 	}
 	next := 0
 	for i := range members {
 		for len(out[i]) < quota {
-			for taken[all[next]] {
+			for taken[next] {
 				next++
 			}
 			out[i] = append(out[i], all[next])
-			taken[all[next]] = true
+			taken[next] = true
 		}
 	}
 	for i := range members {
@@ -73,14 +97,14 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 			break
 		}
 		if len(out[i]) == quota {
-			for next < len(all) && taken[all[next]] {
+			for next < len(all) && taken[next] {
 				next++
 			}
 			if next == len(all) {
 				break
 			}
 			out[i] = append(out[i], all[next])
-			taken[all[next]] = true
+			taken[next] = true
 			extras--
 		}
 	}

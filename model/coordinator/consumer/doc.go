@@ -26,7 +26,8 @@
 // are fixed topic names), the heterogeneous uniform builder (every member
 // subscribes to the same topics in the scenarios this serves), rack-aware
 // assignment, classic members inside a consumer group and the online
-// migration (§4), persistence and failover of the group records, the
+// migration (§4), the append latency of the group records (Unload and
+// Load move a group between coordinators as written, load.go), the
 // coordinator's event-loop cost. Deterministic deviations: Java iterates
 // members in hash-map order where it assigns or ties; here members are
 // visited in the order they joined.

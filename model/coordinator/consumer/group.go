@@ -276,12 +276,17 @@ func (c *Coordinator) lookupMember(now protocol.Instant, g *Group, r *protocol.C
 				return c.addMember(now, g, r, out)
 			}
 			// A new incarnation takes the old one's place, assignment and
-			// target: no rebalance if the subscription is the same.
+			// target: no rebalance if the subscription is the same. The
+			// old member id is gone (its record replaced): traced as a
+			// fence (KIP-345's word for it) and the new id as added.
+			prev := old.ID
 			if r.MemberID != "" {
 				old.ID = r.MemberID
 			} else {
 				old.ID = c.newID(r.InstanceID)
 			}
+			c.emit(out, g, protocol.Event{Kind: protocol.EvMemberRemoved, Peer: prev, Reason: protocol.RemovalFenced.String(), Removal: protocol.RemovalFenced, Gen: g.Epoch})
+			c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: old.ID, Gen: g.Epoch})
 			old.epoch, old.prevEpoch = 0, 0
 			c.setOwners(g, old)
 			return old, protocol.None
@@ -481,7 +486,16 @@ func (c *Coordinator) leave(now protocol.Instant, g *Group, r *protocol.Consumer
 func (c *Coordinator) fence(g *Group, m *Member, why string, out *Output) {
 	c.clearOwners(g, m)
 	g.members = slices.DeleteFunc(g.members, func(x *Member) bool { return x == m })
-	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch})
+	ev := protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch}
+	switch why {
+	case "session-expired":
+		ev.Removal = protocol.RemovalSessionExpired
+	case "rebalance-timeout":
+		ev.Removal = protocol.RemovalRebalanceTimeout
+	case "leave":
+		ev.Removal = protocol.RemovalLeave
+	}
+	c.emit(out, g, ev)
 	c.bump(g, out, why)
 }
 

@@ -1,0 +1,234 @@
+package scenario
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The consumer group protocol (KIP-848, group.protocol=consumer): the
+// client keys group.protocol and group.remote.assignor, and the broker's
+// group.consumer.* settings (kafka-consumer-protocol.md §1).
+
+// ConsumerAssignors are the server-side assignors the broker model has
+// (group.consumer.assignors; ConsumerGroupPartitionAssignor names).
+var ConsumerAssignors = []string{"uniform", "range"}
+
+// forbiddenWithConsumer maps the client properties ConsumerConfig rejects
+// with group.protocol=consumer (ConfigException, KAFKA-17338, 4.0+) to what
+// to use instead.
+var forbiddenWithConsumer = []struct{ key, instead string }{
+	{"session.timeout.ms", "the broker's coordinator: group.consumer.session.timeout.ms"},
+	{"heartbeat.interval.ms", "the broker's coordinator: group.consumer.heartbeat.interval.ms"},
+	{"partition.assignment.strategy", "group.remote.assignor (uniform or range) or the broker's coordinator: group.consumer.assignors"},
+}
+
+// groupProtocol decodes group.protocol and group.remote.assignor and
+// rejects the classic-only keys under the consumer protocol.
+func (d *decoder) groupProtocol(f *fields, path string, p profileInfo, c *Client) error {
+	if v := f.get("group.protocol"); v != nil {
+		kp := sub(path, "group.protocol")
+		name, err := d.str(v, kp)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case ProtocolClassic, ProtocolConsumer:
+		default:
+			return d.errf(v, kp, "must be classic or consumer, not %q", name)
+		}
+		if !p.atLeast(3, 7) {
+			return d.errf(v, kp, "not a property of profile %s (KIP-848 added it in Kafka 3.7)", p.name)
+		}
+		if name == ProtocolConsumer && !p.atLeast(4, 0) {
+			return d.errf(v, kp, "group.protocol: consumer needs client profile kafka-4.0 or later (the protocol is generally available from Kafka 4.0; the 3.7–3.9 preview is not modelled); profile is %s", p.name)
+		}
+		c.GroupProtocol = name
+		if name == ProtocolConsumer && d.consumerAt == nil {
+			d.consumerAt, d.consumerPath = v, kp
+		}
+	}
+	if c.GroupProtocol == ProtocolConsumer {
+		for _, k := range forbiddenWithConsumer {
+			if v := f.get(k.key); v != nil {
+				return d.errf(v, sub(path, k.key), "not allowed with group.protocol: consumer (Kafka's ConsumerConfig rejects it, KAFKA-17338); set %s instead", k.instead)
+			}
+		}
+	}
+	if v := f.get("group.remote.assignor"); v != nil {
+		kp := sub(path, "group.remote.assignor")
+		if c.GroupProtocol != ProtocolConsumer {
+			return d.errf(v, kp, "only with group.protocol: consumer (Kafka's ConsumerConfig rejects it under classic)")
+		}
+		name, err := d.str(v, kp)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(ConsumerAssignors, name) {
+			return d.errf(v, kp, "unknown assignor %q; valid: %s", name, strings.Join(ConsumerAssignors, ", "))
+		}
+		c.RemoteAssignor = name
+	}
+	return nil
+}
+
+// consumerProfile is the consumer-group coordinator era of a broker
+// profile: kafka-4.0 … kafka-4.3 (kafka-4.x is kafka-4.3), else "".
+func consumerProfile(p profileInfo) string {
+	if !p.atLeast(4, 0) {
+		return ""
+	}
+	if p.name == "kafka-4.x" {
+		return "kafka-4.3"
+	}
+	return p.name
+}
+
+// consumerCoordinatorDefaults are GroupCoordinatorConfig's defaults
+// (kafka-consumer-protocol.md §1.1).
+func consumerCoordinatorDefaults(p profileInfo, c *Coordinator) {
+	c.ConsumerProfile = consumerProfile(p)
+	if c.ConsumerProfile == "" {
+		return // a broker without consumer groups: no group.consumer.* settings
+	}
+	c.ConsumerSessionTimeout = 45000 * time.Millisecond
+	c.ConsumerMinSessionTimeout = 45000 * time.Millisecond
+	c.ConsumerMaxSessionTimeout = 60000 * time.Millisecond
+	c.ConsumerHeartbeatInterval = 5000 * time.Millisecond
+	c.ConsumerMinHeartbeatInterval = 5000 * time.Millisecond
+	c.ConsumerMaxHeartbeatInterval = 15000 * time.Millisecond
+	c.ConsumerMaxSize = math.MaxInt32
+	c.ConsumerAssignors = slices.Clone(ConsumerAssignors)
+	if p.atLeast(4, 3) {
+		c.ConsumerAssignmentInterval = 1000 * time.Millisecond
+		c.ConsumerMaxAssignmentInterval = 15000 * time.Millisecond
+	}
+}
+
+// consumerCoordinator decodes the group.consumer.* keys and checks them as
+// GroupCoordinatorConfig does (GCC@4.3 L585-606).
+func (d *decoder) consumerCoordinator(f *fields, path string, p profileInfo, c *Coordinator) error {
+	consumerCoordinatorDefaults(p, c)
+	var err error
+	for _, k := range coordinatorSchema.keys {
+		if v := f.get(k.name); v != nil && strings.HasPrefix(k.name, "group.consumer.") && c.ConsumerProfile == "" {
+			return d.errf(v, sub(path, k.name), "not a property of profile %s: consumer groups (KIP-848) need coordinator.profile kafka-4.0 or later", p.name)
+		}
+	}
+	for _, k := range []string{"group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms"} {
+		if v := f.get(k); v != nil && !p.atLeast(4, 3) {
+			return d.errf(v, sub(path, k), "not a property of profile %s (KIP-1263 added it in Kafka 4.3)", p.name)
+		}
+	}
+	for _, m := range []struct {
+		key      string
+		dst      *time.Duration
+		positive bool
+	}{
+		{"group.consumer.session.timeout.ms", &c.ConsumerSessionTimeout, true},
+		{"group.consumer.min.session.timeout.ms", &c.ConsumerMinSessionTimeout, true},
+		{"group.consumer.max.session.timeout.ms", &c.ConsumerMaxSessionTimeout, true},
+		{"group.consumer.heartbeat.interval.ms", &c.ConsumerHeartbeatInterval, true},
+		{"group.consumer.min.heartbeat.interval.ms", &c.ConsumerMinHeartbeatInterval, true},
+		{"group.consumer.max.heartbeat.interval.ms", &c.ConsumerMaxHeartbeatInterval, true},
+		{"group.consumer.assignment.interval.ms", &c.ConsumerAssignmentInterval, false},
+		{"group.consumer.min.assignment.interval.ms", &c.ConsumerMinAssignmentInterval, false},
+		{"group.consumer.max.assignment.interval.ms", &c.ConsumerMaxAssignmentInterval, false},
+	} {
+		if v := f.get(m.key); v != nil {
+			if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {
+				return err
+			}
+			if m.positive && *m.dst == 0 {
+				return d.errf(v, sub(path, m.key), "must be at least 1")
+			}
+		}
+	}
+	if v := f.get("group.consumer.max.size"); v != nil {
+		sz, err := d.integer(v, sub(path, "group.consumer.max.size"), 1, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		c.ConsumerMaxSize = int(sz)
+	}
+	if v := f.get("group.consumer.assignors"); v != nil {
+		kp := sub(path, "group.consumer.assignors")
+		if c.ConsumerAssignors, err = d.stringList(v, kp); err != nil {
+			return err
+		}
+		if len(c.ConsumerAssignors) == 0 {
+			return d.errf(v, kp, "must name at least one assignor (%s)", strings.Join(ConsumerAssignors, ", "))
+		}
+		for i, a := range c.ConsumerAssignors {
+			if !slices.Contains(ConsumerAssignors, a) {
+				return d.errf(v, kp, "unknown assignor %q; valid: %s", a, strings.Join(ConsumerAssignors, ", "))
+			}
+			if slices.Index(c.ConsumerAssignors, a) != i {
+				return d.errf(v, kp, "assignor %q listed twice", a)
+			}
+		}
+	}
+	// The bounds (GroupCoordinatorConfig's constructor requirements).
+	for _, b := range []struct {
+		val, lo, hi      time.Duration
+		key, loKey, hiKy string
+	}{
+		{c.ConsumerSessionTimeout, c.ConsumerMinSessionTimeout, c.ConsumerMaxSessionTimeout,
+			"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms"},
+		{c.ConsumerHeartbeatInterval, c.ConsumerMinHeartbeatInterval, c.ConsumerMaxHeartbeatInterval,
+			"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms"},
+		{c.ConsumerAssignmentInterval, c.ConsumerMinAssignmentInterval, c.ConsumerMaxAssignmentInterval,
+			"group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms"},
+	} {
+		if c.ConsumerProfile == "" {
+			break
+		}
+		if b.lo > b.hi {
+			k := b.hiKy
+			if f.get(k) == nil {
+				k = b.loKey
+			}
+			return d.errf(f.line(k), sub(path, k), "%s (%d) must not be greater than %s (%d)", b.loKey, b.lo.Milliseconds(), b.hiKy, b.hi.Milliseconds())
+		}
+		if b.val < b.lo || b.val > b.hi {
+			k := b.key
+			if f.get(k) == nil {
+				k = b.loKey
+				if b.val > b.hi {
+					k = b.hiKy
+				}
+			}
+			return d.errf(f.line(k), sub(path, k), "%s (%d) must lie in [%s, %s] = [%d, %d]", b.key, b.val.Milliseconds(), b.loKey, b.hiKy, b.lo.Milliseconds(), b.hi.Milliseconds())
+		}
+	}
+	if c.ConsumerProfile != "" && c.ConsumerHeartbeatInterval >= c.ConsumerSessionTimeout {
+		k := "group.consumer.heartbeat.interval.ms"
+		if f.get(k) == nil {
+			k = "group.consumer.session.timeout.ms"
+		}
+		return d.errf(f.line(k), sub(path, k), "group.consumer.heartbeat.interval.ms (%d) must be lower than group.consumer.session.timeout.ms (%d)",
+			c.ConsumerHeartbeatInterval.Milliseconds(), c.ConsumerSessionTimeout.Milliseconds())
+	}
+	return nil
+}
+
+// SessionTimeout is the session timeout the group entry's members live
+// by: the client's session.timeout.ms, or under the consumer protocol the
+// broker's group.consumer.session.timeout.ms.
+func (s *Scenario) SessionTimeout(g *Group) time.Duration {
+	if g.Consumer() {
+		return s.Coordinator.ConsumerSessionTimeout
+	}
+	return g.Client.SessionTimeout
+}
+
+// HeartbeatInterval is the heartbeat interval of the group entry's
+// members: the client's heartbeat.interval.ms, or under the consumer
+// protocol the broker's group.consumer.heartbeat.interval.ms.
+func (s *Scenario) HeartbeatInterval(g *Group) time.Duration {
+	if g.Consumer() {
+		return s.Coordinator.ConsumerHeartbeatInterval
+	}
+	return g.Client.HeartbeatInterval
+}

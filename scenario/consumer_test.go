@@ -1,0 +1,104 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func consumerYAML(coord, client string) string {
+	return "name: t\ncoordinator: {profile: kafka-4.3" + coord + "}\ntopics:\n  - {name: orders, partitions: 4}\ngroups:\n  - id: g\n    members: 2\n    subscribe: [orders]\n    client: {profile: kafka-4.3, group.protocol: consumer" + client + "}\n"
+}
+
+// TestConsumerKeys: group.protocol: consumer with the broker's
+// group.consumer.* settings (GroupCoordinatorConfig defaults, §1.1).
+func TestConsumerKeys(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(consumerYAML(", group.consumer.session.timeout.ms: 50000, group.consumer.heartbeat.interval.ms: 2000, group.consumer.min.heartbeat.interval.ms: 1000, group.consumer.assignment.interval.ms: 0", ", group.remote.assignor: range")))
+	require.NoError(t, err)
+	c := s.Coordinator
+	assert.Equal(t, "kafka-4.3", c.ConsumerProfile)
+	assert.Equal(t, 50*time.Second, c.ConsumerSessionTimeout)
+	assert.Equal(t, 2*time.Second, c.ConsumerHeartbeatInterval)
+	assert.Equal(t, time.Duration(0), c.ConsumerAssignmentInterval)
+	assert.Equal(t, []string{"uniform", "range"}, c.ConsumerAssignors)
+	assert.True(t, s.Groups[0].Consumer())
+	assert.Equal(t, "range", s.Groups[0].Client.RemoteAssignor)
+
+	s, err = Parse("f.yaml", []byte(strings.Replace(consumerYAML("", ""), "kafka-4.3", "kafka-4.0", 2)))
+	require.NoError(t, err)
+	assert.Equal(t, "kafka-4.0", s.Coordinator.ConsumerProfile)
+	assert.Equal(t, 45*time.Second, s.Coordinator.ConsumerSessionTimeout)
+	assert.Equal(t, 5*time.Second, s.Coordinator.ConsumerHeartbeatInterval)
+	assert.Zero(t, s.Coordinator.ConsumerAssignmentInterval, "4.0 has no assignment batching")
+
+	s, err = Parse("f.yaml", []byte(strings.Replace(consumerYAML("", ""), "kafka-4.3", "kafka-4.x", 2)))
+	require.NoError(t, err)
+	assert.Equal(t, "kafka-4.3", s.Coordinator.ConsumerProfile)
+}
+
+// TestConsumerKeyErrors: careless and hostile input for the consumer
+// protocol's keys is refused with file, line and field — Kafka's
+// forbidden client keys name the broker setting to use instead.
+func TestConsumerKeyErrors(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"session.timeout.ms forbidden", consumerYAML("", ", session.timeout.ms: 10000"),
+			"f.yaml:9: groups[0].client.session.timeout.ms: not allowed with group.protocol: consumer (Kafka's ConsumerConfig rejects it, KAFKA-17338); set the broker's coordinator: group.consumer.session.timeout.ms instead"},
+		{"heartbeat.interval.ms forbidden", consumerYAML("", ", heartbeat.interval.ms: 1000"),
+			"groups[0].client.heartbeat.interval.ms: not allowed with group.protocol: consumer (Kafka's ConsumerConfig rejects it, KAFKA-17338); set the broker's coordinator: group.consumer.heartbeat.interval.ms instead"},
+		{"partition.assignment.strategy forbidden", consumerYAML("", ", partition.assignment.strategy: range"),
+			"groups[0].client.partition.assignment.strategy: not allowed with group.protocol: consumer"},
+		{"unknown protocol", strings.Replace(consumerYAML("", ""), "group.protocol: consumer", "group.protocol: next", 1),
+			"f.yaml:9: groups[0].client.group.protocol: must be classic or consumer, not \"next\""},
+		{"protocol not a string", strings.Replace(consumerYAML("", ""), "group.protocol: consumer", "group.protocol: [consumer]", 1),
+			"f.yaml:9: groups[0].client.group.protocol:"},
+		{"old client", strings.Replace(consumerYAML("", ""), "{profile: kafka-4.3, group", "{profile: kafka-3.9, group", 1),
+			"groups[0].client.group.protocol: group.protocol: consumer needs client profile kafka-4.0 or later"},
+		{"group.protocol before 3.7", strings.Replace(consumerYAML("", ""), "{profile: kafka-4.3, group.protocol: consumer", "{profile: kafka-2.8, group.protocol: classic", 1),
+			"groups[0].client.group.protocol: not a property of profile kafka-2.8"},
+		{"old broker", strings.Replace(consumerYAML("", ""), "coordinator: {profile: kafka-4.3", "coordinator: {profile: kafka-3.x", 1),
+			"f.yaml:9: groups[0].client.group.protocol: group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is kafka-3.x)"},
+		{"remote assignor under classic", strings.Replace(consumerYAML("", ", group.remote.assignor: uniform"), "group.protocol: consumer", "group.protocol: classic", 1),
+			"groups[0].client.group.remote.assignor: only with group.protocol: consumer"},
+		{"unknown remote assignor", consumerYAML("", ", group.remote.assignor: sticky"),
+			"groups[0].client.group.remote.assignor: unknown assignor \"sticky\"; valid: uniform, range"},
+		{"session below min", consumerYAML(", group.consumer.session.timeout.ms: 10000", ""),
+			"f.yaml:2: coordinator.group.consumer.session.timeout.ms: group.consumer.session.timeout.ms (10000) must lie in [group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms] = [45000, 60000]"},
+		{"heartbeat above max", consumerYAML(", group.consumer.heartbeat.interval.ms: 20000", ""),
+			"coordinator.group.consumer.heartbeat.interval.ms: group.consumer.heartbeat.interval.ms (20000) must lie in"},
+		{"heartbeat not below session", consumerYAML(", group.consumer.session.timeout.ms: 5000, group.consumer.min.session.timeout.ms: 1000, group.consumer.heartbeat.interval.ms: 5000", ""),
+			"group.consumer.heartbeat.interval.ms (5000) must be lower than group.consumer.session.timeout.ms (5000)"},
+		{"min above max", consumerYAML(", group.consumer.min.session.timeout.ms: 70000", ""),
+			"coordinator.group.consumer.min.session.timeout.ms: group.consumer.min.session.timeout.ms (70000) must not be greater than group.consumer.max.session.timeout.ms (60000)"},
+		{"zero session", consumerYAML(", group.consumer.session.timeout.ms: 0", ""),
+			"coordinator.group.consumer.session.timeout.ms: must be at least 1"},
+		{"negative interval", consumerYAML(", group.consumer.assignment.interval.ms: -5", ""),
+			"coordinator.group.consumer.assignment.interval.ms:"},
+		{"huge session", consumerYAML(", group.consumer.session.timeout.ms: 99999999999999999999", ""),
+			"coordinator.group.consumer.session.timeout.ms:"},
+		{"assignment interval before 4.3", strings.Replace(consumerYAML(", group.consumer.assignment.interval.ms: 100", ""), "kafka-4.3", "kafka-4.2", 2),
+			"coordinator.group.consumer.assignment.interval.ms: not a property of profile kafka-4.2 (KIP-1263 added it in Kafka 4.3)"},
+		{"consumer keys on a 3.x broker", "name: t\ncoordinator: {profile: kafka-3.x, group.consumer.session.timeout.ms: 45000}\ntopics: [{name: o, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [o]}]\n",
+			"f.yaml:2: coordinator.group.consumer.session.timeout.ms: not a property of profile kafka-3.x: consumer groups (KIP-848) need coordinator.profile kafka-4.0 or later"},
+		{"unknown broker assignor", consumerYAML(", group.consumer.assignors: [uniform, magic]", ""),
+			"coordinator.group.consumer.assignors: unknown assignor \"magic\"; valid: uniform, range"},
+		{"duplicate broker assignor", consumerYAML(", group.consumer.assignors: [range, range]", ""),
+			"coordinator.group.consumer.assignors: assignor \"range\" listed twice"},
+		{"empty broker assignors", consumerYAML(", group.consumer.assignors: []", ""),
+			"coordinator.group.consumer.assignors: must not be empty"},
+		{"max size zero", consumerYAML(", group.consumer.max.size: 0", ""),
+			"coordinator.group.consumer.max.size:"},
+		{"mixed cohorts", consumerYAML("", "") + "  - id: g\n    members: 1\n    subscribe: [orders]\n    client: {profile: kafka-4.3}\n",
+			"group \"g\" has cohorts with different group.protocol values"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.yaml))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "f.yaml:"), "names the file and line: %s", err)
+		})
+	}
+}
