@@ -17,7 +17,7 @@ const minPollTimeout = time.Millisecond
 
 // pollStart is a KafkaConsumer.poll(Duration) call starting at now.
 func (m *Member) pollStart(now protocol.Instant, out *Output) {
-	m.app = appPolling
+	m.app.phase = appPolling
 	m.onApp = true
 	m.newPollCall(now)
 	m.appIterate(now, out)
@@ -28,9 +28,9 @@ func (m *Member) pollStart(now protocol.Instant, out *Output) {
 // of that method (AbstractCoordinator 3.7.0 281) and its sleep was bounded by
 // the previous call's timer, so the first lookup of a call goes out at once.
 func (m *Member) newPollCall(now protocol.Instant) {
-	m.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
-	m.findAttempts = 0
-	m.findRetryAt = 0
+	m.app.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
+	m.coord.attempts = 0
+	m.coord.retryAt = 0
 }
 
 // appIterate is one pass of KafkaConsumer.poll's loop at now: pollHeartbeat,
@@ -39,7 +39,7 @@ func (m *Member) newPollCall(now protocol.Instant) {
 // user timeout expired → poll() returns empty and the loop calls it again.
 func (m *Member) appIterate(now protocol.Instant, out *Output) {
 	for range 16 {
-		if m.app != appPolling || m.stopped {
+		if m.app.phase != appPolling || m.stopped {
 			return
 		}
 		m.onApp = true
@@ -49,7 +49,7 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			m.fatal(out, m.hbFailed, "heartbeat-thread")
 			return
 		}
-		if m.commitFenced {
+		if m.autoCommit.fenced {
 			// invokeCompletedOffsetCommitCallbacks: an async commit was fenced.
 			m.fatal(out, protocol.FencedInstanceID, "commit")
 			return
@@ -61,24 +61,24 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			return
 		}
 		m.handleTimeouts(now, out)
-		if m.app != appPolling || m.stopped {
+		if m.app.phase != appPolling || m.stopped {
 			return
 		}
 		if m.b.heartbeatTask {
 			m.runDelayedTasks(now, out) // HeartbeatTask and AutoCommitTask
-			if m.app != appPolling || m.stopped {
+			if m.app.phase != appPolling || m.stopped {
 				return
 			}
 		}
 		m.coordinatorPoll(now, out)
-		if m.app != appPolling || m.stopped {
+		if m.app.phase != appPolling || m.stopped {
 			return
 		}
 		if m.recordsAvailable() {
 			m.startBusy(now, m.cfg.PollInterval.Draw(m.rng), contNextPoll)
 			return
 		}
-		if now < m.pollBlockEnd || m.blockedInJoin() {
+		if now < m.app.pollBlockEnd || m.blockedInJoin() {
 			return
 		}
 		// poll() returned nothing; the application calls it again at once.
@@ -92,7 +92,7 @@ func (m *Member) blockedInJoin() bool {
 	if m.prepActive() && !m.b.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
 		return true // ≤3.1: onJoinPrepare's synchronous auto-commit
 	}
-	return m.b.blockingJoin && (m.rejoinNeededOrPending() || !m.coordKnown)
+	return m.b.blockingJoin && (m.rejoinNeededOrPending() || !m.coord.known)
 }
 
 // recordsAvailable: the fetch would return records. They are always waiting
@@ -106,7 +106,7 @@ func (m *Member) recordsAvailable() bool {
 	if m.b.nonBlockingJoin {
 		return true
 	}
-	return m.coordKnown && !m.rejoinNeededOrPending()
+	return m.coord.known && !m.rejoinNeededOrPending()
 }
 
 // nextPollingDeadline is the next instant the application thread, blocked
@@ -114,23 +114,23 @@ func (m *Member) recordsAvailable() bool {
 func (m *Member) nextPollingDeadline() protocol.Instant {
 	d := m.earliestInflight()
 	if !m.blockedInJoin() {
-		d = min(d, m.pollBlockEnd)
+		d = min(d, m.app.pollBlockEnd)
 	}
-	if m.join == joinIdle && m.rejoinNeeded && m.joinRetryAt != 0 && m.coordKnown {
+	if m.join.status == joinIdle && m.rejoinNeeded && m.join.retryAt != 0 && m.coord.known {
 		// The join retry backoff matters only while a coordinator is known:
 		// without one, coordinatorPoll stops at ensureCoordinatorReady and
 		// the lookup's own deadlines wake the thread (a past joinRetryAt
 		// here re-fired the thread at one instant forever).
-		d = min(d, m.joinRetryAt)
+		d = min(d, m.join.retryAt)
 	}
-	if !m.coordKnown && m.findCorr == 0 && m.findRetryAt != 0 {
-		d = min(d, m.findRetryAt)
+	if !m.coord.known && m.coord.findCorr == 0 && m.coord.retryAt != 0 {
+		d = min(d, m.coord.retryAt)
 	}
 	if m.b.heartbeatTask {
 		d = min(d, m.taskAt)
 	}
 	d = min(d, m.nextAutoCommitDeadline(), m.nextPrepDeadline())
-	if len(m.queue) > 0 {
+	if len(m.net.queue) > 0 {
 		d = 0
 	}
 	return d
@@ -139,11 +139,11 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 // finishBusy ends a busy period: a callback's effect is applied, then the
 // continuation runs.
 func (m *Member) finishBusy(now protocol.Instant, out *Output) {
-	cont := m.cont
-	m.cont = contNone
-	m.app = appPolling
+	cont := m.app.cont
+	m.app.cont = contNone
+	m.app.phase = appPolling
 	m.onApp = true
-	if m.cb != cbNone {
+	if m.app.cb != cbNone {
 		m.applyCallback(out)
 	}
 	switch cont {
@@ -151,14 +151,14 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 		m.pollStart(now, out)
 		return
 	case contLeaderSync:
-		req := m.pendingSync
-		m.pendingSync = nil
+		req := m.app.pendingSync
+		m.app.pendingSync = nil
 		m.sendSyncGroupRequest(now, out, req)
 	case contJoinComplete:
 		m.continueJoinComplete(now, out)
 	case contResume, contNone:
 	}
-	if m.app == appPolling {
+	if m.app.phase == appPolling {
 		m.appIterate(now, out)
 	}
 }
@@ -176,7 +176,7 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 		// implicit) then joinGroupIfNeeded with a zero timer (2.5+), the
 		// user's timer (2.3/2.4) or no timer (0.10).
 		m.joinGroupIfNeeded(now, out)
-		if m.rejoinNeededOrPending() || m.app != appPolling || m.stopped {
+		if m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
 			return // ensureActiveGroup returned false
 		}
 	}
@@ -190,18 +190,18 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 // backoff after a failed one has passed (3.7+: exponential; earlier the
 // metadata refresh rate limit, modelled as retry.backoff.ms).
 func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool {
-	if m.coordKnown {
+	if m.coord.known {
 		return true
 	}
-	if m.findStale != findStaleNone {
+	if m.coord.stale != findStaleNone {
 		// A lookup completed on the heartbeat thread (2.8+): lookupCoordinator
 		// returns that future; a failed one is slept on, then cleared.
-		if m.findStale == findStaleFailed {
-			m.findRetryAt = now.Add(m.findBackoff())
+		if m.coord.stale == findStaleFailed {
+			m.coord.retryAt = now.Add(m.findBackoff())
 		}
-		m.findStale = findStaleNone
+		m.coord.stale = findStaleNone
 	}
-	if m.findCorr == 0 && now >= m.findRetryAt {
+	if m.coord.findCorr == 0 && now >= m.coord.retryAt {
 		m.lookupCoordinator(now, out)
 	}
 	return false
@@ -212,7 +212,7 @@ func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool 
 // reconnect backoff it fails at once (NoAvailableBrokersException) and is
 // retried after the lookup backoff.
 func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
-	if m.findCorr != 0 {
+	if m.coord.findCorr != 0 {
 		return
 	}
 	broker := m.leastLoadedNode(now)
@@ -222,8 +222,8 @@ func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
 		m.findCoordinatorFailed(now, true)
 		return
 	}
-	m.findRetryAt = 0
-	m.findCorr = m.send(now, out, broker, false, &protocol.FindCoordinatorRequest{Key: m.cfg.GroupID}, m.cfg.RequestTimeout)
+	m.coord.retryAt = 0
+	m.coord.findCorr = m.send(now, out, broker, false, &protocol.FindCoordinatorRequest{Key: m.cfg.GroupID}, m.cfg.RequestTimeout)
 }
 
 // joinGroupIfNeeded is AbstractCoordinator.joinGroupIfNeeded (3.6.1 with the
@@ -231,7 +231,7 @@ func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
 // re-entered by appIterate when something happens.
 func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 	for range 16 {
-		if !m.rejoinNeededOrPending() || m.app != appPolling || m.stopped {
+		if !m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
 			return
 		}
 		if !m.ensureCoordinatorReady(now, out) {
@@ -244,17 +244,17 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			m.needsJoinPrepare = false
 			gen := m.gen
 			if m.cfg.AutoCommit && !m.b.asyncJoinPrepareCommit {
-				gen = m.prepGen // ≤3.1: arguments read before the synchronous commit
+				gen = m.autoCommit.prepGen // ≤3.1: arguments read before the synchronous commit
 			}
 			if m.onJoinPrepare(now, out, gen) {
 				return // a callback runs; appIterate re-enters here afterwards
 			}
 		}
-		if m.join == joinIdle && now < m.joinRetryAt {
+		if m.join.status == joinIdle && now < m.join.retryAt {
 			return // 3.5+: returned on the expired timer; retry after retry.backoff.ms
 		}
 		m.initiateJoinGroup(now, out)
-		switch m.join {
+		switch m.join.status {
 		case joinIdle, joinWaiting:
 			return
 		case joinSucceeded:
@@ -263,12 +263,12 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 				continue
 			}
 			// The heartbeat thread reset the generation meanwhile.
-			m.join = joinIdle
+			m.join.status = joinIdle
 			m.resetStateAndGeneration(out, protocol.APISyncGroup, "generation reset before onJoinComplete", false)
 			m.requestRejoin(out, RejoinGenerationResetBeforeSync)
 		case joinFailed:
-			err, kind := m.joinErr, m.joinKind
-			m.join = joinIdle
+			err, kind := m.join.err, m.join.kind
+			m.join.status = joinIdle
 			if err != protocol.MemberIDRequired {
 				m.requestRejoin(out, RejoinJoinFailed)
 			}
@@ -293,7 +293,7 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 				// KAFKA-12639 (3.5+): return on the expired zero timer; the
 				// next ConsumerCoordinator.poll comes after the network poll,
 				// which pollForFetches caps at retry.backoff.ms.
-				m.joinRetryAt = now.Add(m.cfg.RetryBackoff)
+				m.join.retryAt = now.Add(m.cfg.RetryBackoff)
 				return
 			default:
 				// 2.5–3.4: Timer.sleep on a zero timer sleeps 0 and the loop
@@ -307,19 +307,19 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 // initiateJoinGroup is AbstractCoordinator.initiateJoinGroup: only one
 // JoinGroup+SyncGroup (joinFuture) at a time.
 func (m *Member) initiateJoinGroup(now protocol.Instant, out *Output) {
-	if m.join != joinIdle {
+	if m.join.status != joinIdle {
 		return
 	}
-	m.joinRetryAt = 0
+	m.join.retryAt = 0
 	m.becomePreparingRebalance(out)
-	m.join = joinWaiting
+	m.join.status = joinWaiting
 	m.sendJoinGroupRequest(now, out)
 }
 
 // sendJoinGroupRequest is AbstractCoordinator.sendJoinGroupRequest with
 // ConsumerCoordinator.metadata() as the protocol list.
 func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
-	if !m.coordKnown {
+	if !m.coord.known {
 		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
 		return
 	}
@@ -364,31 +364,31 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 	case joinTimeoutMaxOfRequestAnd:
 		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
 	}
-	m.joinCorr = m.send(now, out, m.coordinator, true, req, timeout)
+	m.join.joinCorr = m.send(now, out, m.coord.node, true, req, timeout)
 }
 
 // sendSyncGroupRequest is AbstractCoordinator.sendSyncGroupRequest.
 func (m *Member) sendSyncGroupRequest(now protocol.Instant, out *Output, req *protocol.SyncGroupRequest) {
-	if m.join != joinWaiting {
+	if m.join.status != joinWaiting {
 		return // the join was abandoned meanwhile
 	}
-	if !m.coordKnown {
+	if !m.coord.known {
 		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
 		return
 	}
-	m.syncCorr = m.send(now, out, m.coordinator, true, req, m.cfg.RequestTimeout)
+	m.join.syncCorr = m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
 }
 
 // failJoin fails the join future. Before 2.6.1 the future's failure listener
 // also set the state to UNJOINED.
 func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
-	if m.join != joinWaiting {
+	if m.join.status != joinWaiting {
 		return
 	}
-	m.join = joinFailed
-	m.joinErr = err
-	m.joinKind = kind
-	m.joinCorr, m.syncCorr = 0, 0
+	m.join.status = joinFailed
+	m.join.err = err
+	m.join.kind = kind
+	m.join.joinCorr, m.join.syncCorr = 0, 0
 	if !m.b.fourStates {
 		m.becomeUnjoined(out)
 	}
@@ -419,7 +419,7 @@ func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, 
 	if len(parts) == 0 {
 		return false
 	}
-	m.cb, m.cbParts = kind, parts
+	m.app.cb, m.app.cbParts = kind, parts
 	d := m.cfg.CallbackTime.Draw(m.rng)
 	if d <= 0 {
 		m.applyCallback(out)
@@ -433,8 +433,8 @@ func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, 
 // ownership event: EvRevoked carries the removed partitions, EvAssigned the
 // full owned set after the change.
 func (m *Member) applyCallback(out *Output) {
-	kind, parts := m.cb, m.cbParts
-	m.cb, m.cbParts = cbNone, nil
+	kind, parts := m.app.cb, m.app.cbParts
+	m.app.cb, m.app.cbParts = cbNone, nil
 	switch kind {
 	case cbRevoked, cbLost:
 		m.owned = subtract(m.owned, parts)
@@ -444,7 +444,7 @@ func (m *Member) applyCallback(out *Output) {
 		}
 		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id, Count: int32(len(parts))})
 	case cbAssigned:
-		m.owned = slices.Clone(m.assignment)
+		m.owned = slices.Clone(m.join.assignment)
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
 	case cbNone:
 	}
@@ -453,12 +453,12 @@ func (m *Member) applyCallback(out *Output) {
 // beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
 // COOPERATIVE revokes owned − assigned (KIP-429).
 func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
-	m.jcPhase = 1
-	m.jcRevoked = false
+	m.join.complete = jcRevoking
+	m.join.revoked = false
 	if m.cooperative {
-		revoked := subtract(m.owned, m.assignment)
+		revoked := subtract(m.owned, m.join.assignment)
 		if len(revoked) > 0 {
-			m.jcRevoked = true
+			m.join.revoked = true
 			if m.invokeCallback(now, out, cbRevoked, revoked, contJoinComplete) {
 				return
 			}
@@ -471,22 +471,22 @@ func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
 // follow-up rebalance if something was revoked, take the assignment and call
 // onPartitionsAssigned(added); then joinGroupIfNeeded clears the join future.
 func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
-	if m.jcPhase == 1 {
-		m.jcPhase = 2
-		if m.jcRevoked {
+	if m.join.complete == jcRevoking {
+		m.join.complete = jcAssigning
+		if m.join.revoked {
 			m.requestRejoin(out, RejoinCooperativeRevocation)
 		}
 		m.autoCommitReschedule(now)
-		added := subtract(m.assignment, m.owned)
+		added := subtract(m.join.assignment, m.owned)
 		if len(added) == 0 {
-			m.cb, m.cbParts = cbAssigned, nil
+			m.app.cb, m.app.cbParts = cbAssigned, nil
 			m.applyCallback(out)
 		} else if m.invokeCallback(now, out, cbAssigned, added, contJoinComplete) {
 			return
 		}
 	}
-	m.jcPhase = 0
-	m.join = joinIdle
+	m.join.complete = jcNone
+	m.join.status = joinIdle
 	m.needsJoinPrepare = true
 	if m.b.heartbeatTask {
 		m.taskReset(now)
@@ -520,8 +520,8 @@ func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason proto
 		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0
 	}
 	detail := "not-sent"
-	if dynamic && m.coordKnown && m.state != Unjoined && hasMember {
-		m.send(now, out, m.coordinator, true, &protocol.LeaveGroupRequest{
+	if dynamic && m.coord.known && m.state != Unjoined && hasMember {
+		m.send(now, out, m.coord.node, true, &protocol.LeaveGroupRequest{
 			GroupID: m.cfg.GroupID,
 			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID, Reason: reason.String()}},
 		}, m.cfg.RequestTimeout)

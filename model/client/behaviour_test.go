@@ -28,7 +28,7 @@ func TestKIP62HeartbeatWhileBusy(t *testing.T) {
 		t.Run(c.profile, func(t *testing.T) {
 			d := newDriver(t, c.profile, func(cfg *Config) { cfg.PollInterval = Const(15 * time.Second) })
 			d.stable(tp(0))
-			require.Equal(t, appBusy, d.m.app)
+			require.Equal(t, appBusy, d.m.app.phase)
 			if c.profile == "kafka-0.10" {
 				require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
 			}

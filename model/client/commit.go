@@ -17,6 +17,22 @@ import (
 // used when Config.AutoCommitInterval is zero.
 const DefaultAutoCommitInterval = 5 * time.Second
 
+// autoCommitState is ConsumerCoordinator's auto-commit state: the 0.10
+// AutoCommitTask or the 2.x+ nextAutoCommitTimer, and onJoinPrepare's commit.
+type autoCommitState struct {
+	at       protocol.Instant // 0.10 AutoCommitTask schedule (Never while its commit is in flight); 2.x+ nextAutoCommitTimer
+	runAt    protocol.Instant // 0.10: the run time of the task whose commit is in flight
+	taskBusy bool             // 0.10: the task's commit is in flight
+	fenced   bool             // asyncCommitFenced: FencedInstanceIdException thrown from the next poll()
+	req      *protocol.OffsetCommitRequest
+
+	prep         prepPhase // onJoinPrepare's commit
+	prepCorr     uint64
+	prepDeadline protocol.Instant
+	prepRetryAt  protocol.Instant
+	prepGen      generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+}
+
 // commitKind tags an OffsetCommit in flight with the caller whose future
 // listener handles its outcome.
 type commitKind uint8
@@ -62,9 +78,9 @@ func (m *Member) autoCommitInterval() time.Duration {
 // 2.x+ nextAutoCommitTimer = time.timer(autoCommitIntervalMs). The simulator
 // constructs the consumer when it starts.
 func (m *Member) autoCommitStart(now protocol.Instant) {
-	m.commitAt = protocol.Never
+	m.autoCommit.at = protocol.Never
 	if m.cfg.AutoCommit {
-		m.commitAt = now.Add(m.autoCommitInterval())
+		m.autoCommit.at = now.Add(m.autoCommitInterval())
 	}
 }
 
@@ -75,7 +91,7 @@ func (m *Member) autoCommitStart(now protocol.Instant) {
 // is in flight; the simulator keeps one schedule, the earlier of the two.
 func (m *Member) autoCommitReschedule(now protocol.Instant) {
 	if m.cfg.AutoCommit {
-		m.commitAt = now.Add(m.autoCommitInterval())
+		m.autoCommit.at = now.Add(m.autoCommitInterval())
 	}
 }
 
@@ -95,7 +111,7 @@ func samePartitions(a, b []protocol.TopicPartition) bool {
 // whatever they are. The request is reused while the generation and the
 // owned set are unchanged (no allocation per commit).
 func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commitKind) (uint64, commitResult) {
-	if !m.coordKnown {
+	if !m.coord.known {
 		return 0, commitRetriable
 	}
 	if len(m.owned) == 0 {
@@ -104,16 +120,16 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 	if !m.b.heartbeatTask && m.state != Stable {
 		return 0, commitFailed
 	}
-	req := m.commitReq
+	req := m.autoCommit.req
 	if req == nil || req.GenerationID != m.gen.id || req.MemberID != m.gen.memberID || !samePartitions(req.Partitions, m.owned) {
 		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID, Partitions: m.owned}
 		if m.b.staticMembership {
 			req.GroupInstanceID = m.cfg.GroupInstanceID
 		}
-		m.commitReq = req
+		m.autoCommit.req = req
 	}
-	corr := m.send(now, out, m.coordinator, true, req, m.cfg.RequestTimeout)
-	m.inflight[len(m.inflight)-1].commit = kind
+	corr := m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
+	m.net.inflight[len(m.net.inflight)-1].commit = kind
 	return corr, commitOK
 }
 
@@ -124,19 +140,19 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 // callback reschedules at run time + interval on success and on failure
 // alike (the 0.10.0 code; there is no retry.backoff after a failed commit).
 func (m *Member) runAutoCommitTask(now protocol.Instant, out *Output) {
-	m.commitAt = protocol.Never
+	m.autoCommit.at = protocol.Never
 	switch {
-	case !m.coordKnown:
-		m.commitAt = now.Add(m.cfg.RetryBackoff)
+	case !m.coord.known:
+		m.autoCommit.at = now.Add(m.cfg.RetryBackoff)
 	case m.rejoinNeededOrPending():
-		m.commitAt = now.Add(m.autoCommitInterval())
+		m.autoCommit.at = now.Add(m.autoCommitInterval())
 	default:
 		if corr, _ := m.sendOffsetCommit(now, out, commitTask); corr == 0 {
-			m.commitAt = now.Add(m.autoCommitInterval()) // completed locally: the callback runs at once
+			m.autoCommit.at = now.Add(m.autoCommitInterval()) // completed locally: the callback runs at once
 			return
 		}
-		m.commitTaskBusy = true
-		m.commitRunAt = now
+		m.autoCommit.taskBusy = true
+		m.autoCommit.runAt = now
 	}
 }
 
@@ -145,16 +161,16 @@ func (m *Member) runAutoCommitTask(now protocol.Instant, out *Output) {
 // (Java's PriorityQueue leaves the order of equal entries unspecified).
 func (m *Member) runDelayedTasks(now protocol.Instant, out *Output) {
 	for range 4 {
-		hbDue, commitDue := m.taskAt <= now, m.commitAt <= now
+		hbDue, commitDue := m.taskAt <= now, m.autoCommit.at <= now
 		switch {
-		case hbDue && (!commitDue || m.taskAt <= m.commitAt):
+		case hbDue && (!commitDue || m.taskAt <= m.autoCommit.at):
 			m.runHeartbeatTask(now, out)
 		case commitDue:
 			m.runAutoCommitTask(now, out)
 		default:
 			return
 		}
-		if m.stopped || m.app != appPolling {
+		if m.stopped || m.app.phase != appPolling {
 			return
 		}
 	}
@@ -165,10 +181,10 @@ func (m *Member) runDelayedTasks(now protocol.Instant, out *Output) {
 // joined: when nextAutoCommitTimer expired, reset it to the interval and send
 // an async commit (autoCommitOffsetsAsync).
 func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) {
-	if !m.cfg.AutoCommit || now < m.commitAt {
+	if !m.cfg.AutoCommit || now < m.autoCommit.at {
 		return
 	}
-	m.commitAt = now.Add(m.autoCommitInterval())
+	m.autoCommit.at = now.Add(m.autoCommitInterval())
 	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
 		m.commitCompleted(now, out, inflight{commit: commitAuto}, res)
 	}
@@ -182,8 +198,8 @@ func (m *Member) nextAutoCommitDeadline() protocol.Instant {
 	if !m.cfg.AutoCommit {
 		return protocol.Never
 	}
-	if m.b.heartbeatTask || (m.coordKnown && !m.rejoinNeededOrPending()) {
-		return m.commitAt
+	if m.b.heartbeatTask || (m.coord.known && !m.rejoinNeededOrPending()) {
+		return m.autoCommit.at
 	}
 	return protocol.Never
 }
@@ -205,40 +221,40 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 		return true
 	}
 	for range 4 {
-		switch m.prep {
+		switch m.autoCommit.prep {
 		case prepDone:
-			m.prep = prepIdle
+			m.autoCommit.prep = prepIdle
 			return true
 		case prepIdle:
-			m.prepGen = m.gen // ≤3.1: onJoinPrepare's arguments were read before the commit
-			m.prepDeadline = protocol.Never
+			m.autoCommit.prepGen = m.gen // ≤3.1: onJoinPrepare's arguments were read before the commit
+			m.autoCommit.prepDeadline = protocol.Never
 			if !m.b.heartbeatTask {
-				m.prepDeadline = now.Add(m.cfg.MaxPollInterval)
+				m.autoCommit.prepDeadline = now.Add(m.cfg.MaxPollInterval)
 			}
-			m.prep, m.prepRetryAt = prepBackoff, now
+			m.autoCommit.prep, m.autoCommit.prepRetryAt = prepBackoff, now
 		case prepInFlight:
-			if now >= m.prepDeadline {
-				m.prep, m.prepCorr = prepIdle, 0 // timed out: continue to join
+			if now >= m.autoCommit.prepDeadline {
+				m.autoCommit.prep, m.autoCommit.prepCorr = prepIdle, 0 // timed out: continue to join
 				return true
 			}
 			return false
 		case prepBackoff:
-			if now >= m.prepDeadline {
-				m.prep = prepIdle
+			if now >= m.autoCommit.prepDeadline {
+				m.autoCommit.prep = prepIdle
 				return true
 			}
-			if now < m.prepRetryAt {
+			if now < m.autoCommit.prepRetryAt {
 				if !m.b.asyncJoinPrepareCommit {
-					m.startBusy(now, m.prepRetryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
+					m.startBusy(now, m.autoCommit.prepRetryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
 				}
 				return false
 			}
 			corr, res := m.sendOffsetCommit(now, out, commitPrepare)
 			if corr != 0 {
-				m.prep, m.prepCorr = prepInFlight, corr
+				m.autoCommit.prep, m.autoCommit.prepCorr = prepInFlight, corr
 				return false
 			}
-			m.prep = prepInFlight
+			m.autoCommit.prep = prepInFlight
 			m.prepCommitDone(now, 0, res)
 		}
 	}
@@ -246,7 +262,9 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 }
 
 // prepActive: onJoinPrepare's commit is under way.
-func (m *Member) prepActive() bool { return m.prep == prepInFlight || m.prep == prepBackoff }
+func (m *Member) prepActive() bool {
+	return m.autoCommit.prep == prepInFlight || m.autoCommit.prep == prepBackoff
+}
 
 // prepBlocksRecords: while onJoinPrepare's commit is under way poll() returns
 // no records: ≤3.1 and 0.10 are blocked in the synchronous commit; 3.3+ EAGER
@@ -259,14 +277,14 @@ func (m *Member) prepBlocksRecords() bool {
 // nextPrepDeadline is when onJoinPrepare's commit has something to do
 // (resend or give up); it only progresses while the coordinator is known.
 func (m *Member) nextPrepDeadline() protocol.Instant {
-	if !m.coordKnown || m.join != joinIdle || !m.needsJoinPrepare {
+	if !m.coord.known || m.join.status != joinIdle || !m.needsJoinPrepare {
 		return protocol.Never
 	}
-	switch m.prep {
+	switch m.autoCommit.prep {
 	case prepInFlight:
-		return m.prepDeadline
+		return m.autoCommit.prepDeadline
 	case prepBackoff:
-		return min(m.prepDeadline, m.prepRetryAt)
+		return min(m.autoCommit.prepDeadline, m.autoCommit.prepRetryAt)
 	case prepIdle, prepDone:
 	}
 	return protocol.Never
@@ -275,15 +293,15 @@ func (m *Member) nextPrepDeadline() protocol.Instant {
 // prepCommitDone completes onJoinPrepare's commit future (corr 0: completed
 // locally).
 func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitResult) {
-	if m.prep != prepInFlight || corr != m.prepCorr {
+	if m.autoCommit.prep != prepInFlight || corr != m.autoCommit.prepCorr {
 		return // a commit onJoinPrepare stopped waiting for
 	}
-	m.prepCorr = 0
+	m.autoCommit.prepCorr = 0
 	if res == commitRetriable {
-		m.prep, m.prepRetryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
+		m.autoCommit.prep, m.autoCommit.prepRetryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
 		return
 	}
-	m.prep = prepDone
+	m.autoCommit.prep = prepDone
 }
 
 // commitCompleted runs the listener of a commit's future.
@@ -291,22 +309,22 @@ func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, 
 	switch e.commit {
 	case commitTask:
 		// AutoCommitTask's callback: reschedule(now + interval), success or not.
-		m.commitTaskBusy = false
-		m.commitAt = min(m.commitAt, m.commitRunAt.Add(m.autoCommitInterval()))
+		m.autoCommit.taskBusy = false
+		m.autoCommit.at = min(m.autoCommit.at, m.autoCommit.runAt.Add(m.autoCommitInterval()))
 	case commitAuto:
 		// autoCommitOffsetsAsync's callback (run by invokeCompletedOffsetCommitCallbacks;
 		// deviation: at completion rather than at the next poll()).
 		switch res {
 		case commitRetriable:
-			m.commitAt = now.Add(m.cfg.RetryBackoff) // nextAutoCommitTimer.updateAndReset(retryBackoffMs)
+			m.autoCommit.at = now.Add(m.cfg.RetryBackoff) // nextAutoCommitTimer.updateAndReset(retryBackoffMs)
 		case commitFenced:
-			m.commitFenced = true // asyncCommitFenced: thrown from the next poll()
+			m.autoCommit.fenced = true // asyncCommitFenced: thrown from the next poll()
 		case commitOK, commitFailed:
 			// logged only
 		}
 	case commitPrepare:
 		if res == commitFenced && m.b.asyncJoinPrepareCommit {
-			m.commitFenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
+			m.autoCommit.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
 		}
 		m.prepCommitDone(now, e.corr, res)
 	case commitClose, commitNone:

@@ -206,7 +206,7 @@ func TestCommitOffsetRetriableErrors(t *testing.T) {
 			d.advanceAcking(5 * time.Second)
 			d.respond(d.pop(protocol.APIOffsetCommit), &protocol.OffsetCommitResponse{Error: c.err})
 			require.Equal(t, c.coordDead, len(d.eventsOf(protocol.EvCoordinatorDead)) == 1)
-			require.Equal(t, d.now.Add(100*time.Millisecond), d.m.commitAt)
+			require.Equal(t, d.now.Add(100*time.Millisecond), d.m.autoCommit.at)
 			if c.coordDead {
 				d.advance(200 * time.Millisecond)
 				d.findCoordinator()
@@ -227,7 +227,7 @@ func TestCommitOffsetDisconnect(t *testing.T) {
 	c := d.pop(protocol.APIOffsetCommit)
 	d.call(func(o *Output) { d.m.Disconnected(d.now, c.Broker, o) })
 	require.Equal(t, "disconnect", d.eventsOf(protocol.EvCoordinatorDead)[0].Reason)
-	require.Equal(t, d.now.Add(100*time.Millisecond), d.m.commitAt)
+	require.Equal(t, d.now.Add(100*time.Millisecond), d.m.autoCommit.at)
 }
 
 // Every error code on an auto-commit: only COORDINATOR_NOT_AVAILABLE,
@@ -249,11 +249,11 @@ func TestEveryCommitErrorCode(t *testing.T) {
 			d.respond(d.pop(protocol.APIOffsetCommit), &protocol.OffsetCommitResponse{Error: code})
 			switch {
 			case retriable[code]:
-				require.Equal(t, d.now.Add(100*time.Millisecond), d.m.commitAt)
+				require.Equal(t, d.now.Add(100*time.Millisecond), d.m.autoCommit.at)
 			case code == protocol.None:
-				require.Equal(t, d.now, d.m.commitAt.Add(-5*time.Second))
+				require.Equal(t, d.now, d.m.autoCommit.at.Add(-5*time.Second))
 			default:
-				require.Equal(t, d.now.Add(5*time.Second), d.m.commitAt, "interval kept")
+				require.Equal(t, d.now.Add(5*time.Second), d.m.autoCommit.at, "interval kept")
 			}
 			d.advance(200 * time.Millisecond)
 			if code == protocol.FencedInstanceID {
@@ -290,7 +290,7 @@ func TestAutoCommitBeforeRebalance(t *testing.T) {
 			require.Equal(t, int32(1), c.Req.(*protocol.OffsetCommitRequest).GenerationID)
 			require.Zero(t, d.count(protocol.APIJoinGroup), "JoinGroup waits for the commit")
 			require.Empty(t, d.eventsOf(protocol.EvRevoked), "revoked after the commit")
-			require.Equal(t, appPolling, d.m.app, "no records while the commit is outstanding")
+			require.Equal(t, appPolling, d.m.app.phase, "no records while the commit is outstanding")
 			// A retriable failure: retried after retry.backoff.ms.
 			d.respond(c, &protocol.OffsetCommitResponse{Error: protocol.CoordinatorLoadInProgress})
 			d.advance(100 * time.Millisecond)
@@ -335,7 +335,7 @@ func TestCooperativeRecordsFlowDuringPrepareCommit(t *testing.T) {
 	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
 	d.advance(100 * time.Millisecond)
 	require.Equal(t, 1, d.count(protocol.APIOffsetCommit))
-	require.Equal(t, appBusy, d.m.app, "records flow")
+	require.Equal(t, appBusy, d.m.app.phase, "records flow")
 }
 
 // 0.10.0 AutoCommitTask: a delayed task run inside poll(); after its commit
@@ -346,11 +346,11 @@ func TestKafka010AutoCommitTask(t *testing.T) {
 	d.stable(tp(0))
 	d.advanceAcking(5 * time.Second)
 	c := d.pop(protocol.APIOffsetCommit)
-	require.Equal(t, protocol.Never, d.m.commitAt, "unscheduled while in flight")
+	require.Equal(t, protocol.Never, d.m.autoCommit.at, "unscheduled while in flight")
 	d.advanceAcking(time.Second)
 	d.respond(c, &protocol.OffsetCommitResponse{Error: protocol.UnknownServerError})
 	d.advance(100 * time.Millisecond) // handled at the next poll()
-	require.Equal(t, protocol.Instant(10*time.Second), d.m.commitAt, "run time + interval, also after a failure")
+	require.Equal(t, protocol.Instant(10*time.Second), d.m.autoCommit.at, "run time + interval, also after a failure")
 	require.Empty(t, d.eventsOf(protocol.EvRejoinRequested))
 	d.advanceAcking(4 * time.Second)
 	require.Equal(t, 1, d.count(protocol.APIOffsetCommit))

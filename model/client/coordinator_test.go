@@ -39,7 +39,7 @@ func TestJoinGroupRequestTimeout(t *testing.T) {
 			d.start()
 			d.findCoordinator()
 			d.pop(protocol.APIJoinGroup)
-			require.Equal(t, d.now.Add(c.want), d.m.inflight[0].deadline)
+			require.Equal(t, d.now.Add(c.want), d.m.net.inflight[0].deadline)
 			// Just before the deadline nothing happens; at it the request times out.
 			d.advance(c.want - time.Millisecond)
 			require.Empty(t, d.eventsOf(protocol.EvRequestTimeout))
@@ -629,7 +629,7 @@ func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 	hb := d.pop(protocol.APIHeartbeat)
 	d.respond(hb, &protocol.HeartbeatResponse{Error: protocol.NotCoordinator})
 	require.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1)
-	for _, e := range d.m.inflight {
+	for _, e := range d.m.net.inflight {
 		require.NotEqual(t, protocol.APISyncGroup, e.api, "the SyncGroup failed with the disconnect")
 	}
 	d.respond(sync, &protocol.SyncGroupResponse{}) // too late: ignored
@@ -813,7 +813,7 @@ func TestCooperativeSecondRebalance(t *testing.T) {
 	require.Equal(t, int32(1), j.Protocols[0].Metadata.GenerationID)
 	require.Empty(t, d.eventsOf(protocol.EvRevoked), "cooperative keeps partitions at join")
 	// Still owned partitions keep returning records during the rebalance (2.5+).
-	require.Equal(t, appBusy, d.m.app)
+	require.Equal(t, appBusy, d.m.app.phase)
 	d.advance(50 * time.Millisecond) // the response waits for the next poll()
 	d.respond(jr, &protocol.JoinGroupResponse{GenerationID: 2, ProtocolType: "consumer", ProtocolName: "cooperative-sticky", Leader: "x", MemberID: "m1"})
 	require.Equal(t, PreparingRebalance, d.m.State(), "queued until the application polls")

@@ -78,7 +78,7 @@ func TestHeartbeatThreadLookupPacing(t *testing.T) {
 			d := newDriver(t, c.profile, func(cfg *Config) { cfg.PollInterval = Const(time.Minute) })
 			d.stable(tp(0))
 			d.advance(3 * time.Second)
-			require.Equal(t, appBusy, d.m.app)
+			require.Equal(t, appBusy, d.m.app.phase)
 			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.NotCoordinator})
 			var sent []protocol.Instant
 			for len(sent) < 5 {

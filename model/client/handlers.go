@@ -20,8 +20,8 @@ import (
 // ignored, as NetworkClient drops them with the connection.
 func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, resp protocol.Response) {
 	idx := -1
-	for i := range m.inflight {
-		if m.inflight[i].corr == corr {
+	for i := range m.net.inflight {
+		if m.net.inflight[i].corr == corr {
 			idx = i
 			break
 		}
@@ -29,8 +29,8 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	if idx < 0 {
 		return
 	}
-	e := m.inflight[idx]
-	m.inflight = slices.Delete(m.inflight, idx, idx+1)
+	e := m.net.inflight[idx]
+	m.net.inflight = slices.Delete(m.net.inflight, idx, idx+1)
 	if resp.API() != e.api {
 		panic("client: response " + resp.API().String() + " for a " + e.api.String() + " request")
 	}
@@ -73,11 +73,11 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 	case protocol.APIFindCoordinator:
 		m.findCoordinatorFailed(now, m.findDone(e.corr, true))
 	case protocol.APIJoinGroup:
-		if e.corr == m.joinCorr {
+		if e.corr == m.join.joinCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APISyncGroup:
-		if e.corr == m.syncCorr {
+		if e.corr == m.join.syncCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APIHeartbeat:
@@ -98,10 +98,10 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 	current := m.findDone(e.corr, r.Error != protocol.None)
 	switch r.Error {
 	case protocol.None:
-		m.coordKnown = true
-		m.coordinator = r.NodeID
-		m.findAttempts = 0
-		m.findRetryAt = 0
+		m.coord.known = true
+		m.coord.node = r.NodeID
+		m.coord.attempts = 0
+		m.coord.retryAt = 0
 		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
 		m.tryConnect(now, out, r.NodeID)
 		m.hbResetSession(now)
@@ -146,14 +146,14 @@ const (
 // the heartbeat thread clear it (AbstractCoordinator 3.7.0 913-958 never
 // does), so a lookup completed on the heartbeat thread stays referenced.
 func (m *Member) findDone(corr uint64, failed bool) bool {
-	if corr == 0 || corr != m.findCorr {
+	if corr == 0 || corr != m.coord.findCorr {
 		return false
 	}
-	m.findCorr = 0
+	m.coord.findCorr = 0
 	if !m.onApp && m.b.pacing != pacing23 {
-		m.findStale = findStaleDone
+		m.coord.stale = findStaleDone
 		if failed {
-			m.findStale = findStaleFailed
+			m.coord.stale = findStaleFailed
 		}
 	}
 	return true
@@ -173,7 +173,7 @@ func (m *Member) findCoordinatorFailed(now protocol.Instant, current bool) {
 	if !current || !m.onApp {
 		return
 	}
-	m.findRetryAt = now.Add(m.findBackoff())
+	m.coord.retryAt = now.Add(m.findBackoff())
 }
 
 // findBackoff is the application thread's sleep after a failed lookup.
@@ -181,8 +181,8 @@ func (m *Member) findBackoff() time.Duration {
 	if !m.b.exponentialBackoff {
 		return m.cfg.RetryBackoff
 	}
-	d := exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.findAttempts, m.rng)
-	m.findAttempts++
+	d := exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.coord.attempts, m.rng)
+	m.coord.attempts++
 	return d
 }
 
@@ -194,10 +194,10 @@ func (m *Member) generationUnchanged(sent generation) bool {
 
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
 func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, r *protocol.JoinGroupResponse) {
-	if e.corr != m.joinCorr || m.join != joinWaiting {
+	if e.corr != m.join.joinCorr || m.join.status != joinWaiting {
 		return
 	}
-	m.joinCorr = 0
+	m.join.joinCorr = 0
 	switch r.Error {
 	case protocol.None:
 		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
@@ -213,7 +213,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			m.becomeCompletingRebalance(now, out)
 		}
 		m.gen = generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
-		m.hbReq = nil
+		m.hb.req = nil
 		leader := r.Leader == r.MemberID
 		detail := "follower"
 		if leader {
@@ -245,7 +245,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			return
 		}
 		m.gen = generation{id: protocol.NoGeneration, memberID: r.MemberID}
-		m.hbReq = nil
+		m.hb.req = nil
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.RebalanceInProgress:
@@ -327,7 +327,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 	}
 	req := m.syncRequest(assignments)
 	if d := m.cfg.AssignTime.Draw(m.rng); d > 0 && m.onApp {
-		m.pendingSync = req
+		m.app.pendingSync = req
 		m.startBusy(now, d, contLeaderSync)
 		return
 	}
@@ -336,10 +336,10 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 
 // handleSyncGroup is SyncGroupResponseHandler.handle (§5.7).
 func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, r *protocol.SyncGroupResponse) {
-	if e.corr != m.syncCorr || m.join != joinWaiting {
+	if e.corr != m.join.syncCorr || m.join.status != joinWaiting {
 		return
 	}
-	m.syncCorr = 0
+	m.join.syncCorr = 0
 	switch r.Error {
 	case protocol.None:
 		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
@@ -363,9 +363,9 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 		m.becomeStable(now, out)
 		m.rejoinNeeded = false
 		m.rejoinReason = RejoinNone
-		m.join = joinSucceeded
-		m.assignment = slices.Clone(r.Assignment.Partitions)
-		slices.SortFunc(m.assignment, protocol.ComparePartitions)
+		m.join.status = joinSucceeded
+		m.join.assignment = slices.Clone(r.Assignment.Partitions)
+		slices.SortFunc(m.join.assignment, protocol.ComparePartitions)
 	case protocol.GroupAuthorizationFailed, protocol.FencedInstanceID:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.RebalanceInProgress:
@@ -466,7 +466,7 @@ func (m *Member) handleHeartbeat(now protocol.Instant, out *Output, e inflight, 
 	case hbFenced:
 		m.hbFailed = err
 		m.hbEnabled = false
-		if m.onApp && m.app == appPolling {
+		if m.onApp && m.app.phase == appPolling {
 			m.fatal(out, err, "heartbeat")
 		}
 	}
@@ -486,7 +486,7 @@ func (m *Member) handleHeartbeat010(now protocol.Instant, out *Output, err proto
 	case protocol.UnknownMemberID:
 		// memberId = UNKNOWN_MEMBER_ID; rejoinNeeded = true (generation id kept).
 		m.gen.memberID = ""
-		m.hbReq = nil
+		m.hb.req = nil
 		m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: protocol.APIHeartbeat, Reason: err.String()})
 		m.requestRejoin(out, RejoinUnknownMemberID)
 	case protocol.GroupAuthorizationFailed:

@@ -19,24 +19,24 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		}
 		switch m.b.pacing {
 		case pacing23:
-			if m.findCorr == 0 {
+			if m.coord.findCorr == 0 {
 				m.lookupCoordinator(now, out)
 			}
 		case pacing28:
-			if m.findCorr == 0 && m.findStale == findStaleNone {
+			if m.coord.findCorr == 0 && m.coord.stale == findStaleNone {
 				m.lookupCoordinator(now, out)
 				return true // loop without waiting: the next pass forgets it and waits
 			}
 			// clearFindCoordinatorFuture; its response is still handled.
-			m.findCorr, m.findStale = 0, findStaleNone
+			m.coord.findCorr, m.coord.stale = 0, findStaleNone
 		case pacing33:
 			// AbstractCoordinator 3.7.0 1493-1502: a referenced future (in
 			// flight, or completed: the response handler no longer clears
 			// it) is cleared and waited on; the next pass sends. So with
 			// responses faster than retry.backoff.ms a lookup goes out every
 			// 2 x retry.backoff.ms.
-			if m.findCorr != 0 || m.findStale != findStaleNone {
-				m.findCorr, m.findStale = 0, findStaleNone
+			if m.coord.findCorr != 0 || m.coord.stale != findStaleNone {
+				m.coord.findCorr, m.coord.stale = 0, findStaleNone
 			} else {
 				m.lookupCoordinator(now, out)
 			}
@@ -48,7 +48,7 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		// The thread acts at its first wake-up at or after the earliest
 		// deadline (after a pause: at once, its wait timed out).
 		d := min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
-		if m.app != appPolling {
+		if m.app.phase != appPolling {
 			d = min(d, m.hb.pollDeadline)
 		}
 		if now < m.hbWake(d) {
@@ -61,7 +61,7 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
 		return true
 	}
-	if m.app != appPolling && now >= m.hb.pollDeadline {
+	if m.app.phase != appPolling && now >= m.hb.pollDeadline {
 		// handlePollTimeoutExpiry: max.poll.interval.ms since the last poll().
 		m.emit(out, protocol.Event{Kind: protocol.EvPollTimeout, Gen: m.gen.id})
 		m.maybeLeaveGroup(now, out, protocol.LeavePollTimeout)
@@ -97,20 +97,20 @@ func (m *Member) hbWake(d protocol.Instant) protocol.Instant {
 // is immutable once sent, so one is shared by every heartbeat of a generation
 // (no allocation per heartbeat).
 func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
-	if m.hbReq == nil || m.hbReq.GenerationID != m.gen.id || m.hbReq.MemberID != m.gen.memberID {
-		m.hbReq = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
+	if m.hb.req == nil || m.hb.req.GenerationID != m.gen.id || m.hb.req.MemberID != m.gen.memberID {
+		m.hb.req = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
 		if m.b.staticMembership {
-			m.hbReq.GroupInstanceID = m.cfg.GroupInstanceID
+			m.hb.req.GroupInstanceID = m.cfg.GroupInstanceID
 		}
 	}
-	m.send(now, out, m.coordinator, true, m.hbReq, m.cfg.RequestTimeout)
+	m.send(now, out, m.coord.node, true, m.hb.req, m.cfg.RequestTimeout)
 }
 
 // runHeartbeatTask is the 0.9/0.10 HeartbeatTask.run (seed 003): a delayed
 // task that only runs while the application thread is inside poll().
 func (m *Member) runHeartbeatTask(now protocol.Instant, out *Output) {
 	m.taskAt = protocol.Never
-	if m.gen.id < 0 || m.rejoinNeeded || !m.coordKnown {
+	if m.gen.id < 0 || m.rejoinNeeded || !m.coord.known {
 		return // not rescheduled; the next reset() does
 	}
 	if m.hbSessionExpired010(now) {

@@ -17,6 +17,9 @@ type heartbeat struct {
 	sessionDeadline   protocol.Instant // sessionTimer
 	pollDeadline      protocol.Instant // pollTimer
 	attempts          int32            // 3.7+ heartbeatAttempts (KIP-580)
+	// req is the HeartbeatRequest of the current generation, shared by its
+	// heartbeats (sendHeartbeat).
+	req *protocol.HeartbeatRequest
 
 	// 0.10 form.
 	lastSend         protocol.Instant

@@ -22,9 +22,9 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
 func (m *Member) steady() bool {
-	return !m.cfg.EagerPolls && m.app == appBusy && m.cont == contNextPoll && m.cb == cbNone && !m.stopped &&
-		m.hbFailed == protocol.None && !m.commitFenced && len(m.queue) == 0 &&
-		m.coordKnown && !m.rejoinNeededOrPending() && m.recordsAvailable()
+	return !m.cfg.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
+		m.hbFailed == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
+		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }
 
 // eventfulAt is the earliest instant from which a poll() could do more than
@@ -33,7 +33,7 @@ func (m *Member) steady() bool {
 func (m *Member) eventfulAt() protocol.Instant {
 	d := m.earliestInflight()
 	if m.cfg.AutoCommit {
-		d = min(d, m.commitAt)
+		d = min(d, m.autoCommit.at)
 	}
 	if m.b.heartbeatTask {
 		d = min(d, m.taskAt)
@@ -51,15 +51,15 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 		return
 	}
 	limit := m.eventfulAt()
-	for (m.busyUntil < now || (appThread && m.busyUntil == now)) && m.busyUntil < limit {
-		t := m.busyUntil
+	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
+		t := m.app.busyUntil
 		// pollStart + one appIterate pass that finds records at once.
 		if !m.b.heartbeatTask {
 			m.hbPoll(t)
 		}
 		m.cfg.PollTimeout.Draw(m.rng)
 		d := max(m.cfg.PollInterval.Draw(m.rng), 0)
-		m.busyUntil = t.Add(d)
+		m.app.busyUntil = t.Add(d)
 		if d == 0 {
 			return // a zero processing time: let the eager loop handle it
 		}
@@ -81,10 +81,10 @@ func (m *Member) CatchUp(now protocol.Instant, includeNow bool) {
 // lazyAppDeadline is NextAppDeadline for a steady member: the next poll if it
 // could be eventful, else the instant it could become so.
 func (m *Member) lazyAppDeadline() protocol.Instant {
-	if e := m.eventfulAt(); e > m.busyUntil {
+	if e := m.eventfulAt(); e > m.app.busyUntil {
 		return e
 	}
-	return m.busyUntil
+	return m.app.busyUntil
 }
 
 // Pause freezes the whole process at now (a GC pause: neither thread runs).
@@ -105,7 +105,7 @@ func (m *Member) Resume(now protocol.Instant) {
 		return
 	}
 	m.frozen = false
-	if m.app == appBusy && m.busyUntil < now {
-		m.busyUntil = now
+	if m.app.phase == appBusy && m.app.busyUntil < now {
+		m.app.busyUntil = now
 	}
 }

@@ -104,8 +104,12 @@ type queued struct {
 }
 
 // Member is one Kafka consumer's group membership: AbstractCoordinator,
-// ConsumerCoordinator, Heartbeat and HeartbeatThread flattened into one pure
-// state machine. See doc.go for how to drive it.
+// ConsumerCoordinator, Heartbeat and HeartbeatThread as one pure state
+// machine, held in Kafka's parts: the coordinator lookup (lookup.go), the
+// join future (join.go), the application thread (app.go), the heartbeat
+// (heartbeat.go: the HeartbeatThread or the 0.10 HeartbeatTask), auto-commit
+// (commit.go) and the network client (netclient.go). See doc.go for how to
+// drive it.
 type Member struct {
 	cfg         Config
 	b           *behaviour
@@ -121,66 +125,68 @@ type Member struct {
 	started          bool
 	stopped          bool
 	fatalErr         protocol.ErrorCode
+	owned            []protocol.TopicPartition
+	onApp            bool // the thread handling the current event is the application thread
+	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
 
-	coordKnown   bool
-	coordinator  int32
-	findCorr     uint64 // the outstanding findCoordinatorFuture's request (0: none)
-	findStale    findStale
-	findAttempts int32 // ensureCoordinatorReady's local attempts counter (this poll() call)
-	findRetryAt  protocol.Instant
-	nextBroker   int
-
-	join        joinStatus
-	joinErr     protocol.ErrorCode
-	joinKind    failKind
-	joinCorr    uint64
-	syncCorr    uint64
-	assignment  []protocol.TopicPartition
-	joinRetryAt protocol.Instant
-	jcPhase     uint8 // onJoinComplete progress: 0 none, 1 revoking, 2 assigning
-	jcRevoked   bool
-
-	app          appPhase
-	cont         appCont
-	busyUntil    protocol.Instant
-	pollBlockEnd protocol.Instant
-	cb           cbKind
-	cbParts      []protocol.TopicPartition
-	pendingSync  *protocol.SyncGroupRequest
-	onApp        bool // the thread handling the current event is the application thread
-
+	coord        coordinatorLookup
+	join         joinFuture
+	app          appThread
 	hb           heartbeat
 	hbEnabled    bool
 	hbWaitUntil  protocol.Instant
 	hbFailed     protocol.ErrorCode
-	hbReq        *protocol.HeartbeatRequest
 	hbWakeBase   protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
 	taskAt       protocol.Instant // 0.10 HeartbeatTask schedule (Never: unscheduled)
 	taskInFlight bool
+	autoCommit   autoCommitState
+	net          netClient
+}
 
-	// Auto-commit (commit.go).
-	commitAt       protocol.Instant // 0.10 AutoCommitTask schedule (Never while its commit is in flight); 2.x+ nextAutoCommitTimer
-	commitRunAt    protocol.Instant // 0.10: the run time of the task whose commit is in flight
-	commitTaskBusy bool             // 0.10: the task's commit is in flight
-	commitFenced   bool             // asyncCommitFenced: FencedInstanceIdException thrown from the next poll()
-	commitReq      *protocol.OffsetCommitRequest
-	prep           prepPhase // onJoinPrepare's commit
-	prepCorr       uint64
-	prepDeadline   protocol.Instant
-	prepRetryAt    protocol.Instant
-	prepGen        generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+// coordinatorLookup is AbstractCoordinator's coordinator and
+// findCoordinatorFuture, with ensureCoordinatorReady's pacing.
+type coordinatorLookup struct {
+	known      bool
+	node       int32            // the coordinator's broker id
+	findCorr   uint64           // the outstanding findCoordinatorFuture's request (0: none)
+	stale      findStale        // a completed future still referenced (2.8+)
+	attempts   int32            // ensureCoordinatorReady's local attempts counter (this poll() call)
+	retryAt    protocol.Instant // no lookup before (backoff after a failed one)
+	nextBroker int              // leastLoadedNode's round-robin position
+}
 
-	owned []protocol.TopicPartition
+// joinFuture is AbstractCoordinator.joinFuture with onJoinComplete's progress.
+type joinFuture struct {
+	status     joinStatus
+	err        protocol.ErrorCode // joinFailed: the future's exception
+	kind       failKind           // joinFailed: how joinGroupIfNeeded treats it
+	joinCorr   uint64             // the JoinGroup in flight (0: none)
+	syncCorr   uint64             // the SyncGroup in flight (0: none)
+	assignment []protocol.TopicPartition
+	retryAt    protocol.Instant  // 3.5+: no JoinGroup before (KAFKA-12639)
+	complete   joinCompletePhase // onJoinComplete progress
+	revoked    bool              // onJoinComplete revoked partitions (COOPERATIVE)
+}
 
-	frozen bool // Pause..Resume: no lazy poll replay (lazy.go)
+// joinCompletePhase is the progress of ConsumerCoordinator.onJoinComplete,
+// which may be interrupted by a rebalance-listener callback.
+type joinCompletePhase uint8
 
-	nextCorr   uint64
-	inflight   []inflight
-	queue      []queued
-	scratch    []inflight
-	conns      []connection // netclient.go
-	connecting int          // conns in connConnecting
-	net        netEra
+const (
+	jcNone      joinCompletePhase = iota
+	jcRevoking                    // the COOPERATIVE revocation of owned − assigned
+	jcAssigning                   // onPartitionsAssigned(added)
+)
+
+// appThread is the application thread's poll loop (KafkaConsumer.poll).
+type appThread struct {
+	phase        appPhase
+	cont         appCont          // what happens when a busy period ends
+	busyUntil    protocol.Instant // appBusy: the end of the busy period
+	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
+	cb           cbKind           // the callback running during a busy period
+	cbParts      []protocol.TopicPartition
+	pendingSync  *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
 }
 
 // NewMember builds a member from a validated configuration (it panics on an
@@ -205,8 +211,8 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		cfg: cfg, b: b, rng: rng, lookup: lookup,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
-		taskAt: protocol.Never, commitAt: protocol.Never, nextCorr: 1,
-		inflight: make([]inflight, 0, 4), net: netEraOf(string(cfg.Profile)),
+		taskAt: protocol.Never, autoCommit: autoCommitState{at: protocol.Never},
+		net: netClient{nextCorr: 1, inflight: make([]inflight, 0, 4), era: netEraOf(string(cfg.Profile))},
 	}
 
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
@@ -260,7 +266,7 @@ func (m *Member) netEvent(now protocol.Instant, q queued, out *Output) {
 // every request in flight to it fails with a DisconnectException, observed by
 // the next thread that polls the network.
 func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
-	m.netEvent(now, queued{kind: qDisconnect, broker: broker, corr: m.nextCorr - 1}, out)
+	m.netEvent(now, queued{kind: qDisconnect, broker: broker, corr: m.net.nextCorr - 1}, out)
 }
 
 // ConnectionClosed tells the member that one of its connections was torn
@@ -285,16 +291,16 @@ func (m *Member) ConnectFailed(now protocol.Instant, broker int32, coord bool, o
 
 func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
 	switch {
-	case m.app == appPolling:
+	case m.app.phase == appPolling:
 		m.onApp = true
-		m.queue = append(m.queue, q)
+		m.net.queue = append(m.net.queue, q)
 		m.appIterate(now, out)
 	case m.hbCanPoll():
 		m.onApp = false
-		m.queue = append(m.queue, q)
+		m.net.queue = append(m.net.queue, q)
 		m.flushQueue(now, out)
 	default:
-		m.queue = append(m.queue, q)
+		m.net.queue = append(m.net.queue, q)
 	}
 }
 
@@ -308,9 +314,9 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 	}
 	m.fastForward(now, true)
 	for range 64 {
-		switch m.app {
+		switch m.app.phase {
 		case appBusy:
-			if now < m.busyUntil {
+			if now < m.app.busyUntil {
 				return
 			}
 			m.finishBusy(now, out)
@@ -321,7 +327,7 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 			m.onApp = true
 			before := m.nextPollingDeadline()
 			m.appIterate(now, out)
-			if m.app == appPolling && m.nextPollingDeadline() <= before {
+			if m.app.phase == appPolling && m.nextPollingDeadline() <= before {
 				return // nothing more can happen at now
 			}
 		case appNotStarted, appStopped:
@@ -359,12 +365,12 @@ func (m *Member) NextAppDeadline() protocol.Instant {
 	if m.stopped || !m.started {
 		return protocol.Never
 	}
-	switch m.app {
+	switch m.app.phase {
 	case appBusy:
 		if m.steady() {
 			return m.lazyAppDeadline()
 		}
-		return m.busyUntil
+		return m.app.busyUntil
 	case appPolling:
 		return m.nextPollingDeadline()
 	case appNotStarted, appStopped:
@@ -380,11 +386,11 @@ func (m *Member) NextHeartbeatDeadline() protocol.Instant {
 		return protocol.Never
 	}
 	var d protocol.Instant
-	if !m.coordKnown {
+	if !m.coord.known {
 		d = m.hbWaitUntil
 	} else {
 		d = min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
-		if m.app != appPolling {
+		if m.app.phase != appPolling {
 			d = min(d, m.hb.pollDeadline)
 		}
 		d = m.hbWake(d)
@@ -411,9 +417,9 @@ func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
 		return
 	}
 	m.fastForward(now, false)
-	switch m.app {
+	switch m.app.phase {
 	case appBusy:
-		m.busyUntil = max(m.busyUntil, now).Add(d)
+		m.app.busyUntil = max(m.app.busyUntil, now).Add(d)
 	case appPolling:
 		m.startBusy(now, d, contResume)
 	case appNotStarted, appStopped:
@@ -445,7 +451,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 			m.state == PreparingRebalance || m.state == CompletingRebalance) {
 			kind = cbLost
 		}
-		m.cb, m.cbParts = kind, slices.Clone(m.owned)
+		m.app.cb, m.app.cbParts = kind, slices.Clone(m.owned)
 		m.applyCallback(out)
 	}
 	m.maybeLeaveGroup(now, out, protocol.LeaveClose)
@@ -486,8 +492,8 @@ func brokerName(id int32) string { return strconv.Itoa(int(id)) }
 // reconnect backoff, when the request fails as a disconnect at the next poll
 // (checkDisconnects).
 func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn bool, req protocol.Request, timeout time.Duration) uint64 {
-	corr := m.nextCorr
-	m.nextCorr++
+	corr := m.net.nextCorr
+	m.net.nextCorr++
 	e := inflight{
 		corr: corr, deadline: now.Add(timeout), broker: broker, api: req.API(),
 		coordConn: coordConn, sentGen: m.gen, timeout: timeout,
@@ -506,7 +512,7 @@ func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn
 			e.failNow, e.deadline = true, now
 		}
 	}
-	m.inflight = append(m.inflight, e)
+	m.net.inflight = append(m.net.inflight, e)
 	return corr
 }
 
@@ -514,8 +520,8 @@ func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn
 // unsent request's expiry or a connection setup timeout.
 func (m *Member) earliestInflight() protocol.Instant {
 	d := m.nextConnDeadline()
-	for i := range m.inflight {
-		d = min(d, m.inflight[i].deadline)
+	for i := range m.net.inflight {
+		d = min(d, m.net.inflight[i].deadline)
 	}
 	return d
 }
@@ -523,7 +529,7 @@ func (m *Member) earliestInflight() protocol.Instant {
 // monitorHeld: the application thread holds the coordinator monitor (the
 // leader's assignor runs inside the synchronized JoinGroup handler), so the
 // heartbeat thread cannot run.
-func (m *Member) monitorHeld() bool { return m.app == appBusy && m.cont == contLeaderSync }
+func (m *Member) monitorHeld() bool { return m.app.phase == appBusy && m.app.cont == contLeaderSync }
 
 // hbCanPoll: the heartbeat thread is enabled and can take the monitor.
 func (m *Member) hbCanPoll() bool {
@@ -531,17 +537,17 @@ func (m *Member) hbCanPoll() bool {
 }
 
 func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
-	m.app = appBusy
-	m.busyUntil = now.Add(max(d, 0))
-	m.cont = cont
+	m.app.phase = appBusy
+	m.app.busyUntil = now.Add(max(d, 0))
+	m.app.cont = cont
 }
 
 func (m *Member) stop() {
 	m.stopped = true
-	m.app = appStopped
+	m.app.phase = appStopped
 	m.hbEnabled = false
-	m.inflight = m.inflight[:0]
-	m.queue = m.queue[:0]
+	m.net.inflight = m.net.inflight[:0]
+	m.net.queue = m.net.queue[:0]
 }
 
 // fatal stops the member: the exception thrown from poll() is assumed to end
@@ -631,7 +637,7 @@ func (m *Member) requestRejoin(out *Output, reason RejoinReason) {
 // rejoinNeededOrPending is AbstractCoordinator.rejoinNeededOrPending. The
 // ConsumerCoordinator additions (subscription or metadata changed) never
 // hold: subscriptions and metadata are fixed in the simulator.
-func (m *Member) rejoinNeededOrPending() bool { return m.rejoinNeeded || m.join != joinIdle }
+func (m *Member) rejoinNeededOrPending() bool { return m.rejoinNeeded || m.join.status != joinIdle }
 
 // resetStateAndGeneration is AbstractCoordinator.resetStateAndGeneration
 // (keepID: the 3.2+ ILLEGAL_GENERATION form, KAFKA-13419).
@@ -644,7 +650,7 @@ func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why s
 	} else {
 		m.gen = noGeneration
 	}
-	m.hbReq = nil
+	m.hb.req = nil
 	if m.b.resetSetsJoinPrepare {
 		m.needsJoinPrepare = true
 	}
@@ -664,11 +670,11 @@ func (m *Member) resetStateAndRejoin(out *Output, api protocol.APIKey, err proto
 // does it at once. 0.10's coordinatorDead failed only unsent requests, and the
 // simulator sends every request at once, so in-flight requests survive.
 func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reason protocol.DeadReason, err protocol.ErrorCode, isDisconnect bool) {
-	if !m.coordKnown {
+	if !m.coord.known {
 		return
 	}
-	old := m.coordinator
-	m.coordKnown = false
+	old := m.coord.node
+	m.coord.known = false
 	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: protocol.DeadReasonText(reason, err), Dead: reason, DeadErr: err,
 		Peer: brokerName(old), Gen: m.gen.id})
 	if m.b.heartbeatTask || isDisconnect {
@@ -685,21 +691,21 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 // anyConn, on every connection to broker) with corr <= upTo (0: all), as
 // DisconnectExceptions (NetworkClient closing the connection).
 func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32, coordConn, anyConn bool, upTo uint64) {
-	list := m.scratch[:0]
-	m.scratch = nil // a nested call allocates its own
-	kept := m.inflight[:0]
-	for _, e := range m.inflight {
+	list := m.net.scratch[:0]
+	m.net.scratch = nil // a nested call allocates its own
+	kept := m.net.inflight[:0]
+	for _, e := range m.net.inflight {
 		if e.broker == broker && (anyConn || e.coordConn == coordConn) && (upTo == 0 || e.corr <= upTo) {
 			list = append(list, e)
 		} else {
 			kept = append(kept, e)
 		}
 	}
-	m.inflight = kept
+	m.net.inflight = kept
 	for _, e := range list {
 		m.onRequestFailure(now, out, e, true)
 	}
-	m.scratch = list[:0]
+	m.net.scratch = list[:0]
 }
 
 // handleTimeouts is NetworkClient.handleTimedOutRequests: a request past its
@@ -714,17 +720,17 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 	m.handleSetupTimeouts(now, out)
 	for range 64 {
 		idx := -1
-		for i := range m.inflight {
-			if m.inflight[i].deadline <= now && (idx < 0 || m.inflight[i].deadline < m.inflight[idx].deadline) {
+		for i := range m.net.inflight {
+			if m.net.inflight[i].deadline <= now && (idx < 0 || m.net.inflight[i].deadline < m.net.inflight[idx].deadline) {
 				idx = i
 			}
 		}
 		if idx < 0 || m.stopped {
 			return
 		}
-		e := m.inflight[idx]
+		e := m.net.inflight[idx]
 		if e.unsent {
-			m.inflight = slices.Delete(m.inflight, idx, idx+1)
+			m.net.inflight = slices.Delete(m.net.inflight, idx, idx+1)
 			if !e.failNow {
 				m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Detail: "unsent", Gen: m.gen.id, ReqCorr: e.corr})
 			}
@@ -732,7 +738,7 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 			continue
 		}
 		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id, ReqCorr: e.corr})
-		if e.coordConn && m.coordKnown && m.coordinator == e.broker {
+		if e.coordConn && m.coord.known && m.coord.node == e.broker {
 			m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
 		}
 		// Every request was sent through connectionFor: its state exists.
@@ -744,19 +750,19 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 // thread. It returns false when the application thread stopped polling
 // (it became busy or the member stopped) and events may remain queued.
 func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
-	for len(m.queue) > 0 {
-		if m.stopped || (m.onApp && m.app != appPolling) {
+	for len(m.net.queue) > 0 {
+		if m.stopped || (m.onApp && m.app.phase != appPolling) {
 			return false
 		}
-		q := m.queue[0]
-		copy(m.queue, m.queue[1:])
-		m.queue = m.queue[:len(m.queue)-1]
+		q := m.net.queue[0]
+		copy(m.net.queue, m.net.queue[1:])
+		m.net.queue = m.net.queue[:len(m.net.queue)-1]
 		switch q.kind {
 		case qResponse:
 			m.handleResponse(now, out, q.corr, q.resp)
 		case qDisconnect:
-			for i := range m.conns {
-				if c := &m.conns[i]; c.broker == q.broker && c.state != connDisconnected {
+			for i := range m.net.conns {
+				if c := &m.net.conns[i]; c.broker == q.broker && c.state != connDisconnected {
 					m.disconnected(now, c)
 				}
 			}
@@ -769,5 +775,5 @@ func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
 			m.connectFailed(now, out, q.broker, q.coord)
 		}
 	}
-	return !m.stopped && (!m.onApp || m.app == appPolling)
+	return !m.stopped && (!m.onApp || m.app.phase == appPolling)
 }

@@ -29,6 +29,18 @@ type ConnOp struct {
 	AfterSends int
 }
 
+// netClient is the member's NetworkClient and ConsumerNetworkClient:
+// requests in flight, network events waiting for a thread, connections.
+type netClient struct {
+	nextCorr   uint64
+	inflight   []inflight
+	queue      []queued
+	scratch    []inflight
+	conns      []connection
+	connecting int // conns in connConnecting
+	era        netEra
+}
+
 // connState is ClusterConnectionStates' state of one connection.
 type connState uint8
 
@@ -90,14 +102,14 @@ func (m *Member) connectionFor(broker int32, coord bool) *connection {
 	if c := m.findConnection(broker, coord); c != nil {
 		return c
 	}
-	m.conns = append(m.conns, connection{broker: broker, coord: coord})
-	return &m.conns[len(m.conns)-1]
+	m.net.conns = append(m.net.conns, connection{broker: broker, coord: coord})
+	return &m.net.conns[len(m.net.conns)-1]
 }
 
 func (m *Member) findConnection(broker int32, coord bool) *connection {
-	for i := range m.conns {
-		if m.conns[i].broker == broker && m.conns[i].coord == coord {
-			return &m.conns[i]
+	for i := range m.net.conns {
+		if m.net.conns[i].broker == broker && m.net.conns[i].coord == coord {
+			return &m.net.conns[i]
 		}
 	}
 	return nil
@@ -137,7 +149,7 @@ func (m *Member) initiateConnect(now protocol.Instant, out *Output, c *connectio
 	m.setConnState(c, connConnecting)
 	c.attempted = true
 	c.lastAttempt = now
-	if m.net.setupTimeout {
+	if m.net.era.setupTimeout {
 		c.setup = m.backoffValue(m.cfg.SocketSetupTimeout, m.cfg.SocketSetupTimeoutMax, c.failedConn, true, true)
 	}
 	out.Conns = append(out.Conns, ConnOp{Broker: c.broker, Coord: c.coord, Open: true, AfterSends: len(out.Sends)})
@@ -163,7 +175,7 @@ func (m *Member) disconnected(now protocol.Instant, c *connection) {
 	m.setConnState(c, connDisconnected)
 	c.attempted = true
 	c.lastAttempt = now
-	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.net.exponentialReconnect, m.net.jitterCapped)
+	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.net.era.exponentialReconnect, m.net.era.jitterCapped)
 	c.failed++
 }
 
@@ -199,8 +211,8 @@ func (m *Member) connected(now protocol.Instant, out *Output, broker int32, coor
 	c.failed, c.failedConn = 0, 0
 	c.backoff = m.cfg.ReconnectBackoff
 	m.emit(out, protocol.Event{Kind: protocol.EvConnected, Peer: brokerName(broker), Detail: connDetail(coord), Gen: m.gen.id})
-	for i := range m.inflight {
-		e := &m.inflight[i]
+	for i := range m.net.inflight {
+		e := &m.net.inflight[i]
 		if e.unsent && !e.failNow && e.broker == broker && e.coordConn == coord {
 			e.unsent = false
 			e.deadline = now.Add(e.timeout)
@@ -237,10 +249,10 @@ func (m *Member) remoteDisconnect(now protocol.Instant, out *Output, broker int3
 // 0.10's coordinatorUnknown marked the coordinator dead as soon as its
 // connection had failed (connectionFailed), backoff or not.
 func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
-	if !m.coordKnown {
+	if !m.coord.known {
 		return false
 	}
-	c := m.findConnection(m.coordinator, true)
+	c := m.findConnection(m.coord.node, true)
 	if c == nil {
 		return false
 	}
@@ -256,7 +268,7 @@ func (m *Member) checkCoordinator(now protocol.Instant, out *Output) bool {
 	if m.coordinatorUnavailable(now) {
 		m.markCoordinatorUnknown(now, out, deadUnavailable, protocol.None, true)
 	}
-	return m.coordKnown
+	return m.coord.known
 }
 
 // tryConnect is NetworkClient.tryConnect after FindCoordinator succeeded:
@@ -278,7 +290,7 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 	best, bestLoad := int32(-1), math.MaxInt
 	connecting, connectable := int32(-1), int32(-1)
 	for k := 0; k < n; k++ {
-		b := m.cfg.Brokers[(m.nextBroker+k)%n]
+		b := m.cfg.Brokers[(m.coord.nextBroker+k)%n]
 		c := m.findConnection(b, false)
 		switch {
 		case c == nil || c.canConnect(now):
@@ -287,8 +299,8 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 			}
 		case c.state == connReady:
 			load := 0
-			for i := range m.inflight {
-				if m.inflight[i].broker == b && !m.inflight[i].coordConn && !m.inflight[i].unsent {
+			for i := range m.net.inflight {
+				if m.net.inflight[i].broker == b && !m.net.inflight[i].coordConn && !m.net.inflight[i].unsent {
 					load++
 				}
 			}
@@ -301,7 +313,7 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 			}
 		}
 	}
-	m.nextBroker++
+	m.coord.nextBroker++
 	switch {
 	case best >= 0:
 		return best
@@ -314,11 +326,11 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 // nextConnDeadline is the earliest setup timeout of a connecting connection.
 func (m *Member) nextConnDeadline() protocol.Instant {
 	d := protocol.Never
-	if !m.net.setupTimeout || m.connecting == 0 {
+	if !m.net.era.setupTimeout || m.net.connecting == 0 {
 		return d
 	}
-	for i := range m.conns {
-		if c := &m.conns[i]; c.state == connConnecting {
+	for i := range m.net.conns {
+		if c := &m.net.conns[i]; c.state == connConnecting {
 			// Strictly after: now − lastConnectAttemptMs > timeout.
 			d = min(d, c.lastAttempt.Add(c.setup+time.Millisecond))
 		}
@@ -328,11 +340,11 @@ func (m *Member) nextConnDeadline() protocol.Instant {
 
 // handleSetupTimeouts is NetworkClient.handleTimedOutConnections (KIP-601).
 func (m *Member) handleSetupTimeouts(now protocol.Instant, out *Output) {
-	if !m.net.setupTimeout || m.connecting == 0 {
+	if !m.net.era.setupTimeout || m.net.connecting == 0 {
 		return
 	}
-	for i := range m.conns {
-		if c := &m.conns[i]; c.state == connConnecting && now > c.lastAttempt.Add(c.setup) {
+	for i := range m.net.conns {
+		if c := &m.net.conns[i]; c.state == connConnecting && now > c.lastAttempt.Add(c.setup) {
 			m.closeConnection(now, out, c, "setup-timeout", true)
 		}
 	}
@@ -365,10 +377,10 @@ func applyNetDefaults(cfg *Config) {
 // setConnState changes a connection's state, counting the connecting ones.
 func (m *Member) setConnState(c *connection, to connState) {
 	if c.state == connConnecting {
-		m.connecting--
+		m.net.connecting--
 	}
 	if to == connConnecting {
-		m.connecting++
+		m.net.connecting++
 	}
 	c.state = to
 }

@@ -89,7 +89,7 @@ func TestRequestTimeoutClosesTheConnection(t *testing.T) {
 	assert.InDelta(t, 50, disc[0].Count, 10, "reconnect.backoff.ms 50 ms ± 20 % jitter")
 	// The commit in flight on the same connection failed with it: no
 	// request of that connection is left.
-	for _, e := range d.m.inflight {
+	for _, e := range d.m.net.inflight {
 		assert.False(t, e.coordConn && e.broker == hb.Broker && !e.unsent, "request %v still in flight", e.api)
 	}
 }
