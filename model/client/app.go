@@ -45,8 +45,8 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 		m.onApp = true
 		// pollHeartbeat: a failure recorded by the heartbeat thread is thrown
 		// here; otherwise the poll timer restarts.
-		if m.hbFailed != protocol.None {
-			m.fatal(out, m.hbFailed, "heartbeat-thread")
+		if err := m.hbt.failure(); err != protocol.None {
+			m.fatal(out, err, "heartbeat-thread")
 			return
 		}
 		if m.autoCommit.fenced {
@@ -54,9 +54,7 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			m.fatal(out, protocol.FencedInstanceID, "commit")
 			return
 		}
-		if !m.b.heartbeatTask {
-			m.hbPoll(now)
-		}
+		m.hbt.polled(now)
 		if !m.flushQueue(now, out) {
 			return
 		}
@@ -64,11 +62,9 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 		if m.app.phase != appPolling || m.stopped {
 			return
 		}
-		if m.b.heartbeatTask {
-			m.runDelayedTasks(now, out) // HeartbeatTask and AutoCommitTask
-			if m.app.phase != appPolling || m.stopped {
-				return
-			}
+		m.hbt.pollTasks(now, out) // 0.10: HeartbeatTask and AutoCommitTask
+		if m.app.phase != appPolling || m.stopped {
+			return
 		}
 		m.coordinatorPoll(now, out)
 		if m.app.phase != appPolling || m.stopped {
@@ -126,9 +122,7 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 	if !m.coord.known && m.coord.findCorr == 0 && m.coord.retryAt != 0 {
 		d = min(d, m.coord.retryAt)
 	}
-	if m.b.heartbeatTask {
-		d = min(d, m.taskAt)
-	}
+	d = min(d, m.hbt.taskDeadline())
 	d = min(d, m.nextAutoCommitDeadline(), m.nextPrepDeadline())
 	if len(m.net.queue) > 0 {
 		d = 0
@@ -166,7 +160,7 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 // coordinatorPoll is ConsumerCoordinator.poll for a subscribed consumer
 // (metadata refresh not modelled): coordinator, join, then (2.x+) the async
 // auto-commit once ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs
-// with the delayed tasks instead (runDelayedTasks).
+// with the delayed tasks instead (heartbeatTask.pollTasks).
 func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 	if !m.checkCoordinator(now, out) && !m.ensureCoordinatorReady(now, out) {
 		return
@@ -180,7 +174,7 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 			return // ensureActiveGroup returned false
 		}
 	}
-	if !m.b.heartbeatTask {
+	if !m.b.commit010 {
 		m.maybeAutoCommitOffsetsAsync(now, out)
 	}
 }
@@ -324,7 +318,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		return
 	}
 	rebalanceTimeout := m.cfg.MaxPollInterval
-	if m.b.heartbeatTask {
+	if m.b.joinVersion == 0 {
 		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
 		rebalanceTimeout = m.cfg.SessionTimeout
 	}
@@ -488,9 +482,7 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 	m.join.complete = jcNone
 	m.join.status = joinIdle
 	m.needsJoinPrepare = true
-	if m.b.heartbeatTask {
-		m.taskReset(now)
-	}
+	m.hbt.joinCompleted(now)
 }
 
 // subtract returns a − b for sorted partition lists, as a new sorted slice
@@ -516,7 +508,7 @@ func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason protocol.LeaveReason) {
 	dynamic := m.cfg.GroupInstanceID == "" || !m.b.staticMembership
 	hasMember := m.gen.memberID != ""
-	if m.b.heartbeatTask {
+	if m.b.coordinator010 {
 		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0
 	}
 	detail := "not-sent"

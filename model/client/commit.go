@@ -117,7 +117,7 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 	if len(m.owned) == 0 {
 		return 0, commitOK
 	}
-	if !m.b.heartbeatTask && m.state != Stable {
+	if !m.b.commit010 && m.state != Stable {
 		return 0, commitFailed
 	}
 	req := m.autoCommit.req
@@ -156,26 +156,6 @@ func (m *Member) runAutoCommitTask(now protocol.Instant, out *Output) {
 	}
 }
 
-// runDelayedTasks is the 0.10.0 DelayedTaskQueue.poll(now): every due task in
-// deadline order. Deviation: on equal deadlines the HeartbeatTask runs first
-// (Java's PriorityQueue leaves the order of equal entries unspecified).
-func (m *Member) runDelayedTasks(now protocol.Instant, out *Output) {
-	for range 4 {
-		hbDue, commitDue := m.taskAt <= now, m.autoCommit.at <= now
-		switch {
-		case hbDue && (!commitDue || m.taskAt <= m.autoCommit.at):
-			m.runHeartbeatTask(now, out)
-		case commitDue:
-			m.runAutoCommitTask(now, out)
-		default:
-			return
-		}
-		if m.stopped || m.app.phase != appPolling {
-			return
-		}
-	}
-}
-
 // maybeAutoCommitOffsetsAsync is ConsumerCoordinator.maybeAutoCommitOffsetsAsync
 // (2.x/3.x), called at the end of ConsumerCoordinator.poll once the group is
 // joined: when nextAutoCommitTimer expired, reset it to the interval and send
@@ -198,7 +178,7 @@ func (m *Member) nextAutoCommitDeadline() protocol.Instant {
 	if !m.cfg.AutoCommit {
 		return protocol.Never
 	}
-	if m.b.heartbeatTask || (m.coord.known && !m.rejoinNeededOrPending()) {
+	if m.b.commit010 || (m.coord.known && !m.rejoinNeededOrPending()) {
 		return m.autoCommit.at
 	}
 	return protocol.Never
@@ -228,7 +208,7 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 		case prepIdle:
 			m.autoCommit.prepGen = m.gen // ≤3.1: onJoinPrepare's arguments were read before the commit
 			m.autoCommit.prepDeadline = protocol.Never
-			if !m.b.heartbeatTask {
+			if !m.b.commit010 {
 				m.autoCommit.prepDeadline = now.Add(m.cfg.MaxPollInterval)
 			}
 			m.autoCommit.prep, m.autoCommit.prepRetryAt = prepBackoff, now
@@ -355,7 +335,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 	case protocol.CoordinatorLoadInProgress:
 		return commitRetriable // "just retry"
 	case protocol.UnknownTopicOrPartition:
-		if m.b.heartbeatTask {
+		if m.b.commit010 {
 			return commitFailed // 0.10.0: "Unexpected error in commit"
 		}
 		return commitRetriable // 2.x+: "just retry"
@@ -364,7 +344,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		return commitRetriable
 	case protocol.UnknownMemberID, protocol.IllegalGeneration:
 		switch {
-		case m.b.heartbeatTask:
+		case m.b.commit010:
 			m.requestRejoin(out, RejoinCommitFailed)
 		case !m.b.sentGenCheck:
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
@@ -377,14 +357,14 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		return commitFailed
 	case protocol.RebalanceInProgress:
 		switch {
-		case m.b.heartbeatTask, m.b.commitRebalanceRejoinOnly:
+		case m.b.commit010, m.b.commitRebalanceRejoinOnly:
 			m.requestRejoin(out, RejoinCommitFailed)
 		default:
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
 		}
 		return commitFailed
 	case protocol.FencedInstanceID:
-		if m.b.heartbeatTask || !m.generationUnchanged(e.sentGen) {
+		if m.b.commit010 || !m.generationUnchanged(e.sentGen) {
 			return commitFailed // 0.10: unexpected; 2.6+ stale: CommitFailed/RebalanceInProgress
 		}
 		return commitFenced

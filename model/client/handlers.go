@@ -42,11 +42,7 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	case *protocol.SyncGroupResponse:
 		m.handleSyncGroup(now, out, e, r)
 	case *protocol.HeartbeatResponse:
-		if m.b.heartbeatTask {
-			m.handleHeartbeat010(now, out, r.Error)
-		} else {
-			m.handleHeartbeat(now, out, e, r.Error)
-		}
+		m.hbt.handleResponse(now, out, e, r.Error)
 	case *protocol.LeaveGroupResponse:
 		// LeaveGroupResponseHandler only logs: leaving is fire-and-forget.
 	case *protocol.OffsetCommitResponse:
@@ -81,11 +77,7 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APIHeartbeat:
-		if m.b.heartbeatTask {
-			m.taskHeartbeatDone(now, false)
-		} else {
-			m.hbFail(now)
-		}
+		m.hbt.requestFailed(now)
 	case protocol.APIOffsetCommit:
 		m.commitCompleted(now, out, e, commitRetriable)
 	case protocol.APILeaveGroup:
@@ -105,9 +97,7 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
 		m.tryConnect(now, out, r.NodeID)
 		m.hbResetSession(now)
-		if m.b.heartbeatTask && m.gen.id > 0 {
-			m.taskReset(now)
-		}
+		m.hbt.coordinatorFound(now)
 	case protocol.GroupAuthorizationFailed:
 		// GroupAuthorizationException thrown from ensureCoordinatorReady (or
 		// recorded by the heartbeat thread and thrown at the next poll).
@@ -168,7 +158,7 @@ func (m *Member) findDone(corr uint64, failed bool) bool {
 // every poll() (newPollCall). Both are bounded by the poll() timer: the next
 // poll() call looks up at once. A failure handled by the heartbeat thread
 // does not pace the application thread (the heartbeat thread waits
-// retry.backoff.ms itself, hbRunOnce).
+// retry.backoff.ms itself, heartbeatThread.runOnce).
 func (m *Member) findCoordinatorFailed(now protocol.Instant, current bool) {
 	if !current || !m.onApp {
 		return
@@ -401,104 +391,6 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 	default:
 		m.failJoin(out, r.Error, failFatal)
 	}
-}
-
-// hbOutcome is what the HeartbeatThread's future listener does.
-type hbOutcome uint8
-
-const (
-	hbReceived hbOutcome = iota // receiveHeartbeat (success, or REBALANCE_IN_PROGRESS)
-	hbFailed                    // failHeartbeat: retry after backoff
-	hbFenced                    // FencedInstanceIdException: thread failure, thrown to the application
-)
-
-// handleHeartbeat is HeartbeatResponseHandler.handle plus the
-// HeartbeatThread's listener (2.x/3.x, §8.3).
-func (m *Member) handleHeartbeat(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode) {
-	outcome := hbFailed
-	switch err {
-	case protocol.None:
-		outcome = hbReceived
-	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
-	case protocol.RebalanceInProgress:
-		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
-		// error is ignored. Either way the listener counts it as liveness.
-		if !m.b.fourStates || m.state == Stable {
-			m.requestRejoin(out, RejoinRebalanceInProgress)
-		}
-		outcome = hbReceived
-	case protocol.IllegalGeneration:
-		if m.generationUnchanged(e.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
-		} else {
-			outcome = hbReceived
-		}
-	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinUnknownMemberID)
-		} else {
-			outcome = hbReceived
-		}
-	case protocol.FencedInstanceID:
-		if m.generationUnchanged(e.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinFencedInstanceID)
-			outcome = hbFenced
-		} else {
-			outcome = hbReceived
-		}
-	case protocol.GroupAuthorizationFailed:
-		// raised to the listener, which only calls failHeartbeat.
-	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
-		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
-		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
-		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
-		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
-		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
-		// KafkaException "unexpected error": failHeartbeat.
-	default:
-	}
-	switch outcome {
-	case hbReceived:
-		m.hbReceive(now)
-	case hbFailed:
-		m.hbFail(now)
-	case hbFenced:
-		m.hbFailed = err
-		m.hbEnabled = false
-		if m.onApp && m.app.phase == appPolling {
-			m.fatal(out, err, "heartbeat")
-		}
-	}
-}
-
-// handleHeartbeat010 is the 0.10 HeartbeatCompletionHandler (seed 003) plus
-// the HeartbeatTask's listener.
-func (m *Member) handleHeartbeat010(now protocol.Instant, out *Output, err protocol.ErrorCode) {
-	ok := false
-	switch err {
-	case protocol.None:
-		ok = true
-	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
-	case protocol.RebalanceInProgress, protocol.IllegalGeneration:
-		m.requestRejoin(out, rejoinReasonFor(err))
-	case protocol.UnknownMemberID:
-		// memberId = UNKNOWN_MEMBER_ID; rejoinNeeded = true (generation id kept).
-		m.gen.memberID = ""
-		m.hb.req = nil
-		m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: protocol.APIHeartbeat, Reason: err.String()})
-		m.requestRejoin(out, RejoinUnknownMemberID)
-	case protocol.GroupAuthorizationFailed:
-	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
-		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
-		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
-		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
-		protocol.FencedInstanceID, protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower,
-		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
-	default:
-	}
-	m.taskHeartbeatDone(now, ok)
 }
 
 func rejoinReasonFor(err protocol.ErrorCode) RejoinReason {

@@ -1,20 +1,111 @@
 package client
 
-import "github.com/rebalsim/rebalsim/model/protocol"
+import (
+	"time"
 
-// hbRunOnce is one iteration of HeartbeatThread.run (3.6.1, §8.2, with the
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// heartbeatThread is AbstractCoordinator.HeartbeatThread (0.10.1+, KIP-62):
+// a background thread that heartbeats while the application thread is busy,
+// and enforces max.poll.interval.ms (§8.2).
+type heartbeatThread struct {
+	m         *Member
+	enabled   bool
+	waitUntil protocol.Instant   // coordinator unknown: the next lookup pass
+	failed    protocol.ErrorCode // the thread's failure, thrown from the next poll()
+	wakeBase  protocol.Instant   // HeartbeatWakeCadence: one wake-up instant of the grid
+}
+
+// enable is HeartbeatThread.enable: timers restart from now.
+func (t *heartbeatThread) enable(now protocol.Instant) {
+	m := t.m
+	t.enabled = true
+	m.hbResetTimeouts(now)
+	if m.cfg.HeartbeatWakeCadence {
+		t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
+	}
+}
+
+func (t *heartbeatThread) disable()                            { t.enabled = false }
+func (t *heartbeatThread) polled(now protocol.Instant)         { t.m.hbPoll(now) }
+func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.failed }
+func (t *heartbeatThread) taskDeadline() protocol.Instant      { return protocol.Never }
+func (t *heartbeatThread) pollTasks(protocol.Instant, *Output) {}
+func (t *heartbeatThread) joinCompleted(protocol.Instant)      {}
+func (t *heartbeatThread) coordinatorFound(protocol.Instant)   {}
+func (t *heartbeatThread) requestFailed(now protocol.Instant)  { t.m.hbFail(now) }
+
+// canPoll: the heartbeat thread is enabled and can take the monitor.
+func (t *heartbeatThread) canPoll() bool {
+	return t.enabled && t.failed == protocol.None && !t.m.monitorHeld()
+}
+
+// tick runs the HeartbeatThread loop (§8.2) for everything expired up to
+// now. The Java thread wakes on a retry.backoff.ms cadence or when notified;
+// the simulator fires exactly at each deadline (doc.go).
+func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
+	m := t.m
+	m.fastForward(now, false)
+	if !t.canPoll() {
+		return
+	}
+	m.onApp = false
+	if !m.flushQueue(now, out) {
+		return
+	}
+	m.handleTimeouts(now, out)
+	for range 8 {
+		if !t.runOnce(now, out) {
+			return
+		}
+	}
+}
+
+// nextDeadline is the thread's next timer, or protocol.Never.
+func (t *heartbeatThread) nextDeadline() protocol.Instant {
+	m := t.m
+	if !t.enabled {
+		return protocol.Never
+	}
+	var d protocol.Instant
+	if !m.coord.known {
+		d = t.waitUntil
+	} else {
+		d = min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
+		if m.app.phase != appPolling {
+			d = min(d, m.hb.pollDeadline)
+		}
+		d = t.wake(d)
+	}
+	d = min(d, m.earliestInflight())
+	if m.monitorHeld() {
+		// The application thread holds the coordinator lock (the leader's
+		// assignor runs inside the JoinGroup handler): the heartbeat thread
+		// can do nothing until it is released, and the harness re-reads
+		// this deadline after the application tick that releases it.
+		// (Returning the end of the assignor run here livelocked: the
+		// heartbeat tick at that instant could not poll and re-armed itself
+		// ahead of the application tick.)
+		return protocol.Never
+	}
+	return d
+}
+
+// runOnce is one iteration of HeartbeatThread.run (3.6.1, §8.2, with the
 // profile's lookup pacing). It reports whether the loop should go round again
 // at once (Java: no wait in that branch).
-func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
-	if !m.hbEnabled || m.stopped {
+func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
+	m := t.m
+	if !t.enabled || m.stopped {
 		return false
 	}
-	if (m.b.fourStates && m.state.hasNotJoinedGroup()) || (!m.b.fourStates && m.state != Stable) || m.hbFailed != protocol.None {
-		m.hbEnabled = false
+	if (m.b.fourStates && m.state.hasNotJoinedGroup()) || (!m.b.fourStates && m.state != Stable) || t.failed != protocol.None {
+		t.enabled = false
 		return false
 	}
 	if !m.checkCoordinator(now, out) {
-		if now < m.hbWaitUntil {
+		if now < t.waitUntil {
 			return false
 		}
 		switch m.b.pacing {
@@ -41,7 +132,7 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 				m.lookupCoordinator(now, out)
 			}
 		}
-		m.hbWaitUntil = now.Add(m.cfg.RetryBackoff)
+		t.waitUntil = now.Add(m.cfg.RetryBackoff)
 		return false
 	}
 	if m.cfg.HeartbeatWakeCadence {
@@ -51,7 +142,7 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 		if m.app.phase != appPolling {
 			d = min(d, m.hb.pollDeadline)
 		}
-		if now < m.hbWake(d) {
+		if now < t.wake(d) {
 			return false
 		}
 	}
@@ -75,15 +166,15 @@ func (m *Member) hbRunOnce(now protocol.Instant, out *Output) bool {
 	return false
 }
 
-// hbWake is the first wake-up of the heartbeat thread at or after d with
-// HeartbeatWakeCadence (a grid of retry.backoff.ms through hbWakeBase), else
+// wake is the first wake-up of the heartbeat thread at or after d with
+// HeartbeatWakeCadence (a grid of retry.backoff.ms through wakeBase), else
 // d itself.
-func (m *Member) hbWake(d protocol.Instant) protocol.Instant {
-	step := protocol.Instant(m.cfg.RetryBackoff)
-	if !m.cfg.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
+func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
+	step := protocol.Instant(t.m.cfg.RetryBackoff)
+	if !t.m.cfg.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
 		return d
 	}
-	off := (d - m.hbWakeBase) % step
+	off := (d - t.wakeBase) % step
 	if off < 0 {
 		off += step
 	}
@@ -106,43 +197,72 @@ func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
 	m.send(now, out, m.coord.node, true, m.hb.req, m.cfg.RequestTimeout)
 }
 
-// runHeartbeatTask is the 0.9/0.10 HeartbeatTask.run (seed 003): a delayed
-// task that only runs while the application thread is inside poll().
-func (m *Member) runHeartbeatTask(now protocol.Instant, out *Output) {
-	m.taskAt = protocol.Never
-	if m.gen.id < 0 || m.rejoinNeeded || !m.coord.known {
-		return // not rescheduled; the next reset() does
-	}
-	if m.hbSessionExpired010(now) {
-		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
-		return
-	}
-	if d := m.hbTimeToNext010(now); d > 0 {
-		m.taskAt = now.Add(d)
-		return
-	}
-	m.hbSent(now)
-	m.taskInFlight = true
-	m.sendHeartbeat(now, out)
-}
+// hbOutcome is what the HeartbeatThread's future listener does.
+type hbOutcome uint8
 
-// taskHeartbeatDone is the HeartbeatTask's future listener.
-func (m *Member) taskHeartbeatDone(now protocol.Instant, ok bool) {
-	m.taskInFlight = false
-	if ok {
-		m.hb.lastReceive = now
-		m.taskAt = now.Add(m.hbTimeToNext010(now))
-		return
-	}
-	m.taskAt = now.Add(m.cfg.RetryBackoff)
-}
+const (
+	hbReceived hbOutcome = iota // receiveHeartbeat (success, or REBALANCE_IN_PROGRESS)
+	hbFailed                    // failHeartbeat: retry after backoff
+	hbFenced                    // FencedInstanceIdException: thread failure, thrown to the application
+)
 
-// taskReset is HeartbeatTask.reset: after a join and on coordinator
-// discovery with generation > 0.
-func (m *Member) taskReset(now protocol.Instant) {
-	m.hb.lastSessionReset = now
-	m.taskAt = protocol.Never
-	if !m.taskInFlight {
-		m.taskAt = now
+// handleResponse is HeartbeatResponseHandler.handle plus the
+// HeartbeatThread's listener (2.x/3.x, §8.3).
+func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode) {
+	m := t.m
+	outcome := hbFailed
+	switch err {
+	case protocol.None:
+		outcome = hbReceived
+	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
+	case protocol.RebalanceInProgress:
+		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
+		// error is ignored. Either way the listener counts it as liveness.
+		if !m.b.fourStates || m.state == Stable {
+			m.requestRejoin(out, RejoinRebalanceInProgress)
+		}
+		outcome = hbReceived
+	case protocol.IllegalGeneration:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.UnknownMemberID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinUnknownMemberID)
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.FencedInstanceID:
+		if m.generationUnchanged(e.sentGen) {
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinFencedInstanceID)
+			outcome = hbFenced
+		} else {
+			outcome = hbReceived
+		}
+	case protocol.GroupAuthorizationFailed:
+		// raised to the listener, which only calls failHeartbeat.
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
+		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
+		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		// KafkaException "unexpected error": failHeartbeat.
+	default:
+	}
+	switch outcome {
+	case hbReceived:
+		m.hbReceive(now)
+	case hbFailed:
+		m.hbFail(now)
+	case hbFenced:
+		t.failed = err
+		t.enabled = false
+		if m.onApp && m.app.phase == appPolling {
+			m.fatal(out, err, "heartbeat")
+		}
 	}
 }

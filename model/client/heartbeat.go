@@ -8,6 +8,43 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
+// heartbeater is the part of the client that keeps the session alive. Two
+// implementations, chosen once in NewMember from the profile: the 2.x+
+// HeartbeatThread (hbthread.go; 0.10.1+, KIP-62) and the 0.9/0.10
+// HeartbeatTask run from the application thread's delayed-task queue
+// (hbtask.go). The member calls it at the points where Kafka's
+// AbstractCoordinator calls into either; a hook one of them has no use for
+// does nothing there.
+type heartbeater interface {
+	// enable is HeartbeatThread.enable (timers restart from now); disable is
+	// HeartbeatThread.disable.
+	enable(now protocol.Instant)
+	disable()
+	// polled is Heartbeat.poll: the application called poll() (the 0.10
+	// Heartbeat has no poll timer).
+	polled(now protocol.Instant)
+	// canPoll: a thread other than the application thread can handle
+	// network events now.
+	canPoll() bool
+	// failure is the error the heartbeat thread recorded, thrown from the
+	// next poll() (protocol.None: none).
+	failure() protocol.ErrorCode
+	// tick and nextDeadline are TickHeartbeat and NextHeartbeatDeadline.
+	tick(now protocol.Instant, out *Output)
+	nextDeadline() protocol.Instant
+	// taskDeadline and pollTasks are the application thread's delayed-task
+	// queue (0.10): its next due task, and running the due ones.
+	taskDeadline() protocol.Instant
+	pollTasks(now protocol.Instant, out *Output)
+	// joinCompleted is onJoinComplete's end, coordinatorFound a
+	// FindCoordinator success.
+	joinCompleted(now protocol.Instant)
+	coordinatorFound(now protocol.Instant)
+	// handleResponse and requestFailed complete a Heartbeat request.
+	handleResponse(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode)
+	requestFailed(now protocol.Instant)
+}
+
 // heartbeat is Heartbeat.java in its timer form (2.1+, §6.1) plus the
 // timestamps of the 0.9/0.10 form (§6.3) used by the kafka-0.10 profile.
 // Deadlines are absolute instants; "expired" is now >= deadline as in

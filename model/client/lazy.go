@@ -23,7 +23,7 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // member's state goes (timers are checked separately by trivialPollAt).
 func (m *Member) steady() bool {
 	return !m.cfg.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
-		m.hbFailed == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
+		m.hbt.failure() == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
 		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }
 
@@ -35,10 +35,7 @@ func (m *Member) eventfulAt() protocol.Instant {
 	if m.cfg.AutoCommit {
 		d = min(d, m.autoCommit.at)
 	}
-	if m.b.heartbeatTask {
-		d = min(d, m.taskAt)
-	}
-	return d
+	return min(d, m.hbt.taskDeadline())
 }
 
 // fastForward replays every uneventful poll() due before now, and the one
@@ -54,9 +51,7 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
 		t := m.app.busyUntil
 		// pollStart + one appIterate pass that finds records at once.
-		if !m.b.heartbeatTask {
-			m.hbPoll(t)
-		}
+		m.hbt.polled(t)
 		m.cfg.PollTimeout.Draw(m.rng)
 		d := max(m.cfg.PollInterval.Draw(m.rng), 0)
 		m.app.busyUntil = t.Add(d)

@@ -129,18 +129,13 @@ type Member struct {
 	onApp            bool // the thread handling the current event is the application thread
 	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
 
-	coord        coordinatorLookup
-	join         joinFuture
-	app          appThread
-	hb           heartbeat
-	hbEnabled    bool
-	hbWaitUntil  protocol.Instant
-	hbFailed     protocol.ErrorCode
-	hbWakeBase   protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
-	taskAt       protocol.Instant // 0.10 HeartbeatTask schedule (Never: unscheduled)
-	taskInFlight bool
-	autoCommit   autoCommitState
-	net          netClient
+	coord      coordinatorLookup
+	join       joinFuture
+	app        appThread
+	hb         heartbeat   // Heartbeat's timers
+	hbt        heartbeater // the HeartbeatThread or the 0.10 HeartbeatTask
+	autoCommit autoCommitState
+	net        netClient
 }
 
 // coordinatorLookup is AbstractCoordinator's coordinator and
@@ -211,10 +206,15 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		cfg: cfg, b: b, rng: rng, lookup: lookup,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
-		taskAt: protocol.Never, autoCommit: autoCommitState{at: protocol.Never},
-		net: netClient{nextCorr: 1, inflight: make([]inflight, 0, 4), era: netEraOf(string(cfg.Profile))},
+		autoCommit: autoCommitState{at: protocol.Never},
+		net:        netClient{nextCorr: 1, inflight: make([]inflight, 0, 4), era: netEraOf(string(cfg.Profile))},
 	}
 
+	if b.heartbeatTask {
+		m.hbt = &heartbeatTask{m: m, at: protocol.Never}
+	} else {
+		m.hbt = &heartbeatThread{m: m}
+	}
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
 	// ConsumerCoordinator constructor: the protocol is the highest one every
 	// configured assignor supports (COOPERATIVE needs 2.4+).
@@ -295,7 +295,7 @@ func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
 		m.onApp = true
 		m.net.queue = append(m.net.queue, q)
 		m.appIterate(now, out)
-	case m.hbCanPoll():
+	case m.hbt.canPoll():
 		m.onApp = false
 		m.net.queue = append(m.net.queue, q)
 		m.flushQueue(now, out)
@@ -337,26 +337,13 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 }
 
 // TickHeartbeat runs the HeartbeatThread loop (§8.2) for everything expired
-// up to now. The Java thread wakes on a retry.backoff.ms cadence or when
-// notified; the simulator fires exactly at each deadline (doc.go).
+// up to now (nothing for kafka-0.10, whose heartbeats are an
+// application-thread task). Safe to call early or late.
 func (m *Member) TickHeartbeat(now protocol.Instant, out *Output) {
-	if m.stopped || !m.started || m.b.heartbeatTask {
+	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now, false)
-	if !m.hbCanPoll() {
-		return
-	}
-	m.onApp = false
-	if !m.flushQueue(now, out) {
-		return
-	}
-	m.handleTimeouts(now, out)
-	for range 8 {
-		if !m.hbRunOnce(now, out) {
-			return
-		}
-	}
+	m.hbt.tick(now, out)
 }
 
 // NextAppDeadline is the application thread's next timer, or protocol.Never.
@@ -382,31 +369,10 @@ func (m *Member) NextAppDeadline() protocol.Instant {
 // protocol.Never (always Never for kafka-0.10, whose heartbeats are an
 // application-thread task).
 func (m *Member) NextHeartbeatDeadline() protocol.Instant {
-	if m.stopped || !m.started || m.b.heartbeatTask || !m.hbEnabled {
+	if m.stopped || !m.started {
 		return protocol.Never
 	}
-	var d protocol.Instant
-	if !m.coord.known {
-		d = m.hbWaitUntil
-	} else {
-		d = min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
-		if m.app.phase != appPolling {
-			d = min(d, m.hb.pollDeadline)
-		}
-		d = m.hbWake(d)
-	}
-	d = min(d, m.earliestInflight())
-	if m.monitorHeld() {
-		// The application thread holds the coordinator lock (the leader's
-		// assignor runs inside the JoinGroup handler): the heartbeat thread
-		// can do nothing until it is released, and the harness re-reads
-		// this deadline after the application tick that releases it.
-		// (Returning the end of the assignor run here livelocked: the
-		// heartbeat tick at that instant could not poll and re-armed itself
-		// ahead of the application tick.)
-		return protocol.Never
-	}
-	return d
+	return m.hbt.nextDeadline()
 }
 
 // SlowPoll makes the application thread stuck in processing for d more: a
@@ -531,11 +497,6 @@ func (m *Member) earliestInflight() protocol.Instant {
 // heartbeat thread cannot run.
 func (m *Member) monitorHeld() bool { return m.app.phase == appBusy && m.app.cont == contLeaderSync }
 
-// hbCanPoll: the heartbeat thread is enabled and can take the monitor.
-func (m *Member) hbCanPoll() bool {
-	return !m.b.heartbeatTask && m.hbEnabled && m.hbFailed == protocol.None && !m.monitorHeld()
-}
-
 func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
 	m.app.phase = appBusy
 	m.app.busyUntil = now.Add(max(d, 0))
@@ -545,7 +506,7 @@ func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) 
 func (m *Member) stop() {
 	m.stopped = true
 	m.app.phase = appStopped
-	m.hbEnabled = false
+	m.hbt.disable()
 	m.net.inflight = m.net.inflight[:0]
 	m.net.queue = m.net.queue[:0]
 }
@@ -579,7 +540,7 @@ func (m *Member) setState(to MemberState, out *Output) {
 // thread disables itself at its next iteration (hasNotJoinedGroup); the
 // simulator disables it here.
 func (m *Member) becomeUnjoined(out *Output) {
-	m.hbEnabled = false
+	m.hbt.disable()
 	if m.state != Unjoined {
 		m.setState(Unjoined, out)
 	}
@@ -588,7 +549,7 @@ func (m *Member) becomeUnjoined(out *Output) {
 // becomePreparingRebalance is initiateJoinGroup's state change (REBALANCING
 // before 2.6.1, which also disabled the heartbeat thread explicitly).
 func (m *Member) becomePreparingRebalance(out *Output) {
-	m.hbEnabled = false
+	m.hbt.disable()
 	if m.state != PreparingRebalance {
 		m.setState(PreparingRebalance, out)
 	}
@@ -601,7 +562,7 @@ func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
 		panic("client: becomeCompletingRebalance from " + m.state.String())
 	}
 	m.setState(CompletingRebalance, out)
-	m.hbEnable(now)
+	m.hbt.enable(now)
 }
 
 // becomeStable is the SyncGroup NONE handler (2.6.1+), or the join future's
@@ -613,17 +574,8 @@ func (m *Member) becomeStable(now protocol.Instant, out *Output) {
 		panic("client: becomeStable from " + m.state.String())
 	}
 	m.setState(Stable, out)
-	if !m.b.fourStates && !m.b.heartbeatTask {
-		m.hbEnable(now)
-	}
-}
-
-// hbEnable is HeartbeatThread.enable: timers restart from now.
-func (m *Member) hbEnable(now protocol.Instant) {
-	m.hbEnabled = true
-	m.hbResetTimeouts(now)
-	if m.cfg.HeartbeatWakeCadence {
-		m.hbWakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
+	if !m.b.fourStates {
+		m.hbt.enable(now) // the HeartbeatThread; the 0.10 task restarts in onJoinComplete
 	}
 }
 
@@ -677,7 +629,7 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 	m.coord.known = false
 	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: protocol.DeadReasonText(reason, err), Dead: reason, DeadErr: err,
 		Peer: brokerName(old), Gen: m.gen.id})
-	if m.b.heartbeatTask || isDisconnect {
+	if m.b.coordinator010 || isDisconnect {
 		return
 	}
 	// disconnectAsync(oldCoordinator): the coordinator connection is closed

@@ -256,7 +256,7 @@ func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
 	if c == nil {
 		return false
 	}
-	if m.b.heartbeatTask {
+	if m.b.coordinator010 {
 		return c.state == connDisconnected && c.attempted
 	}
 	return c.inBackoff(now)

@@ -36,9 +36,19 @@ const (
 type behaviour struct {
 	name string
 	// heartbeatTask: 0.9/0.10 HeartbeatTask on the application thread's
-	// delayed-task queue; no HeartbeatThread, no max.poll.interval.ms,
-	// coordinatorDead only fails unsent requests.
+	// delayed-task queue (hbtask.go); no HeartbeatThread, no
+	// max.poll.interval.ms (KIP-62 came with the thread in 0.10.1).
 	heartbeatTask bool
+	// coordinator010: the 0.10.0 AbstractCoordinator: coordinatorDead only
+	// fails unsent requests (no disconnect of the coordinator connection);
+	// coordinatorUnknown holds as soon as the coordinator connection failed,
+	// backoff or not; maybeLeaveGroup sends LeaveGroup only with generation > 0.
+	coordinator010 bool
+	// commit010: the 0.10.0 ConsumerCoordinator's commits: the AutoCommitTask
+	// on the delayed-task queue (not nextAutoCommitTimer); OffsetCommit sent
+	// whatever the member state (no generationIfStable); onJoinPrepare's
+	// synchronous commit unbounded; OffsetCommitResponseHandler's 0.10 errors.
+	commit010 bool
 	// blockingJoin: poll() does not return until the group is joined
 	// (0.10 ensureActiveGroup; also the deprecated poll(long)).
 	blockingJoin bool
@@ -100,53 +110,52 @@ type behaviour struct {
 	// only the highest generation's claims count.
 	stickyClaimsAllGenerations bool
 	pacing                     lookupPacing
-	// defaults (ApplyProfileDefaults).
-	defaultSession        time.Duration
-	defaultRequestTimeout time.Duration
-	defaultAssignors      []string
+	defaults                   consumerDefaults
+}
+
+// consumerDefaults are the ConsumerConfig defaults of an era that differ
+// across the profiles (ApplyProfileDefaults).
+type consumerDefaults struct {
+	session        time.Duration // session.timeout.ms
+	requestTimeout time.Duration // request.timeout.ms
+	assignors      []string      // partition.assignment.strategy
 }
 
 // profileTable lists every profile in release order. Aliases (kafka-2.x,
 // kafka-3.x, kafka-4.x) are resolved by profileAliases.
 var profileTable = withLaterEras([]behaviour{
 	{
-		name: "kafka-0.10", heartbeatTask: true, blockingJoin: true,
+		name: "kafka-0.10", heartbeatTask: true, coordinator010: true, commit010: true, blockingJoin: true,
 		joinVersion: 0, joinTimeout: joinTimeoutRequest, pacing: pacing23,
-		defaultSession: 30 * time.Second, defaultRequestTimeout: 40 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 30 * time.Second, requestTimeout: 40 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.3", joinVersion: 5, joinTimeout: joinTimeoutRebalance,
 		staticMembership: true, pacing: pacing23,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.4", joinVersion: 6, joinTimeout: joinTimeoutRebalance,
 		staticMembership: true, ownedInSubscription: true, pacing: pacing23,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.5", joinVersion: 7, joinTimeout: joinTimeoutRebalance, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.6", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
-		pacing:         pacing23,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		pacing:   pacing23,
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
 		name: "kafka-2.7", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
@@ -155,23 +164,20 @@ var profileTable = withLaterEras([]behaviour{
 		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
 		// (AbstractCoordinator 2.8.1 971-975).
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
-		defaultSession: 10 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range"},
+		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-3.0", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.2", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
@@ -179,18 +185,16 @@ var profileTable = withLaterEras([]behaviour{
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
-		pacing:         pacing33,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		pacing:   pacing33,
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.4", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
-		pacing:         pacing33,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		pacing:   pacing33,
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.6", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
@@ -198,17 +202,15 @@ var profileTable = withLaterEras([]behaviour{
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, pacing: pacing33,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.7", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
-		joinLoopReturnsOnExpiredTimer: true, exponentialBackoff: true, stickyClaimsAllGenerations: true, pacing: pacing33,
-		defaultSession: 45 * time.Second, defaultRequestTimeout: 30 * time.Second,
-		defaultAssignors: []string{"range", "cooperative-sticky"},
+		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, exponentialBackoff: true, pacing: pacing33,
+		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 })
 
@@ -295,7 +297,7 @@ func ApplyProfileDefaults(cfg *Config) error {
 		return fmt.Errorf("client: unknown profile %q", cfg.Profile)
 	}
 	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = b.defaultSession
+		cfg.SessionTimeout = b.defaults.session
 	}
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = 3 * time.Second
@@ -317,10 +319,10 @@ func ApplyProfileDefaults(cfg *Config) error {
 		cfg.AutoCommitInterval = DefaultAutoCommitInterval
 	}
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = b.defaultRequestTimeout
+		cfg.RequestTimeout = b.defaults.requestTimeout
 	}
 	if len(cfg.Assignors) == 0 {
-		cfg.Assignors = append([]string(nil), b.defaultAssignors...)
+		cfg.Assignors = append([]string(nil), b.defaults.assignors...)
 	}
 	applyNetDefaults(cfg)
 	return nil
