@@ -24,12 +24,29 @@ func newCheckers(w *world) []checker {
 		&singleOwnerChecker{owner: map[ownerKey]string{}},
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
+		modelAssertChecker{},
 	}
 	if hasConsumerGroups(w.sc) {
 		cs = append(cs, &exclusiveOwnerChecker{})
 	}
 	return cs
 }
+
+// modelAssertChecker: a model's own invariant check failed (EvAssertFailed,
+// model/client/assert.go). The model stopped the member; the run is a
+// violation like any other, with its seed.
+type modelAssertChecker struct{}
+
+func (modelAssertChecker) name() string { return "model-assertion" }
+
+func (modelAssertChecker) check(_ *world, e *TraceEvent) string {
+	if e.Kind != protocol.EvAssertFailed {
+		return ""
+	}
+	return e.Node + ": " + e.Detail
+}
+
+func (modelAssertChecker) final(*world) string { return "" }
 
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).

@@ -603,3 +603,13 @@ func TestExplainPause(t *testing.T) {
 	assert.Empty(t, Explain(sc, res.Trace, res.Observations, "g-0"), "g-0 was neither evicted nor lost its coordinator")
 	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
 }
+
+// A model's failed self-check (assert-failed) is a violation named
+// model-assertion, with the member and the check.
+func TestModelAssertionIsAViolation(t *testing.T) {
+	var c checker = modelAssertChecker{}
+	require.Equal(t, "model-assertion", c.name())
+	e := &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssertFailed, Node: "g-1", Detail: "join: becomeStable from UNJOINED"}}
+	require.Equal(t, "g-1: join: becomeStable from UNJOINED", c.check(nil, e))
+	require.Empty(t, c.check(nil, &TraceEvent{Event: protocol.Event{Kind: protocol.EvFatal}}))
+}

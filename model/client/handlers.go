@@ -32,7 +32,8 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	e := m.net.inflight[idx]
 	m.net.inflight = slices.Delete(m.net.inflight, idx, idx+1)
 	if resp.API() != e.api {
-		panic("client: response " + resp.API().String() + " for a " + e.api.String() + " request")
+		m.assertFailed(out, "net", "response "+resp.API().String()+" for a "+e.api.String()+" request")
+		return
 	}
 	switch r := resp.(type) {
 	case *protocol.FindCoordinatorResponse:
@@ -48,7 +49,7 @@ func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, 
 	case *protocol.OffsetCommitResponse:
 		m.commitCompleted(now, out, e, m.handleOffsetCommit(now, out, e, r.Error))
 	default:
-		panic("client: unknown response type for " + resp.API().String())
+		m.assertFailed(out, "net", "unknown response type for "+resp.API().String())
 	}
 }
 

@@ -559,7 +559,8 @@ func (m *Member) becomePreparingRebalance(out *Output) {
 // KAFKA-10134): the heartbeat thread is enabled, which resets its timers.
 func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
 	if m.state != PreparingRebalance || !m.b.fourStates {
-		panic("client: becomeCompletingRebalance from " + m.state.String())
+		m.assertFailed(out, "join", "becomeCompletingRebalance from "+m.state.String())
+		return
 	}
 	m.setState(CompletingRebalance, out)
 	m.hbt.enable(now)
@@ -568,10 +569,13 @@ func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
 // becomeStable is the SyncGroup NONE handler (2.6.1+), or the join future's
 // success listener that also enabled the heartbeat thread (≤2.6.0).
 func (m *Member) becomeStable(now protocol.Instant, out *Output) {
-	switch {
-	case m.b.fourStates && m.state != CompletingRebalance,
-		!m.b.fourStates && m.state != PreparingRebalance:
-		panic("client: becomeStable from " + m.state.String())
+	want := PreparingRebalance // REBALANCING before 2.6.1
+	if m.b.fourStates {
+		want = CompletingRebalance
+	}
+	if m.state != want {
+		m.assertFailed(out, "join", "becomeStable from "+m.state.String())
+		return
 	}
 	m.setState(Stable, out)
 	if !m.b.fourStates {

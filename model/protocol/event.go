@@ -33,6 +33,9 @@ const (
 	EvFatal EventKind = "fatal"
 	// EvLeave: maybeLeaveGroup ran (Reason).
 	EvLeave EventKind = "leave"
+	// EvAssertFailed: a model's own invariant check failed (Detail names the
+	// part and the check); the harness reports it as a violation.
+	EvAssertFailed EventKind = "assert-failed"
 )
 
 // Events the coordinator model emits.
