@@ -8,8 +8,9 @@ import (
 )
 
 // This file is the application thread: KafkaConsumer.poll, ConsumerCoordinator
-// .poll, ensureCoordinatorReady, joinGroupIfNeeded, initiateJoinGroup,
-// onJoinPrepare and onJoinComplete.
+// .poll, the rebalance-listener callbacks and maybeLeaveGroup. It calls into
+// the coordinator lookup (lookup.go), the join future (join.go) and
+// auto-commit (commit.go).
 
 // minPollTimeout keeps a zero poll.timeout from spinning in virtual time
 // (deviation: Java's poll(0) returns at once and the loop calls it again).
@@ -179,233 +180,6 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 	}
 }
 
-// ensureCoordinatorReady is AbstractCoordinator.ensureCoordinatorReady with a
-// timer that does not wait: it sends a lookup if none is outstanding and the
-// backoff after a failed one has passed (3.7+: exponential; earlier the
-// metadata refresh rate limit, modelled as retry.backoff.ms).
-func (m *Member) ensureCoordinatorReady(now protocol.Instant, out *Output) bool {
-	if m.coord.known {
-		return true
-	}
-	if m.coord.stale != findStaleNone {
-		// A lookup completed on the heartbeat thread (2.8+): lookupCoordinator
-		// returns that future; a failed one is slept on, then cleared.
-		if m.coord.stale == findStaleFailed {
-			m.coord.retryAt = now.Add(m.findBackoff())
-		}
-		m.coord.stale = findStaleNone
-	}
-	if m.coord.findCorr == 0 && now >= m.coord.retryAt {
-		m.lookupCoordinator(now, out)
-	}
-	return false
-}
-
-// lookupCoordinator is AbstractCoordinator.lookupCoordinator: the request
-// goes to the least-loaded node (netclient.go); with every broker in
-// reconnect backoff it fails at once (NoAvailableBrokersException) and is
-// retried after the lookup backoff.
-func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
-	if m.coord.findCorr != 0 {
-		return
-	}
-	broker := m.leastLoadedNode(now)
-	if broker < 0 {
-		// RequestFuture.noBrokersAvailable(): a failed future, not kept in
-		// findCoordinatorFuture.
-		m.findCoordinatorFailed(now, true)
-		return
-	}
-	m.coord.retryAt = 0
-	m.coord.findCorr = m.send(now, out, broker, false, &protocol.FindCoordinatorRequest{Key: m.cfg.GroupID}, m.cfg.RequestTimeout)
-}
-
-// joinGroupIfNeeded is AbstractCoordinator.joinGroupIfNeeded (3.6.1 with the
-// profile's deltas, §5.4). It never blocks: "waiting" is returning and being
-// re-entered by appIterate when something happens.
-func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
-	for range 16 {
-		if !m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
-			return
-		}
-		if !m.ensureCoordinatorReady(now, out) {
-			return
-		}
-		if m.needsJoinPrepare {
-			if !m.joinPrepareCommit(now, out) {
-				return // waiting for onJoinPrepare's auto-commit
-			}
-			m.needsJoinPrepare = false
-			gen := m.gen
-			if m.cfg.AutoCommit && !m.b.asyncJoinPrepareCommit {
-				gen = m.autoCommit.prepGen // ≤3.1: arguments read before the synchronous commit
-			}
-			if m.onJoinPrepare(now, out, gen) {
-				return // a callback runs; appIterate re-enters here afterwards
-			}
-		}
-		if m.join.status == joinIdle && now < m.join.retryAt {
-			return // 3.5+: returned on the expired timer; retry after retry.backoff.ms
-		}
-		m.initiateJoinGroup(now, out)
-		switch m.join.status {
-		case joinIdle, joinWaiting:
-			return
-		case joinSucceeded:
-			if !m.gen.hasReset() && m.state == Stable {
-				m.beginJoinComplete(now, out)
-				continue
-			}
-			// The heartbeat thread reset the generation meanwhile.
-			m.join.status = joinIdle
-			m.resetStateAndGeneration(out, protocol.APISyncGroup, "generation reset before onJoinComplete", false)
-			m.requestRejoin(out, RejoinGenerationResetBeforeSync)
-		case joinFailed:
-			err, kind := m.join.err, m.join.kind
-			m.join.status = joinIdle
-			if err != protocol.MemberIDRequired {
-				m.requestRejoin(out, RejoinJoinFailed)
-			}
-			switch kind {
-			case failImmediate:
-				continue
-			case failFatal:
-				m.fatal(out, err, "join")
-				return
-			case failRetriable:
-			}
-			if m.b.retriableJoinResetsGeneration {
-				// KAFKA-10134 side effect (2.6.1–2.8.0): rejoin as a new member.
-				m.resetStateAndGeneration(out, protocol.APIJoinGroup, err.String(), false)
-			}
-			switch {
-			case !m.b.nonBlockingJoin:
-				// Timer.sleep(retry.backoff.ms): the thread sleeps, handling nothing.
-				m.startBusy(now, m.cfg.RetryBackoff, contResume)
-				return
-			case m.b.joinLoopReturnsOnExpiredTimer:
-				// KAFKA-12639 (3.5+): return on the expired zero timer; the
-				// next ConsumerCoordinator.poll comes after the network poll,
-				// which pollForFetches caps at retry.backoff.ms.
-				m.join.retryAt = now.Add(m.cfg.RetryBackoff)
-				return
-			default:
-				// 2.5–3.4: Timer.sleep on a zero timer sleeps 0 and the loop
-				// re-sends at once (the KAFKA-12639 bug).
-				continue
-			}
-		}
-	}
-}
-
-// initiateJoinGroup is AbstractCoordinator.initiateJoinGroup: only one
-// JoinGroup+SyncGroup (joinFuture) at a time.
-func (m *Member) initiateJoinGroup(now protocol.Instant, out *Output) {
-	if m.join.status != joinIdle {
-		return
-	}
-	m.join.retryAt = 0
-	m.becomePreparingRebalance(out)
-	m.join.status = joinWaiting
-	m.sendJoinGroupRequest(now, out)
-}
-
-// sendJoinGroupRequest is AbstractCoordinator.sendJoinGroupRequest with
-// ConsumerCoordinator.metadata() as the protocol list.
-func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
-	if !m.coord.known {
-		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
-		return
-	}
-	rebalanceTimeout := m.cfg.MaxPollInterval
-	if m.b.joinVersion == 0 {
-		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
-		rebalanceTimeout = m.cfg.SessionTimeout
-	}
-	req := &protocol.JoinGroupRequest{
-		ClientID:         m.cfg.Name,
-		GroupID:          m.cfg.GroupID,
-		SessionTimeout:   m.cfg.SessionTimeout,
-		RebalanceTimeout: rebalanceTimeout,
-		MemberID:         m.gen.memberID,
-		ProtocolType:     protocol.ConsumerProtocolType,
-		Version:          m.b.joinVersion,
-	}
-	if m.b.staticMembership {
-		req.GroupInstanceID = m.cfg.GroupInstanceID
-	}
-	if m.b.rejoinReasonSent {
-		req.Reason = m.rejoinReason.String()
-	}
-	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.b.ownedInSubscription && len(m.owned) > 0 {
-		sub.OwnedPartitions = slices.Clone(m.owned)
-	}
-	if m.b.generationInSubscription {
-		sub.GenerationID = m.gen.id
-	}
-	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
-	for i, name := range m.cfg.Assignors {
-		req.Protocols[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
-	}
-	var timeout time.Duration
-	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
-	switch m.b.joinTimeout {
-	case joinTimeoutRequest:
-		timeout = m.cfg.RequestTimeout
-	case joinTimeoutRebalance:
-		timeout = rebalanceTimeout + lapse
-	case joinTimeoutMaxOfRequestAnd:
-		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
-	}
-	m.join.joinCorr = m.send(now, out, m.coord.node, true, req, timeout)
-}
-
-// sendSyncGroupRequest is AbstractCoordinator.sendSyncGroupRequest.
-func (m *Member) sendSyncGroupRequest(now protocol.Instant, out *Output, req *protocol.SyncGroupRequest) {
-	if m.join.status != joinWaiting {
-		return // the join was abandoned meanwhile
-	}
-	if !m.coord.known {
-		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
-		return
-	}
-	m.join.syncCorr = m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
-}
-
-// failJoin fails the join future. Before 2.6.1 the future's failure listener
-// also set the state to UNJOINED.
-func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
-	if m.join.status != joinWaiting {
-		return
-	}
-	m.join.status = joinFailed
-	m.join.err = err
-	m.join.kind = kind
-	m.join.joinCorr, m.join.syncCorr = 0, 0
-	if !m.b.fourStates {
-		m.becomeUnjoined(out)
-	}
-}
-
-// onJoinPrepare is ConsumerCoordinator.onJoinPrepare after its auto-commit
-// (joinPrepareCommit): lost (generation or member id reset, 2.4+; gen is the
-// generation onJoinPrepare was called with), else EAGER revokes everything
-// and COOPERATIVE revokes only partitions of unsubscribed topics (never,
-// here). It reports whether a callback now keeps the application busy.
-func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation) bool {
-	if len(m.owned) == 0 {
-		return false
-	}
-	switch {
-	case m.b.ownedInSubscription && (gen.id == protocol.NoGeneration || gen.memberID == ""):
-		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
-	case !m.cooperative:
-		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
-	}
-	return false
-}
-
 // invokeCallback runs a rebalance-listener callback (only for a non-empty
 // set). It takes cfg.CallbackTime; the ownership change is applied when it
 // returns. It reports whether the application is now busy.
@@ -442,47 +216,6 @@ func (m *Member) applyCallback(out *Output) {
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
 	case cbNone:
 	}
-}
-
-// beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
-// COOPERATIVE revokes owned − assigned (KIP-429).
-func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
-	m.join.complete = jcRevoking
-	m.join.revoked = false
-	if m.cooperative {
-		revoked := subtract(m.owned, m.join.assignment)
-		if len(revoked) > 0 {
-			m.join.revoked = true
-			if m.invokeCallback(now, out, cbRevoked, revoked, contJoinComplete) {
-				return
-			}
-		}
-	}
-	m.continueJoinComplete(now, out)
-}
-
-// continueJoinComplete is onJoinComplete's second half: request the
-// follow-up rebalance if something was revoked, take the assignment and call
-// onPartitionsAssigned(added); then joinGroupIfNeeded clears the join future.
-func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
-	if m.join.complete == jcRevoking {
-		m.join.complete = jcAssigning
-		if m.join.revoked {
-			m.requestRejoin(out, RejoinCooperativeRevocation)
-		}
-		m.autoCommitReschedule(now)
-		added := subtract(m.join.assignment, m.owned)
-		if len(added) == 0 {
-			m.app.cb, m.app.cbParts = cbAssigned, nil
-			m.applyCallback(out)
-		} else if m.invokeCallback(now, out, cbAssigned, added, contJoinComplete) {
-			return
-		}
-	}
-	m.join.complete = jcNone
-	m.join.status = joinIdle
-	m.needsJoinPrepare = true
-	m.hbt.joinCompleted(now)
 }
 
 // subtract returns a − b for sorted partition lists, as a new sorted slice
@@ -523,3 +256,56 @@ func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason proto
 	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason.String(), false)
 	m.requestRejoin(out, RejoinLeftGroup)
 }
+
+// appPhase is what the application thread is doing.
+type appPhase uint8
+
+const (
+	appNotStarted appPhase = iota
+	appPolling             // blocked inside poll(): it handles responses as they arrive
+	appBusy                // processing records, in a callback, running the assignor or sleeping a backoff
+	appStopped
+)
+
+// appCont is what the application thread does when its busy period ends.
+type appCont uint8
+
+const (
+	contNone         appCont = iota
+	contNextPoll             // processing finished: call poll() again
+	contResume               // callback or backoff sleep finished: back into the same poll() call
+	contLeaderSync           // the assignor finished: send the leader's SyncGroup (monitor held until then)
+	contJoinComplete         // a callback of onJoinComplete finished: continue onJoinComplete
+)
+
+// cbKind is a ConsumerRebalanceListener callback.
+type cbKind uint8
+
+const (
+	cbNone cbKind = iota
+	cbRevoked
+	cbLost
+	cbAssigned
+)
+
+// appThread is the application thread's poll loop (KafkaConsumer.poll).
+type appThread struct {
+	phase        appPhase
+	cont         appCont          // what happens when a busy period ends
+	busyUntil    protocol.Instant // appBusy: the end of the busy period
+	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
+	cb           cbKind           // the callback running during a busy period
+	cbParts      []protocol.TopicPartition
+	pendingSync  *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
+}
+
+func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
+	m.app.phase = appBusy
+	m.app.busyUntil = now.Add(max(d, 0))
+	m.app.cont = cont
+}
+
+// monitorHeld: the application thread holds the coordinator monitor (the
+// leader's assignor runs inside the synchronized JoinGroup handler), so the
+// heartbeat thread cannot run.
+func (m *Member) monitorHeld() bool { return m.app.phase == appBusy && m.app.cont == contLeaderSync }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -242,35 +243,6 @@ func (m *Member) remoteDisconnect(now protocol.Instant, out *Output, broker int3
 	m.closeConnection(now, out, c, why, false)
 }
 
-// coordinatorUnavailable is the isUnavailable half of
-// AbstractCoordinator.checkAndGetCoordinator: the coordinator connection
-// failed and is in reconnect backoff (3.x; the check exists since 0.10.1).
-//
-// 0.10's coordinatorUnknown marked the coordinator dead as soon as its
-// connection had failed (connectionFailed), backoff or not.
-func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
-	if !m.coord.known {
-		return false
-	}
-	c := m.findConnection(m.coord.node, true)
-	if c == nil {
-		return false
-	}
-	if m.b.coordinator010 {
-		return c.state == connDisconnected && c.attempted
-	}
-	return c.inBackoff(now)
-}
-
-// checkCoordinator is checkAndGetCoordinator: it marks an unavailable
-// coordinator unknown and reports whether the coordinator is known.
-func (m *Member) checkCoordinator(now protocol.Instant, out *Output) bool {
-	if m.coordinatorUnavailable(now) {
-		m.markCoordinatorUnknown(now, out, deadUnavailable, protocol.None, true)
-	}
-	return m.coord.known
-}
-
 // tryConnect is NetworkClient.tryConnect after FindCoordinator succeeded:
 // a connection to the coordinator is started unless one exists or it is in
 // backoff.
@@ -383,4 +355,179 @@ func (m *Member) setConnState(c *connection, to connState) {
 		m.net.connecting++
 	}
 	c.state = to
+}
+
+// inflight is one request awaiting its response (NetworkClient's in-flight
+// requests plus the handler's captured sentGeneration).
+type inflight struct {
+	corr      uint64
+	deadline  protocol.Instant
+	broker    int32
+	api       protocol.APIKey
+	coordConn bool       // the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
+	commit    commitKind // OffsetCommit: whose future listens (commit.go)
+	sentGen   generation
+	// unsent: still in ConsumerNetworkClient's unsent queue (its connection
+	// is being set up); deadline then counts from its creation and its
+	// expiry is a TimeoutException, not a disconnect. failNow: its node is
+	// in reconnect backoff, so it fails as a disconnect at the next poll
+	// (checkDisconnects).
+	unsent  bool
+	failNow bool
+	timeout time.Duration
+	req     protocol.Request // kept while unsent
+}
+
+// queuedKind is what a queued network event is.
+type queuedKind uint8
+
+const (
+	qResponse      queuedKind = iota
+	qDisconnect               // every connection to broker was reset (Disconnected)
+	qConnDown                 // one connection was closed by the peer or the kernel
+	qConnected                // one connection is READY
+	qConnectFailed            // one connection attempt failed
+)
+
+// queued is a network event no thread could handle yet.
+type queued struct {
+	kind   queuedKind
+	coord  bool // which connection (qConnDown, qConnected, qConnectFailed)
+	broker int32
+	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
+	resp   protocol.Response // qResponse
+	why    string            // qConnDown: peer-closed, or reset (an RST, or tcp_retries2 gave up)
+}
+
+// send appends a request to out and records it in flight.
+//
+// ConsumerNetworkClient.send + trySend: on a READY connection the request
+// leaves now; on one being set up it waits in the unsent queue; a
+// disconnected one is connected first (unsent meanwhile), unless it is in
+// reconnect backoff, when the request fails as a disconnect at the next poll
+// (checkDisconnects).
+func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn bool, req protocol.Request, timeout time.Duration) uint64 {
+	corr := m.net.nextCorr
+	m.net.nextCorr++
+	e := inflight{
+		corr: corr, deadline: now.Add(timeout), broker: broker, api: req.API(),
+		coordConn: coordConn, sentGen: m.gen, timeout: timeout,
+	}
+	c := m.connectionFor(broker, coordConn)
+	switch c.state {
+	case connReady:
+		out.Sends = append(out.Sends, Send{Broker: broker, Corr: corr, Req: req, Coord: coordConn})
+	case connConnecting:
+		e.unsent, e.req = true, req
+	case connDisconnected:
+		e.unsent, e.req = true, req
+		if c.canConnect(now) {
+			m.initiateConnect(now, out, c)
+		} else {
+			e.failNow, e.deadline = true, now
+		}
+	}
+	m.net.inflight = append(m.net.inflight, e)
+	return corr
+}
+
+// earliestInflight is the next network deadline: a request timeout, an
+// unsent request's expiry or a connection setup timeout.
+func (m *Member) earliestInflight() protocol.Instant {
+	d := m.nextConnDeadline()
+	for i := range m.net.inflight {
+		d = min(d, m.net.inflight[i].deadline)
+	}
+	return d
+}
+
+// failConnection fails every in-flight request on one connection (or, with
+// anyConn, on every connection to broker) with corr <= upTo (0: all), as
+// DisconnectExceptions (NetworkClient closing the connection).
+func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32, coordConn, anyConn bool, upTo uint64) {
+	list := m.net.scratch[:0]
+	m.net.scratch = nil // a nested call allocates its own
+	kept := m.net.inflight[:0]
+	for _, e := range m.net.inflight {
+		if e.broker == broker && (anyConn || e.coordConn == coordConn) && (upTo == 0 || e.corr <= upTo) {
+			list = append(list, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	m.net.inflight = kept
+	for _, e := range list {
+		m.onRequestFailure(now, out, e, true)
+	}
+	m.net.scratch = list[:0]
+}
+
+// handleTimeouts is NetworkClient.handleTimedOutRequests: a request past its
+// deadline closes its connection; every request on it fails as a disconnect.
+//
+// Before it, handleTimedOutConnections (setup timeouts). An unsent request
+// whose node is in reconnect backoff fails as a disconnect
+// (checkDisconnects); one that waited request.timeout.ms since its creation
+// fails alone with a TimeoutException and closes nothing
+// (ConsumerNetworkClient.failExpiredRequests).
+func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
+	m.handleSetupTimeouts(now, out)
+	for range 64 {
+		idx := -1
+		for i := range m.net.inflight {
+			if m.net.inflight[i].deadline <= now && (idx < 0 || m.net.inflight[i].deadline < m.net.inflight[idx].deadline) {
+				idx = i
+			}
+		}
+		if idx < 0 || m.stopped {
+			return
+		}
+		e := m.net.inflight[idx]
+		if e.unsent {
+			m.net.inflight = slices.Delete(m.net.inflight, idx, idx+1)
+			if !e.failNow {
+				m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Detail: "unsent", Gen: m.gen.id, ReqCorr: e.corr})
+			}
+			m.onRequestFailure(now, out, e, e.failNow)
+			continue
+		}
+		m.emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.api, Peer: brokerName(e.broker), Gen: m.gen.id, ReqCorr: e.corr})
+		if e.coordConn && m.coord.known && m.coord.node == e.broker {
+			m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
+		}
+		// Every request was sent through connectionFor: its state exists.
+		m.closeConnection(now, out, m.findConnection(e.broker, e.coordConn), "request-timeout", true)
+	}
+}
+
+// flushQueue handles queued network events in arrival order on the current
+// thread. It returns false when the application thread stopped polling
+// (it became busy or the member stopped) and events may remain queued.
+func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
+	for len(m.net.queue) > 0 {
+		if m.stopped || (m.onApp && m.app.phase != appPolling) {
+			return false
+		}
+		q := m.net.queue[0]
+		copy(m.net.queue, m.net.queue[1:])
+		m.net.queue = m.net.queue[:len(m.net.queue)-1]
+		switch q.kind {
+		case qResponse:
+			m.handleResponse(now, out, q.corr, q.resp)
+		case qDisconnect:
+			for i := range m.net.conns {
+				if c := &m.net.conns[i]; c.broker == q.broker && c.state != connDisconnected {
+					m.disconnected(now, c)
+				}
+			}
+			m.failConnection(now, out, q.broker, false, true, q.corr)
+		case qConnDown:
+			m.remoteDisconnect(now, out, q.broker, q.coord, q.why)
+		case qConnected:
+			m.connected(now, out, q.broker, q.coord)
+		case qConnectFailed:
+			m.connectFailed(now, out, q.broker, q.coord)
+		}
+	}
+	return !m.stopped && (!m.onApp || m.app.phase == appPolling)
 }
