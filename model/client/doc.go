@@ -1,7 +1,22 @@
 // Package client models one Kafka consumer's classic group membership: the
 // Java client's AbstractCoordinator, ConsumerCoordinator, Heartbeat and
-// HeartbeatThread, flattened into a pure, deterministic state machine with
-// behaviour profiles per Kafka release.
+// HeartbeatThread, as a pure, deterministic state machine with behaviour
+// profiles per Kafka release.
+//
+// # Parts
+//
+// A Member is held in Kafka's parts, one file each: the coordinator lookup
+// (lookup.go: ensureCoordinatorReady, FindCoordinator, markCoordinatorUnknown),
+// the join future (join.go: joinGroupIfNeeded, JoinGroup/SyncGroup,
+// onJoinPrepare/onJoinComplete), the application thread (app.go:
+// KafkaConsumer.poll, callbacks, maybeLeaveGroup), the heartbeat (heartbeat.go:
+// one small interface, implemented by the HeartbeatThread in hbthread.go and
+// by the 0.9/0.10 HeartbeatTask in hbtask.go, picked once in NewMember),
+// auto-commit (commit.go) and the network client (netclient.go: requests in
+// flight, connections, the network poll). Era switches live in the profile
+// table (profile.go); each part checks its invariants with one helper
+// (assert.go): a failed check is a violation of the run, never a silently
+// wrong state.
 //
 // # Driving a Member
 //
