@@ -57,7 +57,7 @@ func (w *world) applyFault(i int) {
 		if s := w.slotByName(f.Target); s != nil && s.alive && !s.paused {
 			s.paused = true
 			w.catchUp(s)
-			s.m.Pause(protocol.Instant(now))
+			s.m.Pause(now)
 			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "paused"}}
 			w.emit(&w.tev)
 			w.q.Schedule(now.Add(f.For), ev{kind: evResume, idx: s.id, inc: s.inc})
@@ -65,7 +65,7 @@ func (w *world) applyFault(i int) {
 	case scenario.FaultSlowPoll:
 		if s := w.slotByName(f.Target); s != nil && s.alive && !s.paused {
 			w.catchUp(s)
-			s.m.SlowPoll(protocol.Instant(now), f.For, &w.cout)
+			s.m.SlowPoll(now, f.For, &w.cout)
 			w.flushMember(s)
 		}
 	case scenario.FaultPartition:
@@ -165,7 +165,7 @@ func (w *world) closeProcess(s *slot) {
 		return
 	}
 	w.catchUp(s)
-	s.m.Close(protocol.Instant(w.q.Now()), &w.cout)
+	s.m.Close(w.q.Now(), &w.cout)
 	w.flushMember(s)
 	w.stopProcess(s, "closed")
 }
@@ -195,7 +195,7 @@ func (w *world) moveCoordinator(g *groupState, oldDead bool) {
 	g.coord = next
 	nb := w.brokers[g.coord]
 	if !oldDead && !old.down {
-		old.b.Resign(protocol.Instant(now), g.id, &w.bout)
+		old.b.Resign(now, g.id, &w.bout)
 		w.flushBroker(old)
 	}
 	for _, b := range w.brokers {
@@ -218,7 +218,7 @@ func (w *world) electHere(g *groupState, nb, old *broker) {
 		rec = &r
 	}
 	w.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
-	nb.b.Elect(protocol.Instant(now), g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
+	nb.b.Elect(now, g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
 	w.flushBroker(nb)
 	w.electConsumer(g, nb)
 }

@@ -4,26 +4,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
-// Instant is virtual time in nanoseconds since the start of a run.
-type Instant int64
+// Instant is virtual time in nanoseconds since the start of a run: the one
+// vtime.Instant the models use too (an alias, so no conversions).
+type Instant = vtime.Instant
 
-// Never is the instant of an unarmed deadline.
-const Never Instant = 1<<63 - 1
-
-// Add returns i+d.
-func (i Instant) Add(d time.Duration) Instant { return i + Instant(d) }
-
-// Duration returns i as a duration since the start.
-func (i Instant) Duration() time.Duration { return time.Duration(i) }
-
-func (i Instant) String() string {
-	if i == Never {
-		return "never"
-	}
-	return time.Duration(i).String()
-}
+// Never is the instant of an unarmed deadline (vtime.Never).
+const Never = vtime.Never
 
 // entry is one heap entry: no pointers, so sifting is cheap and needs no
 // write barriers. The queue's total order is (at, key): time, then key, whose

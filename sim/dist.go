@@ -5,20 +5,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
-// Dist is a distribution of durations. Every draw takes its random stream
-// explicitly, so which subsystem consumed randomness is always visible.
-type Dist interface {
-	Draw(r *rand.Rand) time.Duration
-	String() string
-}
+// Dist is a distribution of durations (vtime.Dist, the one the models take).
+type Dist = vtime.Dist
 
-// Constant always returns its value.
-type Constant time.Duration
-
-func (c Constant) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
-func (c Constant) String() string                { return time.Duration(c).String() }
+// Constant always returns its value (vtime.Const).
+type Constant = vtime.Const
 
 // Uniform is uniform on [Min, Max].
 type Uniform struct{ Min, Max time.Duration }

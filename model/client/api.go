@@ -1,23 +1,19 @@
 package client
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
-// Dist draws a duration from an explicit random stream. sim.Dist satisfies it.
-type Dist interface {
-	Draw(r *rand.Rand) time.Duration
-}
+// Dist draws a duration from an explicit random stream (vtime.Dist: sim's
+// distributions are the same type).
+type Dist = vtime.Dist
 
-// Const is a Dist that always returns itself.
-type Const time.Duration
-
-// Draw returns the constant.
-func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
+// Const is a Dist that always returns its value (vtime.Const).
+type Const = vtime.Const
 
 // Config is one consumer's configuration: Kafka consumer properties (with
 // Kafka's names in the comments) plus the application workload. The harness

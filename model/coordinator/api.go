@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
 // Config is one broker's group-coordinator configuration (Kafka broker
@@ -53,17 +54,12 @@ type Config struct {
 	Rand *rand.Rand
 }
 
-// Dist draws a duration from an explicit random stream. sim.Dist's
-// implementations (Constant, Uniform, Exponential, Lognormal) satisfy it.
-type Dist interface {
-	Draw(r *rand.Rand) time.Duration
-}
+// Dist draws a duration from an explicit random stream (vtime.Dist: sim's
+// distributions are the same type).
+type Dist = vtime.Dist
 
-// Const is a Dist that always returns itself (needs no Rand).
-type Const time.Duration
-
-// Draw returns the constant.
-func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
+// Const is a Dist that always returns its value (vtime.Const).
+type Const = vtime.Const
 
 // Conn identifies the client connection a request came in on. The harness
 // assigns it (one per member process); replies go back to it.

@@ -26,12 +26,15 @@ const testAppend = 100 * time.Millisecond
 type varDist struct{ d time.Duration }
 
 func (v *varDist) Draw(*rand.Rand) time.Duration { return v.d }
+func (v *varDist) String() string                { return "var(" + v.d.String() + ")" }
 
 // seqDist returns its values in turn.
 type seqDist struct {
 	ds []time.Duration
 	i  int
 }
+
+func (s *seqDist) String() string { return "seq" }
 
 func (s *seqDist) Draw(*rand.Rand) time.Duration {
 	d := s.ds[s.i%len(s.ds)]

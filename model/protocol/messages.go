@@ -3,23 +3,17 @@ package protocol
 import (
 	"slices"
 	"time"
+
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
 // Instant is virtual time: nanoseconds since the simulation started. Models
-// receive it as an argument and never read a clock.
-type Instant int64
+// receive it as an argument and never read a clock. It is vtime.Instant, the
+// kernel's sim.Instant too (an alias: one type, no conversions).
+type Instant = vtime.Instant
 
-// Add returns i+d.
-func (i Instant) Add(d time.Duration) Instant { return i + Instant(d) }
-
-// Sub returns the duration i-j.
-func (i Instant) Sub(j Instant) time.Duration { return time.Duration(i - j) }
-
-// Ms returns the instant in whole milliseconds.
-func (i Instant) Ms() int64 { return int64(i) / int64(time.Millisecond) }
-
-// Never is the instant of a deadline that is not armed.
-const Never Instant = 1<<63 - 1
+// Never is the instant of a deadline that is not armed (vtime.Never).
+const Never = vtime.Never
 
 // APIKey is a Kafka API key with its real number (ApiKeys.java).
 type APIKey int16
