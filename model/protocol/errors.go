@@ -37,69 +37,72 @@ const (
 	NotEnoughReplicasAfterAppend ErrorCode = 20 // NOT_ENOUGH_REPLICAS_AFTER_APPEND
 )
 
-// AllErrorCodes lists every code above, in numeric order, for tests and docs.
-var AllErrorCodes = []ErrorCode{
-	UnknownServerError, None, UnknownTopicOrPartition, NotLeaderOrFollower, RequestTimedOut,
-	NetworkException, CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator,
-	NotEnoughReplicas, NotEnoughReplicasAfterAppend, IllegalGeneration, InconsistentGroupProtocol,
-	InvalidGroupID, UnknownMemberID, InvalidSessionTimeout, RebalanceInProgress,
-	InvalidCommitOffsetSize, GroupAuthorizationFailed, UnsupportedVersion, KafkaStorageError,
-	GroupIDNotFound, MemberIDRequired, GroupMaxSizeReached, FencedInstanceID,
+// errorTable is the one list of the codes above (kerr-style): String,
+// Retriable and AllErrorCodes are all read from it. retriable is whether
+// Kafka's exception class for the code extends RetriableException
+// (org.apache.kafka.common.errors). Numeric order.
+var errorTable = []struct {
+	code      ErrorCode
+	name      string
+	retriable bool
+}{
+	{UnknownServerError, "UNKNOWN_SERVER_ERROR", false},
+	{None, "NONE", false},
+	{UnknownTopicOrPartition, "UNKNOWN_TOPIC_OR_PARTITION", true},
+	{NotLeaderOrFollower, "NOT_LEADER_OR_FOLLOWER", true},
+	{RequestTimedOut, "REQUEST_TIMED_OUT", true},
+	{NetworkException, "NETWORK_EXCEPTION", true},
+	{CoordinatorLoadInProgress, "COORDINATOR_LOAD_IN_PROGRESS", true},
+	{CoordinatorNotAvailable, "COORDINATOR_NOT_AVAILABLE", true},
+	{NotCoordinator, "NOT_COORDINATOR", true},
+	{NotEnoughReplicas, "NOT_ENOUGH_REPLICAS", true},
+	{NotEnoughReplicasAfterAppend, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", true},
+	{IllegalGeneration, "ILLEGAL_GENERATION", false},
+	{InconsistentGroupProtocol, "INCONSISTENT_GROUP_PROTOCOL", false},
+	{InvalidGroupID, "INVALID_GROUP_ID", false},
+	{UnknownMemberID, "UNKNOWN_MEMBER_ID", false},
+	{InvalidSessionTimeout, "INVALID_SESSION_TIMEOUT", false},
+	{RebalanceInProgress, "REBALANCE_IN_PROGRESS", false},
+	{InvalidCommitOffsetSize, "INVALID_COMMIT_OFFSET_SIZE", false},
+	{GroupAuthorizationFailed, "GROUP_AUTHORIZATION_FAILED", false},
+	{UnsupportedVersion, "UNSUPPORTED_VERSION", false},
+	{KafkaStorageError, "KAFKA_STORAGE_ERROR", true},
+	{GroupIDNotFound, "GROUP_ID_NOT_FOUND", false},
+	{MemberIDRequired, "MEMBER_ID_REQUIRED", false},
+	{GroupMaxSizeReached, "GROUP_MAX_SIZE_REACHED", false},
+	{FencedInstanceID, "FENCED_INSTANCE_ID", false},
+}
+
+// AllErrorCodes lists every code of errorTable, in numeric order, for tests
+// and docs.
+var AllErrorCodes = func() []ErrorCode {
+	codes := make([]ErrorCode, len(errorTable))
+	for i, e := range errorTable {
+		codes[i] = e.code
+	}
+	return codes
+}()
+
+// errorIndex maps code+1 to its errorTable row + 1 (0: not in the table),
+// so String and Retriable cost one array read.
+var errorIndex = func() (idx [128]uint8) {
+	for i, e := range errorTable {
+		idx[int(e.code)+1] = uint8(i + 1)
+	}
+	return idx
+}()
+
+func errorRow(e ErrorCode) int {
+	if k := int(e) + 1; k >= 0 && k < len(errorIndex) {
+		return int(errorIndex[k]) - 1
+	}
+	return -1
 }
 
 // String returns Kafka's name for the code, e.g. "REBALANCE_IN_PROGRESS".
 func (e ErrorCode) String() string {
-	switch e {
-	case UnknownServerError:
-		return "UNKNOWN_SERVER_ERROR"
-	case None:
-		return "NONE"
-	case UnknownTopicOrPartition:
-		return "UNKNOWN_TOPIC_OR_PARTITION"
-	case NotLeaderOrFollower:
-		return "NOT_LEADER_OR_FOLLOWER"
-	case RequestTimedOut:
-		return "REQUEST_TIMED_OUT"
-	case NetworkException:
-		return "NETWORK_EXCEPTION"
-	case CoordinatorLoadInProgress:
-		return "COORDINATOR_LOAD_IN_PROGRESS"
-	case CoordinatorNotAvailable:
-		return "COORDINATOR_NOT_AVAILABLE"
-	case NotCoordinator:
-		return "NOT_COORDINATOR"
-	case NotEnoughReplicas:
-		return "NOT_ENOUGH_REPLICAS"
-	case NotEnoughReplicasAfterAppend:
-		return "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
-	case IllegalGeneration:
-		return "ILLEGAL_GENERATION"
-	case InconsistentGroupProtocol:
-		return "INCONSISTENT_GROUP_PROTOCOL"
-	case InvalidGroupID:
-		return "INVALID_GROUP_ID"
-	case UnknownMemberID:
-		return "UNKNOWN_MEMBER_ID"
-	case InvalidSessionTimeout:
-		return "INVALID_SESSION_TIMEOUT"
-	case RebalanceInProgress:
-		return "REBALANCE_IN_PROGRESS"
-	case InvalidCommitOffsetSize:
-		return "INVALID_COMMIT_OFFSET_SIZE"
-	case GroupAuthorizationFailed:
-		return "GROUP_AUTHORIZATION_FAILED"
-	case UnsupportedVersion:
-		return "UNSUPPORTED_VERSION"
-	case KafkaStorageError:
-		return "KAFKA_STORAGE_ERROR"
-	case GroupIDNotFound:
-		return "GROUP_ID_NOT_FOUND"
-	case MemberIDRequired:
-		return "MEMBER_ID_REQUIRED"
-	case GroupMaxSizeReached:
-		return "GROUP_MAX_SIZE_REACHED"
-	case FencedInstanceID:
-		return "FENCED_INSTANCE_ID"
+	if i := errorRow(e); i >= 0 {
+		return errorTable[i].name
 	}
 	if n := consumerErrorName(e); n != "" {
 		return n
@@ -108,18 +111,9 @@ func (e ErrorCode) String() string {
 }
 
 // Retriable reports whether Kafka classifies the error as a RetriableException
-// (the exception class's superclass in org.apache.kafka.common.errors).
+// (the exception class's superclass in org.apache.kafka.common.errors). Codes
+// outside the table (the consumer protocol's, unknown ones) are not.
 func (e ErrorCode) Retriable() bool {
-	switch e {
-	case RequestTimedOut, NetworkException, CoordinatorLoadInProgress, CoordinatorNotAvailable,
-		NotCoordinator, NotEnoughReplicas, NotEnoughReplicasAfterAppend, NotLeaderOrFollower,
-		UnknownTopicOrPartition, KafkaStorageError:
-		return true
-	case UnknownServerError, None, IllegalGeneration, InconsistentGroupProtocol, InvalidGroupID,
-		UnknownMemberID, InvalidSessionTimeout, RebalanceInProgress, InvalidCommitOffsetSize,
-		GroupAuthorizationFailed, UnsupportedVersion, GroupIDNotFound, MemberIDRequired,
-		GroupMaxSizeReached, FencedInstanceID:
-		return false
-	}
-	return false
+	i := errorRow(e)
+	return i >= 0 && errorTable[i].retriable
 }
