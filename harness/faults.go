@@ -98,8 +98,8 @@ func (w *world) applyFault(i int) {
 		}
 		for k := 0; k < g.members; k++ { // the initial members of every cohort, in index order
 			at := now.Add(time.Duration(k) * f.Interval)
-			w.q.Schedule(at, ev{kind: evFaultEnd, idx: int32(i), inc: uint32(k)<<1 | 0})
-			w.q.Schedule(at.Add(f.Downtime), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(k)<<1 | 1})
+			w.q.Schedule(at, ev{kind: evFaultEnd, idx: int32(i), inc: rollingStep{member: k}.inc()})
+			w.q.Schedule(at.Add(f.Downtime), ev{kind: evFaultEnd, idx: int32(i), inc: rollingStep{member: k, start: true}.inc()})
 		}
 	}
 }
@@ -134,19 +134,37 @@ func (w *world) endFault(i int) {
 	default:
 		return
 	}
-	if f.Kind != scenario.FaultRollingRestart {
-		w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
-		w.emit(&w.tev)
-	}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
+	w.emit(&w.tev)
 }
 
-// rollingStep is called for a rolling-restart step: k<<1|0 closes member k,
-// k<<1|1 starts its new process.
-func (w *world) rollingStep(i int, step uint32) {
+// rollingStep is one step of a rolling restart: close member k's process,
+// or start its new one. A step travels in its fault's evFaultEnd event (inc,
+// packed by inc and read by rollingStepOf), so it keeps the tie-break
+// identity of that fault's events.
+type rollingStep struct {
+	member int  // the member's index among the group's initial members
+	start  bool // start the new process (else close the old one)
+}
+
+func (s rollingStep) inc() uint32 {
+	v := uint32(s.member) << 1
+	if s.start {
+		v |= 1
+	}
+	return v
+}
+
+func rollingStepOf(inc uint32) rollingStep {
+	return rollingStep{member: int(inc >> 1), start: inc&1 == 1}
+}
+
+// runRollingStep runs one step of rolling-restart fault i.
+func (w *world) runRollingStep(i int, step rollingStep) {
 	f := &w.faults[i]
 	g := w.groupByID(f.Target)
-	s := w.slots[g.slots[step>>1]]
-	if step&1 == 0 {
+	s := w.slots[g.slots[step.member]]
+	if !step.start {
 		if s.alive {
 			w.closeProcess(s)
 			w.stopProcess(s, "closed")

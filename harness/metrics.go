@@ -285,7 +285,8 @@ func (w *world) observeMember(e *TraceEvent) {
 			s.settledGen = -1
 		}
 	case protocol.EvCoordinatorFound:
-		if id, err := strconv.Atoi(strings.TrimPrefix(e.Peer, "broker-")); err == nil {
+		// The client names its coordinator by broker id ("0"; model/client brokerName).
+		if id, err := strconv.Atoi(e.Peer); err == nil {
 			s.coordSeen = int32(id)
 		}
 	case protocol.EvCoordinatorDead:

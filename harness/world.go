@@ -540,7 +540,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 	case evFaultEnd:
 		switch w.faults[e.idx].Kind {
 		case scenario.FaultRollingRestart:
-			w.rollingStep(int(e.idx), e.inc)
+			w.runRollingStep(int(e.idx), rollingStepOf(e.inc))
 			return
 		case scenario.FaultCrash, scenario.FaultHostDown:
 			w.recoverNode(int(e.idx), sim.NodeID(e.inc))

@@ -6,7 +6,14 @@
 // nothing of Kafka and is tested with toy messages.
 //
 // Ordering rule: events fire by (time, tie-break key, insertion sequence).
-// The key is drawn from a stream of the run seed, so one seed always gives
-// one interleaving of simultaneous events, and different seeds explore
-// different interleavings (this is how a consumer's two threads race).
+// The harness sets the key with Queue.SetKeyer: a hash of the run seed and
+// of the event's identity (who it is for and what it is), so one seed always
+// gives one interleaving of simultaneous events, different seeds explore
+// different interleavings (this is how a consumer's two threads race), and
+// adding or removing events elsewhere reshuffles no one else. Without a
+// keyer the key is the next draw of the queue's tie-break stream (or, with a
+// nil stream, zero: insertion order); only the kernel's own tests use those.
+//
+// Virtual time and durations are the vtime package's Instant, Never and
+// Dist (Instant, Never, Dist and Constant here are aliases of them).
 package sim

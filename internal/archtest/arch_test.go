@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"model/client/consumer":       {"model/protocol", "vtime"},
 	"model/coordinator/consumer":  {"model/protocol", "model/assign", "vtime"},
 	"scenario":                    {"model/assign", "internal/embedded"},
-	"harness":                     {"internal/atomicfile", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
+	"harness":                     {"internal/atomicfile", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
 	"experiments":                 {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report":          {},
 	"explore":                     {"internal/atomicfile", "harness", "scenario", "sim", "model/protocol"},

@@ -64,7 +64,7 @@ type heartbeat struct {
 	lastSessionReset protocol.Instant
 }
 
-// resetTimeouts is Heartbeat.resetTimeouts: all three timers restart from now.
+// hbResetTimeouts is Heartbeat.resetTimeouts: all three timers restart from now.
 func (m *Member) hbResetTimeouts(now protocol.Instant) {
 	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
 	m.hb.pollDeadline = now.Add(m.cfg.MaxPollInterval)

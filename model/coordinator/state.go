@@ -34,7 +34,7 @@ func (s GroupState) String() string {
 	return fmt.Sprintf("GroupState(%d)", uint8(s))
 }
 
-// validPreviousStates mirrors GroupMetadata.scala's validPreviousStates.
+// validPreviousState mirrors GroupMetadata.scala's validPreviousStates.
 func validPreviousState(from, to GroupState) bool {
 	switch to {
 	case Empty:
