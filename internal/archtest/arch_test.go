@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"explore":                     {"internal/atomicfile", "harness", "scenario", "sim", "model/protocol"},
 	"internal/atomicfile":         {},
 	"internal/embedded":           {},
+	"internal/datadriven":         {},
 	"internal/archtest":           {},
 	"internal/kafkatests":         {},
 	"internal/kafkatests/extract": {"internal/kafkatests"},

@@ -54,61 +54,6 @@ func TestKIP62HeartbeatWhileBusy(t *testing.T) {
 	}
 }
 
-// Client-side session expiry (§8.2 step 5): unanswered heartbeats make the
-// heartbeat thread mark the coordinator unknown, keeping the generation; a
-// successful FindCoordinator resets the session timer.
-func TestClientSessionTimeoutMarksCoordinatorUnknown(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.stable(tp(0))
-	d.advance(10 * time.Second)
-	dead := d.eventsOf(protocol.EvCoordinatorDead)
-	require.Len(t, dead, 1)
-	require.Equal(t, "session-timeout", dead[0].Reason)
-	gen, _ := d.m.Generation()
-	require.Equal(t, int32(1), gen)
-	require.Equal(t, Stable, d.m.State())
-	d.drop(protocol.APIHeartbeat)
-	d.findCoordinator()
-	require.Equal(t, d.now.Add(10*time.Second), d.m.hb.sessionDeadline)
-}
-
-// kafka-0.10: JoinGroup v0 with the session timeout as rebalance timeout,
-// no heartbeat thread, heartbeats from the poll loop.
-func TestKafka010JoinAndHeartbeatTask(t *testing.T) {
-	d := newDriver(t, "kafka-0.10", func(cfg *Config) { cfg.GroupInstanceID = "ignored" })
-	d.start()
-	d.findCoordinator()
-	j := d.sends[0].Req.(*protocol.JoinGroupRequest)
-	require.Equal(t, int16(0), j.Version)
-	require.Equal(t, 10*time.Second, j.RebalanceTimeout)
-	require.Equal(t, "", j.GroupInstanceID)
-	d.joinFollower(1, "m1") // no partitions: the application stays in poll()
-	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
-	d.advance(3 * time.Second)
-	require.Equal(t, 1, d.count(protocol.APIHeartbeat))
-	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
-	d.advance(200 * time.Millisecond)
-	require.Equal(t, 1, d.count(protocol.APIJoinGroup), "rejoin from the poll loop")
-}
-
-// Static membership (KIP-345): the instance id is sent; a poll timeout
-// resets but sends no LeaveGroup.
-func TestStaticMemberPollTimeoutSendsNoLeave(t *testing.T) {
-	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
-		cfg.GroupInstanceID = "g-0"
-		cfg.MaxPollInterval = 5 * time.Second
-		cfg.PollInterval = Const(time.Minute)
-	})
-	d.start()
-	d.findCoordinator()
-	require.Equal(t, "g-0", d.sends[0].Req.(*protocol.JoinGroupRequest).GroupInstanceID)
-	d.joinFollower(1, "m1", tp(0))
-	d.advance(5 * time.Second)
-	require.Len(t, d.eventsOf(protocol.EvPollTimeout), 1)
-	require.Zero(t, d.count(protocol.APILeaveGroup))
-	require.Equal(t, "not-sent", d.eventsOf(protocol.EvLeave)[0].Detail)
-}
-
 // Every fatal error stops the member with EvFatal, and only those: the
 // JoinGroup and SyncGroup columns of §5.10 over every error code.
 func TestEveryFatalErrorStopsTheMember(t *testing.T) {

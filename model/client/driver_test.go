@@ -79,6 +79,9 @@ type driver struct {
 	// the ConnOps (collected in conns) with Connected/ConnectFailed.
 	manualConns bool
 	conns       []ConnOp
+	// log, when set, sees each call's output as it is produced (scripted
+	// tests print it: script_test.go).
+	log func(now protocol.Instant, out *Output)
 }
 
 func newDriver(t *testing.T, profile string, mutate ...func(*Config)) *driver {
@@ -95,6 +98,9 @@ func newDriver(t *testing.T, profile string, mutate ...func(*Config)) *driver {
 func (d *driver) call(f func(*Output)) {
 	d.out.Reset()
 	f(&d.out)
+	if d.log != nil {
+		d.log(d.now, &d.out)
+	}
 	d.sends = append(d.sends, d.out.Sends...)
 	d.events = append(d.events, d.out.Events...)
 	if d.manualConns {

@@ -1,0 +1,228 @@
+// Package datadriven reads scripted tests: a text file of cases, each a
+// command with arguments, an optional input and the expected output, in the
+// format of cockroachdb/datadriven (a small reader of our own: the project
+// needs only this much of it, and no new dependency):
+//
+//	# a comment
+//	command arg key=value key=(a b)
+//	input lines
+//	----
+//	expected output lines
+//
+// The expected output ends at the first blank line. An output that itself
+// contains blank lines is written between two "----" lines:
+//
+//	command
+//	----
+//	----
+//	output
+//
+//	more output
+//	----
+//	----
+//
+// RunTest runs each case in order and compares what the test's function
+// returns with the expected output; with rewrite it writes the file back
+// with the actual outputs instead (then review the diff).
+package datadriven
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Case is one command of a script.
+type Case struct {
+	Pos      string // file:line of the command
+	Cmd      string
+	Args     []Arg
+	Input    string // the lines between the command and "----", joined with \n
+	Expected string // the expected output, ending in \n unless empty
+	outStart int    // byte offsets of the expected block in the file
+	outEnd   int
+}
+
+// Arg is one argument: key, or key=value, or key=(v1 v2 ...).
+type Arg struct {
+	Key  string
+	Vals []string
+}
+
+// Arg returns the first value of argument key and whether it is present.
+func (c *Case) Arg(key string) (string, bool) {
+	for _, a := range c.Args {
+		if a.Key == key {
+			if len(a.Vals) == 0 {
+				return "", true
+			}
+			return a.Vals[0], true
+		}
+	}
+	return "", false
+}
+
+// Parse reads the cases of a script.
+func Parse(path, text string) ([]*Case, error) {
+	lines := strings.SplitAfter(text, "\n")
+	var cases []*Case
+	off := 0
+	i := 0
+	next := func() string {
+		l := lines[i]
+		off += len(l)
+		i++
+		return l
+	}
+	for i < len(lines) {
+		line := strings.TrimRight(lines[i], "\n")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			next()
+			continue
+		}
+		c := &Case{Pos: fmt.Sprintf("%s:%d", path, i+1)}
+		fields, err := splitArgs(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", c.Pos, err)
+		}
+		c.Cmd = fields[0].Key
+		c.Args = fields[1:]
+		next()
+		var in []string
+		for {
+			if i >= len(lines) {
+				return nil, fmt.Errorf("%s: %s: no ---- line", c.Pos, c.Cmd)
+			}
+			l := strings.TrimRight(next(), "\n")
+			if l == "----" {
+				break
+			}
+			in = append(in, l)
+		}
+		c.Input = strings.Join(in, "\n")
+		c.outStart = off
+		var out []string
+		if i < len(lines) && strings.TrimRight(lines[i], "\n") == "----" {
+			// The two-separator form.
+			next()
+			for {
+				if i >= len(lines) {
+					return nil, fmt.Errorf("%s: %s: output not closed by ----/----", c.Pos, c.Cmd)
+				}
+				l := strings.TrimRight(next(), "\n")
+				if l == "----" && i < len(lines) && strings.TrimRight(lines[i], "\n") == "----" {
+					next()
+					break
+				}
+				out = append(out, l)
+			}
+		} else {
+			for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+				out = append(out, strings.TrimRight(next(), "\n"))
+			}
+		}
+		c.outEnd = off
+		if len(out) > 0 {
+			c.Expected = strings.Join(out, "\n") + "\n"
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// splitArgs splits a command line into words: key, key=value, key=(a b c).
+func splitArgs(line string) ([]Arg, error) {
+	var args []Arg
+	s := strings.TrimSpace(line)
+	for s != "" {
+		end := strings.IndexAny(s, " =")
+		if end < 0 {
+			args = append(args, Arg{Key: s})
+			break
+		}
+		key := s[:end]
+		s = s[end:]
+		if s[0] == ' ' {
+			args = append(args, Arg{Key: key})
+			s = strings.TrimSpace(s)
+			continue
+		}
+		s = s[1:]
+		var vals []string
+		if strings.HasPrefix(s, "(") {
+			close := strings.IndexByte(s, ')')
+			if close < 0 {
+				return nil, fmt.Errorf("argument %s: no closing )", key)
+			}
+			vals = strings.Fields(s[1:close])
+			s = s[close+1:]
+		} else {
+			sp := strings.IndexByte(s, ' ')
+			if sp < 0 {
+				sp = len(s)
+			}
+			vals = []string{s[:sp]}
+			s = s[sp:]
+		}
+		args = append(args, Arg{Key: key, Vals: vals})
+		s = strings.TrimSpace(s)
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return args, nil
+}
+
+// format writes one output block back in the script's syntax.
+func format(out string) string {
+	if out == "" {
+		return ""
+	}
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	if strings.Contains(out, "\n\n") || strings.HasPrefix(out, "\n") {
+		return "----\n" + out + "----\n----\n"
+	}
+	return out
+}
+
+// RunTest runs the script at path: f gets each case in order and returns
+// its output. A mismatch fails the test at the case's line; with rewrite
+// the file is written back with the actual outputs.
+func RunTest(t *testing.T, path string, rewrite bool, f func(t *testing.T, c *Case) string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	cases, err := Parse(path, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	last := 0
+	for _, c := range cases {
+		got := f(t, c)
+		if got != "" && !strings.HasSuffix(got, "\n") {
+			got += "\n"
+		}
+		if rewrite {
+			b.WriteString(text[last:c.outStart])
+			b.WriteString(format(got))
+			last = c.outEnd
+			continue
+		}
+		if got != c.Expected {
+			t.Errorf("%s: %s: output differs (go test -rewrite to accept)\n--- want\n%s--- got\n%s", c.Pos, c.Cmd, c.Expected, got)
+		}
+	}
+	if rewrite {
+		b.WriteString(text[last:])
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package datadriven
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const script = `# comment
+echo a b=c d=(e f)
+hello
+----
+hello
+b=c d=e,f
+
+blank
+----
+----
+x
+
+y
+----
+----
+
+empty
+----
+`
+
+func TestParse(t *testing.T) {
+	cases, err := Parse("s", script)
+	require.NoError(t, err)
+	require.Len(t, cases, 3)
+	c := cases[0]
+	require.Equal(t, "echo", c.Cmd)
+	require.Equal(t, "s:2", c.Pos)
+	require.Equal(t, "hello", c.Input)
+	require.Equal(t, "hello\nb=c d=e,f\n", c.Expected)
+	v, ok := c.Arg("b")
+	require.True(t, ok)
+	require.Equal(t, "c", v)
+	_, ok = c.Arg("a")
+	require.True(t, ok)
+	require.Equal(t, []string{"e", "f"}, c.Args[2].Vals)
+	require.Equal(t, "x\n\ny\n", cases[1].Expected)
+	require.Equal(t, "", cases[2].Expected)
+}
+
+func TestParseErrors(t *testing.T) {
+	_, err := Parse("s", "cmd\nno separator\n")
+	require.ErrorContains(t, err, "s:1: cmd: no ---- line")
+	_, err = Parse("s", "cmd a=(b\n----\n")
+	require.ErrorContains(t, err, "no closing )")
+	_, err = Parse("s", "cmd\n----\n----\nopen\n")
+	require.ErrorContains(t, err, "not closed")
+}
+
+// Rewriting writes the actual outputs in place and keeps everything else;
+// reading the result back passes.
+func TestRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.txt")
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o644))
+	out := func(_ *testing.T, c *Case) string {
+		switch c.Cmd {
+		case "echo":
+			return strings.ToUpper(c.Input)
+		case "blank":
+			return "p\n\nq"
+		}
+		return ""
+	}
+	RunTest(t, path, true, out)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, `# comment
+echo a b=c d=(e f)
+hello
+----
+HELLO
+
+blank
+----
+----
+p
+
+q
+----
+----
+
+empty
+----
+`, string(data))
+	RunTest(t, path, false, out)
+}
