@@ -4,6 +4,8 @@
 // behaviour, runs a small inline scenario with jittered latency over several
 // seeds, and asserts concrete timings read off the trace (exact where the
 // protocol fixes them: timers fire at deadline instants of virtual time).
+// Timelines that read best as a scenario and its expected trace live as
+// scripts in testdata/timelines (timeline_scripts_test.go).
 package harness
 
 import (
@@ -229,112 +231,6 @@ groups:
 		assert.Equal(t, persisted.At, stable.At, "seed %d: Stable once the record is appended", seed)
 		assert.Equal(t, int32(1), stable.Gen)
 	}
-}
-
-// TestTimelineInitialDelay — §17.6 "Initial delay on fresh groups" and §12.5:
-// even a single-member new group waits group.initial.rebalance.delay.ms;
-// staggered starts extend it in delay-sized steps (capped by the rebalance
-// timeout); a group re-forming from Empty at a later generation gets one
-// fixed delay (Scala sets newMemberAdded only while generationId == 0).
-func TestTimelineInitialDelay(t *testing.T) {
-	const tmpl = `
-name: initial-delay
-duration: %s
-coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 3000}
-network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
-topics: [{name: t, partitions: 6}]
-groups:
-  - id: g
-    members: %d
-    subscribe: [t]
-    client: {profile: kafka-3.x, max.poll.interval.ms: %d}
-    start: {at: 0s, stagger: %s}
-faults: %s
-`
-	gens := func(tr []TraceEvent) []TraceEvent { return find(tr, kindOf(protocol.EvGenerationComplete, "")) }
-	adds := func(tr []TraceEvent, after time.Duration) []time.Duration {
-		var out []time.Duration
-		for _, e := range find(tr, kindOf(protocol.EvMemberAdded, "")) {
-			if tlAt(e) >= after {
-				out = append(out, tlAt(e))
-			}
-		}
-		return out
-	}
-	const delay = 3 * time.Second
-	t.Run("single member waits the delay", func(t *testing.T) {
-		sc := parse(t, fmt.Sprintf(tmpl, "10s", 1, 300000, "0s", "[]"))
-		for _, seed := range tlSeeds {
-			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
-			a, g := adds(tr, 0), gens(tr)
-			require.Len(t, a, 1)
-			require.Len(t, g, 1, "seed %d", seed)
-			assert.Equal(t, a[0]+delay, tlAt(g[0]), "seed %d: generation 1 exactly one delay after the only member joined", seed)
-			assert.Equal(t, int32(1), g[0].Count)
-		}
-	})
-	t.Run("staggered starts extend in delay steps", func(t *testing.T) {
-		// Members at 0, 2.5, 5, 7.5, 10 s: each 3 s window sees a new
-		// member until the one starting at 12 s: 5 windows.
-		sc := parse(t, fmt.Sprintf(tmpl, "25s", 5, 300000, "2500ms", "[]"))
-		for _, seed := range tlSeeds {
-			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
-			a, g := adds(tr, 0), gens(tr)
-			require.Len(t, a, 5)
-			require.NotEmpty(t, g)
-			assert.Equal(t, a[0]+5*delay, tlAt(g[0]), "seed %d: 5 windows of 3 s", seed)
-			assert.Equal(t, tlInitialJoinCompletes(a[0], a[1:], delay, 300*time.Second), tlAt(g[0]), "seed %d", seed)
-			assert.Equal(t, int32(5), g[0].Count, "seed %d: one generation with every member", seed)
-			assert.Len(t, g, 1, "seed %d: no further rebalance", seed)
-		}
-	})
-	t.Run("extension capped by the rebalance timeout", func(t *testing.T) {
-		// max.poll.interval.ms 7000: windows of 3, 3 and 1 s (remaining
-		// 4000 → 1000 → 0), so generation 1 at first + 7 s with the members
-		// that arrived by then (0, 2.5, 5 s); the one at 7.5 s rebalances again.
-		sc := parse(t, fmt.Sprintf(tmpl, "25s", 4, 7000, "2500ms", "[]"))
-		for _, seed := range tlSeeds {
-			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
-			a, g := adds(tr, 0), gens(tr)
-			require.Len(t, a, 4)
-			require.NotEmpty(t, g)
-			assert.Equal(t, a[0]+7*time.Second, tlAt(g[0]), "seed %d: 3 s + 3 s + 1 s", seed)
-			assert.Equal(t, tlInitialJoinCompletes(a[0], a[1:3], delay, 7*time.Second), tlAt(g[0]), "seed %d", seed)
-			assert.Equal(t, int32(3), g[0].Count, "seed %d", seed)
-		}
-	})
-	t.Run("generation 0 only", func(t *testing.T) {
-		// Both members leave (group Empty at a later generation); members
-		// then join at 30, 32 and 34 s: one fixed 3 s delay, not extended
-		// by the member arriving inside it.
-		faults := `
-  - {at: 20s, leave: g-0}
-  - {at: 20500ms, leave: g-1}
-  - {at: 30s, join: g}
-  - {at: 32s, join: g}
-  - {at: 34s, join: g}`
-		sc := parse(t, fmt.Sprintf(tmpl, "45s", 2, 300000, "0s", faults))
-		for _, seed := range tlSeeds {
-			tr := run(t, sc, seed, Options{KeepTrace: true}).Trace
-			empty, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return e.Kind == protocol.EvGroupState && e.State == "Empty" && e.Detail == "PreparingRebalance"
-			})
-			require.True(t, ok, "seed %d: the group empties", seed)
-			require.Less(t, tlAt(empty), 30*time.Second)
-			require.Positive(t, empty.Gen, "seed %d: Empty at a later generation", seed)
-			a := adds(tr, 30*time.Second)
-			require.Len(t, a, 3, "seed %d", seed)
-			var after []TraceEvent
-			for _, e := range gens(tr) {
-				if tlAt(e) >= 30*time.Second {
-					after = append(after, e)
-				}
-			}
-			require.NotEmpty(t, after, "seed %d", seed)
-			assert.Equal(t, a[0]+delay, tlAt(after[0]), "seed %d: one fixed delay at generation %d, not extended", seed, after[0].Gen)
-			assert.Equal(t, int32(2), after[0].Count, "seed %d: the members at 30 s and 32 s", seed)
-		}
-	})
 }
 
 // TestTimelineMemberJoinsStableGroup — §17.5 "One member joins a Stable
@@ -588,26 +484,6 @@ func TestTimelinePollTimeoutLeave(t *testing.T) {
 		assert.Greater(t, add.At, joins[1].At)
 		assert.Equal(t, "g-1", owner[newID])
 		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
-	}
-}
-
-// TestTimelinePollTimeoutInSummary — INTERFACE.md / DESIGN.md for the same
-// run as TestTimelinePollTimeoutLeave: the rebalance a poll-timeout leave
-// starts has trigger "poll-timeout", and a poll-timeout leave counts as an
-// eviction (DESIGN: "Eviction: ... session expiry, rebalance timeout, poll
-// timeout leave"), a false one (the process is alive).
-func TestTimelinePollTimeoutInSummary(t *testing.T) {
-	sc := parse(t, tlPollTimeoutScenario)
-	for _, seed := range tlSeeds {
-		g := run(t, sc, seed, Options{}).Summary.Groups[0]
-		var trig []string
-		for _, r := range g.Rebalances {
-			trig = append(trig, r.Trigger)
-		}
-		require.GreaterOrEqual(t, len(trig), 2, "seed %d", seed)
-		assert.Equal(t, "poll-timeout", trig[1], "seed %d: %v", seed, trig)
-		assert.Equal(t, 1, g.Evictions, "seed %d", seed)
-		assert.Equal(t, 1, g.FalseEvictions, "seed %d", seed)
 	}
 }
 
