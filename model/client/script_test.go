@@ -99,12 +99,20 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		*dp = d
 	case "start":
 		(*dp).start()
-	case "advance":
-		d, err := dur(c.Args[0].Key)
+	case "advance", "slow-poll":
+		if len(c.Args) == 0 {
+			return fmt.Errorf("%s: how long?", c.Cmd)
+		}
+		p, err := dur(c.Args[0].Key)
 		if err != nil {
 			return err
 		}
-		(*dp).advance(d)
+		d := *dp
+		if c.Cmd == "advance" {
+			d.advance(p)
+		} else {
+			d.call(func(o *Output) { d.m.SlowPoll(d.now, p, o) })
+		}
 	case "respond":
 		return scriptRespond(*dp, c, b)
 	case "drop":
@@ -117,13 +125,6 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		n, _ := strconv.Atoi(arg("broker"))
 		d := *dp
 		d.call(func(o *Output) { d.m.Disconnected(d.now, int32(n), o) })
-	case "slow-poll":
-		p, err := dur(c.Args[0].Key)
-		if err != nil {
-			return err
-		}
-		d := *dp
-		d.call(func(o *Output) { d.m.SlowPoll(d.now, p, o) })
 	case "close":
 		d := *dp
 		d.call(func(o *Output) { d.m.Close(d.now, o) })
