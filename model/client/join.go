@@ -153,7 +153,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		return
 	}
 	rebalanceTimeout := m.cfg.MaxPollInterval
-	if m.b.joinVersion == 0 {
+	if m.b.join.version == 0 {
 		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
 		rebalanceTimeout = m.cfg.SessionTimeout
 	}
@@ -164,7 +164,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		RebalanceTimeout: rebalanceTimeout,
 		MemberID:         m.gen.memberID,
 		ProtocolType:     protocol.ConsumerProtocolType,
-		Version:          m.b.joinVersion,
+		Version:          m.b.join.version,
 	}
 	if m.b.staticMembership {
 		req.GroupInstanceID = m.cfg.GroupInstanceID
@@ -185,7 +185,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 	}
 	var timeout time.Duration
 	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
-	switch m.b.joinTimeout {
+	switch m.b.join.timeout {
 	case joinTimeoutRequest:
 		timeout = m.cfg.RequestTimeout
 	case joinTimeoutRebalance:
@@ -330,7 +330,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		protocol.UnsupportedVersion:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.MemberIDRequired:
-		if m.b.joinVersion < 4 {
+		if m.b.join.version < 4 {
 			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
 			return
 		}

@@ -21,6 +21,14 @@ const (
 	joinTimeoutMaxOfRequestAnd                        // max(request.timeout.ms, rebalanceTimeout + 5 s) (2.6+)
 )
 
+// joinRequest is the JoinGroup an era sends: its version (v0 in 0.10 has no
+// rebalance timeout; v4+ answers MEMBER_ID_REQUIRED, KIP-394) and how its
+// request timeout is computed.
+type joinRequest struct {
+	version int16
+	timeout joinTimeoutRule
+}
+
 // lookupPacing is what the HeartbeatThread does when the coordinator is
 // unknown (§8.2 step 4).
 type lookupPacing uint8
@@ -58,8 +66,7 @@ type behaviour struct {
 	// joinLoopReturnsOnExpiredTimer: a retriable join failure with an expired
 	// timer returns instead of re-sending at once (3.5, KAFKA-12639).
 	joinLoopReturnsOnExpiredTimer bool
-	joinVersion                   int16
-	joinTimeout                   joinTimeoutRule
+	join                          joinRequest
 	// fourStates: UNJOINED/PREPARING/COMPLETING/STABLE; heartbeat thread
 	// enabled on JoinGroup success and heartbeating in COMPLETING_REBALANCE
 	// (2.6.1/2.7.0, KAFKA-10134).
@@ -126,40 +133,40 @@ type consumerDefaults struct {
 var profileTable = withLaterEras([]behaviour{
 	{
 		name: "kafka-0.10", heartbeatTask: true, coordinator010: true, commit010: true, blockingJoin: true,
-		joinVersion: 0, joinTimeout: joinTimeoutRequest, pacing: pacing23,
+		join: joinRequest{version: 0, timeout: joinTimeoutRequest}, pacing: pacing23,
 		defaults: consumerDefaults{session: 30 * time.Second, requestTimeout: 40 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.3", joinVersion: 5, joinTimeout: joinTimeoutRebalance,
+		name: "kafka-2.3", join: joinRequest{version: 5, timeout: joinTimeoutRebalance},
 		staticMembership: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.4", joinVersion: 6, joinTimeout: joinTimeoutRebalance,
+		name: "kafka-2.4", join: joinRequest{version: 6, timeout: joinTimeoutRebalance},
 		staticMembership: true, ownedInSubscription: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.5", joinVersion: 7, joinTimeout: joinTimeoutRebalance, nonBlockingJoin: true,
+		name: "kafka-2.5", join: joinRequest{version: 7, timeout: joinTimeoutRebalance}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.6", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-2.6", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		pacing:   pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
-		name: "kafka-2.7", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-2.7", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
-		name: "kafka-2.8", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-2.8", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
 		// (AbstractCoordinator 2.8.1 971-975).
@@ -167,13 +174,13 @@ var profileTable = withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-3.0", joinVersion: 7, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.0", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.2", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.2", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
@@ -181,7 +188,7 @@ var profileTable = withLaterEras([]behaviour{
 	},
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
-		name: "kafka-3.3", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.3", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
@@ -189,7 +196,7 @@ var profileTable = withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.4", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.4", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
@@ -197,7 +204,7 @@ var profileTable = withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.6", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.6", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
@@ -205,7 +212,7 @@ var profileTable = withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.7", joinVersion: 9, joinTimeout: joinTimeoutMaxOfRequestAnd, nonBlockingJoin: true,
+		name: "kafka-3.7", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
