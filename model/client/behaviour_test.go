@@ -15,45 +15,6 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// KIP-62 unit check: with a 10 s session and the application busy for 15 s,
-// the kafka-2.x heartbeat thread keeps heartbeating; kafka-0.10's
-// HeartbeatTask only runs inside poll(), so nothing is sent and the member's
-// session lapses (coordinatorDead at the next poll()).
-func TestKIP62HeartbeatWhileBusy(t *testing.T) {
-	for _, c := range []struct {
-		profile  string
-		minBeats int
-		maxBeats int
-	}{{"kafka-2.x", 4, 6}, {"kafka-0.10", 0, 0}} {
-		t.Run(c.profile, func(t *testing.T) {
-			d := newDriver(t, c.profile, func(cfg *Config) { cfg.PollInterval = Const(15 * time.Second) })
-			d.stable(tp(0))
-			require.Equal(t, appBusy, d.m.app.phase)
-			if c.profile == "kafka-0.10" {
-				require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
-			}
-			beats := 0
-			for range 15 {
-				d.advance(time.Second - time.Millisecond)
-				for d.count(protocol.APIHeartbeat) > 0 {
-					beats++
-					d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{})
-				}
-				d.advance(time.Millisecond)
-			}
-			require.GreaterOrEqual(t, beats, c.minBeats)
-			require.LessOrEqual(t, beats, c.maxBeats)
-			if c.profile == "kafka-0.10" {
-				dead := d.eventsOf(protocol.EvCoordinatorDead)
-				require.Len(t, dead, 1, "the task sees the expired session when poll() resumes")
-				require.Equal(t, "session-timeout", dead[0].Reason)
-			} else {
-				require.Empty(t, d.eventsOf(protocol.EvCoordinatorDead))
-			}
-		})
-	}
-}
-
 // Every fatal error stops the member with EvFatal, and only those: the
 // JoinGroup and SyncGroup columns of §5.10 over every error code.
 func TestEveryFatalErrorStopsTheMember(t *testing.T) {

@@ -338,24 +338,6 @@ func TestCooperativeRecordsFlowDuringPrepareCommit(t *testing.T) {
 	require.Equal(t, appBusy, d.m.app.phase, "records flow")
 }
 
-// 0.10.0 AutoCommitTask: a delayed task run inside poll(); after its commit
-// completes (success or failure alike) it runs again one interval after its
-// previous run; with the coordinator unknown it retries after retry.backoff.
-func TestKafka010AutoCommitTask(t *testing.T) {
-	d := newDriver(t, "kafka-0.10", autoCommit)
-	d.stable(tp(0))
-	d.advanceAcking(5 * time.Second)
-	c := d.pop(protocol.APIOffsetCommit)
-	require.Equal(t, protocol.Never, d.m.autoCommit.at, "unscheduled while in flight")
-	d.advanceAcking(time.Second)
-	d.respond(c, &protocol.OffsetCommitResponse{Error: protocol.UnknownServerError})
-	d.advance(100 * time.Millisecond) // handled at the next poll()
-	require.Equal(t, protocol.Instant(10*time.Second), d.m.autoCommit.at, "run time + interval, also after a failure")
-	require.Empty(t, d.eventsOf(protocol.EvRejoinRequested))
-	d.advanceAcking(4 * time.Second)
-	require.Equal(t, 1, d.count(protocol.APIOffsetCommit))
-}
-
 // The KIP-62 experiment, kafka-0.10: 15 s of processing per poll() and a
 // 10 s session. The coordinator (played by the test) evicted the member
 // while it was busy; the HeartbeatTask only sees its local session expire

@@ -25,7 +25,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //
 //	new profile=P [instance=ID] [session=D] [max-poll=D] [poll=D] [auto-commit] [coop]
 //	start                     the application thread's first poll()
-//	advance D                 run both threads' timers up to now+D
+//	advance D [ack-heartbeats] run both threads' timers up to now+D (answering
+//	                          every heartbeat NONE at each whole second)
 //	respond API [err=CODE] [node=N] [gen=G member=M leader=L] [parts=(0 1)]
 //	                          answer the oldest pending request of API
 //	drop API                  forget every pending request of API (lost)
@@ -108,9 +109,13 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 			return err
 		}
 		d := *dp
-		if c.Cmd == "advance" {
+		_, ack := c.Arg("ack-heartbeats")
+		switch {
+		case c.Cmd == "advance" && ack:
+			d.advanceAcking(p)
+		case c.Cmd == "advance":
 			d.advance(p)
-		} else {
+		default:
 			d.call(func(o *Output) { d.m.SlowPoll(d.now, p, o) })
 		}
 	case "respond":
