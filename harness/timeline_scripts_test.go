@@ -26,6 +26,7 @@ import (
 //	timeline seeds=(1 2) [kinds=(k1 k2)] [nodes=(n1 n2)] [from=D] [to=D]
 //	                          the trace's events of those kinds and nodes in [from, to)
 //	summary seeds=(1 2)       per seed: rebalance triggers, evictions, false evictions
+//	_breakpoint               nothing (set a debugger breakpoint here)
 func TestTimelineScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/timelines/*.txt")
 	require.NoError(t, err)
@@ -35,6 +36,8 @@ func TestTimelineScripts(t *testing.T) {
 			var sc *scenario.Scenario
 			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
 				switch c.Cmd {
+				case "_breakpoint":
+					return "" // a no-op to set a debugger breakpoint on (STYLE.md §14)
 				case "scenario":
 					sc = parse(t, c.Input)
 					return ""

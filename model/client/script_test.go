@@ -34,6 +34,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	slow-poll D               the application is stuck for D more
 //	close                     KafkaConsumer.close()
 //	state                     the member's state, generation, owned partitions
+//	_breakpoint               nothing (set a debugger breakpoint here)
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/scripts/*.txt")
 	require.NoError(t, err)
@@ -44,7 +45,7 @@ func TestScripts(t *testing.T) {
 			var b strings.Builder
 			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
 				b.Reset()
-				if c.Cmd != "new" && d == nil {
+				if c.Cmd != "new" && c.Cmd != "_breakpoint" && d == nil {
 					t.Fatalf("%s: %s before new", c.Pos, c.Cmd)
 				}
 				if err := scriptCommand(t, &d, c, &b); err != nil {
@@ -98,6 +99,8 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		d := newDriver(t, arg("profile"), mods...)
 		d.log = func(now protocol.Instant, out *Output) { writeOutput(b, now, out) }
 		*dp = d
+	case "_breakpoint":
+		// a no-op to set a debugger breakpoint on (STYLE.md §14)
 	case "start":
 		(*dp).start()
 	case "advance", "slow-poll":
