@@ -10,16 +10,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// Goal: every Kafka test a Go test cites exists at the release named beside
-// it. Method: read the committed list (extracted from the Kafka sources by
-// ./extract) and every comment and string literal of the repository's
-// *_test.go files; a structured citation "Kafka: Class.method @tag" must be
+// Goal: every Kafka test a Go test or a test script cites exists at the
+// release named beside it. Method: read the committed list (extracted from
+// the Kafka sources by ./extract) and every comment and string literal of
+// the repository's *_test.go files and every "#" comment line of its test
+// scripts (testdata/scripts/*.txt, testdata/timelines/*.txt); a structured citation "Kafka: Class.method @tag" must be
 // in the list at that tag, and a bare Kafka-style test name (testXxx) that
 // is not a Go identifier of the package must be in the list at some tag.
 
@@ -87,6 +89,28 @@ func scanFile(path string, src []byte, local map[string]bool) []citation {
 	return out
 }
 
+// scanScript finds the citations in the "#" comment lines of a test script.
+func scanScript(path string, src []byte, local map[string]bool) []citation {
+	var out []citation
+	for i, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		p := path + ":" + strconv.Itoa(i+1)
+		structured := map[string]bool{}
+		for _, m := range citationRe.FindAllStringSubmatch(line, -1) {
+			out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
+			structured[m[2]] = true
+		}
+		for _, w := range bareRe.FindAllString(line, -1) {
+			if !structured[w] && !local[w] {
+				out = append(out, citation{pos: p, method: w})
+			}
+		}
+	}
+	return out
+}
+
 // declared lists the identifiers declared at package level or as functions
 // in the Go files of dir (test helpers such as testConfig are not Kafka names).
 func declared(t *testing.T, dir string) map[string]bool {
@@ -119,6 +143,12 @@ func repoCitations(t *testing.T) []citation {
 			return err
 		}
 		if d.IsDir() && (d.Name() == "results" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			if d.Name() == "testdata" {
+				for _, sub := range []string{"scripts", "timelines"} {
+					scripts, _ := filepath.Glob(filepath.Join(p, sub, "*.txt"))
+					byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], scripts...)
+				}
+			}
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(p, "_test.go") && !strings.HasSuffix(p, "citations_test.go") {
@@ -139,6 +169,10 @@ func repoCitations(t *testing.T) []citation {
 			src, err := os.ReadFile(p)
 			require.NoError(t, err)
 			rel, _ := filepath.Rel(root, p)
+			if strings.HasSuffix(p, ".txt") {
+				out = append(out, scanScript(rel, src, local)...)
+				continue
+			}
 			out = append(out, scanFile(rel, src, local)...)
 		}
 	}
@@ -177,6 +211,16 @@ func TestScanFile(t *testing.T) {
 		{pos: "x_test.go:2:1", class: "GroupCoordinatorTest", method: "testFoo", tag: "3.6.1"},
 		{pos: "x_test.go:2:1", method: "testBar"},
 		{pos: "x_test.go:3:9", method: "testBaz"},
+	}, got)
+}
+
+// A script's citations are read from its "#" comment lines only.
+func TestScanScript(t *testing.T) {
+	src := []byte("# Kafka: AbstractCoordinatorTest.testFoo @3.7.0\n# and testBar\nrespond testBaz\n----\n")
+	got := scanScript("s.txt", src, nil)
+	require.Equal(t, []citation{
+		{pos: "s.txt:1", class: "AbstractCoordinatorTest", method: "testFoo", tag: "3.7.0"},
+		{pos: "s.txt:2", method: "testBar"},
 	}, got)
 }
 
