@@ -160,24 +160,6 @@ func TestJoinGroupFatalErrors(t *testing.T) {
 	}
 }
 
-// AbstractCoordinatorTest.testJoinGroupRequestWithMemberIdRequired (KIP-394).
-//
-// Kafka: AbstractCoordinatorTest.testJoinGroupRequestWithMemberIdRequired @3.6.1
-func TestJoinGroupRequestWithMemberIdRequired(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.start()
-	d.findCoordinator()
-	j := d.pop(protocol.APIJoinGroup)
-	jr := j.Req.(*protocol.JoinGroupRequest)
-	require.Equal(t, "", jr.MemberID)
-	require.GreaterOrEqual(t, jr.Version, int16(4))
-	d.respond(j, &protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "c-0-abc"})
-	// Immediate retry with the given id, no backoff.
-	j2 := d.pop(protocol.APIJoinGroup)
-	require.Equal(t, "c-0-abc", j2.Req.(*protocol.JoinGroupRequest).MemberID)
-	require.Equal(t, []string{"member-id-required"}, reasons(d.eventsOf(protocol.EvRejoinRequested)))
-}
-
 func reasons(evs []protocol.Event) []string {
 	var r []string
 	for _, e := range evs {
@@ -485,37 +467,6 @@ func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
 }
 
-// AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet and
-// ConsumerCoordinatorTest.testLeaveGroupOnClose: close sends LeaveGroup for a
-// dynamic member only; ownership is revoked either way.
-//
-// Kafka: ConsumerCoordinatorTest.testLeaveGroupOnClose @3.7.0
-// Kafka: AbstractCoordinatorTest.testLeaveGroupSentWithGroupInstanceIdUnSet @3.7.0
-func TestLeaveGroupOnClose(t *testing.T) {
-	for _, c := range []struct {
-		java, instance string
-		want           int
-	}{{"testLeaveGroupOnClose", "", 1}, {"testLeaveGroupSentWithGroupInstanceIdUnSet (static)", "g-0", 0}} {
-		t.Run(c.java, func(t *testing.T) {
-			d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.GroupInstanceID = c.instance })
-			d.stable(tp(0), tp(1))
-			d.call(func(o *Output) { d.m.Close(d.now, o) })
-			require.Equal(t, c.want, d.count(protocol.APILeaveGroup))
-			if c.want == 1 {
-				l := d.pop(protocol.APILeaveGroup).Req.(*protocol.LeaveGroupRequest)
-				require.Equal(t, "m1", l.Members[0].MemberID)
-			}
-			require.True(t, d.m.Stopped())
-			require.Equal(t, protocol.None, d.m.FatalError())
-			require.Empty(t, d.m.Owned())
-			rev := d.eventsOf(protocol.EvRevoked)
-			require.Len(t, rev, 1)
-			require.Equal(t, "revoked", rev[0].Detail)
-			require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
-		})
-	}
-}
-
 // ConsumerCoordinatorTest.testMaybeLeaveGroup / KIP-62: the heartbeat thread
 // leaves the group when the application has not called poll() for
 // max.poll.interval.ms; the next poll() rejoins as a new member and the
@@ -640,49 +591,6 @@ func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 	require.Equal(t, "m1", d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
 }
 
-// ConsumerCoordinatorTest.testDisconnectInJoin and testCoordinatorDisconnect
-// for a heartbeat: the member rediscovers, keeps its generation.
-//
-// Kafka: ConsumerCoordinatorTest.testDisconnectInJoin @3.6.1
-// Kafka: ConsumerCoordinatorTest.testCoordinatorDisconnect @3.7.0
-func TestCoordinatorDisconnect(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.stable(tp(0))
-	d.advance(3 * time.Second)
-	d.pop(protocol.APIHeartbeat)
-	d.call(func(o *Output) { d.m.Disconnected(d.now, 0, o) })
-	dead := d.eventsOf(protocol.EvCoordinatorDead)
-	require.Len(t, dead, 1)
-	require.Equal(t, "disconnect", dead[0].Reason)
-	gen, id := d.m.Generation()
-	require.Equal(t, int32(1), gen)
-	require.Equal(t, "m1", id)
-	d.advance(time.Second)
-	require.GreaterOrEqual(t, d.count(protocol.APIFindCoordinator), 1)
-}
-
-// ConsumerCoordinatorTest.testRejoinGroup: REBALANCE_IN_PROGRESS on a STABLE
-// member's heartbeat makes the next poll() rejoin (EAGER: revoke first).
-//
-// Kafka: ConsumerCoordinatorTest.testRejoinGroup @3.6.1
-func TestRejoinGroup(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.stable(tp(0), tp(1))
-	d.advance(3 * time.Second)
-	d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
-	require.Equal(t, Stable, d.m.State())
-	d.advance(200 * time.Millisecond)
-	require.Equal(t, PreparingRebalance, d.m.State())
-	rev := d.eventsOf(protocol.EvRevoked)
-	require.Len(t, rev, 1)
-	require.Equal(t, "revoked", rev[0].Detail)
-	require.Empty(t, d.m.Owned())
-	d.joinFollower(2, "m1", tp(2))
-	require.Equal(t, []protocol.TopicPartition{tp(2)}, d.m.Owned())
-	asg := d.eventsOf(protocol.EvAssigned)
-	require.Equal(t, int32(2), asg[len(asg)-1].Gen)
-}
-
 // AbstractCoordinatorTest.testLookupCoordinator: with no broker available
 // (every connection in reconnect backoff) the lookup fails at once; after
 // the backoff one FindCoordinator goes out, one at a time. The next lookup
@@ -708,22 +616,6 @@ func TestLookupCoordinator(t *testing.T) {
 	d.advance(100 * time.Millisecond)
 	f2 := d.pop(protocol.APIFindCoordinator)
 	require.Equal(t, f.Broker, f2.Broker, "the READY connection is the least loaded")
-}
-
-// AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady
-// (GROUP_AUTHORIZATION_FAILED and other non-retriable lookup errors are fatal).
-//
-// Kafka: AbstractCoordinatorTest.testAuthenticationErrorInEnsureCoordinatorReady @3.6.1
-func TestFindCoordinatorFatal(t *testing.T) {
-	for _, err := range []protocol.ErrorCode{protocol.GroupAuthorizationFailed, protocol.InvalidGroupID} {
-		t.Run(err.String(), func(t *testing.T) {
-			d := newDriver(t, "kafka-3.6")
-			d.start()
-			d.respond(d.pop(protocol.APIFindCoordinator), &protocol.FindCoordinatorResponse{Error: err})
-			require.True(t, d.m.Stopped())
-			require.Equal(t, err, d.m.FatalError())
-		})
-	}
 }
 
 // AbstractCoordinatorTest.testBackoffAndRetryUponRetriableError and
@@ -898,19 +790,4 @@ func lookupGaps(d *driver, n int) []time.Duration {
 		gaps = append(gaps, d.now.Sub(failed))
 	}
 	return gaps
-}
-
-// ConsumerCoordinatorTest.testHeartbeatThreadClose: a closed member has no
-// timers and ignores everything.
-//
-// Kafka: ConsumerCoordinatorTest.testHeartbeatThreadClose @3.6.1
-func TestHeartbeatThreadClose(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.stable(tp(0))
-	d.call(func(o *Output) { d.m.Close(d.now, o) })
-	require.Equal(t, protocol.Never, d.m.NextAppDeadline())
-	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline())
-	n := len(d.events)
-	d.call(func(o *Output) { d.m.TickApp(d.now+1e12, o); d.m.TickHeartbeat(d.now+1e12, o) })
-	require.Len(t, d.events, n)
 }

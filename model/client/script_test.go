@@ -33,6 +33,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	disconnect [broker=N]     the connections to broker N were reset
 //	slow-poll D               the application is stuck for D more
 //	close                     KafkaConsumer.close()
+//	tick                      both threads' ticks at now, due or not
+//	deadlines                 NextAppDeadline and NextHeartbeatDeadline
 //	state                     the member's state, generation, owned partitions
 //	_breakpoint               nothing (set a debugger breakpoint here)
 func TestScripts(t *testing.T) {
@@ -136,6 +138,13 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 	case "close":
 		d := *dp
 		d.call(func(o *Output) { d.m.Close(d.now, o) })
+	case "tick":
+		// Both threads' ticks at now, whatever their deadlines say.
+		d := *dp
+		d.call(func(o *Output) { d.m.TickApp(d.now, o); d.m.TickHeartbeat(d.now, o) })
+	case "deadlines":
+		m := (*dp).m
+		fmt.Fprintf(b, "app=%s heartbeat=%s\n", m.NextAppDeadline(), m.NextHeartbeatDeadline())
 	case "state":
 		m := (*dp).m
 		gen, id := m.Generation()
