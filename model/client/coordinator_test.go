@@ -94,25 +94,6 @@ func completeJoin(t *testing.T, d *driver, j Send, gen int32, id string) {
 	require.Equal(t, id, m)
 }
 
-// AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect.
-//
-// Kafka: AbstractCoordinatorTest.testRetainMemberIdAfterSyncGroupDisconnect @3.6.1
-func TestRetainMemberIdAfterSyncGroupDisconnect(t *testing.T) {
-	d := newDriver(t, "kafka-3.6")
-	d.start()
-	d.findCoordinator()
-	j := d.pop(protocol.APIJoinGroup)
-	d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
-	d.pop(protocol.APISyncGroup)
-	d.call(func(o *Output) { d.m.Disconnected(d.now, 0, o) })
-	d.advance(time.Second)
-	d.findCoordinator()
-	d.advance(time.Second)
-	j2 := d.pop(protocol.APIJoinGroup)
-	require.Equal(t, "m1", j2.Req.(*protocol.JoinGroupRequest).MemberID)
-	completeJoin(t, d, j2, 10, "m1")
-}
-
 // The fatal JoinGroup errors: AbstractCoordinatorTest.testGroupMaxSizeExceptionIsFatal,
 // testJoinGroupRequestWithFencedInstanceIdException, testJoinGroupProtocolTypeAndName
 // (inconsistent type), ConsumerCoordinatorTest.testJoinGroupInvalidGroupId,
@@ -415,39 +396,6 @@ func TestHeartbeatResponseWithOldGeneration(t *testing.T) {
 	}
 }
 
-// AbstractCoordinatorTest.testHeartbeatSentWhenCompletingRebalance (2.6.1+)
-// and its absence before KAFKA-10134.
-//
-// Kafka: AbstractCoordinatorTest.testHeartbeatSentWhenCompletingRebalance @3.6.1
-func TestHeartbeatSentWhenCompletingRebalance(t *testing.T) {
-	for _, c := range []struct {
-		profile string
-		want    int
-	}{{"kafka-3.6", 1}, {"kafka-2.7", 1}, {"kafka-2.6", 0}} {
-		t.Run(c.profile, func(t *testing.T) {
-			d := newDriver(t, c.profile)
-			d.start()
-			d.findCoordinator()
-			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
-			d.pop(protocol.APISyncGroup) // never answered
-			d.advance(3 * time.Second)
-			require.Equal(t, c.want, d.count(protocol.APIHeartbeat))
-			if c.want == 0 {
-				return
-			}
-			// REBALANCE_IN_PROGRESS while completing keeps the generation
-			// and asks for no rejoin.
-			before := len(d.eventsOf(protocol.EvRejoinRequested))
-			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
-			gen, id := d.m.Generation()
-			require.Equal(t, int32(1), gen)
-			require.Equal(t, "m1", id)
-			require.Equal(t, CompletingRebalance, d.m.State())
-			require.Len(t, d.eventsOf(protocol.EvRejoinRequested), before)
-		})
-	}
-}
-
 // AbstractCoordinatorTest.testHeartbeatRebalanceInProgressResponseDuringRebalancing:
 // REBALANCE_IN_PROGRESS in COMPLETING_REBALANCE is ignored (no rejoin request).
 //
@@ -465,36 +413,6 @@ func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 	d.respond(sync, &protocol.SyncGroupResponse{ProtocolType: "consumer", ProtocolName: "range", Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(1)}}})
 	require.Equal(t, Stable, d.m.State())
 	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
-}
-
-// ConsumerCoordinatorTest.testMaybeLeaveGroup / KIP-62: the heartbeat thread
-// leaves the group when the application has not called poll() for
-// max.poll.interval.ms; the next poll() rejoins as a new member and the
-// partitions are reported lost.
-//
-// Kafka: ConsumerCoordinatorTest.testMaybeLeaveGroup @3.6.1
-func TestMaybeLeaveGroupOnPollTimeout(t *testing.T) {
-	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
-		cfg.MaxPollInterval = 20 * time.Second
-		cfg.PollInterval = Const(30 * time.Second)
-	})
-	d.stable(tp(0))
-	for range 10 { // keep the session alive meanwhile
-		d.advance(3 * time.Second)
-		for d.count(protocol.APIHeartbeat) > 0 {
-			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{})
-		}
-		if len(d.eventsOf(protocol.EvPollTimeout)) > 0 {
-			break
-		}
-	}
-	require.Len(t, d.eventsOf(protocol.EvPollTimeout), 1)
-	require.Equal(t, 1, d.count(protocol.APILeaveGroup))
-	require.Equal(t, Unjoined, d.m.State())
-	d.advance(15 * time.Second) // processing ends, poll() rejoins
-	require.Equal(t, "lost", d.eventsOf(protocol.EvRevoked)[0].Detail)
-	j := d.pop(protocol.APIJoinGroup)
-	require.Equal(t, "", j.Req.(*protocol.JoinGroupRequest).MemberID)
 }
 
 // ConsumerCoordinatorTest.testNormalJoinGroupLeader: the leader runs the
