@@ -74,16 +74,23 @@ func scanFile(path string, src []byte, local map[string]bool) []citation {
 		if tok != token.COMMENT && tok != token.STRING {
 			continue
 		}
-		p := fset.Position(pos).String()
-		structured := map[string]bool{}
-		for _, m := range citationRe.FindAllStringSubmatch(lit, -1) {
-			out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
-			structured[m[2]] = true
-		}
-		for _, w := range bareRe.FindAllString(lit, -1) {
-			if !structured[w] && !local[w] {
-				out = append(out, citation{pos: p, method: w})
-			}
+		out = appendCitations(out, fset.Position(pos).String(), lit, local)
+	}
+	return out
+}
+
+// appendCitations appends the citations in text (at p): the structured
+// ones, and the bare Kafka-style test names that are neither structured
+// nor identifiers in local.
+func appendCitations(out []citation, p, text string, local map[string]bool) []citation {
+	structured := map[string]bool{}
+	for _, m := range citationRe.FindAllStringSubmatch(text, -1) {
+		out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
+		structured[m[2]] = true
+	}
+	for _, w := range bareRe.FindAllString(text, -1) {
+		if !structured[w] && !local[w] {
+			out = append(out, citation{pos: p, method: w})
 		}
 	}
 	return out
@@ -96,17 +103,7 @@ func scanScript(path string, src []byte, local map[string]bool) []citation {
 		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
-		p := path + ":" + strconv.Itoa(i+1)
-		structured := map[string]bool{}
-		for _, m := range citationRe.FindAllStringSubmatch(line, -1) {
-			out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
-			structured[m[2]] = true
-		}
-		for _, w := range bareRe.FindAllString(line, -1) {
-			if !structured[w] && !local[w] {
-				out = append(out, citation{pos: p, method: w})
-			}
-		}
+		out = appendCitations(out, path+":"+strconv.Itoa(i+1), line, local)
 	}
 	return out
 }
