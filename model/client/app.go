@@ -39,7 +39,7 @@ func (m *Member) newPollCall(now protocol.Instant) {
 // ConsumerCoordinator.poll, then fetch: records → processing; none and the
 // user timeout expired → poll() returns empty and the loop calls it again.
 func (m *Member) appIterate(now protocol.Instant, out *Output) {
-	for range 16 {
+	for range maxPollPasses {
 		if m.app.phase != appPolling || m.stopped {
 			return
 		}

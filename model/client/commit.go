@@ -200,7 +200,7 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 	if !m.cfg.AutoCommit {
 		return true
 	}
-	for range 4 {
+	for range maxStepsPerCall {
 		switch m.autoCommit.prep {
 		case prepDone:
 			m.autoCommit.prep = prepIdle

@@ -79,7 +79,7 @@ func (t *heartbeatTask) reset(now protocol.Instant) {
 // (Java's PriorityQueue leaves the order of equal entries unspecified).
 func (t *heartbeatTask) pollTasks(now protocol.Instant, out *Output) {
 	m := t.m
-	for range 4 {
+	for range maxStepsPerCall {
 		hbDue, commitDue := t.at <= now, m.autoCommit.at <= now
 		switch {
 		case hbDue && (!commitDue || t.at <= m.autoCommit.at):

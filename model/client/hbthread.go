@@ -55,7 +55,7 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 		return
 	}
 	m.handleTimeouts(now, out)
-	for range 8 {
+	for range maxHeartbeatPasses {
 		if !t.runOnce(now, out) {
 			return
 		}

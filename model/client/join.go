@@ -59,7 +59,7 @@ const (
 // profile's deltas, §5.4). It never blocks: "waiting" is returning and being
 // re-entered by appIterate when something happens.
 func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
-	for range 16 {
+	for range maxJoinPasses {
 		if !m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
 			return
 		}
@@ -330,7 +330,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		protocol.UnsupportedVersion:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.MemberIDRequired:
-		if m.b.join.version < 4 {
+		if m.b.join.version < joinVersionMemberIDRequired {
 			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
 			return
 		}

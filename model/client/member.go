@@ -11,6 +11,22 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
+// Limits on the loops that stand for Java's blocking loops (TIGER_STYLE: a
+// limit on everything). A call into the model handles what is due at its
+// instant; a loop that would need more passes than these is a model bug,
+// and the caller's next tick resumes it.
+const (
+	maxPollPasses      = 16 // appIterate: KafkaConsumer.poll loop passes per call
+	maxJoinPasses      = 16 // joinGroupIfNeeded's loop
+	maxHeartbeatPasses = 8  // HeartbeatThread.run iterations per tick
+	maxTimersPerTick   = 64 // expired timers handled per tick (TickApp, handleTimeouts)
+	maxStepsPerCall    = 4  // small state machines: onJoinPrepare's commit, the 0.10 delayed-task queue
+)
+
+// joinVersionMemberIDRequired is the first JoinGroup version answered
+// MEMBER_ID_REQUIRED (v4, KIP-394).
+const joinVersionMemberIDRequired = 4
+
 // Member is one Kafka consumer's group membership: AbstractCoordinator,
 // ConsumerCoordinator, Heartbeat and HeartbeatThread as one pure state
 // machine, held in Kafka's parts: the coordinator lookup (lookup.go), the
@@ -175,7 +191,7 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 		return
 	}
 	m.fastForward(now, true)
-	for range 64 {
+	for range maxTimersPerTick {
 		switch m.app.phase {
 		case appBusy:
 			if now < m.app.busyUntil {

@@ -472,7 +472,7 @@ func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32,
 // (ConsumerNetworkClient.failExpiredRequests).
 func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 	m.handleSetupTimeouts(now, out)
-	for range 64 {
+	for range maxTimersPerTick {
 		idx := -1
 		for i := range m.net.inflight {
 			if m.net.inflight[i].deadline <= now && (idx < 0 || m.net.inflight[i].deadline < m.net.inflight[idx].deadline) {
