@@ -415,48 +415,6 @@ func TestHeartbeatRebalanceInProgressResponseDuringRebalancing(t *testing.T) {
 	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
 }
 
-// ConsumerCoordinatorTest.testNormalJoinGroupLeader: the leader runs the
-// assignor and sends every member's assignment.
-//
-// Kafka: ConsumerCoordinatorTest.testNormalJoinGroupLeader @3.6.1
-func TestNormalJoinGroupLeader(t *testing.T) {
-	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(5 * time.Second) })
-	d.start()
-	d.findCoordinator()
-	sub := protocol.Subscription{Topics: []string{"t"}, GenerationID: -1}
-	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{
-		GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "m1", MemberID: "m1",
-		Members: []protocol.JoinGroupMember{{MemberID: "m1", Metadata: sub}, {MemberID: "m2", Metadata: sub}},
-	})
-	require.Len(t, d.eventsOf(protocol.EvJoined), 1)
-	require.Equal(t, "leader", d.eventsOf(protocol.EvJoined)[0].Detail)
-	require.Zero(t, d.count(protocol.APISyncGroup), "assignor still running")
-	require.Equal(t, protocol.Never, d.m.NextHeartbeatDeadline(), "heartbeat thread blocked on the monitor: no deadline until the application releases it")
-	d.advance(5*time.Second - time.Millisecond)
-	require.Zero(t, d.count(protocol.APIHeartbeat), "no heartbeat while the assignor holds the monitor")
-	d.advance(time.Millisecond)
-	require.Equal(t, 1, d.count(protocol.APIHeartbeat), "the overdue heartbeat goes out once the monitor is free")
-	s := d.pop(protocol.APISyncGroup).Req.(*protocol.SyncGroupRequest)
-	require.Len(t, s.Assignments, 2)
-	require.Equal(t, []protocol.TopicPartition{tp(0), tp(1)}, s.Assignments[0].Assignment.Partitions)
-	require.Equal(t, []protocol.TopicPartition{tp(2), tp(3)}, s.Assignments[1].Assignment.Partitions)
-}
-
-// ConsumerCoordinatorTest.testOnLeaderElectedShouldSkipAssignment (KIP-814).
-//
-// Kafka: ConsumerCoordinatorTest.testOnLeaderElectedShouldSkipAssignment @3.6.1
-func TestOnLeaderElectedShouldSkipAssignment(t *testing.T) {
-	d := newDriver(t, "kafka-3.6", func(cfg *Config) { cfg.AssignTime = Const(time.Hour) })
-	d.start()
-	d.findCoordinator()
-	d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{
-		GenerationID: 3, ProtocolType: "consumer", ProtocolName: "range", Leader: "m1", MemberID: "m1", SkipAssignment: true,
-		Members: []protocol.JoinGroupMember{{MemberID: "m1"}},
-	})
-	s := d.pop(protocol.APISyncGroup).Req.(*protocol.SyncGroupRequest)
-	require.Empty(t, s.Assignments)
-}
-
 // ConsumerCoordinatorTest.testNormalJoinGroupFollower.
 //
 // Kafka: ConsumerCoordinatorTest.testNormalJoinGroupFollower @3.6.1

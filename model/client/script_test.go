@@ -23,11 +23,11 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 // line each with its virtual time. A new client behaviour then costs a text
 // file, not Go code. Commands:
 //
-//	new profile=P [instance=ID] [session=D] [max-poll=D] [poll=D] [auto-commit] [coop]
+//	new profile=P [instance=ID] [session=D] [max-poll=D] [poll=D] [assign-time=D] [auto-commit] [coop]
 //	start                     the application thread's first poll()
 //	advance D [ack-heartbeats] run both threads' timers up to now+D (answering
 //	                          every heartbeat NONE at each whole second)
-//	respond API [err=CODE] [node=N] [gen=G member=M leader=L] [parts=(0 1)]
+//	respond API [err=CODE] [node=N] [gen=G member=M leader=L members=(M1 M2) skip-assignment] [parts=(0 1)]
 //	                          answer the oldest pending request of API
 //	drop API                  forget every pending request of API (lost)
 //	disconnect [broker=N]     the connections to broker N were reset
@@ -79,7 +79,7 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 				mods = append(mods, func(cfg *Config) { cfg.AutoCommit = true })
 			case "coop":
 				mods = append(mods, func(cfg *Config) { cfg.Assignors = []string{"cooperative-sticky"} })
-			case "session", "max-poll", "poll":
+			case "session", "max-poll", "poll", "assign-time":
 				d, err := dur(v)
 				if err != nil {
 					return err
@@ -92,6 +92,8 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 						cfg.MaxPollInterval = d
 					case "poll":
 						cfg.PollInterval = Const(d)
+					case "assign-time":
+						cfg.AssignTime = Const(d)
 					}
 				})
 			default:
@@ -204,8 +206,18 @@ func scriptRespond(d *driver, c *datadriven.Case, b *strings.Builder) error {
 	case protocol.APIFindCoordinator:
 		resp = &protocol.FindCoordinatorResponse{Error: code, NodeID: int32(num("node", 0))}
 	case protocol.APIJoinGroup:
-		resp = &protocol.JoinGroupResponse{Error: code, GenerationID: int32(num("gen", 1)), ProtocolType: "consumer",
+		jr := &protocol.JoinGroupResponse{Error: code, GenerationID: int32(num("gen", 1)), ProtocolType: "consumer",
 			ProtocolName: str("protocol", "range"), Leader: str("leader", "leader"), MemberID: str("member", "m1")}
+		_, jr.SkipAssignment = c.Arg("skip-assignment")
+		for _, a := range c.Args {
+			if a.Key == "members" { // the leader's member list, each subscribed to t
+				for _, id := range a.Vals {
+					jr.Members = append(jr.Members, protocol.JoinGroupMember{MemberID: id,
+						Metadata: protocol.Subscription{Topics: []string{"t"}, GenerationID: protocol.NoGeneration}})
+				}
+			}
+		}
+		resp = jr
 	case protocol.APISyncGroup:
 		resp = &protocol.SyncGroupResponse{Error: code, ProtocolType: "consumer", ProtocolName: str("protocol", "range"),
 			Assignment: protocol.Assignment{Partitions: parts}}
@@ -281,6 +293,9 @@ func writeOutput(b *strings.Builder, now protocol.Instant, out *Output) {
 			fmt.Fprintf(b, " v%d member=%q rebalance-timeout=%s", r.Version, r.MemberID, r.RebalanceTimeout)
 		case *protocol.SyncGroupRequest:
 			fmt.Fprintf(b, " gen=%d member=%q assignments=%d", r.GenerationID, r.MemberID, len(r.Assignments))
+			for _, a := range r.Assignments {
+				fmt.Fprintf(b, " %s=%s", a.MemberID, partList(a.Assignment.Partitions))
+			}
 		case *protocol.HeartbeatRequest:
 			fmt.Fprintf(b, " gen=%d member=%q", r.GenerationID, r.MemberID)
 		case *protocol.OffsetCommitRequest:
