@@ -196,25 +196,6 @@ func TestJoinGroupRebalanceInProgressCallbackCounts(t *testing.T) {
 	require.Equal(t, []protocol.TopicPartition{tp(1)}, d.m.Owned())
 }
 
-// AbstractCoordinatorTest.testRejoinReason (KIP-800, 3.2+): the JoinGroup
-// carries why the member rejoins.
-//
-// Kafka: AbstractCoordinatorTest.testRejoinReason @3.6.1
-func TestRejoinReason(t *testing.T) {
-	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "rebalance-in-progress"}, {"kafka-2.8", ""}} {
-		t.Run(c.profile, func(t *testing.T) {
-			d := newDriver(t, c.profile)
-			d.stable(tp(0))
-			d.advance(3 * time.Second)
-			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
-			d.advance(200 * time.Millisecond)
-			j := d.pop(protocol.APIJoinGroup)
-			require.Equal(t, c.want, j.Req.(*protocol.JoinGroupRequest).Reason)
-			require.Equal(t, "m1", j.Req.(*protocol.JoinGroupRequest).MemberID)
-		})
-	}
-}
-
 // SyncGroup errors: AbstractCoordinatorTest.testSyncGroupRequestWithFencedInstanceIdException,
 // ConsumerCoordinatorTest.testUnexpectedErrorOnSyncGroup, testUnknownMemberIdOnSyncGroup,
 // testRebalanceInProgressOnSyncGroup, testIllegalGenerationOnSyncGroup.
@@ -528,22 +509,6 @@ func TestBackoffAndRetryUponRetriableError(t *testing.T) {
 	}
 }
 
-// KAFKA-10134 side effect (kafka-2.7): a retriable JoinGroup error drops the
-// member id; fixed in 2.8.1 (KAFKA-13214).
-func TestRetriableJoinErrorResetsGenerationIn27(t *testing.T) {
-	for _, c := range []struct{ profile, want string }{{"kafka-2.7", ""}, {"kafka-2.8", "m1"}} {
-		t.Run(c.profile, func(t *testing.T) {
-			d := newDriver(t, c.profile)
-			d.start()
-			d.findCoordinator()
-			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.MemberIDRequired, MemberID: "m1"})
-			d.respond(d.pop(protocol.APIJoinGroup), &protocol.JoinGroupResponse{Error: protocol.CoordinatorLoadInProgress})
-			d.advance(time.Second)
-			require.Equal(t, c.want, d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
-		})
-	}
-}
-
 // ConsumerCoordinatorTest.testSelectRebalanceProtocol: COOPERATIVE only when
 // every assignor supports it, and only from 2.4.
 //
@@ -594,27 +559,6 @@ func TestCooperativeSecondRebalance(t *testing.T) {
 	require.Equal(t, []protocol.TopicPartition{tp(0)}, d.m.Owned())
 	require.Contains(t, reasons(d.eventsOf(protocol.EvRejoinRequested)), "cooperative-revocation")
 	require.Equal(t, 1, d.count(protocol.APIJoinGroup), "second rebalance")
-}
-
-// ConsumerCoordinatorTest.testPrepareJoinAndRejoinAfterFailedRebalance-style:
-// after UNKNOWN_MEMBER_ID the owned partitions are reported lost (2.4+) and
-// revoked before 2.4.
-//
-// Kafka: ConsumerCoordinatorTest.testPrepareJoinAndRejoinAfterFailedRebalance @3.6.1
-func TestLostPartitionsAfterReset(t *testing.T) {
-	for _, c := range []struct{ profile, want string }{{"kafka-3.6", "lost"}, {"kafka-2.3", "revoked"}} {
-		t.Run(c.profile, func(t *testing.T) {
-			d := newDriver(t, c.profile)
-			d.stable(tp(0))
-			d.advance(3 * time.Second)
-			d.respond(d.pop(protocol.APIHeartbeat), &protocol.HeartbeatResponse{Error: protocol.UnknownMemberID})
-			d.advance(200 * time.Millisecond)
-			rev := d.eventsOf(protocol.EvRevoked)
-			require.Len(t, rev, 1)
-			require.Equal(t, c.want, rev[0].Detail)
-			require.Equal(t, "", d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest).MemberID)
-		})
-	}
 }
 
 // AbstractCoordinatorTest.testCoordinatorDiscoveryExponentialBackoff

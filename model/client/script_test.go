@@ -291,6 +291,9 @@ func writeOutput(b *strings.Builder, now protocol.Instant, out *Output) {
 		switch r := s.Req.(type) {
 		case *protocol.JoinGroupRequest:
 			fmt.Fprintf(b, " v%d member=%q rebalance-timeout=%s", r.Version, r.MemberID, r.RebalanceTimeout)
+			if r.Reason != "" {
+				fmt.Fprintf(b, " reason=%q", r.Reason)
+			}
 		case *protocol.SyncGroupRequest:
 			fmt.Fprintf(b, " gen=%d member=%q assignments=%d", r.GenerationID, r.MemberID, len(r.Assignments))
 			for _, a := range r.Assignments {
