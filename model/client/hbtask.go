@@ -20,16 +20,7 @@ func (t *heartbeatTask) failure() protocol.ErrorCode        { return protocol.No
 func (t *heartbeatTask) tick(protocol.Instant, *Output)     {}
 func (t *heartbeatTask) nextDeadline() protocol.Instant     { return protocol.Never }
 func (t *heartbeatTask) taskDeadline() protocol.Instant     { return t.at }
-func (t *heartbeatTask) joinCompleted(now protocol.Instant) { t.reset(now) }
 func (t *heartbeatTask) requestFailed(now protocol.Instant) { t.done(now, false) }
-
-// coordinatorFound: FindCoordinator succeeded; with a generation the task
-// restarts (0.10 GroupCoordinatorResponseHandler: heartbeatTask.reset()).
-func (t *heartbeatTask) coordinatorFound(now protocol.Instant) {
-	if t.m.gen.id > 0 {
-		t.reset(now)
-	}
-}
 
 // run is the 0.9/0.10 HeartbeatTask.run (seed 003).
 func (t *heartbeatTask) run(now protocol.Instant, out *Output) {

@@ -32,8 +32,7 @@ func (t *heartbeatThread) polled(now protocol.Instant)         { t.m.hbPoll(now)
 func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.failed }
 func (t *heartbeatThread) taskDeadline() protocol.Instant      { return protocol.Never }
 func (t *heartbeatThread) pollTasks(protocol.Instant, *Output) {}
-func (t *heartbeatThread) joinCompleted(protocol.Instant)      {}
-func (t *heartbeatThread) coordinatorFound(protocol.Instant)   {}
+func (t *heartbeatThread) reset(protocol.Instant)              {}
 func (t *heartbeatThread) requestFailed(now protocol.Instant)  { t.m.hbFail(now) }
 
 // canPoll: the heartbeat thread is enabled and can take the monitor.

@@ -36,10 +36,9 @@ type heartbeater interface {
 	// queue (0.10): its next due task, and running the due ones.
 	taskDeadline() protocol.Instant
 	pollTasks(now protocol.Instant, out *Output)
-	// joinCompleted is onJoinComplete's end, coordinatorFound a
-	// FindCoordinator success.
-	joinCompleted(now protocol.Instant)
-	coordinatorFound(now protocol.Instant)
+	// reset is HeartbeatTask.reset (0.10): at onJoinComplete's end, and on
+	// a FindCoordinator success with a generation. The thread has none.
+	reset(now protocol.Instant)
 	// handleResponse and requestFailed complete a Heartbeat request.
 	handleResponse(now protocol.Instant, out *Output, e inflight, err protocol.ErrorCode)
 	requestFailed(now protocol.Instant)

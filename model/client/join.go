@@ -279,7 +279,7 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 	m.join.complete = jcNone
 	m.join.status = joinIdle
 	m.needsJoinPrepare = true
-	m.hbt.joinCompleted(now)
+	m.hbt.reset(now)
 }
 
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).

@@ -101,7 +101,11 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
 		m.tryConnect(now, out, r.NodeID)
 		m.hbResetSession(now)
-		m.hbt.coordinatorFound(now)
+		if m.gen.id > 0 {
+			// 0.10 GroupCoordinatorResponseHandler: start sending heartbeats
+			// only with a valid generation (heartbeatTask.reset()).
+			m.hbt.reset(now)
+		}
 	case protocol.GroupAuthorizationFailed:
 		// GroupAuthorizationException thrown from ensureCoordinatorReady (or
 		// recorded by the heartbeat thread and thrown at the next poll).
