@@ -148,6 +148,10 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 	case contLeaderSync:
 		req := m.app.pendingSync
 		m.app.pendingSync = nil
+		if req == nil {
+			m.assertFailed(out, "app", "the assignor finished without a SyncGroup to send")
+			return
+		}
 		m.sendSyncGroupRequest(now, out, req)
 	case contJoinComplete:
 		m.continueJoinComplete(now, out)

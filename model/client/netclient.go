@@ -496,7 +496,12 @@ func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
 			m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
 		}
 		// Every request was sent through connectionFor: its state exists.
-		m.closeConnection(now, out, m.findConnection(e.broker, e.coordConn), "request-timeout", true)
+		c := m.findConnection(e.broker, e.coordConn)
+		if c == nil {
+			m.assertFailed(out, "net", "a request timed out on a connection the client never had")
+			return
+		}
+		m.closeConnection(now, out, c, "request-timeout", true)
 	}
 }
 
