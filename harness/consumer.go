@@ -253,7 +253,7 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 		resp = &protocol.ConsumerGroupHeartbeatResponse{Error: protocol.CoordinatorLoadInProgress, MemberID: r.MemberID}
 	default:
 		var out ccoord.Output
-		b.cg.Heartbeat(protocol.Instant(now), r, &out)
+		b.cg.Heartbeat(now, r, &out)
 		w.flushConsumerCoord(b, &out)
 		resp = out.Resp
 	}
@@ -331,7 +331,7 @@ func (w *world) tickConsumer(b *broker, now sim.Instant) {
 		return
 	}
 	var out ccoord.Output
-	b.cg.Tick(protocol.Instant(now), &out)
+	b.cg.Tick(now, &out)
 	w.flushConsumerCoord(b, &out)
 }
 
@@ -359,7 +359,7 @@ func (w *world) electConsumer(g *groupState, nb *broker) {
 	now := w.q.Now()
 	g.cs.loadedAt = now.Add(w.sc.Coordinator.LoadTime)
 	if g.cs.group != nil {
-		nb.cg.Load(protocol.Instant(g.cs.loadedAt), g.cs.group)
+		nb.cg.Load(g.cs.loadedAt, g.cs.group)
 		// The new coordinator reports the group's state as loaded (the
 		// oracles saw it Dead with its old broker).
 		g.cs.state = ""

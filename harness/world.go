@@ -515,7 +515,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 		if !s.live(e.inc) || s.paused {
 			return
 		}
-		s.m.TickApp(protocol.Instant(now), &w.cout)
+		s.m.TickApp(now, &w.cout)
 		w.flushMember(s)
 	case evHBTick:
 		s := w.slots[e.idx]
@@ -523,14 +523,14 @@ func (w *world) fire(now sim.Instant, e ev) {
 			return
 		}
 		w.catchUp(s)
-		s.m.TickHeartbeat(protocol.Instant(now), &w.cout)
+		s.m.TickHeartbeat(now, &w.cout)
 		w.flushMember(s)
 	case evBrokerTick:
 		b := w.brokers[e.idx]
 		if b.down {
 			return
 		}
-		b.b.Tick(protocol.Instant(now), &w.bout)
+		b.b.Tick(now, &w.bout)
 		w.tickConsumer(b, now)
 		w.flushBroker(b)
 	case evStart:
@@ -567,7 +567,7 @@ func (s *slot) live(inc uint32) bool { return s.alive && s.inc == inc }
 func (w *world) catchUp(s *slot) {
 	now := w.q.Now()
 	first := w.q.TieKey(now, ev{kind: evAppTick, idx: s.id}) < w.q.CurrentTieKey()
-	s.m.CatchUp(protocol.Instant(now), first)
+	s.m.CatchUp(now, first)
 }
 
 // startProcess starts a fresh process in the slot: a new client.Member with
@@ -599,7 +599,7 @@ func (w *world) startProcess(s *slot) {
 	s.coordSeen = -1
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
 	w.emit(&w.tev)
-	s.m.Start(protocol.Instant(now), &w.cout)
+	s.m.Start(now, &w.cout)
 	w.flushMember(s)
 }
 
@@ -671,7 +671,7 @@ func (w *world) flushMember(s *slot) {
 
 func (w *world) rearm(t *sim.Timer, deadline protocol.Instant, e ev) {
 	now := w.q.Now()
-	at := sim.Instant(deadline)
+	at := deadline
 	if deadline == protocol.Never {
 		if _, armed := t.Armed(); armed {
 			w.q.Cancel(t)
@@ -788,7 +788,7 @@ func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
 			return
 		}
 	}
-	b.b.Handle(protocol.Instant(now), env.conn, env.corr, env.req, &w.bout)
+	b.b.Handle(now, env.conn, env.corr, env.req, &w.bout)
 	w.flushBroker(b)
 }
 
@@ -851,7 +851,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		}
 	}
 	w.catchUp(s)
-	s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
+	s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 	w.flushMember(s)
 }
 
@@ -893,11 +893,11 @@ func (w *world) memberConn(s *slot, o sim.Outcome, broker int32, coord bool, why
 	w.catchUp(s)
 	switch o {
 	case sim.Established:
-		s.m.Connected(protocol.Instant(now), broker, coord, &w.cout)
+		s.m.Connected(now, broker, coord, &w.cout)
 	case sim.ConnectFailed:
-		s.m.ConnectFailed(protocol.Instant(now), broker, coord, &w.cout)
+		s.m.ConnectFailed(now, broker, coord, &w.cout)
 	case sim.Disconnect:
-		s.m.ConnectionClosed(protocol.Instant(now), broker, coord, why, &w.cout)
+		s.m.ConnectionClosed(now, broker, coord, why, &w.cout)
 	}
 	w.flushMember(s)
 }
@@ -910,7 +910,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	}
 	now := w.q.Now()
 	s.paused = false
-	s.m.Resume(protocol.Instant(now))
+	s.m.Resume(now)
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
 	buf := s.buf
@@ -926,7 +926,7 @@ func (w *world) resume(s *slot, inc uint32) {
 		d := h.d
 		env := &d.Msg
 		w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
-		s.m.Step(protocol.Instant(now), env.broker, env.corr, env.resp, &w.cout)
+		s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 		w.flushMember(s)
 	}
 	if s.live(inc) {

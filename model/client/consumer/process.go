@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
 // Process is one consumer process running the consumer protocol: the
@@ -82,17 +83,12 @@ type Process struct {
 	commitParts []protocol.TopicPartition
 }
 
-// Dist draws a duration from an explicit random stream (sim.Dist and
-// client.Dist satisfy it).
-type Dist interface {
-	Draw(r *rand.Rand) time.Duration
-}
+// Dist draws a duration from an explicit random stream (vtime.Dist: sim's
+// and client's are the same type).
+type Dist = vtime.Dist
 
-// Const is a Dist that always returns itself.
-type Const time.Duration
-
-// Draw returns the constant.
-func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
+// Const is a Dist that always returns its value (vtime.Const).
+type Const = vtime.Const
 
 // Send is one request the process asks the harness to send (as the
 // classic client's client.Send): to broker, with a correlation id unique
