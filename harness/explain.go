@@ -68,6 +68,17 @@ func Explain(sc *scenario.Scenario, trace []TraceEvent, obs []Observation, membe
 	return out
 }
 
+// sessionKey names the setting the session timeout of the member's group
+// comes from: the client's session.timeout.ms under the classic protocol, the
+// broker's group.consumer.session.timeout.ms under the consumer protocol
+// (KIP-848: the client may not set it).
+func sessionKey(sc *scenario.Scenario, name string) string {
+	if gi, _, ok := sc.ResolveMember(name); ok && sc.Groups[gi].Consumer() {
+		return "group.consumer.session.timeout.ms"
+	}
+	return "session.timeout.ms"
+}
+
 // groupTimeouts returns the member's session timeout, request timeout and
 // rebalance timeout (max.poll.interval.ms, or the session timeout for
 // kafka-0.10 which has none).
@@ -153,7 +164,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	}
 	switch o.Removal {
 	case protocol.RemovalSessionExpired:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (session.timeout.ms %v) at %s", session, fmtS(e.At)))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (%s %v) at %s", sessionKey(sc, name), session, fmtS(e.At)))
 	case protocol.RemovalRebalanceTimeout:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the rebalance timer (rebalance timeout %v): the member did not rejoin in time", rebalance))
 	case protocol.RemovalSyncTimeout:
