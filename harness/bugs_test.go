@@ -5,6 +5,7 @@
 package harness
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -484,4 +485,65 @@ func oracleList(fs []Finding) []string {
 		out = append(out, f.Oracle)
 	}
 	return out
+}
+
+// takenWhileHeld lists the handovers of a partition to another member while
+// victim still held it (its last `assigned` minus what it revoked or lost
+// since), as "member@generation:partition".
+func takenWhileHeld(trace []TraceEvent, victim string) []string {
+	held := map[protocol.TopicPartition]bool{}
+	var taken []string
+	for _, e := range trace {
+		switch {
+		case e.Kind == protocol.EvAssigned && e.Node == victim:
+			clear(held)
+			for _, tp := range e.Partitions {
+				held[tp] = true
+			}
+		case e.Kind == protocol.EvRevoked && e.Node == victim:
+			for _, tp := range e.Partitions {
+				delete(held, tp)
+			}
+		case e.Kind == protocol.EvAssigned:
+			for _, tp := range e.Partitions {
+				if held[tp] {
+					taken = append(taken, fmt.Sprintf("%s@%d:%s-%d", e.Node, e.Gen, tp.Topic, tp.Partition))
+				}
+			}
+		}
+	}
+	return taken
+}
+
+// TestBugKAFKA14639: with the 3.4 sticky assignors (before KAFKA-14639,
+// apache/kafka PR #13550, 3.5.0) the leader drops the claims of a static
+// member frozen across a join (its stored subscription carries an older
+// generation than the others'), and gives one of its partitions to the new
+// member in the same round while the frozen member still holds it: the
+// partition is owned twice until the frozen member wakes and gives its
+// partitions up as lost. From 3.5 its claims stand (the rule
+// Kafka: AbstractStickyAssignorTest.testNoReassignmentOnCurrentMembers @3.6.1
+// checks: members of different generations keep what they own) and nothing
+// moves before it is revoked. The assignor rule itself is
+// TestStickyClaimsBeforeKAFKA14639 (model/assign).
+func TestBugKAFKA14639(t *testing.T) {
+	const name, victim = "bug-kafka-14639", "payments-2"
+	for _, seed := range bugSeeds {
+		// Buggy: client kafka-3.4.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		taken := takenWhileHeld(res.Trace, victim)
+		assert.NotEmpty(t, taken, "seed %d: a partition of the frozen member goes to another member while it holds it", seed)
+		for _, h := range taken {
+			assert.True(t, strings.HasPrefix(h, "payments-5@4:"), "seed %d: %s: the new member, in generation 4", seed, h)
+		}
+		assert.Positive(t, res.Summary.Groups[0].DoubleOwnedPartitionSeconds, "seed %d", seed)
+		assert.Empty(t, res.Summary.InvariantViolations)
+
+		// Fixed: client kafka-3.6 (the 3.5.0 claim rule).
+		fixed := run(t, withProfile(t, name, "client", "kafka-3.6"), seed, Options{KeepTrace: true})
+		assert.Empty(t, takenWhileHeld(fixed.Trace, victim), "seed %d", seed)
+		assert.Zero(t, fixed.Summary.Groups[0].DoubleOwnedPartitionSeconds, "seed %d", seed)
+		assert.Equal(t, res.Summary.Groups[0].FinalGeneration, fixed.Summary.Groups[0].FinalGeneration, "seed %d: same rebalances, only the handover differs", seed)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
 }
