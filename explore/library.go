@@ -64,6 +64,11 @@ var Library = []Rediscovery{
 		Unfindable: "the symptom (every waiting cooperative member gives its partitions up as lost) is " +
 			"transient over-revocation: the group is Stable and balanced again a rebalance later, and no oracle " +
 			"judges revocations"},
+	{Bug: "KAFKA-14639", Builtin: "bug-kafka-14639", Fixed: ov("groups[0].client.profile", "kafka-3.6"),
+		Unfindable: "the symptom (a partition handed to a new member while a frozen static member still holds it) " +
+			"is transient double ownership that ends when the frozen member wakes; no oracle judges ownership " +
+			"before the end, and one that did would also fire on a member frozen past its session timeout " +
+			"(evicted, its partitions rightly given out while it still holds them)"},
 }
 
 // LibraryBug returns the library entry of a bug id or built-in name.
