@@ -69,6 +69,10 @@ var Library = []Rediscovery{
 			"is transient double ownership that ends when the frozen member wakes; no oracle judges ownership " +
 			"before the end, and one that did would also fire on a member frozen past its session timeout " +
 			"(evicted, its partitions rightly given out while it still holds them)"},
+	{Bug: "apache/kafka#4788", Builtin: "bug-failover-loading", Fixed: ov("coordinator.profile", "kafka-2.3"),
+		Unfindable: "the symptom (false coordinator-dead marks and FindCoordinator round trips while the new " +
+			"coordinator loads) ends with the load and costs no rebalance, eviction or ownership; no oracle judges " +
+			"it, and its request rate (a few per second per member) is far below cpu-spin's bound"},
 }
 
 // LibraryBug returns the library entry of a bug id or built-in name.

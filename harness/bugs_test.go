@@ -547,3 +547,60 @@ func TestBugKAFKA14639(t *testing.T) {
 		assert.Empty(t, fixed.Summary.InvariantViolations)
 	}
 }
+
+// loadingErrors counts, per error code, the group responses the new
+// coordinator sends during its load (from the failover to failover+load).
+func loadingErrors(trace []TraceEvent, node string, from, to time.Duration) map[protocol.ErrorCode]int {
+	n := map[protocol.ErrorCode]int{}
+	for _, e := range trace {
+		if e.Kind == EvSend && e.Node == node && !e.Req && e.At.Duration() >= from && e.At.Duration() < to &&
+			(e.API == protocol.APIJoinGroup || e.API == protocol.APIHeartbeat || e.API == protocol.APISyncGroup) {
+			n[e.Err]++
+		}
+	}
+	return n
+}
+
+// TestBugFailoverLoading: before 2.0.0 (apache/kafka PR #4788) a broker
+// owns a __consumer_offsets partition only once it is loaded and checks
+// ownership first, so the new coordinator answers NOT_COORDINATOR for the
+// whole load and every member rediscovers the coordinator every
+// retry.backoff.ms (false coordinator-dead marks); from 2.0.0 it answers
+// COORDINATOR_LOAD_IN_PROGRESS and the members retry in place. The other
+// broker changes between the two profiles do not touch this run: the
+// traces are identical up to the failover.
+func TestBugFailoverLoading(t *testing.T) {
+	const name = "bug-failover-loading"
+	const failover, loadTime = 30100 * time.Millisecond, 10 * time.Second
+	for _, seed := range bugSeeds {
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		fixed := run(t, withProfile(t, name, "coordinator", "kafka-2.3"), seed, Options{KeepTrace: true})
+		for i, e := range res.Trace {
+			if e.At.Duration() >= failover {
+				break
+			}
+			require.Equal(t, e, fixed.Trace[i], "seed %d: the variants differ before the failover", seed)
+		}
+		// The coordinator role moves to one broker; find it from the trace.
+		newCoord := ""
+		for _, e := range res.Trace {
+			if e.Kind == EvBrokerRole {
+				newCoord = e.Node
+				break
+			}
+		}
+		require.NotEmpty(t, newCoord, "seed %d", seed)
+		buggy := loadingErrors(res.Trace, newCoord, failover, failover+loadTime)
+		assert.Greater(t, buggy[protocol.NotCoordinator], 50, "seed %d: NOT_COORDINATOR loop during the load: %v", seed, buggy)
+		assert.Zero(t, buggy[protocol.CoordinatorLoadInProgress], "seed %d", seed)
+		assert.Greater(t, res.Summary.Groups[0].FalseCoordinatorDeadMarks, 50, "seed %d", seed)
+
+		ok := loadingErrors(fixed.Trace, newCoord, failover, failover+loadTime)
+		assert.Zero(t, ok[protocol.NotCoordinator], "seed %d: %v", seed, ok)
+		assert.Positive(t, ok[protocol.CoordinatorLoadInProgress], "seed %d", seed)
+		assert.Zero(t, fixed.Summary.Groups[0].FalseCoordinatorDeadMarks, "seed %d", seed)
+		assert.Equal(t, res.Summary.Groups[0].FinalGeneration, fixed.Summary.Groups[0].FinalGeneration, "seed %d", seed)
+		assert.Empty(t, res.Summary.InvariantViolations)
+		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}

@@ -364,6 +364,11 @@ func (b *Broker) groupFor(groupID string, api protocol.APIKey) (*partition, prot
 	}
 	switch p.state {
 	case partLoading:
+		if b.feat.loadingNotOwned {
+			// Before 2.0.0 a loading partition is not owned yet
+			// (features.loadingNotOwned).
+			return nil, protocol.NotCoordinator
+		}
 		return nil, protocol.CoordinatorLoadInProgress
 	case partNotOwned:
 		return nil, protocol.NotCoordinator

@@ -34,6 +34,7 @@
 //	|-------------|---|---|---|---|---|---|---|---|---|---|---|---|
 //	| kafka-0.10  |   |   |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-0.11  | x |   |   |   |   |   |   |   |   |   | ok  |   |
+//	| (0.10–0.11) | before 2.0.0 (PR #4788): a loading partition is not owned, every group API answers NOT_COORDINATOR while it loads |
 //	| kafka-2.2   | x | x |   |   |   |   |   |   |   |   | ok  |   |
 //	| kafka-2.3.0 | = kafka-2.3, plus KAFKA-8653: JoinGroup v0 rebalance timeout -1 (0), not the session timeout |
 //	| kafka-2.3   | x | x | x |   |   |   |   |   |   |   | ok  |   |

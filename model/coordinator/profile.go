@@ -105,6 +105,16 @@ type features struct {
 	// time in that rebalance and never heartbeats (its client died, or a
 	// JoinGroup ≤ v3 retry left it behind) is never expired.
 	kafka9752NewExpiryNotArmed bool
+	// loadingNotOwned: brokers before 2.0.0 check ownership of the group's
+	// __consumer_offsets partition before loading, and a partition becomes
+	// owned only when its load ends (GroupMetadataManager.scala 1.1.0
+	// 496-509), so while the group loads after a failover every group API
+	// is answered NOT_COORDINATOR (GroupCoordinator.scala 1.1.0 116-118,
+	// 242): the client rediscovers the coordinator again and again instead
+	// of retrying. apache/kafka PR #4788 (commit 8662a022c42, 2.0.0)
+	// checks loading first (COORDINATOR_LOAD_IN_PROGRESS) and answers a
+	// SyncGroup REBALANCE_IN_PROGRESS.
+	loadingNotOwned bool
 }
 
 // profileSpec is one row of the profile table (doc.go repeats it).
@@ -116,10 +126,11 @@ type profileSpec struct {
 // profileTable lists every profile, oldest first. Aliases ("kafka-2.x",
 // "kafka-3.x") are rows of their own so ProfileNames lists them.
 var profileTable = func() []profileSpec {
-	v010 := features{}
+	v010 := features{loadingNotOwned: true}
 	v011 := v010
 	v011.initialDelay = true
 	v22 := v011
+	v22.loadingNotOwned = false // apache/kafka PR #4788 (2.0.0)
 	v22.kip394, v22.maxSize, v22.newMemberTimeout = true, true, true
 	v22.kafka9752NewExpiryNotArmed = true // 2.2.0 (KAFKA-7610) … 2.4.1
 	v23 := v22
