@@ -185,3 +185,39 @@ func TestJavaJoinGroupMinVersion(t *testing.T) {
 		assert.Equal(t, tc.want, joinResp(t, only(t, replies, 1)).Error, "%s v%d", tc.profile, tc.version)
 	}
 }
+
+// Before 2.0.0 a broker owns a __consumer_offsets partition only when its
+// load ends (GroupMetadataManager.scala 1.1.0 496-509) and every handler
+// checks ownership before loading (GroupCoordinator.scala 1.1.0 116-118,
+// 242, 351-353), so a loading coordinator answers NOT_COORDINATOR to every
+// group API; apache/kafka PR #4788 (commit 8662a022c42, 2.0.0) checks
+// loading first (bug-failover-loading).
+func TestLoadingBefore20(t *testing.T) {
+	for _, tc := range []struct {
+		profile         string
+		join, sync, hb  protocol.ErrorCode
+		leave, commitEr protocol.ErrorCode
+	}{
+		// kafka-0.10 has the same flag (kafka-0.11 is kafka-0.10 plus
+		// KIP-134); stableGroup needs the initial delay.
+		{"kafka-0.11", protocol.NotCoordinator, protocol.NotCoordinator, protocol.NotCoordinator, protocol.NotCoordinator, protocol.NotCoordinator},
+		{"kafka-2.2", protocol.CoordinatorLoadInProgress, protocol.RebalanceInProgress, protocol.None, protocol.CoordinatorLoadInProgress, protocol.CoordinatorLoadInProgress},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			src := newFixture(t, tc.profile)
+			ids, gen := src.stableGroup(1)
+			rec := *src.persisted
+			f := newFixture(t, tc.profile, func(c *Config) { c.BrokerID = 2; c.Name = "broker-2" })
+			f.b.Resign(0, testGroup, &f.out)
+			f.out.Reset()
+			f.b.Elect(f.now, testGroup, time.Second, &rec, &f.out)
+			assert.Equal(t, tc.join, only(t, f.send(1, dynamicJoin(ids[0])), 1).Err(), "join")
+			assert.Equal(t, tc.sync, only(t, f.send(1, syncReq(ids[0], gen)), 1).Err(), "sync")
+			assert.Equal(t, tc.hb, only(t, f.send(1, hbReq(ids[0], gen)), 1).Err(), "heartbeat")
+			assert.Equal(t, tc.leave, only(t, f.send(1, leaveReq(protocol.LeaveGroupMember{MemberID: ids[0]})), 1).Err(), "leave")
+			assert.Equal(t, tc.commitEr, only(t, f.send(1, &protocol.OffsetCommitRequest{GroupID: testGroup, GenerationID: gen, MemberID: ids[0]}), 1).Err(), "commit")
+			f.advance(time.Second)
+			assert.Equal(t, protocol.None, only(t, f.send(1, hbReq(ids[0], gen)), 1).Err(), "loaded")
+		})
+	}
+}
