@@ -18,6 +18,14 @@ func (w *world) applyFault(i int) {
 	switch f.Kind {
 	case scenario.FaultCrash, scenario.FaultHostDown:
 		if b := w.brokerTarget(f.Target); b != nil {
+			if b.down {
+				// Already down (crashed or host-down), as a member that is
+				// not alive: nothing changes and nothing ends. Its end
+				// would bring the broker up while the first fault still
+				// holds it down (a crash's end on a host still down: up
+				// for the harness, silent in the network, for ever).
+				return
+			}
 			w.brokerDown(b, f.Kind == scenario.FaultHostDown)
 			if f.For > 0 {
 				w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(b.node)})

@@ -262,3 +262,42 @@ func TestBrokerRestartMemberIDsNeverRepeat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, res.Summary.InvariantViolations)
 }
+
+// A broker crash on a broker whose host is already down changes nothing:
+// the broker comes back when the host-down ends, reachable. Before, the
+// crash's end restarted the broker's process on a host the network still
+// held down, and the host-down's end found the broker up and did nothing:
+// the broker was up for the harness (and was elected coordinator again)
+// but silent for ever. broker-1 host-down for 60 s, crashed 5 s later
+// for 20 s.
+func TestNetTimelineBrokerCrashDuringHostDown(t *testing.T) {
+	tr := netTimeline(t, 3, 10000, `{at: 40s, host-down: broker-1, for: 60s}
+  - {at: 45s, crash: broker-1, for: 20s}`)
+	var started []sim.Instant
+	for _, e := range find(tr, kindOf(EvBrokerProcess, "broker-1")) {
+		if e.State == "started" {
+			started = append(started, e.At)
+		}
+	}
+	assert.Equal(t, []sim.Instant{sim.Instant(100 * time.Second)}, started,
+		"broker-1 starts once, when its host is back (the crash on a down host changes nothing)")
+}
+
+// The finding of `simrun explore bug-kafka-13214 --swarm default
+// --file-faults=false --set duration=600s --oracle group-stuck` seeds
+// 110578 and 506080, shrunk: a coordinator host-down, a crash of the same
+// (still down) broker, then two more coordinator host-downs. The crash's
+// end brought the broker up for the harness while its host stayed down in
+// the network; the group moved to it and every member looped on
+// FindCoordinator and coordinator connections that never completed, the
+// group Empty until the end of the run.
+func TestBrokerCrashDuringHostDownGroupRecovers(t *testing.T) {
+	src, err := os.ReadFile("testdata/explore-crash-during-host-down.yaml")
+	require.NoError(t, err)
+	sc, err := scenario.Parse("explore-crash-during-host-down.yaml", src)
+	require.NoError(t, err)
+	res, err := Run(sc, 110578, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Summary.InvariantViolations)
+	assert.True(t, res.Summary.Groups[0].StableAtEnd)
+}
