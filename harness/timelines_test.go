@@ -845,9 +845,10 @@ func TestTimelineAbandonedMemberKafka27(t *testing.T) {
 			// joinGroupIfNeeded sees the failed future on the next poll(),
 			// after ensureCoordinatorReady has rediscovered the coordinator.
 			// The timeout closed the coordinator connection, which is in
-			// reconnect backoff (40–60 ms) meanwhile: each lookup that
-			// finds it is undone by checkAndGetCoordinator ("coordinator
-			// unavailable") until the backoff has passed.
+			// reconnect backoff (40–60 ms) meanwhile: a lookup that finds
+			// it is undone ("coordinator unavailable") and
+			// ensureCoordinatorReady sleeps retry.backoff.ms (100 ms)
+			// before the next lookup, which finds it connectable.
 			var found TraceEvent
 			for _, e := range tr {
 				if e.Kind == protocol.EvCoordinatorFound && e.Node == m && e.At >= to.At && e.At <= reset.At {
@@ -855,7 +856,7 @@ func TestTimelineAbandonedMemberKafka27(t *testing.T) {
 				}
 			}
 			require.NotZero(t, found.At)
-			assert.LessOrEqual(t, reset.At-to.At, sim.Instant(60*time.Millisecond+10*time.Millisecond), "seed %d %s: within the first reconnect backoff and a lookup", seed, m)
+			assert.LessOrEqual(t, reset.At-to.At, sim.Instant(100*time.Millisecond+10*time.Millisecond), "seed %d %s: within retry.backoff.ms and two lookups", seed, m)
 			assert.Equal(t, found.At, reset.At, "seed %d %s: the retriable failure resets the generation once the coordinator is known again", seed, m)
 			assert.Equal(t, protocol.NetworkException.String(), reset.Reason, "seed %d %s: the timeout is a disconnect", seed, m)
 			rejoin, ok := tlFirst(tr, func(e *TraceEvent) bool {

@@ -96,7 +96,6 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 	case protocol.None:
 		m.coord.known = true
 		m.coord.node = r.NodeID
-		m.coord.attempts = 0
 		m.coord.retryAt = 0
 		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
 		m.tryConnect(now, out, r.NodeID)
@@ -105,6 +104,18 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 			// 0.10 GroupCoordinatorResponseHandler: start sending heartbeats
 			// only with a valid generation (heartbeatTask.reset()).
 			m.hbt.reset(now)
+		}
+		if current && m.onApp && m.coordinatorUnavailable(now) {
+			// Kafka: AbstractCoordinator.ensureCoordinatorReady @0.10.0.0-3.7.0:
+			// found, but the connection has failed (in reconnect backoff):
+			// mark it dead and back off before retrying discovery. Without
+			// the sleep the application thread looked up again at once,
+			// one lookup per round trip for the whole reconnect backoff.
+			// attempts is still that call's (3.7+: the sleep grows).
+			m.markCoordinatorUnknown(now, out, deadUnavailable, protocol.None, false)
+			m.coord.retryAt = now.Add(m.findBackoff())
+		} else {
+			m.coord.attempts = 0
 		}
 	case protocol.GroupAuthorizationFailed:
 		// GroupAuthorizationException thrown from ensureCoordinatorReady (or
