@@ -129,8 +129,12 @@ func (e *Experiment) pointKey(pt Point) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// canaryScenarios are run once per process to fingerprint the simulator.
-var canaryScenarios = []string{"crash-one-member", "gc-pause", "coordinator-failover", "kip62-slow-poll", "bug-kafka-13214", "rolling-restart-dynamic"}
+// canaryScenarios are run once per process to fingerprint the simulator:
+// one per model area (classic client and broker, loss through TCP, lookup
+// and reconnect, the consumer protocol). A fix that changes none of them
+// keeps old point files (the ensureCoordinatorReady backoff fix changed
+// only bug-kafka-12890 and lossy points, hence those two).
+var canaryScenarios = []string{"crash-one-member", "gc-pause", "coordinator-failover", "kip62-slow-poll", "bug-kafka-13214", "rolling-restart-dynamic", "lossy-network", "bug-kafka-12890", "consumer-crash-one-member"}
 
 var engineOnce = sync.OnceValue(func() string {
 	h := sha256.New()
