@@ -173,10 +173,10 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		req.Reason = m.rejoinReason.String()
 	}
 	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.b.ownedInSubscription && len(m.owned) > 0 {
+	if m.b.ownedInSubscription() && len(m.owned) > 0 {
 		sub.OwnedPartitions = slices.Clone(m.owned)
 	}
-	if m.b.generationInSubscription {
+	if m.b.subscription >= subscriptionV2 {
 		sub.GenerationID = m.gen.id
 	}
 	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
@@ -233,7 +233,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 		return false
 	}
 	switch {
-	case m.b.ownedInSubscription && (gen.id == protocol.NoGeneration || gen.memberID == ""):
+	case m.b.ownedInSubscription() && (gen.id == protocol.NoGeneration || gen.memberID == ""):
 		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
 	case !m.cooperative:
 		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
