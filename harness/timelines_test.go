@@ -5,7 +5,12 @@
 // seeds, and asserts concrete timings read off the trace (exact where the
 // protocol fixes them: timers fire at deadline instants of virtual time).
 // Timelines that read best as a scenario and its expected trace live as
-// scripts in testdata/timelines (timeline_scripts_test.go).
+// scripts in testdata/timelines (timeline_scripts_test.go), their golden
+// output printing the exact instants. Those left here assert relations a
+// golden trace would only imply: an algorithm's model checked over
+// staggered starts (tlInitialJoinCompletes), a rule over every round of a
+// repeated pattern (FollowerSyncTimeoutSlowLeader), or a configuration
+// changed mid-run (tlRunSwitching).
 package harness
 
 import (
