@@ -255,6 +255,12 @@ func fmtSummary(x float64) string {
 	if digits < 0 {
 		digits = 0
 	}
+	return trimmedFixed(x, digits)
+}
+
+// trimmedFixed formats x with digits decimals, then drops trailing zeros
+// and a trailing point; a negative number that rounds to zero is "0".
+func trimmedFixed(x float64, digits int) string {
 	s := strconv.FormatFloat(x, 'f', digits, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")

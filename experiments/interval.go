@@ -273,14 +273,7 @@ func FormatShort(x float64) string {
 		return strconv.FormatFloat(x, 'g', 3, 64)
 	}
 	digits := 2 - int(math.Floor(math.Log10(a)))
-	s := strconv.FormatFloat(x, 'f', digits, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
+	return trimmedFixed(x, digits)
 }
 
 // FormatNumber is the one number format of tables and CSV summaries: at

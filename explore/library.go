@@ -159,6 +159,17 @@ type Measurement struct {
 	FixedWall        time.Duration
 }
 
+// campaign runs one exploration campaign of the bug (its fixed variant if
+// fixed) from seed first over seeds seeds, with a wall-time budget.
+func (r Rediscovery) campaign(fixed bool, first uint64, seeds, workers int, budget time.Duration) (*Report, error) {
+	cfg, err := r.Config(fixed, first, seeds, workers)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Budget = budget
+	return Run(cfg)
+}
+
 // Measure runs the rediscovery measurement of one bug: campaigns buggy
 // campaigns of up to seeds runs, each stopping at its first finding, and
 // one fixed campaign of fixedSeeds runs; budget bounds each campaign's
@@ -169,12 +180,7 @@ func Measure(r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget ti
 		return m, nil
 	}
 	for c := 1; c <= campaigns; c++ {
-		cfg, err := r.Config(false, CampaignFirstSeed(c), seeds, workers)
-		if err != nil {
-			return m, err
-		}
-		cfg.Budget = budget
-		rep, err := Run(cfg)
+		rep, err := r.campaign(false, CampaignFirstSeed(c), seeds, workers, budget)
 		if err != nil {
 			return m, err
 		}
@@ -198,12 +204,7 @@ func Measure(r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget ti
 		m.Wall = append(m.Wall, wall)
 	}
 	if fixedSeeds > 0 {
-		cfg, err := r.Config(true, FixedFirstSeed, fixedSeeds, workers)
-		if err != nil {
-			return m, err
-		}
-		cfg.Budget = budget
-		rep, err := Run(cfg)
+		rep, err := r.campaign(true, FixedFirstSeed, fixedSeeds, workers, budget)
 		if err != nil {
 			return m, err
 		}

@@ -1,7 +1,7 @@
 package harness
 
 // Goal: measure what modelling the Java heartbeat thread's wake-up cadence
-// (client.Config.HeartbeatWakeCadence: act at the first wake-up, every
+// (client.Config.Sim.HeartbeatWakeCadence: act at the first wake-up, every
 // retry.backoff.ms, at or after a deadline) changes, at the default
 // heartbeat/session settings and at aggressive ones (heartbeat.interval.ms
 // 100, session.timeout.ms 1000). Method: the same scenario and seeds with and

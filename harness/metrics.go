@@ -349,22 +349,12 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 			w.setCoordGen(g, e.Gen)
 		}
 		if e.State == "PreparingRebalance" && !m.open && (prev == "Stable" || prev == "Empty" || prev == "CompletingRebalance" || prev == "") {
-			m.open = true
-			m.openStart = e.At
-			m.openTrig = triggerName(m.trigger, g)
-			m.openFirstGen, m.openGens = -1, 0
+			m.openEpisode(e.At, triggerName(m.trigger, g))
 		}
 		w.maybeCloseRebalance(g, e.At)
 		w.maybeRecovered(g, e.At)
 	case protocol.EvGenerationComplete:
-		w.setCoordGen(g, e.Gen)
-		if m.open {
-			if m.openFirstGen < 0 {
-				m.openFirstGen = e.Gen
-			}
-			m.openGens++
-		}
-		w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+		w.generationComplete(g, e)
 	case protocol.EvMemberRemoved:
 		w.classifyRemoval(g, e)
 	}
@@ -372,6 +362,28 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 
 // setCoordGen moves the coordinator's generation and recounts settled
 // members (once per generation, so O(members) per rebalance).
+// openEpisode opens a rebalance episode at at, triggered by trig.
+func (m *groupMetrics) openEpisode(at sim.Instant, trig string) {
+	m.open = true
+	m.openStart = at
+	m.openTrig = trig
+	m.openFirstGen, m.openGens = -1, 0
+}
+
+// generationComplete notes a generation (classic) or group epoch (consumer
+// protocol) the coordinator completed: the open episode counts it.
+func (w *world) generationComplete(g *groupState, e *TraceEvent) {
+	m := g.m
+	w.setCoordGen(g, e.Gen)
+	if m.open {
+		if m.openFirstGen < 0 {
+			m.openFirstGen = e.Gen
+		}
+		m.openGens++
+	}
+	w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+}
+
 func (w *world) setCoordGen(g *groupState, gen int32) {
 	m := g.m
 	if gen == m.coordGen {
@@ -462,10 +474,7 @@ func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 	case protocol.EvRebalanceStart:
 		m.trigger = e.Reason
 		if !m.open {
-			m.open = true
-			m.openStart = e.At
-			m.openTrig = consumerTrigger(e.Reason, g)
-			m.openFirstGen, m.openGens = -1, 0
+			m.openEpisode(e.At, consumerTrigger(e.Reason, g))
 		}
 	case protocol.EvGroupState:
 		m.coordState = e.State
@@ -475,14 +484,7 @@ func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 		w.maybeCloseRebalance(g, e.At)
 		w.maybeRecovered(g, e.At)
 	case protocol.EvGenerationComplete:
-		w.setCoordGen(g, e.Gen)
-		if m.open {
-			if m.openFirstGen < 0 {
-				m.openFirstGen = e.Gen
-			}
-			m.openGens++
-		}
-		w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+		w.generationComplete(g, e)
 		w.maybeCloseRebalance(g, e.At)
 	case protocol.EvMemberRemoved:
 		w.classifyRemoval(g, e)

@@ -21,9 +21,9 @@ type Options struct {
 	// event is reused after the call: copy what you keep.
 	Observe func(*TraceEvent)
 	// EagerPolls makes every application poll() its own event instead of
-	// replaying uneventful polls lazily (client.Config.EagerPolls).
+	// replaying uneventful polls lazily (client.Config.Sim.EagerPolls).
 	EagerPolls bool
-	// HeartbeatWakeCadence sets client.Config.HeartbeatWakeCadence for every
+	// HeartbeatWakeCadence sets client.Config.Sim.HeartbeatWakeCadence for every
 	// member (a measurement switch, not a scenario key).
 	HeartbeatWakeCadence bool
 	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run

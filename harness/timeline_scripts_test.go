@@ -25,7 +25,8 @@ import (
 //	scenario                  the input is a scenario file; the following commands run it
 //	timeline seeds=(1 2) [kinds=(k1 k2)] [nodes=(n1 n2)] [from=D] [to=D]
 //	                          the trace's events of those kinds and nodes in [from, to)
-//	summary seeds=(1 2)       per seed: rebalance triggers, evictions, false evictions
+//	summary seeds=(1 2)       per seed: rebalance triggers, evictions, false evictions,
+//	                          whether the group is Stable at the end
 //	_breakpoint               nothing (set a debugger breakpoint here)
 func TestTimelineScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/timelines/*.txt")
@@ -91,7 +92,7 @@ func scriptRuns(t *testing.T, sc *scenario.Scenario, c *datadriven.Case) string 
 			for _, r := range g.Rebalances {
 				trig = append(trig, r.Trigger)
 			}
-			fmt.Fprintf(&b, "  rebalances: %s\n  evictions: %d (false %d)\n", strings.Join(trig, " "), g.Evictions, g.FalseEvictions)
+			fmt.Fprintf(&b, "  rebalances: %s\n  evictions: %d (false %d)\n  stable at end: %t\n", strings.Join(trig, " "), g.Evictions, g.FalseEvictions, g.StableAtEnd)
 			continue
 		}
 		for i := range res.Trace {

@@ -265,15 +265,8 @@ func (q *Queue[T]) pop() entry {
 		h[i] = h[m]
 		i = m
 	}
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.less(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
 	h[i] = x
+	q.up(i)
 	return top
 }
 

@@ -171,3 +171,58 @@ func TestDeterministicCore(t *testing.T) {
 		}
 	}
 }
+
+// maxStructFields bounds the state one struct of model/ may hold (issue 13:
+// the classic client's Member had 59 fields before it was split into
+// Kafka's parts). A struct that outgrows it should be split the same way:
+// into the parts of the Java class it models.
+const maxStructFields = 25
+
+// TestModelStructSize fails on a struct type in a model/ package (named or
+// anonymous, non-test code) with more than maxStructFields fields; an
+// embedded field counts as one.
+func TestModelStructSize(t *testing.T) {
+	checked := 0
+	for pkg := range allowed {
+		if !strings.HasPrefix(pkg, "model/") {
+			continue
+		}
+		fset := token.NewFileSet()
+		for _, f := range parseDir(t, fset, filepath.Join(root(t), pkg)) {
+			names := map[*ast.StructType]string{}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if ts, ok := n.(*ast.TypeSpec); ok {
+					if st, ok := ts.Type.(*ast.StructType); ok {
+						names[st] = ts.Name.Name
+					}
+				}
+				st, ok := n.(*ast.StructType)
+				if !ok {
+					return true
+				}
+				checked++
+				if c := structFields(st); c > maxStructFields {
+					name := names[st]
+					if name == "" {
+						name = "anonymous struct"
+					}
+					t.Errorf("%s: %s.%s has %d fields, more than %d: split it into the parts of the Kafka class it models", fset.Position(st.Pos()), pkg, name, c, maxStructFields)
+				}
+				return true
+			})
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no struct found in model/: the walk is broken")
+	}
+}
+
+// structFields counts a struct's fields: each name of a field list, and one
+// per embedded field.
+func structFields(st *ast.StructType) int {
+	c := 0
+	for _, fl := range st.Fields.List {
+		c += max(len(fl.Names), 1)
+	}
+	return c
+}

@@ -53,6 +53,13 @@ type Config struct {
 	AssignTime   Dist // the leader's assignor run
 	CallbackTime Dist // each onPartitionsRevoked/Assigned/Lost callback
 
+	// Sim holds the simulator's own switches (not Kafka properties).
+	Sim SimOptions
+}
+
+// SimOptions are a member's simulation switches that are not Kafka
+// properties: how the model is replayed, not what the client does.
+type SimOptions struct {
 	// EagerPolls disables the lazy replay of uneventful polls (lazy.go): every
 	// poll() is its own simulator event. Slower; for equivalence tests.
 	EagerPolls bool

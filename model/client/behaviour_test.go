@@ -136,7 +136,7 @@ func TestProfiles(t *testing.T) {
 		require.Equal(t, c.task, b.heartbeatTask, c.name)
 		require.Equal(t, c.fourStates, b.fourStates, c.name)
 		require.Equal(t, c.sentGen, b.sentGenCheck, c.name)
-		require.Equal(t, c.coop, b.ownedInSubscription, c.name)
+		require.Equal(t, c.coop, b.ownedInSubscription(), c.name)
 		require.Equal(t, c.expBackoff, b.exponentialBackoff, c.name)
 		require.Equal(t, c.kip394, b.join.version >= joinVersionMemberIDRequired, c.name)
 		cfg := Config{Profile: Profile(c.name)}

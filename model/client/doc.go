@@ -178,7 +178,7 @@
 //     retry.backoff.ms (or until notify()) between iterations and acts on
 //     a due heartbeat, session or poll timer at the first wake-up at or
 //     after its deadline; the model acts exactly at the deadline.
-//     Config.HeartbeatWakeCadence models it (a retry.backoff.ms grid with a
+//     Config.Sim.HeartbeatWakeCadence models it (a retry.backoff.ms grid with a
 //     phase drawn when the thread is enabled; notify() wake-ups are not
 //     modelled) and harness TestHeartbeatWakeCadenceChangesNoFigure measures
 //     it over 20 seeds: small-crash at the defaults (heartbeat 3 s,

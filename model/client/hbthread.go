@@ -22,7 +22,7 @@ func (t *heartbeatThread) enable(now protocol.Instant) {
 	m := t.m
 	t.enabled = true
 	m.hbResetTimeouts(now)
-	if m.cfg.HeartbeatWakeCadence {
+	if m.cfg.Sim.HeartbeatWakeCadence {
 		t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
 	}
 }
@@ -134,7 +134,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 		t.waitUntil = now.Add(m.cfg.RetryBackoff)
 		return false
 	}
-	if m.cfg.HeartbeatWakeCadence {
+	if m.cfg.Sim.HeartbeatWakeCadence {
 		// The thread acts at its first wake-up at or after the earliest
 		// deadline (after a pause: at once, its wait timed out).
 		d := min(m.hb.sessionDeadline, m.hb.heartbeatDeadline)
@@ -170,7 +170,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 // d itself.
 func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
 	step := protocol.Instant(t.m.cfg.RetryBackoff)
-	if !t.m.cfg.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
+	if !t.m.cfg.Sim.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
 		return d
 	}
 	off := (d - t.wakeBase) % step

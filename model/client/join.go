@@ -173,10 +173,10 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		req.Reason = m.rejoinReason.String()
 	}
 	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.b.ownedInSubscription && len(m.owned) > 0 {
+	if m.b.ownedInSubscription() && len(m.owned) > 0 {
 		sub.OwnedPartitions = slices.Clone(m.owned)
 	}
-	if m.b.generationInSubscription {
+	if m.b.subscription >= subscriptionV2 {
 		sub.GenerationID = m.gen.id
 	}
 	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
@@ -233,7 +233,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 		return false
 	}
 	switch {
-	case m.b.ownedInSubscription && (gen.id == protocol.NoGeneration || gen.memberID == ""):
+	case m.b.ownedInSubscription() && (gen.id == protocol.NoGeneration || gen.memberID == ""):
 		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
 	case !m.cooperative:
 		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
@@ -282,6 +282,14 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 	m.hbt.reset(now)
 }
 
+// protocolTypeInconsistent is AbstractCoordinator.isProtocolTypeInconsistent
+// (2.5+, KIP-559): a JoinGroup or SyncGroup response naming a protocol type
+// other than "consumer" fails the join with INCONSISTENT_GROUP_PROTOCOL
+// (an empty one, from an older broker, is not checked).
+func (m *Member) protocolTypeInconsistent(protocolType string) bool {
+	return m.b.protocolTypeChecked && protocolType != "" && protocolType != protocol.ConsumerProtocolType
+}
+
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
 func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, r *protocol.JoinGroupResponse) {
 	if e.corr != m.join.joinCorr || m.join.status != joinWaiting {
@@ -290,7 +298,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 	m.join.joinCorr = 0
 	switch r.Error {
 	case protocol.None:
-		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
+		if m.protocolTypeInconsistent(r.ProtocolType) {
 			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 			return
 		}
@@ -432,7 +440,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 	m.join.syncCorr = 0
 	switch r.Error {
 	case protocol.None:
-		if m.b.protocolTypeChecked && r.ProtocolType != "" && r.ProtocolType != protocol.ConsumerProtocolType {
+		if m.protocolTypeInconsistent(r.ProtocolType) {
 			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 			return
 		}

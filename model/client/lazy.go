@@ -22,7 +22,7 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
 func (m *Member) steady() bool {
-	return !m.cfg.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
+	return !m.cfg.Sim.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
 		m.hbt.failure() == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
 		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }

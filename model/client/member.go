@@ -96,7 +96,7 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
 	// ConsumerCoordinator constructor: the protocol is the highest one every
 	// configured assignor supports (COOPERATIVE needs 2.4+).
-	coop := b.ownedInSubscription
+	coop := b.ownedInSubscription()
 	for _, name := range cfg.Assignors {
 		a, ok := lookup(name)
 		if !ok {
@@ -291,7 +291,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 	}
 	if len(m.owned) > 0 {
 		kind := cbRevoked
-		if m.b.ownedInSubscription && (m.gen.hasReset() || m.gen.memberID == "" ||
+		if m.b.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID == "" ||
 			m.state == PreparingRebalance || m.state == CompletingRebalance) {
 			kind = cbLost
 		}

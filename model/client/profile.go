@@ -29,6 +29,23 @@ type joinRequest struct {
 	timeout joinTimeoutRule
 }
 
+// subscriptionVersion is the ConsumerProtocolSubscription schema version an
+// era writes; each version carries everything the previous one did.
+type subscriptionVersion uint8
+
+const (
+	// subscriptionV0: topics and user data.
+	subscriptionV0 subscriptionVersion = iota
+	// subscriptionV1 carries the owned partitions; onPartitionsLost exists and
+	// the cooperative protocol is possible (2.4, KIP-429).
+	subscriptionV1
+	// subscriptionV2 carries the generation too (3.4, KIP-792).
+	subscriptionV2
+)
+
+// ownedInSubscription: the subscription carries owned partitions (v1+).
+func (b *behaviour) ownedInSubscription() bool { return b.subscription >= subscriptionV1 }
+
 // lookupPacing is what the HeartbeatThread does when the coordinator is
 // unknown (§8.2 step 4).
 type lookupPacing uint8
@@ -78,11 +95,9 @@ type behaviour struct {
 	// retriable JoinGroup/SyncGroup failure resets state and generation
 	// (member id dropped) (2.6.1–2.7.1, 2.8.0; fixed by KAFKA-13214).
 	retriableJoinResetsGeneration bool
-	// ownedInSubscription: subscription v1 carries owned partitions,
-	// onPartitionsLost exists, cooperative protocol possible (2.4, KIP-429).
-	ownedInSubscription bool
-	// generationInSubscription: subscription v2 carries the generation (3.4, KIP-792).
-	generationInSubscription bool
+	// subscription is the ConsumerProtocolSubscription version the era
+	// sends (ConsumerProtocol.serializeSubscription).
+	subscription subscriptionVersion
 	// illegalGenerationKeepsID: ILLEGAL_GENERATION resets keeping the member
 	// id (3.2, KAFKA-13419).
 	illegalGenerationKeepsID bool
@@ -143,31 +158,31 @@ var profileTable = withLaterEras([]behaviour{
 	},
 	{
 		name: "kafka-2.4", join: joinRequest{version: 6, timeout: joinTimeoutRebalance},
-		staticMembership: true, ownedInSubscription: true, pacing: pacing23,
+		staticMembership: true, subscription: subscriptionV1, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.5", join: joinRequest{version: 7, timeout: joinTimeoutRebalance}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		name: "kafka-2.6", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		pacing:   pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
 		name: "kafka-2.7", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
 		name: "kafka-2.8", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
 		// (AbstractCoordinator 2.8.1 971-975).
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
@@ -175,13 +190,13 @@ var profileTable = withLaterEras([]behaviour{
 	},
 	{
 		name: "kafka-3.0", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.2", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
@@ -189,7 +204,7 @@ var profileTable = withLaterEras([]behaviour{
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
 		name: "kafka-3.3", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
 		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
 		pacing:   pacing33,
@@ -197,25 +212,25 @@ var profileTable = withLaterEras([]behaviour{
 	},
 	{
 		name: "kafka-3.4", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
 		pacing:   pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.6", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		name: "kafka-3.7", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
-		staticMembership: true, ownedInSubscription: true, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
+		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, generationInSubscription: true,
+		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, exponentialBackoff: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},

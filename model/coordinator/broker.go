@@ -337,8 +337,8 @@ func (b *Broker) onGroupLoaded(now protocol.Instant, p *partition, out *Output) 
 	}
 	b.emitState(g, "", out)
 	if p.failover && len(g.members) > 0 {
-		g.failoverPending = true
-		g.unsynced = len(g.members)
+		g.failover.pending = true
+		g.failover.unsynced = len(g.members)
 	}
 	// groupIsOverCapacity → prepareRebalance.
 	if b.feat.maxSize && len(g.members) > b.cfg.MaxSize {
@@ -454,12 +454,12 @@ func (b *Broker) persist(g *group, rec GroupRecord, out *Output) {
 // markResynced notes that a member has talked to this coordinator after a
 // failover load (trace attribution only).
 func (g *group) markResynced(m *member) {
-	if !g.failoverPending || m.resynced {
+	if !g.failover.pending || m.resynced {
 		return
 	}
 	m.resynced = true
-	g.unsynced--
-	if g.unsynced == 0 {
-		g.failoverPending = false
+	g.failover.unsynced--
+	if g.failover.unsynced == 0 {
+		g.failover.pending = false
 	}
 }

@@ -134,12 +134,18 @@ type group struct {
 	// (append.go); empty with a zero-latency configuration.
 	appends []*appendOp
 
-	// failoverPending: loaded by a failover and not every member has
+	// failover: loaded by a failover and not every member has
 	// resynchronised yet (trace attribution only, see prepareRebalance).
-	failoverPending bool
-	unsynced        int
+	failover failoverSync
 
 	part *partition
+}
+
+// failoverSync tracks a group loaded by a coordinator failover until every
+// member has resynchronised (trace attribution only).
+type failoverSync struct {
+	pending  bool // not every member has resynchronised yet
+	unsynced int  // members that have not
 }
 
 func newGroup(id string, part *partition) *group {
@@ -211,11 +217,11 @@ func (g *group) remove(id string) {
 		m.pendingSync = false
 		g.numPendingSync--
 	}
-	if g.failoverPending && !m.resynced {
+	if g.failover.pending && !m.resynced {
 		m.resynced = true
-		g.unsynced--
-		if g.unsynced == 0 {
-			g.failoverPending = false
+		g.failover.unsynced--
+		if g.failover.unsynced == 0 {
+			g.failover.pending = false
 		}
 	}
 	if m.isStatic() && g.static[m.instanceID] == m {

@@ -345,7 +345,7 @@ func (b *Broker) updateMember(g *group, m *member, jr *joinReq) {
 // the group, loaded by a failover, still has members that have not
 // resynchronised (see Elect).
 func (b *Broker) memberReason(g *group, reason string) string {
-	if g.failoverPending {
+	if g.failover.pending {
 		return reasonFailover
 	}
 	return reason
@@ -445,7 +445,7 @@ func (b *Broker) prepareRebalance(now protocol.Instant, g *group, reason string,
 	b.cancel(&g.sync)
 	fromEmpty := g.state == Empty
 	b.becomePreparingRebalance(g, out)
-	g.failoverPending = false
+	g.failover.pending = false
 	b.emit(out, protocol.Event{Kind: protocol.EvRebalanceStart, Group: g.id, Reason: reason, Gen: g.generation,
 		Count: int32(len(g.members))})
 	rt := g.rebalanceTimeout()

@@ -49,7 +49,17 @@ type Process struct {
 	started, stopped bool
 	fatal            protocol.ErrorCode
 
-	// Application thread.
+	app    appThread      // the application thread's poll loop
+	lookup coordLookup    // CoordinatorRequestManager
+	hb     heartbeatReq   // HeartbeatRequestManager's request in flight
+	commit commitReq      // CommitRequestManager: the commit before revocation
+	net    processNetwork // the network thread's connections
+}
+
+// appThread is the application thread of the AsyncKafkaConsumer: its poll
+// loop (AsyncKafkaConsumer.poll) and the rebalance callbacks it runs
+// (ConsumerRebalanceListenerInvoker).
+type appThread struct {
 	lastPoll  protocol.Instant // the last poll() (Never while it never polled)
 	pollAt    protocol.Instant // a poll with work to do, or Never
 	slowUntil protocol.Instant // a slow-poll fault: no poll before it
@@ -57,30 +67,45 @@ type Process struct {
 	cbParts   []protocol.TopicPartition
 	cbEnd     protocol.Instant // the running callback ends (Never: none running)
 	inPoll    bool             // the application thread is inside poll() (TickApp)
+}
 
-	// Network thread.
-	corr      uint64
-	coord     int32 // the coordinator's broker id, -1 unknown
-	coordUp   bool  // the coordinator connection is READY and the member told
-	conns     []pconn
+// coordLookup is the CoordinatorRequestManager: FindCoordinator to the
+// bootstrap brokers in turn, with its backoff, and the coordinator found.
+type coordLookup struct {
+	coord     int32  // the coordinator's broker id, -1 unknown
+	coordUp   bool   // the coordinator connection is READY and the member told
 	findCorr  uint64 // FindCoordinator in flight (0: none)
 	findAt    protocol.Instant
 	findRetry protocol.Instant // no FindCoordinator before
 	findTries int32
 	findNext  int // bootstrap broker to ask next (round robin from a seeded start)
 	findTo    int32
-	hbCorr    uint64
-	hbSentAt  protocol.Instant
-	hbLeave   bool // the heartbeat in flight is a leave (no answer awaited)
+}
 
-	// The commit before revocation (auto-commit): the revocation callback
-	// waits for it.
-	commitCorr  uint64
-	commitAt    protocol.Instant
-	heldCB      Callback
-	heldParts   []protocol.TopicPartition
-	released    bool // commitDone is handing the held callback over
-	commitParts []protocol.TopicPartition
+// heartbeatReq is the HeartbeatRequestManager's request in flight (the
+// membership decisions are Member's).
+type heartbeatReq struct {
+	corr   uint64
+	sentAt protocol.Instant
+	leave  bool // the heartbeat in flight is a leave (no answer awaited)
+}
+
+// commitReq is the CommitRequestManager's part here: the commit before
+// revocation (auto-commit); the revocation callback waits for it.
+type commitReq struct {
+	corr      uint64
+	at        protocol.Instant
+	heldCB    Callback
+	heldParts []protocol.TopicPartition
+	released  bool // commitDone is handing the held callback over
+	parts     []protocol.TopicPartition
+}
+
+// processNetwork is the network thread's NetworkClient: correlation ids
+// and connections.
+type processNetwork struct {
+	corr  uint64
+	conns []pconn
 }
 
 // Dist draws a duration from an explicit random stream (vtime.Dist: sim's
@@ -162,10 +187,10 @@ func NewProcess(cfg ProcessConfig, rng *rand.Rand) *Process {
 			*d = Const(0)
 		}
 	}
-	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), coord: -1,
-		lastPoll: protocol.Never, pollAt: protocol.Never, cbEnd: protocol.Never}
+	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), lookup: coordLookup{coord: -1},
+		app: appThread{lastPoll: protocol.Never, pollAt: protocol.Never, cbEnd: protocol.Never}}
 	if n := len(cfg.Brokers); n > 0 {
-		p.findNext = rng.IntN(n)
+		p.lookup.findNext = rng.IntN(n)
 	}
 	return p
 }
@@ -186,18 +211,18 @@ func (p *Process) Start(now protocol.Instant, out *ProcOutput) {
 		return
 	}
 	p.started = true
-	p.pollAt = now
+	p.app.pollAt = now
 	p.network(now, out)
 }
 
 func (p *Process) busy(now protocol.Instant) bool {
-	return p.cbEnd != protocol.Never || now < p.slowUntil
+	return p.app.cbEnd != protocol.Never || now < p.app.slowUntil
 }
 
 // idlePoll notes that an idle application loop has been polling up to now.
 func (p *Process) idlePoll(now protocol.Instant) {
-	if p.lastPoll != protocol.Never && !p.busy(now) {
-		p.lastPoll = now
+	if p.app.lastPoll != protocol.Never && !p.busy(now) {
+		p.app.lastPoll = now
 		p.m.PollTimerFrom(now)
 	}
 }
@@ -210,7 +235,7 @@ func (p *Process) residual(now protocol.Instant) protocol.Instant {
 		d = p.cfg.PollTimeout
 	}
 	at := now.Add(time.Duration(p.rng.Float64() * float64(d.Draw(p.rng))))
-	return max(at, p.slowUntil)
+	return max(at, p.app.slowUntil)
 }
 
 // TickApp runs the application thread at its deadline: a callback ends,
@@ -219,24 +244,24 @@ func (p *Process) TickApp(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
-	p.inPoll = true
-	defer func() { p.inPoll = false }()
-	if p.cbEnd != protocol.Never && now >= p.cbEnd {
-		p.cbEnd = protocol.Never
+	p.app.inPoll = true
+	defer func() { p.app.inPoll = false }()
+	if p.app.cbEnd != protocol.Never && now >= p.app.cbEnd {
+		p.app.cbEnd = protocol.Never
 		p.m.CallbackDone(now, &p.mo)
 		p.drain(now, out)
-		p.lastPoll = now
+		p.app.lastPoll = now
 	}
-	if p.pollAt != protocol.Never && now >= p.pollAt && !p.busy(now) {
-		p.pollAt = protocol.Never
-		p.lastPoll = now
+	if p.app.pollAt != protocol.Never && now >= p.app.pollAt && !p.busy(now) {
+		p.app.pollAt = protocol.Never
+		p.app.lastPoll = now
 		p.m.AppPoll(now, &p.mo)
 		p.drain(now, out)
 	}
 	p.runCallback(now, out)
-	p.inPoll = false
-	if p.m.State() == Stale && p.cb == NoCallback && p.cbEnd == protocol.Never && p.pollAt == protocol.Never {
-		p.pollAt = p.residual(now) // the next poll() rejoins
+	p.app.inPoll = false
+	if p.m.State() == Stale && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never {
+		p.app.pollAt = p.residual(now) // the next poll() rejoins
 	}
 	p.network(now, out)
 }
@@ -244,13 +269,13 @@ func (p *Process) TickApp(now protocol.Instant, out *ProcOutput) {
 // runCallback starts the pending callback on an idle application thread
 // (ConsumerRebalanceListenerInvoker: it takes callback.time).
 func (p *Process) runCallback(now protocol.Instant, out *ProcOutput) {
-	for p.cb != NoCallback && !p.busy(now) && p.pollAt == protocol.Never {
-		p.cb = NoCallback
-		p.cbEnd = now.Add(p.cfg.CallbackTime.Draw(p.rng))
-		if p.cbEnd > now {
+	for p.app.cb != NoCallback && !p.busy(now) && p.app.pollAt == protocol.Never {
+		p.app.cb = NoCallback
+		p.app.cbEnd = now.Add(p.cfg.CallbackTime.Draw(p.rng))
+		if p.app.cbEnd > now {
 			return
 		}
-		p.cbEnd = protocol.Never
+		p.app.cbEnd = protocol.Never
 		p.m.CallbackDone(now, &p.mo)
 		p.drain(now, out)
 	}
@@ -263,39 +288,39 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 	for i := range p.mo.Sends {
 		r := p.mo.Sends[i]
 		leave := r.MemberEpoch == protocol.LeaveEpoch || r.MemberEpoch == protocol.StaticLeaveEpoch
-		if p.coord < 0 || !p.coordUp {
+		if p.lookup.coord < 0 || !p.lookup.coordUp {
 			if !leave {
 				p.m.Failed(now, true)
 			}
 			continue
 		}
-		p.corr++
-		out.Sends = append(out.Sends, Send{Broker: p.coord, Corr: p.corr, Req: &r, Coord: true})
-		p.hbCorr, p.hbSentAt, p.hbLeave = p.corr, now, leave
+		p.net.corr++
+		out.Sends = append(out.Sends, Send{Broker: p.lookup.coord, Corr: p.net.corr, Req: &r, Coord: true})
+		p.hb.corr, p.hb.sentAt, p.hb.leave = p.net.corr, now, leave
 	}
-	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.coordUp && p.coord >= 0 && !p.released {
+	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.lookup.coordUp && p.lookup.coord >= 0 && !p.commit.released {
 		// AbstractMembershipManager.revokeAndAssign: with auto-commit on,
 		// the offsets of every owned partition are committed
 		// synchronously before onPartitionsRevoked runs
 		// (kafka-consumer-protocol.md §3.7 step 3). The callback waits for
 		// the commit's answer; a failed commit is logged and the
 		// reconciliation goes on.
-		p.corr++
-		p.commitCorr, p.commitAt = p.corr, now
-		p.heldCB, p.heldParts = p.mo.Callback, p.mo.CallbackParts
-		p.commitParts = slices.Clone(p.m.Owned())
-		out.Sends = append(out.Sends, Send{Broker: p.coord, Corr: p.corr, Coord: true,
+		p.net.corr++
+		p.commit.corr, p.commit.at = p.net.corr, now
+		p.commit.heldCB, p.commit.heldParts = p.mo.Callback, p.mo.CallbackParts
+		p.commit.parts = slices.Clone(p.m.Owned())
+		out.Sends = append(out.Sends, Send{Broker: p.lookup.coord, Corr: p.net.corr, Coord: true,
 			Req: &protocol.OffsetCommitRequest{GroupID: p.cfg.Member.GroupID, GenerationID: p.m.Epoch(), MemberID: p.m.ID(),
-				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commitParts}})
+				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commit.parts}})
 		p.mo.Callback = NoCallback
 	}
 	if p.mo.Callback != NoCallback {
-		p.cb, p.cbParts = p.mo.Callback, p.mo.CallbackParts
-		if p.cbEnd == protocol.Never && p.pollAt == protocol.Never && !p.inPoll {
+		p.app.cb, p.app.cbParts = p.mo.Callback, p.mo.CallbackParts
+		if p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never && !p.app.inPoll {
 			// Handed over while the application thread is inside poll()
 			// (it just polled or ran a callback): it runs at once;
 			// otherwise at the next poll().
-			p.pollAt = p.residual(now)
+			p.app.pollAt = p.residual(now)
 		}
 	}
 	for _, e := range p.mo.Events {
@@ -307,8 +332,8 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 	if p.fatal != protocol.None {
 		p.stopped = true
 	}
-	if p.m.State() == Stale && p.cb == NoCallback && p.cbEnd == protocol.Never && p.pollAt == protocol.Never && !p.inPoll {
-		p.pollAt = p.residual(now) // the next poll() rejoins
+	if p.m.State() == Stale && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never && !p.app.inPoll {
+		p.app.pollAt = p.residual(now) // the next poll() rejoins
 	}
 }
 
@@ -327,31 +352,31 @@ func (p *Process) network(now protocol.Instant, out *ProcOutput) {
 		return
 	}
 	p.idlePoll(now)
-	if p.hbCorr != 0 && !p.hbLeave && now >= p.hbSentAt.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIConsumerGroupHeartbeat, ReqCorr: p.hbCorr})
-		p.hbCorr = 0
-		p.closeConn(now, out, p.coord, true)
+	if p.hb.corr != 0 && !p.hb.leave && now >= p.hb.sentAt.Add(p.cfg.RequestTimeout) {
+		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIConsumerGroupHeartbeat, ReqCorr: p.hb.corr})
+		p.hb.corr = 0
+		p.closeConn(now, out, p.lookup.coord, true)
 		p.coordDead(now, out, protocol.DeadRequestTimeout, protocol.None)
 		p.m.Failed(now, true)
 	}
-	if p.commitCorr != 0 && now >= p.commitAt.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIOffsetCommit, ReqCorr: p.commitCorr})
+	if p.commit.corr != 0 && now >= p.commit.at.Add(p.cfg.RequestTimeout) {
+		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIOffsetCommit, ReqCorr: p.commit.corr})
 		p.commitDone(now, out)
 	}
-	if p.findCorr != 0 && now >= p.findAt.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIFindCoordinator, ReqCorr: p.findCorr})
-		p.findCorr = 0
+	if p.lookup.findCorr != 0 && now >= p.lookup.findAt.Add(p.cfg.RequestTimeout) {
+		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIFindCoordinator, ReqCorr: p.lookup.findCorr})
+		p.lookup.findCorr = 0
 		p.findFailed(now)
 	}
-	if p.coord < 0 && p.findCorr == 0 && now >= p.findRetry {
+	if p.lookup.coord < 0 && p.lookup.findCorr == 0 && now >= p.lookup.findRetry {
 		p.find(now, out)
 	}
-	if p.coord >= 0 && !p.coordUp {
-		p.connect(now, out, p.coord, true)
+	if p.lookup.coord >= 0 && !p.lookup.coordUp {
+		p.connect(now, out, p.lookup.coord, true)
 	}
 	p.m.Tick(now, &p.mo)
 	p.drain(now, out)
-	if p.coordUp && !p.m.CoordinatorKnown() {
+	if p.lookup.coordUp && !p.m.CoordinatorKnown() {
 		// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE: look it up again.
 		p.coordDead(now, out, protocol.DeadErrorResponse, protocol.NotCoordinator)
 		p.network(now, out)
@@ -359,22 +384,22 @@ func (p *Process) network(now protocol.Instant, out *ProcOutput) {
 }
 
 func (p *Process) peek(broker int32, coord bool) *pconn {
-	for i := range p.conns {
-		if p.conns[i].broker == broker && p.conns[i].coord == coord {
-			return &p.conns[i]
+	for i := range p.net.conns {
+		if p.net.conns[i].broker == broker && p.net.conns[i].coord == coord {
+			return &p.net.conns[i]
 		}
 	}
 	return nil
 }
 
 func (p *Process) conn(broker int32, coord bool) *pconn {
-	for i := range p.conns {
-		if p.conns[i].broker == broker && p.conns[i].coord == coord {
-			return &p.conns[i]
+	for i := range p.net.conns {
+		if p.net.conns[i].broker == broker && p.net.conns[i].coord == coord {
+			return &p.net.conns[i]
 		}
 	}
-	p.conns = append(p.conns, pconn{broker: broker, coord: coord})
-	return &p.conns[len(p.conns)-1]
+	p.net.conns = append(p.net.conns, pconn{broker: broker, coord: coord})
+	return &p.net.conns[len(p.net.conns)-1]
 }
 
 // connect opens a connection unless it is open, opening or backing off.
@@ -406,19 +431,19 @@ func (p *Process) find(now protocol.Instant, out *ProcOutput) {
 	if len(p.cfg.Brokers) == 0 {
 		return
 	}
-	b := p.cfg.Brokers[p.findNext%len(p.cfg.Brokers)]
+	b := p.cfg.Brokers[p.lookup.findNext%len(p.cfg.Brokers)]
 	if !p.connect(now, out, b, false) {
 		return
 	}
-	p.corr++
-	p.findCorr, p.findAt, p.findTo = p.corr, now, b
-	out.Sends = append(out.Sends, Send{Broker: b, Corr: p.corr, Req: &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID}})
+	p.net.corr++
+	p.lookup.findCorr, p.lookup.findAt, p.lookup.findTo = p.net.corr, now, b
+	out.Sends = append(out.Sends, Send{Broker: b, Corr: p.net.corr, Req: &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID}})
 }
 
 func (p *Process) findFailed(now protocol.Instant) {
-	p.findTries++
-	p.findNext++
-	p.findRetry = now.Add(p.backoff(p.cfg.Member.RetryBackoff, p.cfg.Member.RetryBackoffMax, p.findTries-1))
+	p.lookup.findTries++
+	p.lookup.findNext++
+	p.lookup.findRetry = now.Add(p.backoff(p.cfg.Member.RetryBackoff, p.cfg.Member.RetryBackoffMax, p.lookup.findTries-1))
 }
 
 // backoff is ExponentialBackoff(base, 2, max, 0.2) after k failures.
@@ -434,16 +459,16 @@ func (p *Process) backoff(base, mx time.Duration, k int32) time.Duration {
 // coordDead is markCoordinatorUnknown: the coordinator is forgotten and
 // looked up again.
 func (p *Process) coordDead(now protocol.Instant, out *ProcOutput, why protocol.DeadReason, err protocol.ErrorCode) {
-	if p.coord < 0 {
+	if p.lookup.coord < 0 {
 		return
 	}
 	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorDead, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID,
-		Reason: protocol.DeadReasonText(why, err), Dead: why, DeadErr: err, Peer: brokerName(p.coord), Gen: p.m.Epoch()})
+		Reason: protocol.DeadReasonText(why, err), Dead: why, DeadErr: err, Peer: brokerName(p.lookup.coord), Gen: p.m.Epoch()})
 	if why != protocol.DeadDisconnect && why != protocol.DeadRequestTimeout {
-		p.closeConn(now, out, p.coord, true)
+		p.closeConn(now, out, p.lookup.coord, true)
 	}
-	p.coord, p.coordUp = -1, false
-	p.hbCorr = 0
+	p.lookup.coord, p.lookup.coordUp = -1, false
+	p.hb.corr = 0
 	p.m.CoordinatorUnknown()
 }
 
@@ -454,27 +479,27 @@ func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp pro
 	}
 	switch r := resp.(type) {
 	case *protocol.FindCoordinatorResponse:
-		if corr != p.findCorr {
+		if corr != p.lookup.findCorr {
 			return
 		}
-		p.findCorr = 0
+		p.lookup.findCorr = 0
 		if r.Error != protocol.None {
 			p.findFailed(now)
 			break
 		}
-		p.findTries = 0
-		p.coord = r.NodeID
+		p.lookup.findTries = 0
+		p.lookup.coord = r.NodeID
 		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorFound, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID, Peer: brokerName(r.NodeID), Gen: p.m.Epoch()})
 	case *protocol.OffsetCommitResponse:
-		if corr != p.commitCorr {
+		if corr != p.commit.corr {
 			return
 		}
 		p.commitDone(now, out)
 	case *protocol.ConsumerGroupHeartbeatResponse:
-		if corr != p.hbCorr || broker != p.coord {
+		if corr != p.hb.corr || broker != p.lookup.coord {
 			return
 		}
-		p.hbCorr = 0
+		p.hb.corr = 0
 		p.idlePoll(now)
 		p.m.Response(now, r, &p.mo)
 		p.drain(now, out)
@@ -490,8 +515,8 @@ func (p *Process) Connected(now protocol.Instant, broker int32, coord bool, out 
 	c := p.conn(broker, coord)
 	c.state, c.fails = 2, 0
 	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvConnected, Node: p.cfg.Member.Name, Peer: brokerName(broker), Detail: connDetail(coord)})
-	if coord && broker == p.coord {
-		p.coordUp = true
+	if coord && broker == p.lookup.coord {
+		p.lookup.coordUp = true
 		p.m.CoordinatorFound(now, &p.mo)
 		p.drain(now, out)
 	}
@@ -522,15 +547,15 @@ func (p *Process) down(now protocol.Instant, out *ProcOutput, broker int32, coor
 	bo := p.backoff(p.cfg.ReconnectBackoff, p.cfg.ReconnectBackoffMax, c.fails-1)
 	c.state, c.retryAt = 0, now.Add(bo)
 	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvDisconnected, Node: p.cfg.Member.Name, Peer: brokerName(broker), Reason: why, Detail: connDetail(coord), Count: int32(bo.Milliseconds())})
-	if !coord && p.findCorr != 0 && broker == p.findTo {
-		p.findCorr = 0
+	if !coord && p.lookup.findCorr != 0 && broker == p.lookup.findTo {
+		p.lookup.findCorr = 0
 		p.findFailed(now)
 	}
-	if coord && broker == p.coord && p.commitCorr != 0 {
+	if coord && broker == p.lookup.coord && p.commit.corr != 0 {
 		p.commitDone(now, out)
 	}
-	if coord && broker == p.coord {
-		inflight := p.hbCorr != 0 && !p.hbLeave
+	if coord && broker == p.lookup.coord {
+		inflight := p.hb.corr != 0 && !p.hb.leave
 		p.coordDead(now, out, protocol.DeadDisconnect, protocol.None)
 		if inflight {
 			p.m.Failed(now, true)
@@ -545,9 +570,9 @@ func (p *Process) SlowPoll(now protocol.Instant, d time.Duration, out *ProcOutpu
 		return
 	}
 	p.idlePoll(now)
-	p.slowUntil = now.Add(d)
+	p.app.slowUntil = now.Add(d)
 	// The loop comes round again after the stuck iteration.
-	p.pollAt = p.slowUntil
+	p.app.pollAt = p.app.slowUntil
 	p.network(now, out)
 }
 
@@ -575,9 +600,9 @@ func (p *Process) NextAppDeadline() protocol.Instant {
 	if p.stopped {
 		return protocol.Never
 	}
-	d := p.cbEnd
-	if p.pollAt != protocol.Never {
-		d = min(d, max(p.pollAt, p.slowUntil))
+	d := p.app.cbEnd
+	if p.app.pollAt != protocol.Never {
+		d = min(d, max(p.app.pollAt, p.app.slowUntil))
 	}
 	return d
 }
@@ -588,28 +613,28 @@ func (p *Process) NextHeartbeatDeadline() protocol.Instant {
 		return protocol.Never
 	}
 	d := p.m.NextDeadline()
-	if p.hbCorr != 0 && !p.hbLeave {
-		d = min(d, p.hbSentAt.Add(p.cfg.RequestTimeout))
+	if p.hb.corr != 0 && !p.hb.leave {
+		d = min(d, p.hb.sentAt.Add(p.cfg.RequestTimeout))
 	}
-	if p.findCorr != 0 {
-		d = min(d, p.findAt.Add(p.cfg.RequestTimeout))
+	if p.lookup.findCorr != 0 {
+		d = min(d, p.lookup.findAt.Add(p.cfg.RequestTimeout))
 	}
-	if p.commitCorr != 0 {
-		d = min(d, p.commitAt.Add(p.cfg.RequestTimeout))
+	if p.commit.corr != 0 {
+		d = min(d, p.commit.at.Add(p.cfg.RequestTimeout))
 	}
-	if p.coord < 0 && p.findCorr == 0 && len(p.cfg.Brokers) > 0 {
+	if p.lookup.coord < 0 && p.lookup.findCorr == 0 && len(p.cfg.Brokers) > 0 {
 		// The next FindCoordinator: after its backoff, on a connection
 		// that is ready or may be opened (a connecting one reports back).
-		if c := p.peek(p.cfg.Brokers[p.findNext%len(p.cfg.Brokers)], false); c == nil || c.state != 1 {
-			at := p.findRetry
+		if c := p.peek(p.cfg.Brokers[p.lookup.findNext%len(p.cfg.Brokers)], false); c == nil || c.state != 1 {
+			at := p.lookup.findRetry
 			if c != nil && c.state == 0 {
 				at = max(at, c.retryAt)
 			}
 			d = min(d, at)
 		}
 	}
-	if p.coord >= 0 && !p.coordUp {
-		if c := p.peek(p.coord, true); c == nil || c.state == 0 {
+	if p.lookup.coord >= 0 && !p.lookup.coordUp {
+		if c := p.peek(p.lookup.coord, true); c == nil || c.state == 0 {
 			at := protocol.Instant(0)
 			if c != nil {
 				at = c.retryAt
@@ -633,20 +658,20 @@ func connDetail(coord bool) string {
 // commitDone ends the commit before revocation (answered, failed or timed
 // out): the revocation callback it held goes to the application thread.
 func (p *Process) commitDone(now protocol.Instant, out *ProcOutput) {
-	p.commitCorr = 0
-	if p.heldCB == NoCallback {
+	p.commit.corr = 0
+	if p.commit.heldCB == NoCallback {
 		return
 	}
-	held, parts := p.heldCB, p.heldParts
-	p.heldCB, p.heldParts = NoCallback, nil
-	if p.cb != NoCallback || p.cbEnd != protocol.Never {
+	held, parts := p.commit.heldCB, p.commit.heldParts
+	p.commit.heldCB, p.commit.heldParts = NoCallback, nil
+	if p.app.cb != NoCallback || p.app.cbEnd != protocol.Never {
 		return // a newer callback (onPartitionsLost after a fence) replaced it
 	}
 	p.mo.Callback, p.mo.CallbackParts = held, parts
-	p.released = true
+	p.commit.released = true
 	p.drain(now, out)
-	p.released = false
+	p.commit.released = false
 }
 
 // Committing reports whether a commit before revocation is in flight.
-func (p *Process) Committing() bool { return p.commitCorr != 0 }
+func (p *Process) Committing() bool { return p.commit.corr != 0 }
