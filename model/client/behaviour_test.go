@@ -73,15 +73,15 @@ func TestExponentialBackoff(t *testing.T) {
 	}
 	for _, c := range cases {
 		for range 200 {
-			v := exponentialBackoff(100*time.Millisecond, time.Second, c.attempts, rng)
+			v := protocol.RetryBackoff(100*time.Millisecond, time.Second, c.attempts, rng)
 			require.GreaterOrEqual(t, v, c.lo, "attempt %d", c.attempts)
 			require.LessOrEqual(t, v, c.hi, "attempt %d", c.attempts)
 			require.Zero(t, v%time.Millisecond, "whole milliseconds")
 		}
 	}
-	require.Equal(t, 50*time.Millisecond, exponentialBackoff(100*time.Millisecond, 50*time.Millisecond, 3, rng))
-	a := exponentialBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
-	b := exponentialBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
+	require.Equal(t, 50*time.Millisecond, protocol.RetryBackoff(100*time.Millisecond, 50*time.Millisecond, 3, rng))
+	a := protocol.RetryBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
+	b := protocol.RetryBackoff(100*time.Millisecond, time.Second, 2, rand.New(rand.NewPCG(1, 1)))
 	require.Equal(t, a, b, "jitter comes only from the given rng")
 }
 

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -84,7 +82,7 @@ func (m *Member) hbSent(now protocol.Instant) {
 func (m *Member) hbFail(now protocol.Instant) {
 	d := m.cfg.RetryBackoff
 	if m.b.exponentialBackoff {
-		d = exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.hb.attempts, m.rng)
+		d = protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.hb.attempts, m.rng)
 		m.hb.attempts++
 	}
 	m.hb.heartbeatDeadline = now.Add(d)
@@ -116,27 +114,4 @@ func (m *Member) hbTimeToNext010(now protocol.Instant) time.Duration {
 // hbSessionExpired010 is the 0.10 Heartbeat.sessionTimeoutExpired (strict >).
 func (m *Member) hbSessionExpired010(now protocol.Instant) bool {
 	return now.Sub(max(m.hb.lastSessionReset, m.hb.lastReceive)) > m.cfg.SessionTimeout
-}
-
-// exponentialBackoff is org.apache.kafka.common.utils.ExponentialBackoff
-// .backoff(attempts) with multiplier 2 and jitter 0.2 (KIP-580, 3.7+), in
-// whole milliseconds as in Java. The jitter comes from the member's rng.
-// When max <= initial the Java class returns the initial interval; the
-// consumer config (KIP-580) then uses retry.backoff.max.ms as a constant, so
-// we return max (§5.9).
-func exponentialBackoff(initial, maxD time.Duration, attempts int32, rng *rand.Rand) time.Duration {
-	b := float64(initial.Milliseconds())
-	mx := float64(maxD.Milliseconds())
-	if mx <= b {
-		return maxD
-	}
-	expMax := math.Log(mx/math.Max(b, 1)) / math.Log(2)
-	exp := math.Min(float64(attempts), expMax)
-	term := b * math.Pow(2, exp)
-	u := 0.8 + 0.4*rng.Float64() // nextDouble(1-jitter, 1+jitter)
-	v := int64(u * term)
-	if float64(v) > mx {
-		v = int64(mx)
-	}
-	return time.Duration(v) * time.Millisecond
 }

@@ -190,7 +190,7 @@ func (m *Member) findBackoff() time.Duration {
 	if !m.b.exponentialBackoff {
 		return m.cfg.RetryBackoff
 	}
-	d := exponentialBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.coord.attempts, m.rng)
+	d := protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.coord.attempts, m.rng)
 	m.coord.attempts++
 	return d
 }

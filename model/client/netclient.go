@@ -131,16 +131,10 @@ func (c *connection) inBackoff(now protocol.Instant) bool {
 // backoffValue is ExponentialBackoff(base, 2, max, 0.2).backoff(k); 0.10
 // has a fixed reconnect.backoff.ms without jitter.
 func (m *Member) backoffValue(base, maxD time.Duration, k int32, exponential, capped bool) time.Duration {
-	if !exponential || maxD <= base {
+	if !exponential {
 		return base
 	}
-	b, mx := float64(base.Milliseconds()), float64(maxD.Milliseconds())
-	exp := math.Min(float64(k), math.Log(mx/math.Max(b, 1))/math.Log(2))
-	v := (0.8 + 0.4*m.rng.Float64()) * b * math.Pow(2, exp)
-	if capped {
-		v = math.Min(v, mx)
-	}
-	return time.Duration(int64(v)) * time.Millisecond
+	return protocol.ExponentialBackoff(base, maxD, k, m.rng, capped)
 }
 
 // initiateConnect is NetworkClient.initiateConnect with

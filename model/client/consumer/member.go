@@ -24,7 +24,6 @@
 package consumer
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -185,10 +184,7 @@ func (m *Member) CoordinatorUnknown() { m.coordKnown = false }
 
 // backoff is ExponentialBackoff(retry.backoff.ms, 2, retry.backoff.max.ms, 0.2).
 func (m *Member) backoff() time.Duration {
-	b, mx := float64(m.cfg.RetryBackoff.Milliseconds()), float64(m.cfg.RetryBackoffMax.Milliseconds())
-	exp := math.Min(float64(m.attempts), math.Log(mx/math.Max(b, 1))/math.Log(2))
-	v := math.Min((0.8+0.4*m.rng.Float64())*b*math.Pow(2, exp), mx)
-	return time.Duration(v) * time.Millisecond
+	return protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.attempts, m.rng)
 }
 
 // heartbeatNow: JOINING, ACKNOWLEDGING or LEAVING and nothing in flight

@@ -443,17 +443,7 @@ func (p *Process) find(now protocol.Instant, out *ProcOutput) {
 func (p *Process) findFailed(now protocol.Instant) {
 	p.lookup.findTries++
 	p.lookup.findNext++
-	p.lookup.findRetry = now.Add(p.backoff(p.cfg.Member.RetryBackoff, p.cfg.Member.RetryBackoffMax, p.lookup.findTries-1))
-}
-
-// backoff is ExponentialBackoff(base, 2, max, 0.2) after k failures.
-func (p *Process) backoff(base, mx time.Duration, k int32) time.Duration {
-	v := float64(base)
-	for i := int32(0); i < k && v < float64(mx); i++ {
-		v *= 2
-	}
-	v = min(v, float64(mx)) * (0.8 + 0.4*p.rng.Float64())
-	return time.Duration(min(v, float64(mx)))
+	p.lookup.findRetry = now.Add(protocol.RetryBackoff(p.cfg.Member.RetryBackoff, p.cfg.Member.RetryBackoffMax, p.lookup.findTries-1, p.rng))
 }
 
 // coordDead is markCoordinatorUnknown: the coordinator is forgotten and
@@ -544,7 +534,7 @@ func (p *Process) ConnectionClosed(now protocol.Instant, broker int32, coord boo
 func (p *Process) down(now protocol.Instant, out *ProcOutput, broker int32, coord bool, why string) {
 	c := p.conn(broker, coord)
 	c.fails++
-	bo := p.backoff(p.cfg.ReconnectBackoff, p.cfg.ReconnectBackoffMax, c.fails-1)
+	bo := protocol.ExponentialBackoff(p.cfg.ReconnectBackoff, p.cfg.ReconnectBackoffMax, c.fails-1, p.rng, true)
 	c.state, c.retryAt = 0, now.Add(bo)
 	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvDisconnected, Node: p.cfg.Member.Name, Peer: brokerName(broker), Reason: why, Detail: connDetail(coord), Count: int32(bo.Milliseconds())})
 	if !coord && p.lookup.findCorr != 0 && broker == p.lookup.findTo {
