@@ -1,0 +1,64 @@
+package harness
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// A finding of `simrun explore rolling-restart-static --swarm default
+// --set duration=9m --seeds 10000` (seed 7726, oracle client-fatal), turned
+// into a scenario with the race at written instants: Kafka's behaviour, not
+// a simulator bug. payments-3 is paused past its session and expired; it
+// rejoins with an empty member id while the rebalance is held open (payments-1
+// paused), so the coordinator gives instance payments-3 a NEW member id in
+// memory; the join completes, but the leader (payments-0, 5 s assignor)
+// crashes before its SyncGroup, so generation 2 is never written
+// (GroupMetadataManager.storeGroup runs in SyncGroup, 3.6.0). The coordinator's
+// broker crashes; the next one loads generation 1, where instance
+// payments-3 still maps to its OLD member id. payments-3 rejoins with the
+// new id: GroupCoordinator.validateCurrentMember (3.6.0) answers
+// FENCED_INSTANCE_ID (isStaticMemberFenced) and the Java client's
+// JoinGroupResponseHandler treats it as fatal ("we would not expect the
+// instance id gets fenced, and hence we always treat this as a fatal
+// error", AbstractCoordinator 3.6.0). KAFKA-10284 (2.7.0) persisted the
+// replacement only for a static rejoin in Stable, not this path.
+func TestStaticMemberFencedAfterFailoverBeforeSync(t *testing.T) {
+	src, err := os.ReadFile("testdata/static-fenced-after-failover.yaml")
+	require.NoError(t, err)
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
+		sc, err := scenario.Parse("static-fenced-after-failover.yaml", src)
+		require.NoError(t, err)
+		res, err := Run(sc, seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		var fatal, persisted2OnOld []TraceEvent
+		for _, e := range res.Trace {
+			if e.Kind == protocol.EvFatal {
+				fatal = append(fatal, e)
+			}
+			if e.Kind == protocol.EvGroupPersisted && e.Node == "broker-1" && e.Gen >= 2 {
+				persisted2OnOld = append(persisted2OnOld, e)
+			}
+		}
+		assert.Empty(t, persisted2OnOld, "seed %d: generation 2 never written before the crash", seed)
+		if assert.Len(t, fatal, 1, "seed %d", seed) {
+			assert.Equal(t, "payments-3", fatal[0].Node, "seed %d", seed)
+			assert.Equal(t, protocol.FencedInstanceID, fatal[0].Err, "seed %d", seed)
+			assert.Greater(t, int64(fatal[0].At), int64(50e9), "seed %d: after the coordinator crash", seed)
+		}
+
+		// The control: the same run without the broker crash has no
+		// fatal error (the new member id stays in the live coordinator).
+		sc2, err := scenario.Parse("static-fenced-after-failover.yaml", src)
+		require.NoError(t, err)
+		sc2.Faults = sc2.Faults[:len(sc2.Faults)-1]
+		res2, err := Run(sc2, seed, Options{})
+		require.NoError(t, err)
+		assert.Empty(t, res2.Summary.Groups[0].FatalErrors, "seed %d: no crash, no fence", seed)
+	}
+}
