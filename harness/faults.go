@@ -46,7 +46,12 @@ func (w *world) applyFault(i int) {
 	case scenario.FaultRestart:
 		if s := w.slotByName(f.Target); s != nil {
 			w.stopProcess(s, "crashed") // restarting a live process kills it first
-			w.startProcess(s)
+			if !w.net.IsHostDown(s.node) {
+				// A process cannot start on a host that is down: it
+				// starts when the host is back (host-down with `for`),
+				// or never.
+				w.startProcess(s)
+			}
 		}
 	case scenario.FaultLeave:
 		if s := w.slotByName(f.Target); s != nil && s.alive {
@@ -179,7 +184,9 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 		}
 		return
 	}
-	w.startProcess(s)
+	if !w.net.IsHostDown(s.node) { // as FaultRestart: not on a host that is down
+		w.startProcess(s)
+	}
 }
 
 // closeProcess is a graceful KafkaConsumer.close(): the member sends

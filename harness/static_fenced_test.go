@@ -62,3 +62,26 @@ func TestStaticMemberFencedAfterFailoverBeforeSync(t *testing.T) {
 		assert.Empty(t, res2.Summary.Groups[0].FatalErrors, "seed %d: no crash, no fence", seed)
 	}
 }
+
+// A restart of a member whose host is down (explore's generic mix draws
+// one now and then) must not start a process on a silent host: before, the
+// new process ran for 20 s on a host whose every segment was lost, then
+// the host-down's end started it a second time. Now it starts once, when
+// the host is back.
+func TestRestartOnDownHostWaitsForTheHost(t *testing.T) {
+	src, err := os.ReadFile("testdata/restart-on-down-host.yaml")
+	require.NoError(t, err)
+	sc, err := scenario.Parse("restart-on-down-host.yaml", src)
+	require.NoError(t, err)
+	res, err := Run(sc, 1, Options{KeepTrace: true})
+	require.NoError(t, err)
+	var started []int64
+	for _, e := range res.Trace {
+		if e.Kind == EvProcess && e.Node == "payments-1" && e.State == "started" {
+			started = append(started, int64(e.At))
+		}
+	}
+	require.Len(t, started, 2, "the first start and the one when the host is back")
+	assert.Equal(t, int64(50e9), started[1])
+	assert.True(t, res.Summary.Groups[0].StableAtEnd)
+}

@@ -461,6 +461,9 @@ func (n *Network[M]) HostDown(node NodeID) {
 	}
 }
 
+// IsHostDown says whether node's host is down (HostDown without HostUp).
+func (n *Network[M]) IsHostDown(node NodeID) bool { return n.node(node).down }
+
 // HostUp is node booting again with no sockets: segments of its old
 // connections are answered with RST when they reach it.
 func (n *Network[M]) HostUp(node NodeID, listening bool) {
