@@ -2,7 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -71,6 +74,7 @@ func BenchmarkMemoryPerMember(b *testing.B) {
 		sc   func() *scenario.Scenario
 	}{
 		{"steady/members=10000", 10000, func() *scenario.Scenario { return steadyScenario(b, 10000, "60s", "1s") }},
+		{"record/members=20000", 20000, func() *scenario.Scenario { return recordScenario(b, 20000, "10m", 0) }},
 		{"record/members=100000", 100000, func() *scenario.Scenario { return recordScenario(b, 100000, "10m", 0) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -86,6 +90,15 @@ func BenchmarkMemoryPerMember(b *testing.B) {
 				var after runtime.MemStats
 				runtime.ReadMemStats(&after)
 				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(c.n), "bytes/member")
+				if path := os.Getenv("REBALSIM_HEAP_PROFILE"); path != "" {
+					// The live heap with the world still referenced (a
+					// -memprofile is written after the world is gone):
+					// go tool pprof -sample_index=inuse_space.
+					f, err := os.Create(path)
+					require.NoError(b, err)
+					require.NoError(b, pprof.WriteHeapProfile(f))
+					require.NoError(b, f.Close())
+				}
 				b.ReportMetric(float64(after.Sys)/float64(c.n), "sys-bytes/member")
 				b.ReportMetric(float64(c.n)*sc.Duration.Seconds()/b.Elapsed().Seconds()*float64(i+1), "member-s/s")
 				require.True(b, w.summary().Groups[0].StableAtEnd)
@@ -136,9 +149,28 @@ faults:
 //
 //	go test ./harness -run '^$' -bench Record -benchtime 3x -count 3
 func BenchmarkRecord(b *testing.B) {
-	for _, c := range []struct{ n, rolling int }{{100, 0}, {1000, 0}, {10000, 500}} {
-		b.Run(fmt.Sprintf("members=%d", c.n), func(b *testing.B) {
-			sc := recordScenario(b, c.n, "1h", c.rolling)
+	cases := []struct {
+		n, rolling int
+		dur        string
+	}{{100, 0, "1h"}, {1000, 0, "1h"}, {10000, 500, "1h"}}
+	if v := os.Getenv("REBALSIM_RECORD"); v != "" {
+		// A custom case for profiling: REBALSIM_RECORD=members,duration,rolling
+		// (e.g. 10000,12m,100: the 10,000-member case's first 100 restarts).
+		var c struct {
+			n, rolling int
+			dur        string
+		}
+		_, err := fmt.Sscanf(strings.ReplaceAll(v, ",", " "), "%d %s %d", &c.n, &c.dur, &c.rolling)
+		require.NoError(b, err, "REBALSIM_RECORD=members,duration,rolling")
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("members=%d", c.n)
+		if c.dur != "1h" {
+			name = fmt.Sprintf("members=%d/dur=%s/rolling=%d", c.n, c.dur, c.rolling)
+		}
+		b.Run(name, func(b *testing.B) {
+			sc := recordScenario(b, c.n, c.dur, c.rolling)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := cpuSeconds()

@@ -21,7 +21,7 @@ type checker interface {
 
 func newCheckers(w *world) []checker {
 	cs := []checker{
-		&singleOwnerChecker{owner: map[ownerKey]string{}},
+		&singleOwnerChecker{groups: map[string]*ownerGroup{}, ids: map[string]int32{}, other: map[ownerKey]string{}},
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 		modelAssertChecker{},
@@ -50,9 +50,30 @@ func (modelAssertChecker) final(*world) string { return "" }
 
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).
+//
+// Layout (issue 15, memory): every generation of a group keeps a dense
+// array of owners indexed by the group's partition (4 bytes a partition, not
+// a map entry of about 70), owners named by an interned id; a generation's
+// array is kept for the whole run, since a slow member may apply an old
+// generation's assignment late. A partition outside the group's topics (none
+// in practice) goes to a map.
 type singleOwnerChecker struct {
-	owner map[ownerKey]string
+	groups map[string]*ownerGroup
+	ids    map[string]int32 // node name → id+1
+	names  []string         // id → node name
+	other  map[ownerKey]string
 }
+
+// ownerGroup is one group's owners: partition p of topic t is index
+// topics[t].base+p of a generation's array.
+type ownerGroup struct {
+	topics map[string]topicSpan
+	size   int32
+	gens   map[int32][]int32 // generation → owner id+1 per partition (0: none)
+}
+
+// topicSpan is where a topic's partitions 0..n-1 sit in a generation's array.
+type topicSpan struct{ base, n int32 }
 
 type ownerKey struct {
 	group string
@@ -80,14 +101,61 @@ func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
 		// time is measured as double-owned partition-seconds.
 		return ""
 	}
+	if len(e.Partitions) == 0 {
+		return ""
+	}
+	g := c.group(w, e.Group)
+	id := c.ids[e.Node]
+	if id == 0 {
+		c.names = append(c.names, e.Node)
+		id = int32(len(c.names))
+		c.ids[e.Node] = id
+	}
+	owners := g.gens[e.Gen]
+	if owners == nil {
+		owners = make([]int32, g.size)
+		g.gens[e.Gen] = owners
+	}
 	for _, tp := range e.Partitions {
+		if t, ok := g.topics[tp.Topic]; ok && tp.Partition >= 0 && tp.Partition < t.n {
+			i := t.base + tp.Partition
+			if prev := owners[i]; prev != 0 && prev != id {
+				return fmt.Sprintf("%s-%d assigned to %s and %s in generation %d", tp.Topic, tp.Partition, c.names[prev-1], e.Node, e.Gen)
+			}
+			owners[i] = id
+			continue
+		}
 		k := ownerKey{e.Group, e.Gen, tp}
-		if prev, ok := c.owner[k]; ok && prev != e.Node {
+		if prev, ok := c.other[k]; ok && prev != e.Node {
 			return fmt.Sprintf("%s-%d assigned to %s and %s in generation %d", tp.Topic, tp.Partition, prev, e.Node, e.Gen)
 		}
-		c.owner[k] = e.Node
+		c.other[k] = e.Node
 	}
 	return ""
+}
+
+// group returns the owners of group id, indexing its partitions on first use.
+func (c *singleOwnerChecker) group(w *world, id string) *ownerGroup {
+	if g := c.groups[id]; g != nil {
+		return g
+	}
+	g := &ownerGroup{topics: map[string]topicSpan{}, gens: map[int32][]int32{}}
+	if gs := w.groupByID(id); gs != nil {
+		// gs.partitions: each subscribed topic's partitions 0..n-1, in order.
+		for _, tp := range gs.partitions {
+			t, ok := g.topics[tp.Topic]
+			if !ok {
+				t.base = g.size
+			}
+			if tp.Partition == t.n {
+				t.n++
+			}
+			g.topics[tp.Topic] = t
+			g.size++
+		}
+	}
+	c.groups[id] = g
+	return g
 }
 
 func (c *singleOwnerChecker) final(*world) string { return "" }

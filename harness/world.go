@@ -249,6 +249,10 @@ type groupState struct {
 type cohort struct {
 	sc  *scenario.Group
 	cfg *client.Config
+	// tmpl is cfg prepared once for the classic members of the cohort
+	// (client.Template: one copy of the configuration, not one per
+	// member); built at the first start.
+	tmpl *client.Template
 }
 
 const connBase = 1
@@ -582,16 +586,22 @@ func (w *world) startProcess(s *slot) {
 	s.buf = s.buf[:0]
 	s.links = s.links[:0]
 	w.net.Restart(s.node)
-	c := w.groups[s.group].cohorts[s.cohort]
-	cfg := *c.cfg
-	cfg.Name = s.name
-	if c.sc.Client.StaticMembership {
-		cfg.GroupInstanceID = s.name
-	}
+	c := &w.groups[s.group].cohorts[s.cohort]
 	if s.cp = nil; c.sc.Consumer() {
-		s.m = w.newConsumerProcess(s, c)
+		s.m = w.newConsumerProcess(s, *c)
 	} else {
-		s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+		if c.tmpl == nil {
+			t, err := client.NewTemplate(*c.cfg)
+			if err != nil {
+				panic("client: NewMember: " + err.Error()) // as client.NewMember would
+			}
+			c.tmpl = t
+		}
+		instanceID := ""
+		if c.sc.Client.StaticMembership {
+			instanceID = s.name
+		}
+		s.m = c.tmpl.NewMember(s.name, instanceID, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 	}
 	s.aliveSince = now
 	s.settledGen = -1

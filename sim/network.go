@@ -168,8 +168,8 @@ type dir[M any] struct {
 	rttvar     time.Duration
 	seq        uint64 // next sequence number
 	head       uint64
-	firstLoss  Instant       // first transmission of the head (tcp_retries2 clock)
-	held       []Delivery[M] // messages behind the head, by seq
+	firstLoss  Instant        // first transmission of the head (tcp_retries2 clock)
+	held       *[]Delivery[M] // messages behind the head, by seq; nil until a loss (a pointer: 16 bytes less per direction)
 	sampled    bool
 	recovering bool // the segment head is lost and awaits retransmission
 	backoff    uint8
@@ -432,7 +432,7 @@ func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
 	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, fin: true, epoch: c.epoch, seq: dd.seq, tx: now}
 	dd.seq++
 	if dd.recovering {
-		dd.held = append(dd.held, d)
+		dd.hold(d)
 		return
 	}
 	n.transmit(now, dd, &d)
@@ -531,7 +531,7 @@ func (n *Network[M]) send(now Instant, c *conn[M], side int, from, to NodeID, ch
 	}
 	if dd.recovering {
 		d.tx = start
-		dd.held = append(dd.held, d)
+		dd.hold(d)
 		return DropHeld
 	}
 	d.tx = start
@@ -612,8 +612,11 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		// behind it follows in one burst, in order, with no loss draw of
 		// its own (no RTT sample either: Karn).
 		dd.recovering, dd.backoff = false, 0
-		held := dd.held
-		dd.held = nil
+		var held []Delivery[M]
+		if dd.held != nil {
+			held = *dd.held
+			dd.held = nil
+		}
 		n.arrive(now, dd, d, false)
 		for i := range held {
 			n.arrive(now, dd, &held[i], false)
@@ -681,8 +684,19 @@ func (n *Network[M]) arrive(t Instant, dd *dir[M], d *Delivery[M], sample bool) 
 	n.sched(*d)
 }
 
+// hold queues d behind the lost head.
+func (dd *dir[M]) hold(d Delivery[M]) {
+	if dd.held == nil {
+		dd.held = new([]Delivery[M])
+	}
+	*dd.held = append(*dd.held, d)
+}
+
 func (dd *dir[M]) insertHeld(d Delivery[M]) {
-	i, _ := slices.BinarySearchFunc(dd.held, d.seq, func(e Delivery[M], s uint64) int {
+	if dd.held == nil {
+		dd.held = new([]Delivery[M])
+	}
+	i, _ := slices.BinarySearchFunc(*dd.held, d.seq, func(e Delivery[M], s uint64) int {
 		switch {
 		case e.seq < s:
 			return -1
@@ -691,7 +705,7 @@ func (dd *dir[M]) insertHeld(d Delivery[M]) {
 		}
 		return 0
 	})
-	dd.held = slices.Insert(dd.held, i, d)
+	*dd.held = slices.Insert(*dd.held, i, d)
 }
 
 // syn is one SYN transmission of the handshake a→b (T7): lost (the SYN or

@@ -243,7 +243,7 @@ func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 // for a dynamic member with a known coordinator, a member id and state ≠
 // UNJOINED; then always reset (member id dropped) and request a rejoin.
 func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason protocol.LeaveReason) {
-	dynamic := m.cfg.GroupInstanceID == "" || !m.b.staticMembership
+	dynamic := m.instanceID == "" || !m.b.staticMembership
 	hasMember := m.gen.memberID != ""
 	if m.b.coordinator010 {
 		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0

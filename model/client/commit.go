@@ -124,7 +124,7 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 	if req == nil || req.GenerationID != m.gen.id || req.MemberID != m.gen.memberID || !samePartitions(req.Partitions, m.owned) {
 		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID, Partitions: m.owned}
 		if m.b.staticMembership {
-			req.GroupInstanceID = m.cfg.GroupInstanceID
+			req.GroupInstanceID = m.instanceID
 		}
 		m.autoCommit.req = req
 	}

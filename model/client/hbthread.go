@@ -190,7 +190,7 @@ func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
 	if m.hb.req == nil || m.hb.req.GenerationID != m.gen.id || m.hb.req.MemberID != m.gen.memberID {
 		m.hb.req = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
 		if m.b.staticMembership {
-			m.hb.req.GroupInstanceID = m.cfg.GroupInstanceID
+			m.hb.req.GroupInstanceID = m.instanceID
 		}
 	}
 	m.send(now, out, m.coord.node, true, m.hb.req, m.cfg.RequestTimeout)

@@ -158,7 +158,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		rebalanceTimeout = m.cfg.SessionTimeout
 	}
 	req := &protocol.JoinGroupRequest{
-		ClientID:         m.cfg.Name,
+		ClientID:         m.name,
 		GroupID:          m.cfg.GroupID,
 		SessionTimeout:   m.cfg.SessionTimeout,
 		RebalanceTimeout: rebalanceTimeout,
@@ -167,7 +167,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		Version:          m.b.join.version,
 	}
 	if m.b.staticMembership {
-		req.GroupInstanceID = m.cfg.GroupInstanceID
+		req.GroupInstanceID = m.instanceID
 	}
 	if m.b.rejoinReasonSent {
 		req.Reason = m.rejoinReason.String()
@@ -373,7 +373,7 @@ func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protoc
 		Assignments: assignments,
 	}
 	if m.b.staticMembership {
-		req.GroupInstanceID = m.cfg.GroupInstanceID
+		req.GroupInstanceID = m.instanceID
 	}
 	if m.b.protocolTypeChecked {
 		req.ProtocolType = protocol.ConsumerProtocolType
@@ -394,7 +394,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 		m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
 		return
 	}
-	a, ok := m.lookup(r.ProtocolName)
+	a, ok := m.cfg.lookup(r.ProtocolName)
 	if !ok {
 		// IllegalStateException: the coordinator selected an unknown protocol.
 		m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)

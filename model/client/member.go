@@ -1,7 +1,6 @@
 package client
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -34,14 +33,20 @@ const joinVersionMemberIDRequired = 4
 // (heartbeat.go: the HeartbeatThread or the 0.10 HeartbeatTask), auto-commit
 // (commit.go) and the network client (netclient.go). See doc.go for how to
 // drive it.
+//
+// Member is 576 bytes (a size class): keep it so when adding fields (issue 15,
+// memory per member at 100,000 members).
 type Member struct {
-	cfg         Config
+	cfg         *template // shared by the members built from one Template (all but the two names)
+	name        string    // client.id (Config.Name)
+	instanceID  string    // group.instance.id (Config.GroupInstanceID); "" when dynamic
 	b           *behaviour
 	rng         *rand.Rand
-	lookup      func(string) (assign.Assignor, bool)
 	cooperative bool // the rebalance protocol is COOPERATIVE (KIP-429)
 
 	state            MemberState
+	onApp            bool // the thread handling the current event is the application thread
+	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
 	gen              generation
 	rejoinNeeded     bool
 	rejoinReason     RejoinReason
@@ -50,8 +55,6 @@ type Member struct {
 	stopped          bool
 	fatalErr         protocol.ErrorCode
 	owned            []protocol.TopicPartition
-	onApp            bool // the thread handling the current event is the application thread
-	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
 
 	coord      coordinatorLookup
 	join       joinFuture
@@ -64,7 +67,8 @@ type Member struct {
 
 // NewMember builds a member from a validated configuration (it panics on an
 // invalid one, as Kafka's constructors throw). rng is the member's own random
-// stream: backoff jitter and workload draws.
+// stream: backoff jitter and workload draws. Many members of one
+// configuration are cheaper built from one Template (NewTemplate).
 func NewMember(cfg Config, rng *rand.Rand) *Member {
 	return newMember(cfg, rng, defaultAssignorLookup)
 }
@@ -73,41 +77,11 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 	if err := cfg.Validate(); err != nil {
 		panic("client: NewMember: " + err.Error())
 	}
-	if rng == nil {
-		panic("client: NewMember: nil rng")
+	t, err := newTemplate(cfg, lookup)
+	if err != nil {
+		panic("client: NewMember: " + err.Error())
 	}
-	b, _ := lookupBehaviour(string(cfg.Profile))
-	applyNetDefaults(&cfg)
-	cfg.Topics = slices.Clone(cfg.Topics)
-	slices.Sort(cfg.Topics)
-	m := &Member{
-		cfg: cfg, b: b, rng: rng, lookup: lookup,
-		state: Unjoined, gen: noGeneration,
-		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
-		autoCommit: autoCommitState{at: protocol.Never},
-		net:        netClient{nextCorr: 1, inflight: make([]inflight, 0, 4), era: netEraOf(string(cfg.Profile))},
-	}
-
-	if b.heartbeatTask {
-		m.hbt = &heartbeatTask{m: m, at: protocol.Never}
-	} else {
-		m.hbt = &heartbeatThread{m: m}
-	}
-	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
-	// ConsumerCoordinator constructor: the protocol is the highest one every
-	// configured assignor supports (COOPERATIVE needs 2.4+).
-	coop := b.ownedInSubscription()
-	for _, name := range cfg.Assignors {
-		a, ok := lookup(name)
-		if !ok {
-			panic(fmt.Sprintf("client: NewMember: unknown assignor %q", name))
-		}
-		if !slices.Contains(a.SupportedProtocols(), assign.Cooperative) {
-			coop = false
-		}
-	}
-	m.cooperative = coop
-	return m
+	return t.newMember(cfg.Name, cfg.GroupInstanceID, rng)
 }
 
 // ---- public API ----
@@ -321,7 +295,7 @@ func (m *Member) FatalError() protocol.ErrorCode { return m.fatalErr }
 // ---- helpers ----
 
 func (m *Member) emit(out *Output, ev protocol.Event) {
-	ev.Node = m.cfg.Name
+	ev.Node = m.name
 	ev.Group = m.cfg.GroupID
 	out.Events = append(out.Events, ev)
 }

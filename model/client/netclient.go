@@ -36,10 +36,8 @@ type netClient struct {
 	nextCorr   uint64
 	inflight   []inflight
 	queue      []queued
-	scratch    []inflight
 	conns      []connection
 	connecting int // conns in connConnecting
-	era        netEra
 }
 
 // connState is ClusterConnectionStates' state of one connection.
@@ -144,7 +142,7 @@ func (m *Member) initiateConnect(now protocol.Instant, out *Output, c *connectio
 	m.setConnState(c, connConnecting)
 	c.attempted = true
 	c.lastAttempt = now
-	if m.net.era.setupTimeout {
+	if m.cfg.era.setupTimeout {
 		c.setup = m.backoffValue(m.cfg.SocketSetupTimeout, m.cfg.SocketSetupTimeoutMax, c.failedConn, true, true)
 	}
 	out.Conns = append(out.Conns, ConnOp{Broker: c.broker, Coord: c.coord, Open: true, AfterSends: len(out.Sends)})
@@ -170,7 +168,7 @@ func (m *Member) disconnected(now protocol.Instant, c *connection) {
 	m.setConnState(c, connDisconnected)
 	c.attempted = true
 	c.lastAttempt = now
-	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.net.era.exponentialReconnect, m.net.era.jitterCapped)
+	c.backoff = m.backoffValue(m.cfg.ReconnectBackoff, m.cfg.ReconnectBackoffMax, c.failed, m.cfg.era.exponentialReconnect, m.cfg.era.jitterCapped)
 	c.failed++
 }
 
@@ -292,7 +290,7 @@ func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
 // nextConnDeadline is the earliest setup timeout of a connecting connection.
 func (m *Member) nextConnDeadline() protocol.Instant {
 	d := protocol.Never
-	if !m.net.era.setupTimeout || m.net.connecting == 0 {
+	if !m.cfg.era.setupTimeout || m.net.connecting == 0 {
 		return d
 	}
 	for i := range m.net.conns {
@@ -306,7 +304,7 @@ func (m *Member) nextConnDeadline() protocol.Instant {
 
 // handleSetupTimeouts is NetworkClient.handleTimedOutConnections (KIP-601).
 func (m *Member) handleSetupTimeouts(now protocol.Instant, out *Output) {
-	if !m.net.era.setupTimeout || m.net.connecting == 0 {
+	if !m.cfg.era.setupTimeout || m.net.connecting == 0 {
 		return
 	}
 	for i := range m.net.conns {
@@ -439,8 +437,8 @@ func (m *Member) earliestInflight() protocol.Instant {
 // anyConn, on every connection to broker) with corr <= upTo (0: all), as
 // DisconnectExceptions (NetworkClient closing the connection).
 func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32, coordConn, anyConn bool, upTo uint64) {
-	list := m.net.scratch[:0]
-	m.net.scratch = nil // a nested call allocates its own
+	list := m.cfg.scratch[:0]
+	m.cfg.scratch = nil // a nested call (or another member's) allocates its own
 	kept := m.net.inflight[:0]
 	for _, e := range m.net.inflight {
 		if e.broker == broker && (anyConn || e.coordConn == coordConn) && (upTo == 0 || e.corr <= upTo) {
@@ -453,7 +451,7 @@ func (m *Member) failConnection(now protocol.Instant, out *Output, broker int32,
 	for _, e := range list {
 		m.onRequestFailure(now, out, e, true)
 	}
-	m.net.scratch = list[:0]
+	m.cfg.scratch = list[:0]
 }
 
 // handleTimeouts is NetworkClient.handleTimedOutRequests: a request past its

@@ -70,7 +70,7 @@ func TestRequestTimeoutClosesTheConnection(t *testing.T) {
 	d.stable(tp(0))
 	d.advance(3 * time.Second)
 	hb := d.pop(protocol.APIHeartbeat)
-	d.m.cfg.AutoCommit = true
+	d.m.cfg.AutoCommit = true // the driver's member has a template of its own
 	d.call(func(o *Output) { d.m.sendOffsetCommit(d.now, o, commitClose) })
 	commit := d.pop(protocol.APIOffsetCommit)
 	require.Equal(t, hb.Broker, commit.Broker)

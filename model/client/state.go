@@ -93,9 +93,9 @@ func (r RejoinReason) String() string {
 // protocolName); hasProtocol false stands for a null protocol name.
 type generation struct {
 	id          int32
+	hasProtocol bool // beside id: 40 bytes, not 48 (a generation is copied into every request in flight)
 	memberID    string
 	protocol    string
-	hasProtocol bool
 }
 
 // noGeneration is Generation.NO_GENERATION.

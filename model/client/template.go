@@ -1,0 +1,108 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// Template is a validated member configuration shared by the members built
+// from it: everything but the client id (Config.Name) and the
+// group.instance.id, which Template.NewMember takes per member. A world of
+// 100,000 members keeps one copy of the configuration instead of one each
+// (issue 15: memory per member). A Template is not safe for concurrent use:
+// members built from it share a scratch buffer, so every member of one
+// Template must be driven from one goroutine (one simulated world).
+type Template struct {
+	t *template
+}
+
+// template is what the members of one Template share (read-only but for
+// scratch).
+type template struct {
+	Config
+	lookup      func(string) (assign.Assignor, bool)
+	behaviour   *behaviour
+	cooperative bool
+	era         netEra
+	// scratch is failConnection's list; a nested call takes it and leaves nil.
+	scratch []inflight
+}
+
+// NewTemplate validates cfg (as NewMember does, but for the client id, which
+// each member gets from Template.NewMember) and returns a template for its
+// members. cfg is copied: changing it afterwards changes no member.
+func NewTemplate(cfg Config) (*Template, error) {
+	if cfg.Name == "" {
+		cfg.Name = "template" // validated per member by Template.NewMember
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := newTemplate(cfg, defaultAssignorLookup)
+	if err != nil {
+		return nil, err
+	}
+	return &Template{t: t}, nil
+}
+
+// NewMember builds a member of the template's configuration with client id
+// name and group.instance.id instanceID ("" for a dynamic member). rng is the
+// member's own random stream. It panics on an empty name, as NewMember does
+// on an invalid configuration.
+func (t *Template) NewMember(name, instanceID string, rng *rand.Rand) *Member {
+	if name == "" {
+		panic("client: NewMember: " + errors.New("client: Name is empty").Error())
+	}
+	return t.t.newMember(name, instanceID, rng)
+}
+
+// newTemplate prepares a validated configuration: Kafka's network defaults
+// filled in, the subscription sorted, the behaviour of the profile and the
+// rebalance protocol chosen once (the ConsumerCoordinator constructor: the
+// protocol is the highest one every configured assignor supports;
+// COOPERATIVE needs 2.4+).
+func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*template, error) {
+	b, _ := lookupBehaviour(string(cfg.Profile))
+	applyNetDefaults(&cfg)
+	cfg.Topics = slices.Clone(cfg.Topics)
+	slices.Sort(cfg.Topics)
+	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.instanceID
+	coop := b.ownedInSubscription()
+	for _, name := range cfg.Assignors {
+		a, ok := lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown assignor %q", name)
+		}
+		if !slices.Contains(a.SupportedProtocols(), assign.Cooperative) {
+			coop = false
+		}
+	}
+	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, era: netEraOf(string(cfg.Profile))}, nil
+}
+
+func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
+	if rng == nil {
+		panic("client: NewMember: nil rng")
+	}
+	m := &Member{
+		cfg: t, name: name, instanceID: instanceID, b: t.behaviour, rng: rng, cooperative: t.cooperative,
+		state: Unjoined, gen: noGeneration,
+		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
+		autoCommit: autoCommitState{at: protocol.Never},
+		// inflight grows on the first sends (a heartbeat and a commit at
+		// once, rarely more) and keeps its capacity.
+		net: netClient{nextCorr: 1},
+	}
+	if t.behaviour.heartbeatTask {
+		m.hbt = &heartbeatTask{m: m, at: protocol.Never}
+	} else {
+		m.hbt = &heartbeatThread{m: m}
+	}
+	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
+	return m
+}
