@@ -151,18 +151,16 @@ type held struct {
 // connection id.
 type slot struct {
 	id     int32 // index in world.slots
-	name   string
-	group  int // index in world.groups
-	cohort int // index in the group's cohorts: whose client config and workload the process runs
-	index  int
 	node   sim.NodeID
+	name   string
+	group  int32 // index in world.groups
+	cohort int32 // index in the group's cohorts: whose client config and workload the process runs
+	index  int32
+	inc    uint32
 	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
 	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
-	inc    uint32
-	links  []link // the process's connections (newest per broker and channel)
-	alive  bool   // a process exists (started, not crashed, not closed)
-	paused bool
-	buf    []held // what arrived while paused
+	links  []link           // the process's connections (newest per broker and channel)
+	buf    []held           // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
 	// metrics
@@ -170,9 +168,13 @@ type slot struct {
 	owned      []protocol.TopicPartition
 	settledGen int32                // generation at which the member last completed onJoinComplete while STABLE; -1 none
 	coordSeen  int32                // broker the client last found as coordinator; -1 none
+	leaveInc   uint32               // incarnation of lastLeave
 	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc
-	leaveInc   uint32
+	alive      bool                 // a process exists (started, not crashed, not closed)
+	paused     bool
 	confirmed  bool // answered by the new coordinator since a failover (metrics)
+	// 208 bytes (a size class; issue 15, memory per member): mind the
+	// padding when adding fields.
 }
 
 type broker struct {
@@ -386,7 +388,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		gi := len(w.groups) - 1
 		last := len(gs.cohorts) - 1
 		newSlot := func(ci, i int) *slot {
-			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: gi, cohort: ci, index: i, settledGen: -1, coordSeen: -1}
+			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), index: int32(i), settledGen: -1, coordSeen: -1}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
 			gs.slots = append(gs.slots, len(w.slots))
 			w.slots = append(w.slots, s)

@@ -42,7 +42,7 @@ type Delivery[M any] struct {
 	fin      bool // the segment is a FIN/RST, not a message
 	tries    uint8
 	epoch    uint32
-	seq      uint64
+	seq      uint32 // per direction; 2^32 messages on one direction is beyond any run
 	tx       Instant       // when this copy was transmitted
 	extra    time.Duration // filter delay
 	Msg      M
@@ -166,8 +166,8 @@ type dir[M any] struct {
 	last       Instant // latest arrival scheduled (in-order delivery)
 	srtt       time.Duration
 	rttvar     time.Duration
-	seq        uint64 // next sequence number
-	head       uint64
+	seq        uint32 // next sequence number (uint32: a direction sends a message every few seconds)
+	head       uint32
 	firstLoss  Instant        // first transmission of the head (tcp_retries2 clock)
 	held       *[]Delivery[M] // messages behind the head, by seq; nil until a loss (a pointer: 16 bytes less per direction)
 	sampled    bool
@@ -696,7 +696,7 @@ func (dd *dir[M]) insertHeld(d Delivery[M]) {
 	if dd.held == nil {
 		dd.held = new([]Delivery[M])
 	}
-	i, _ := slices.BinarySearchFunc(*dd.held, d.seq, func(e Delivery[M], s uint64) int {
+	i, _ := slices.BinarySearchFunc(*dd.held, d.seq, func(e Delivery[M], s uint32) int {
 		switch {
 		case e.seq < s:
 			return -1
