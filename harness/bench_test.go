@@ -167,7 +167,7 @@ func BenchmarkRecord(b *testing.B) {
 	for _, c := range cases {
 		name := fmt.Sprintf("members=%d", c.n)
 		if c.dur != "1h" {
-			name = fmt.Sprintf("members=%d/dur=%s/rolling=%d", c.n, c.dur, c.rolling)
+			name = fmt.Sprintf("custom:members=%d,dur=%s,rolling=%d", c.n, c.dur, c.rolling)
 		}
 		b.Run(name, func(b *testing.B) {
 			sc := recordScenario(b, c.n, c.dur, c.rolling)
