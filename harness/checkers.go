@@ -21,7 +21,7 @@ type checker interface {
 
 func newCheckers(w *world) []checker {
 	cs := []checker{
-		&singleOwnerChecker{groups: map[string]*ownerGroup{}, ids: map[string]int32{}, other: map[ownerKey]string{}},
+		newSingleOwnerChecker(),
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 		modelAssertChecker{},
@@ -74,6 +74,10 @@ type ownerGroup struct {
 
 // topicSpan is where a topic's partitions 0..n-1 sit in a generation's array.
 type topicSpan struct{ base, n int32 }
+
+func newSingleOwnerChecker() *singleOwnerChecker {
+	return &singleOwnerChecker{groups: map[string]*ownerGroup{}, ids: map[string]int32{}, other: map[ownerKey]string{}}
+}
 
 type ownerKey struct {
 	group string

@@ -42,7 +42,7 @@ type Delivery[M any] struct {
 	fin      bool // the segment is a FIN/RST, not a message
 	tries    uint8
 	epoch    uint32
-	seq      uint32 // per direction; 2^32 messages on one direction is beyond any run
+	seq      uint32        // per direction; 2^32 messages on one direction is beyond any run
 	tx       Instant       // when this copy was transmitted
 	extra    time.Duration // filter delay
 	Msg      M

@@ -1,0 +1,45 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// TestSingleOwnerCheckerLayout: the single-owner checker's dense layout
+// (an owner array per generation, issue 15) finds what the map it replaced
+// found: a partition assigned to two members in one generation, also when
+// the second assignment of an old generation arrives after newer
+// generations, and also for a topic outside the group's partitions (the
+// map it falls back to); re-assignment to the same member, and the same
+// partition in different generations, are not violations.
+func TestSingleOwnerCheckerLayout(t *testing.T) {
+	w := &world{groups: []*groupState{{id: "g", partitions: []protocol.TopicPartition{
+		{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}, {Topic: "b", Partition: 0}, {Topic: "b", Partition: 1}, {Topic: "b", Partition: 2},
+	}}}}
+	c := newSingleOwnerChecker()
+	assigned := func(node string, gen int32, tps ...protocol.TopicPartition) string {
+		return c.check(w, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: gen, Partitions: tps}})
+	}
+	a1, b2, x0 := protocol.TopicPartition{Topic: "a", Partition: 1}, protocol.TopicPartition{Topic: "b", Partition: 2}, protocol.TopicPartition{Topic: "x", Partition: 0}
+	b9 := protocol.TopicPartition{Topic: "b", Partition: 9}
+
+	assert.Empty(t, assigned("g-0", 1, a1, b2))
+	assert.Empty(t, assigned("g-0", 1, a1), "the same owner again")
+	assert.Empty(t, assigned("g-1", 2, a1, b2), "another generation")
+	assert.Empty(t, assigned("g-2", 3, b2))
+	assert.Equal(t, "b-2 assigned to g-0 and g-1 in generation 1", assigned("g-1", 1, b2), "a late assignment of an old generation")
+	assert.Equal(t, "a-1 assigned to g-1 and g-2 in generation 2", assigned("g-2", 2, a1))
+	assert.Empty(t, assigned("g-0", -1, a1), "NO_GENERATION is not checked")
+	assert.Empty(t, assigned("g-1", -1, a1))
+
+	// Outside the group's partitions: an unknown topic, a partition past
+	// the topic's count.
+	assert.Empty(t, assigned("g-0", 4, x0, b9))
+	assert.Equal(t, "x-0 assigned to g-0 and g-3 in generation 4", assigned("g-3", 4, x0))
+	assert.Equal(t, "b-9 assigned to g-0 and g-3 in generation 4", assigned("g-3", 4, b9))
+
+	assert.Len(t, c.groups["g"].gens[1], 5, "one owner slot per partition of the group")
+}

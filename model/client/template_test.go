@@ -1,0 +1,68 @@
+package client
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// TestTemplateMembersShareConfiguration: members built from one Template
+// share one copy of the configuration (issue 15: memory per member) and
+// still send their own client id and group.instance.id, as members built by
+// NewMember from a configuration of their own do.
+func TestTemplateMembersShareConfiguration(t *testing.T) {
+	cfg := testConfig("kafka-3.x")
+	cfg.Name = ""
+	tmpl, err := NewTemplate(cfg)
+	require.NoError(t, err)
+	joinOf := func(m *Member) *protocol.JoinGroupRequest {
+		d := &driver{t: t, m: m}
+		d.start()
+		d.findCoordinator()
+		return d.pop(protocol.APIJoinGroup).Req.(*protocol.JoinGroupRequest)
+	}
+	a := tmpl.NewMember("g-0", "", rand.New(rand.NewPCG(1, 2)))
+	b := tmpl.NewMember("g-1", "g-1", rand.New(rand.NewPCG(1, 2)))
+	assert.Same(t, a.cfg, b.cfg, "one configuration for both")
+	ja, jb := joinOf(a), joinOf(b)
+	assert.Equal(t, "g-0", ja.ClientID)
+	assert.Equal(t, "", ja.GroupInstanceID)
+	assert.Equal(t, "g-1", jb.ClientID)
+	assert.Equal(t, "g-1", jb.GroupInstanceID)
+
+	// The same member from a configuration of its own sends the same
+	// JoinGroup.
+	own := cfg
+	own.Name, own.GroupInstanceID = "g-1", "g-1"
+	assert.Equal(t, jb, joinOf(NewMember(own, rand.New(rand.NewPCG(1, 2)))))
+
+	// Changing the configuration afterwards changes no member.
+	cfg.Topics[0] = "other"
+	assert.Equal(t, []string{"t"}, a.cfg.Topics)
+}
+
+// TestNewTemplateRejectsInvalidConfiguration: NewTemplate validates as
+// NewMember does (Config.Validate, the assignors), returning the error
+// NewMember panics with; a member needs a name.
+func TestNewTemplateRejectsInvalidConfiguration(t *testing.T) {
+	bad := testConfig("kafka-3.x")
+	bad.SessionTimeout = 0
+	_, err := NewTemplate(bad)
+	assert.ErrorContains(t, err, "session.timeout.ms")
+
+	unknown := testConfig("kafka-3.x")
+	unknown.Assignors = []string{"no-such-assignor"}
+	_, err = NewTemplate(unknown)
+	assert.ErrorContains(t, err, `unknown assignor "no-such-assignor"`)
+	assert.PanicsWithValue(t, `client: NewMember: unknown assignor "no-such-assignor"`, func() {
+		NewMember(unknown, rand.New(rand.NewPCG(1, 2)))
+	})
+
+	tmpl, err := NewTemplate(testConfig("kafka-3.x"))
+	require.NoError(t, err)
+	assert.Panics(t, func() { tmpl.NewMember("", "", rand.New(rand.NewPCG(1, 2))) })
+}
