@@ -24,6 +24,8 @@
 // goroutine or touches a socket. The caller owns time and the network:
 //
 //	m := client.NewMember(cfg, rng)   // cfg validated (Config.Validate), rng: the member's own stream
+//	    // or, for many members of one configuration (one copy of it, not one each):
+//	    // t, err := client.NewTemplate(cfg); m := t.NewMember(name, instanceID, rng)
 //	m.Start(now, &out)                // the application thread's first poll()
 //	for each call below: out.Reset(); call; send out.Sends; record out.Events;
 //	    then re-read m.NextAppDeadline() and m.NextHeartbeatDeadline()
