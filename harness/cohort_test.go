@@ -81,7 +81,7 @@ func TestCohortsMixedAssignors(t *testing.T) {
 			for _, s := range w.slots {
 				for _, tp := range s.owned {
 					if tp.Topic == "refunds" {
-						assert.Equal(t, 1, s.cohort, "seed %d: %s owns %v but does not subscribe to it", seed, s.name, tp)
+						assert.Equal(t, int32(1), s.cohort, "seed %d: %s owns %v but does not subscribe to it", seed, s.name, tp)
 					}
 				}
 			}
@@ -129,7 +129,7 @@ func TestCohortsMixedMaxPollInterval(t *testing.T) {
 		tr := res.Trace
 		g := w.groups[0]
 		require.Len(t, g.slots, 4)
-		for i, want := range []int{0, 0, 1, 1} {
+		for i, want := range []int32{0, 0, 1, 1} {
 			assert.Equal(t, want, w.slots[g.slots[i]].cohort, "g-%d's cohort", i)
 		}
 		start, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRebalanceStart && tlAt(*e) >= 30*time.Second })
@@ -210,7 +210,7 @@ func TestCohortsStartsJoinsAndSummary(t *testing.T) {
 	require.Len(t, pay.slots, 5)
 	joiner := w.slots[pay.slots[4]]
 	assert.Equal(t, "pay-4", joiner.name)
-	assert.Equal(t, 1, joiner.cohort, "the join fault adds to the last cohort")
+	assert.Equal(t, int32(1), joiner.cohort, "the join fault adds to the last cohort")
 	// The coordinator's last record: the last cohort's processes (pay-4
 	// included) joined static with their kafka-2.x session timeout, cohort
 	// 0's dynamic with kafka-3.x's.

@@ -133,6 +133,7 @@ func tlRunSwitching(t *testing.T, sc *scenario.Scenario, seed uint64, at time.Du
 	require.NoError(t, err)
 	w.q.Run(sim.Budget{Until: sim.Instant(at), MaxEvents: 2_000_000_000}, w.fire)
 	change(w.groups[0].cohorts[0].cfg)
+	w.groups[0].cohorts[0].tmpl = nil // processes started from now on get the changed configuration
 	stop := w.run()
 	return &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events}
 }
