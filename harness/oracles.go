@@ -197,6 +197,19 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 				}
 			}
 		}
+		// Partitions an add-partitions fault creates during the run count
+		// too: at the end they exist and need an owner.
+		for _, f := range faults {
+			if f.Kind != scenario.FaultAddPartitions || f.At >= sc.Duration || !slices.Contains(c.Subscribe, f.Target) {
+				continue
+			}
+			for p := 0; p < f.Partitions; p++ {
+				tp := protocol.TopicPartition{Topic: f.Target, Partition: int32(p)}
+				if !slices.Contains(g.partitions, tp) {
+					g.partitions = append(g.partitions, tp)
+				}
+			}
+		}
 		if len(c.Subscribe) > 1 && len(c.Client.Assignors) > 0 && c.Client.Assignors[0] == "range" {
 			g.rangeMulti = true
 		}

@@ -242,6 +242,10 @@ type groupState struct {
 	partitions []protocol.TopicPartition
 	m          *groupMetrics
 	cs         *consumerState // the consumer protocol's state (consumer.go); nil for a classic group
+	// cluster is the group's topic metadata when an add-partitions fault
+	// changes one of its topics (faults.go addPartitions); nil otherwise,
+	// and then the clients never refresh metadata.
+	cluster *client.Cluster
 }
 
 // cohort is one `groups:` entry of a group: its members' client
@@ -327,6 +331,12 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			}
 		}
 		gs.m = newGroupMetrics(len(gs.partitions))
+		for _, f := range sc.Faults {
+			if f.Kind == scenario.FaultAddPartitions && slices.Contains(subscribed, f.Target) {
+				gs.cluster = &client.Cluster{Topics: slices.Clone(meta)}
+				break
+			}
+		}
 		w.groups = append(w.groups, gs)
 		for _, b := range w.brokers {
 			b.b.SetCoordinator(id, gs.coord)
@@ -356,6 +366,8 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 				GroupID:               id,
 				Topics:                g.Subscribe,
 				TopicMetadata:         meta,
+				Cluster:               gs.cluster,
+				MetadataMaxAge:        g.Client.MetadataMaxAge,
 				Brokers:               brokerIDs,
 				Profile:               cprofile,
 				SessionTimeout:        g.Client.SessionTimeout,

@@ -26,6 +26,12 @@ type Config struct {
 	Topics          []string
 	// Metadata the consumer sees for its subscribed topics (the leader assigns from it).
 	TopicMetadata []assign.Topic
+	// Cluster, when set, is metadata that changes during the run
+	// (add-partitions); the consumer refreshes its view of it every
+	// MetadataMaxAge (metadata.max.age.ms; zero: 5 minutes) and starts
+	// from it instead of TopicMetadata (metadata.go).
+	Cluster        *Cluster
+	MetadataMaxAge time.Duration
 	// Brokers are the bootstrap brokers' ids; FindCoordinator goes to one of them.
 	Brokers []int32
 

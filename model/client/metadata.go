@@ -1,0 +1,100 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// DefaultMetadataMaxAge is metadata.max.age.ms's default (5 minutes in
+// every era, CommonClientConfigs).
+const DefaultMetadataMaxAge = 5 * time.Minute
+
+// Cluster is the brokers' topic metadata, which the harness changes
+// (add-partitions faults, docs/INTERFACE.md): every change raises
+// Version. A consumer sees the change at its next metadata refresh.
+// Config.Cluster nil means the metadata never changes (every scenario
+// without add-partitions): no refresh is modelled at all, and
+// Config.TopicMetadata is what every member sees for ever.
+type Cluster struct {
+	Version int
+	Topics  []assign.Topic
+}
+
+// metadataView is the consumer's Metadata plus the ConsumerCoordinator's
+// snapshots: metadataSnapshot (the topics it last saw), isLeader and
+// assignmentSnapshot (the metadata the leader assigned from; nil when it
+// did not assign in the last rebalance).
+type metadataView struct {
+	refreshed   bool
+	version     int
+	topics      []assign.Topic
+	nextRefresh protocol.Instant
+	isLeader    bool
+	assignment  []assign.Topic
+}
+
+// topicMetadata is what the leader's assignor runs on: metadata.fetch().
+func (m *Member) topicMetadata() []assign.Topic {
+	if m.cfg.Cluster == nil {
+		return m.cfg.TopicMetadata
+	}
+	return m.meta.topics
+}
+
+// maybeUpdateMetadata is the metadata refresh (NetworkClient's
+// DefaultMetadataUpdater.maybeUpdate every metadata.max.age.ms) followed by
+// ConsumerCoordinator.maybeUpdateSubscriptionMetadata (apache/kafka 3.2.0
+// ConsumerCoordinator.java 471-483), at the application thread's
+// coordinator poll. Deviation: the MetadataRequest is not sent over the
+// simulated network; the refresh reads the cluster's metadata at the
+// first poll pass at or after the age expires (the first at the process's
+// first poll, as KafkaConsumer's bootstrap fetch).
+func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
+	c := m.cfg.Cluster
+	if c == nil || (m.meta.refreshed && now < m.meta.nextRefresh) {
+		return
+	}
+	age := m.cfg.MetadataMaxAge
+	if age <= 0 {
+		age = DefaultMetadataMaxAge
+	}
+	m.meta.nextRefresh = now.Add(age)
+	if m.meta.refreshed && c.Version == m.meta.version {
+		return
+	}
+	m.meta.refreshed = true
+	m.meta.version = c.Version
+	m.meta.topics = slices.Clone(c.Topics)
+}
+
+// metadataChanged is ConsumerCoordinator.rejoinNeededOrPending's first
+// check (apache/kafka 3.2.0 ConsumerCoordinator.java 853-858): the member
+// performed the assignment (assignmentSnapshot set) and the metadata has
+// changed since ("cached metadata has changed"), so it requests a rejoin.
+// Only the leader checks: a follower's assignmentSnapshot is null
+// (onJoinComplete), so a new partition waits for the leader to see it.
+func (m *Member) metadataChanged(out *Output) bool {
+	if m.cfg.Cluster == nil || m.meta.assignment == nil || slices.Equal(m.meta.assignment, m.meta.topics) {
+		return false
+	}
+	m.meta.assignment = nil // requestRejoin; the next assignment takes a new snapshot
+	m.requestRejoin(out, RejoinMetadataChanged)
+	return true
+}
+
+// takeAssignmentSnapshot is onLeaderElected's `isLeader = true` and
+// `assignmentSnapshot = metadataSnapshot` (3.2.0 ConsumerCoordinator.java
+// 666-689: also when the coordinator says skipAssignment, KIP-814; before
+// 3.2, performAssignment 636-650).
+func (m *Member) takeAssignmentSnapshot() {
+	m.meta.isLeader = true
+	if m.cfg.Cluster != nil {
+		m.meta.assignment = slices.Clone(m.meta.topics)
+		if m.meta.assignment == nil {
+			m.meta.assignment = []assign.Topic{}
+		}
+	}
+}
