@@ -60,6 +60,9 @@ var Library = []Rediscovery{
 		Without: []string{"broker-crash", "broker-host-down"}},
 	{Bug: "KAFKA-10870", Builtin: "bug-kafka-10870", Oracles: []string{scenario.OracleClientFatal},
 		Sets: []scenario.Override{ov("duration", "900s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8")},
+	{Bug: "KAFKA-13435", Builtin: "bug-kafka-13435", Oracles: []string{scenario.OracleUnownedAtEnd},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-3.2"),
+		Without: []string{"broker-crash", "broker-host-down"}},
 	{Bug: "KAFKA-13891", Builtin: "bug-kafka-13891", Fixed: ov("groups[0].client.profile", "kafka-3.2"),
 		Unfindable: "the symptom (every waiting cooperative member gives its partitions up as lost) is " +
 			"transient over-revocation: the group is Stable and balanced again a rebalance later, and no oracle " +
@@ -243,7 +246,7 @@ func (m Measurement) Row() string {
 	for i, f := range m.First {
 		switch {
 		case f == 0:
-			per = append(per, fmt.Sprintf("none in %d", m.Runs[i]))
+			per = append(per, fmt.Sprintf("none in %d (%s)", m.Runs[i], m.Wall[i].Round(time.Second)))
 		case i < len(m.AlsoFixed) && m.AlsoFixed[i]:
 			per = append(per, fmt.Sprintf("%d (fires on the fixed variant too: not this bug)", f))
 		default:

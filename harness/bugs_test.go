@@ -16,6 +16,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // bugSeeds are the seeds every bug case runs (the symptoms must not depend
@@ -671,5 +672,37 @@ func TestBugKAFKA13435(t *testing.T) {
 		assert.Equal(t, int32(2), cr.Summary.Groups[0].FinalGeneration, "seed %d", seed)
 		assert.Len(t, metadataRejoins(cr.Trace), 1, "seed %d", seed)
 		assert.Empty(t, oracleNames(t, ctl, seed), "seed %d", seed)
+	}
+}
+
+// TestKIP814ResidualLeaderAwayAcrossMetadataChange keeps what exploration
+// found on the fixed (3.2) broker of bug-kafka-13435 (docs/BUGS.md): a
+// static leader that is out of the group while the topic grows (here it
+// closes at 57 s, static members send no LeaveGroup, and its process is
+// started again at 65.9 s, within the session timeout) rejoins into a
+// Stable group, is told it leads with skipAssignment, and takes its
+// assignment snapshot from metadata that already has the new partitions
+// (ConsumerCoordinator.onLeaderElected, apache/kafka 3.2.0 668-671, the
+// same at 3.8.0): the snapshot matches, nobody rejoins, and the new
+// partitions stay unowned. The model follows the Java code; whether Kafka
+// tracks this window in a JIRA was not checked.
+func TestKIP814ResidualLeaderAwayAcrossMetadataChange(t *testing.T) {
+	sc := withProfile(t, "bug-kafka-13435", "coordinator", "kafka-3.2")
+	sc.Faults = []scenario.Fault{
+		{At: 57076 * time.Millisecond, Kind: scenario.FaultLeave, Target: "payments-0"},
+		{At: 60 * time.Second, Kind: scenario.FaultAddPartitions, Target: "orders", Partitions: 16},
+		{At: 65913 * time.Millisecond, Kind: scenario.FaultRestart, Target: "payments-0"},
+	}
+	for _, seed := range bugSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		skipLeader := false
+		for _, e := range res.Trace {
+			assert.False(t, e.Kind == protocol.EvRejoinRequested && e.Reason == "metadata-changed", "seed %d: %+v", seed, e)
+			if e.Kind == protocol.EvJoined && e.Node == "payments-0" && e.Detail == "leader" && e.At > sim.Instant(65*time.Second) {
+				skipLeader = true
+			}
+		}
+		assert.True(t, skipLeader, "seed %d: the restarted member is told it leads", seed)
+		assert.Contains(t, oracleNames(t, sc, seed), scenario.OracleUnownedAtEnd, "seed %d", seed)
 	}
 }

@@ -73,15 +73,21 @@ func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
 // metadataChanged is ConsumerCoordinator.rejoinNeededOrPending's first
 // check (apache/kafka 3.2.0 ConsumerCoordinator.java 853-858): the member
 // performed the assignment (assignmentSnapshot set) and the metadata has
-// changed since ("cached metadata has changed"), so it requests a rejoin.
-// Only the leader checks: a follower's assignmentSnapshot is null
-// (onJoinComplete), so a new partition waits for the leader to see it.
+// changed since ("cached metadata has changed"), so it requests a rejoin
+// unless one is already requested (requestRejoinIfNecessary). The
+// snapshot stays until the next assignment replaces it, so a SyncGroup
+// success that clears rejoinNeeded meanwhile does not lose the change: the
+// next poll asks again. Only the leader checks: a follower's
+// assignmentSnapshot is null (onJoinComplete). Deviation: Java evaluates
+// this inside every rejoinNeededOrPending call; here once per
+// coordinator poll, where Java's poll first reaches it.
 func (m *Member) metadataChanged(out *Output) bool {
 	if m.cfg.Cluster == nil || m.meta.assignment == nil || slices.Equal(m.meta.assignment, m.meta.topics) {
 		return false
 	}
-	m.meta.assignment = nil // requestRejoin; the next assignment takes a new snapshot
-	m.requestRejoin(out, RejoinMetadataChanged)
+	if !m.rejoinNeeded {
+		m.requestRejoin(out, RejoinMetadataChanged)
+	}
 	return true
 }
 
