@@ -229,7 +229,9 @@ func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
 // and COOPERATIVE revokes only partitions of unsubscribed topics (never,
 // here). It reports whether a callback now keeps the application busy.
 func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation) bool {
-	m.meta.isLeader = false
+	if m.meta != nil {
+		m.meta.isLeader = false
+	}
 	if len(m.owned) == 0 {
 		return false
 	}
@@ -245,7 +247,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 // beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
 // COOPERATIVE revokes owned − assigned (KIP-429).
 func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
-	if !m.meta.isLeader {
+	if m.meta != nil && !m.meta.isLeader {
 		m.meta.assignment = nil // onJoinComplete: only the leader watches metadata
 	}
 	m.join.complete = jcRevoking

@@ -36,8 +36,10 @@ func (m *Member) eventfulAt() protocol.Instant {
 	if m.cfg.AutoCommit {
 		d = min(d, m.autoCommit.at)
 	}
-	if m.cfg.Cluster != nil {
+	if m.meta != nil {
 		d = min(d, m.meta.nextRefresh)
+	} else if m.cfg.Cluster != nil {
+		d = 0 // not refreshed yet: the first poll refreshes
 	}
 	return min(d, m.hbt.taskDeadline())
 }

@@ -28,7 +28,6 @@ type Cluster struct {
 // assignmentSnapshot (the metadata the leader assigned from; nil when it
 // did not assign in the last rebalance).
 type metadataView struct {
-	refreshed   bool
 	version     int
 	topics      []assign.Topic
 	nextRefresh protocol.Instant
@@ -38,7 +37,7 @@ type metadataView struct {
 
 // topicMetadata is what the leader's assignor runs on: metadata.fetch().
 func (m *Member) topicMetadata() []assign.Topic {
-	if m.cfg.Cluster == nil {
+	if m.meta == nil {
 		return m.cfg.TopicMetadata
 	}
 	return m.meta.topics
@@ -54,18 +53,20 @@ func (m *Member) topicMetadata() []assign.Topic {
 // first poll, as KafkaConsumer's bootstrap fetch).
 func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
 	c := m.cfg.Cluster
-	if c == nil || (m.meta.refreshed && now < m.meta.nextRefresh) {
+	if c == nil || (m.meta != nil && now < m.meta.nextRefresh) {
 		return
 	}
 	age := m.cfg.MetadataMaxAge
 	if age <= 0 {
 		age = DefaultMetadataMaxAge
 	}
+	if m.meta == nil {
+		m.meta = &metadataView{version: -1}
+	}
 	m.meta.nextRefresh = now.Add(age)
-	if m.meta.refreshed && c.Version == m.meta.version {
+	if c.Version == m.meta.version {
 		return
 	}
-	m.meta.refreshed = true
 	m.meta.version = c.Version
 	m.meta.topics = slices.Clone(c.Topics)
 }
@@ -82,7 +83,7 @@ func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
 // this inside every rejoinNeededOrPending call; here once per
 // coordinator poll, where Java's poll first reaches it.
 func (m *Member) metadataChanged(out *Output) bool {
-	if m.cfg.Cluster == nil || m.meta.assignment == nil || slices.Equal(m.meta.assignment, m.meta.topics) {
+	if m.meta == nil || m.meta.assignment == nil || slices.Equal(m.meta.assignment, m.meta.topics) {
 		return false
 	}
 	if !m.rejoinNeeded {
@@ -96,11 +97,12 @@ func (m *Member) metadataChanged(out *Output) bool {
 // 666-689: also when the coordinator says skipAssignment, KIP-814; before
 // 3.2, performAssignment 636-650).
 func (m *Member) takeAssignmentSnapshot() {
+	if m.meta == nil {
+		return // no changing metadata, or not refreshed yet (then nothing to compare)
+	}
 	m.meta.isLeader = true
-	if m.cfg.Cluster != nil {
-		m.meta.assignment = slices.Clone(m.meta.topics)
-		if m.meta.assignment == nil {
-			m.meta.assignment = []assign.Topic{}
-		}
+	m.meta.assignment = slices.Clone(m.meta.topics)
+	if m.meta.assignment == nil {
+		m.meta.assignment = []assign.Topic{}
 	}
 }
