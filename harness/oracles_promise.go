@@ -21,7 +21,13 @@ import (
 //     member of the group at the coordinator. An owner the coordinator
 //     already removed (evicted, fenced, expired) is not a violation: that
 //     is the zombie case every Kafka version has, and why the member's
-//     next request fails.
+//     next request fails. Two more cases are the protocol's, not the
+//     assignor's, and do not count: the old owner's claim never reached
+//     the leader (its last JoinGroup that arrived before the generation
+//     completed did not list the partition: a static member kept in a
+//     generation it did not rejoin, KAFKA-8220, claims what it owned when
+//     it last joined), and the assignment is of an older generation than
+//     the coordinator's (a SyncGroup answer applied after a pause).
 //   - over-revocation (KAFKA-13891): a cooperative member gives partitions
 //     up as lost (onPartitionsLost) although nothing took them from it: it
 //     is still a member at the coordinator, the coordinator is still at the
@@ -43,10 +49,24 @@ type promiseState struct {
 	gen         map[string]int32 // group id → the coordinator's last completed generation
 	joined      map[string]int32 // process → the generation of its last successful JoinGroup
 	left        map[string]bool  // process → left (EvLeave) since that join
+	// claims: process → the ownedPartitions of its last JoinGroup that
+	// reached the coordinator (what the assignor is told, KIP-429); sent:
+	// the ownedPartitions of each JoinGroup in flight, by correlation id.
+	claims      map[string][]protocol.TopicPartition
+	sent        map[sentJoin][]protocol.TopicPartition
+	// genClaims: claims when the coordinator's last generation completed
+	// (the subscriptions the leader assigned that generation from).
+	genClaims map[string]map[string][]protocol.TopicPartition // group → process → claims
+	pendingLost *Finding // an over-revocation judged once its instant is over
 	open        []handover
 	handover    []Finding
 	overRevoked []Finding
 	fired       map[string]bool // oracle + group: one finding per group and oracle
+}
+
+type sentJoin struct {
+	proc string
+	corr uint64
 }
 
 // handover is one double ownership the handover-before-revoke oracle is
@@ -59,7 +79,8 @@ type handover struct {
 
 func newPromiseState(sc *scenario.Scenario) *promiseState {
 	p := &promiseState{cooperative: map[string]bool{}, gen: map[string]int32{}, joined: map[string]int32{},
-		left: map[string]bool{}, fired: map[string]bool{}}
+		left: map[string]bool{}, fired: map[string]bool{}, claims: map[string][]protocol.TopicPartition{},
+		sent: map[sentJoin][]protocol.TopicPartition{}, genClaims: map[string]map[string][]protocol.TopicPartition{}}
 	for _, id := range sc.GroupIDs() {
 		coop := true
 		for _, c := range sc.Cohorts(id) {
@@ -91,15 +112,54 @@ func (o *oracleSet) member(g *oracleGroup, name string) bool {
 // assignment is judged against the owners before it.
 func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 	p := o.promise
+	if f := p.pendingLost; f != nil {
+		switch {
+		case e.Node == f.Node && at == time.Duration(f.AtMs)*time.Millisecond &&
+			(e.Kind == protocol.EvLeave || e.Kind == EvProcess && e.State != "paused" && e.State != "resumed"):
+			// The lost partitions were given up by close() (onLeavePrepare),
+			// which emits them before its leave: by design.
+			p.pendingLost = nil
+		case at > time.Duration(f.AtMs)*time.Millisecond:
+			o.commitLost()
+		}
+	}
 	switch e.Kind {
+	case EvSend:
+		if e.Req && e.API == protocol.APIJoinGroup {
+			if q := o.procs[e.Node]; q != nil {
+				p.sent[sentJoin{e.Node, e.Corr}] = slices.Clone(q.owned)
+			}
+		}
+	case EvDeliver:
+		if k := (sentJoin{e.Peer, e.Corr}); e.Req && e.API == protocol.APIJoinGroup {
+			if c, ok := p.sent[k]; ok {
+				p.claims[e.Peer] = c
+				delete(p.sent, k)
+			}
+		}
 	case protocol.EvGenerationComplete:
 		p.gen[e.Group] = e.Gen
+		snap := map[string][]protocol.TopicPartition{}
+		for k, v := range p.claims {
+			if q := o.procs[k]; q != nil && q.group == e.Group {
+				snap[k] = v
+			}
+		}
+		p.genClaims[e.Group] = snap
 	case protocol.EvJoined:
 		p.joined[e.Node] = e.Gen
 		p.left[e.Node] = false
 	case protocol.EvLeave:
 		p.left[e.Node] = true
 	case EvProcess:
+		if e.State == "started" {
+			delete(p.claims, e.Node)
+			for k := range p.sent {
+				if k.proc == e.Node {
+					delete(p.sent, k)
+				}
+			}
+		}
 		if e.State != "started" && e.State != "paused" && e.State != "resumed" {
 			o.closeHandovers(at, func(h handover) bool { return h.from == e.Node || h.to == e.Node })
 		}
@@ -107,6 +167,11 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 		q := o.procs[e.Node]
 		g := o.groups[e.Group]
 		if q == nil || g == nil || !p.cooperative[e.Group] || !o.cfg.Enabled(scenario.OracleHandoverBeforeRevoke) {
+			return
+		}
+		if e.Gen != p.gen[e.Group] {
+			// A stale assignment (its SyncGroup answered before a pause,
+			// applied after it): the zombie case, not the assignor's.
 			return
 		}
 		names := mapKeys(o.procs)
@@ -117,7 +182,8 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 			}
 			for _, name := range names {
 				r := o.procs[name]
-				if r == q || r.group != e.Group || !r.alive || !slices.Contains(r.owned, tp) || !o.member(g, name) {
+				if r == q || r.group != e.Group || !r.alive || !slices.Contains(r.owned, tp) || !o.member(g, name) ||
+					!slices.Contains(p.genClaims[e.Group][name], tp) {
 					continue
 				}
 				p.open = append(p.open, handover{group: e.Group, from: name, to: e.Node, part: tp, since: at})
@@ -137,12 +203,27 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 		if !ok || p.left[e.Node] || joined != p.gen[e.Group] || !o.member(g, e.Node) || len(e.Partitions) < bound {
 			return
 		}
-		p.fired[scenario.OracleOverRevocation+e.Group] = true
-		p.overRevoked = append(p.overRevoked, Finding{Oracle: scenario.OracleOverRevocation, Group: e.Group, Node: e.Node,
+		if p.pendingLost != nil {
+			return
+		}
+		p.pendingLost = &Finding{Oracle: scenario.OracleOverRevocation, Group: e.Group, Node: e.Node,
 			AtMs: int64(at / time.Millisecond),
 			Message: fmt.Sprintf("%s gave up %d partitions as lost while still a member of group %s in its current generation %d (it did not leave; bound %d)",
-				e.Node, len(e.Partitions), e.Group, joined, bound)})
+				e.Node, len(e.Partitions), e.Group, joined, bound)}
 	}
+}
+
+// commitLost records the pending over-revocation (no close followed it at
+// its instant).
+func (o *oracleSet) commitLost() {
+	p := o.promise
+	f := p.pendingLost
+	p.pendingLost = nil
+	if f == nil || p.fired[scenario.OracleOverRevocation+f.Group] {
+		return
+	}
+	p.fired[scenario.OracleOverRevocation+f.Group] = true
+	p.overRevoked = append(p.overRevoked, *f)
 }
 
 func mapKeys[V any](m map[string]V) []string {
@@ -185,6 +266,7 @@ func (o *oracleSet) judgeHandover(h handover, at time.Duration) {
 // false NOT_COORDINATOR marks among the run's observations.
 func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Finding {
 	p := o.promise
+	o.commitLost()
 	o.closeHandovers(end, func(handover) bool { return true })
 	out := append(slices.Clone(p.handover), p.overRevoked...)
 	if !o.cfg.Enabled(scenario.OracleFalseNotCoordinator) {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,5 +43,33 @@ func TestPromiseOraclesOnTheirBugs(t *testing.T) {
 				assert.NotContains(t, oracleList(ffs), c.oracle, "seed %d: fixed: %v", seed, ffs)
 			}
 		})
+	}
+}
+
+// TestPromiseOracleThresholds: each threshold decides: above the measured
+// symptom (2.184 s of double ownership, 4 partitions lost, 114 false marks
+// in 10 s) the oracle is quiet, at or below it fires.
+func TestPromiseOracleThresholds(t *testing.T) {
+	for _, c := range []struct {
+		builtin, oracle string
+		quiet, fires    scenario.Oracles
+	}{
+		{"bug-kafka-14639", scenario.OracleHandoverBeforeRevoke,
+			scenario.Oracles{Handover: 2200 * time.Millisecond}, scenario.Oracles{Handover: 2 * time.Second}},
+		{"bug-kafka-13891", scenario.OracleOverRevocation, scenario.Oracles{OverRevocation: 5}, scenario.Oracles{OverRevocation: 4}},
+		{"bug-failover-loading", scenario.OracleFalseNotCoordinator,
+			scenario.Oracles{FalseNotCoordinator: 200}, scenario.Oracles{FalseNotCoordinator: 20, FalseNotCoordinatorWindow: 10 * time.Second}},
+	} {
+		for i, o := range []scenario.Oracles{c.quiet, c.fires} {
+			sc := load(t, c.builtin)
+			sc.Oracles = &o
+			_, fs, err := RunOracles(sc, 1, Options{})
+			require.NoError(t, err)
+			if i == 0 {
+				assert.NotContains(t, oracleList(fs), c.oracle, "%s %+v", c.builtin, o)
+			} else {
+				assert.Contains(t, oracleList(fs), c.oracle, "%s %+v", c.builtin, o)
+			}
+		}
 	}
 }
