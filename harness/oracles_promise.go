@@ -52,12 +52,12 @@ type promiseState struct {
 	// claims: process → the ownedPartitions of its last JoinGroup that
 	// reached the coordinator (what the assignor is told, KIP-429); sent:
 	// the ownedPartitions of each JoinGroup in flight, by correlation id.
-	claims      map[string][]protocol.TopicPartition
-	sent        map[sentJoin][]protocol.TopicPartition
+	claims map[string][]protocol.TopicPartition
+	sent   map[sentJoin][]protocol.TopicPartition
 	// genClaims: claims when the coordinator's last generation completed
 	// (the subscriptions the leader assigned that generation from).
-	genClaims map[string]map[string][]protocol.TopicPartition // group → process → claims
-	pendingLost *Finding // an over-revocation judged once its instant is over
+	genClaims   map[string]map[string][]protocol.TopicPartition // group → process → claims
+	pendingLost *Finding                                        // an over-revocation judged once its instant is over
 	open        []handover
 	handover    []Finding
 	overRevoked []Finding
