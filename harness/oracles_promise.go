@@ -37,7 +37,9 @@ import (
 //     member), UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID (it is no member) is
 //     justified, so it never counts.
 //   - false-not-coordinator (apache/kafka PR #4788): coordinator-dead marks
-//     caused by a NOT_COORDINATOR answer that are false by docs/DESIGN.md's
+//     caused by a NOT_COORDINATOR answer from the broker the member gave up
+//     on (a late answer of an earlier coordinator is honest; the client
+//     marks whichever coordinator it has now) that are false by docs/DESIGN.md's
 //     definition (the broker the member used was alive and still the
 //     coordinator at that instant): the broker answered, so the network
 //     worked, and the answer was wrong. One definition with the summary's
@@ -56,12 +58,23 @@ type promiseState struct {
 	sent   map[sentJoin][]protocol.TopicPartition
 	// genClaims: claims when the coordinator's last generation completed
 	// (the subscriptions the leader assigned that generation from).
-	genClaims   map[string]map[string][]protocol.TopicPartition // group → process → claims
-	pendingLost *Finding                                        // an over-revocation judged once its instant is over
-	open        []handover
-	handover    []Finding
-	overRevoked []Finding
-	fired       map[string]bool // oracle + group: one finding per group and oracle
+	genClaims map[string]map[string][]protocol.TopicPartition // group → process → claims
+	// notCoordFrom: process → the broker node of the last NOT_COORDINATOR
+	// answer delivered to it; self: the dead marks (process, instant)
+	// whose NOT_COORDINATOR came from the very broker the client gave up
+	// on (not a stale answer of an earlier coordinator).
+	notCoordFrom map[string]string
+	self         map[deadMark]bool
+	pendingLost  *Finding // an over-revocation judged once its instant is over
+	open         []handover
+	handover     []Finding
+	overRevoked  []Finding
+	fired        map[string]bool // oracle + group: one finding per group and oracle
+}
+
+type deadMark struct {
+	proc string
+	at   time.Duration
 }
 
 type sentJoin struct {
@@ -80,7 +93,8 @@ type handover struct {
 func newPromiseState(sc *scenario.Scenario) *promiseState {
 	p := &promiseState{cooperative: map[string]bool{}, gen: map[string]int32{}, joined: map[string]int32{},
 		left: map[string]bool{}, fired: map[string]bool{}, claims: map[string][]protocol.TopicPartition{},
-		sent: map[sentJoin][]protocol.TopicPartition{}, genClaims: map[string]map[string][]protocol.TopicPartition{}}
+		sent: map[sentJoin][]protocol.TopicPartition{}, genClaims: map[string]map[string][]protocol.TopicPartition{},
+		notCoordFrom: map[string]string{}, self: map[deadMark]bool{}}
 	for _, id := range sc.GroupIDs() {
 		coop := true
 		for _, c := range sc.Cohorts(id) {
@@ -130,7 +144,15 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 				p.sent[sentJoin{e.Node, e.Corr}] = slices.Clone(q.owned)
 			}
 		}
+	case protocol.EvCoordinatorDead:
+		if e.Dead == protocol.DeadErrorResponse && e.DeadErr == protocol.NotCoordinator &&
+			p.notCoordFrom[e.Node] == scenario.BrokerPrefix+e.Peer {
+			p.self[deadMark{e.Node, at}] = true
+		}
 	case EvDeliver:
+		if !e.Req && e.Err == protocol.NotCoordinator {
+			p.notCoordFrom[e.Node] = e.Peer
+		}
 		if k := (sentJoin{e.Peer, e.Corr}); e.Req && e.API == protocol.APIJoinGroup {
 			if c, ok := p.sent[k]; ok {
 				p.claims[e.Peer] = c
@@ -282,7 +304,8 @@ func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Findin
 	marks := map[string][]time.Duration{}
 	var groups []string
 	for _, ob := range obs {
-		if ob.Kind != ObsDeadMark || !ob.False || ob.Dead != protocol.DeadErrorResponse || ob.DeadErr != protocol.NotCoordinator {
+		if ob.Kind != ObsDeadMark || !ob.False || ob.Dead != protocol.DeadErrorResponse || ob.DeadErr != protocol.NotCoordinator ||
+			!p.self[deadMark{ob.Member, time.Duration(ob.At)}] {
 			continue
 		}
 		if _, ok := marks[ob.Group]; !ok {
@@ -300,6 +323,7 @@ func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Findin
 				var who []string
 				for _, ob := range obs {
 					if ob.Kind == ObsDeadMark && ob.Group == g && ob.False && ob.DeadErr == protocol.NotCoordinator &&
+						p.self[deadMark{ob.Member, time.Duration(ob.At)}] &&
 						time.Duration(ob.At) >= ts[i] && time.Duration(ob.At) <= ts[j] && !slices.Contains(who, ob.Broker) {
 						who = append(who, ob.Broker)
 					}
