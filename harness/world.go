@@ -356,7 +356,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			}
 			// One client configuration per cohort; each process gets a
 			// copy with its own name (and instance id) when it starts.
-			// TopicMetadata covers every topic of the group, whichever
+			// Metadata covers every topic of the group, whichever
 			// cohort's member leads. Deviation: a Java leader whose own
 			// subscription lacks a topic other members subscribe to fetches
 			// its metadata first (ConsumerCoordinator.performAssignment →
@@ -365,9 +365,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			cfg := &client.Config{
 				GroupID:               id,
 				Topics:                g.Subscribe,
-				TopicMetadata:         meta,
-				Cluster:               gs.cluster,
-				MetadataMaxAge:        g.Client.MetadataMaxAge,
+				Metadata:              client.Metadata{Topics: meta, Cluster: gs.cluster, MaxAge: g.Client.MetadataMaxAge},
 				Brokers:               brokerIDs,
 				Profile:               cprofile,
 				SessionTimeout:        g.Client.SessionTimeout,

@@ -38,7 +38,7 @@ func (m *Member) eventfulAt() protocol.Instant {
 	}
 	if m.meta != nil {
 		d = min(d, m.meta.nextRefresh)
-	} else if m.cfg.Cluster != nil {
+	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
 	}
 	return min(d, m.hbt.taskDeadline())

@@ -60,7 +60,7 @@ type Member struct {
 	hbt        heartbeater // the HeartbeatThread or the 0.10 HeartbeatTask
 	autoCommit autoCommitState
 	net        netClient
-	meta       *metadataView // only with Config.Cluster (metadata.go); nil otherwise
+	meta       *metadataView // only with Config.Metadata.Cluster (metadata.go); nil otherwise
 }
 
 // NewMember builds a member from a validated configuration (it panics on an

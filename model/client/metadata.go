@@ -15,9 +15,9 @@ const DefaultMetadataMaxAge = 5 * time.Minute
 // Cluster is the brokers' topic metadata, which the harness changes
 // (add-partitions faults, docs/INTERFACE.md): every change raises
 // Version. A consumer sees the change at its next metadata refresh.
-// Config.Cluster nil means the metadata never changes (every scenario
+// Config.Metadata.Cluster nil means the metadata never changes (every scenario
 // without add-partitions): no refresh is modelled at all, and
-// Config.TopicMetadata is what every member sees for ever.
+// Config.Metadata.Topics is what every member sees for ever.
 type Cluster struct {
 	Version int
 	Topics  []assign.Topic
@@ -38,7 +38,7 @@ type metadataView struct {
 // topicMetadata is what the leader's assignor runs on: metadata.fetch().
 func (m *Member) topicMetadata() []assign.Topic {
 	if m.meta == nil {
-		return m.cfg.TopicMetadata
+		return m.cfg.Metadata.Topics
 	}
 	return m.meta.topics
 }
@@ -52,11 +52,11 @@ func (m *Member) topicMetadata() []assign.Topic {
 // first poll pass at or after the age expires (the first at the process's
 // first poll, as KafkaConsumer's bootstrap fetch).
 func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
-	c := m.cfg.Cluster
+	c := m.cfg.Metadata.Cluster
 	if c == nil || (m.meta != nil && now < m.meta.nextRefresh) {
 		return
 	}
-	age := m.cfg.MetadataMaxAge
+	age := m.cfg.Metadata.MaxAge
 	if age <= 0 {
 		age = DefaultMetadataMaxAge
 	}
