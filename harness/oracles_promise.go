@@ -66,6 +66,7 @@ type promiseState struct {
 	notCoordFrom map[string]string
 	self         map[deadMark]bool
 	pendingLost  *Finding // an over-revocation judged once its instant is over
+	pendingAt    time.Duration
 	open         []handover
 	handover     []Finding
 	overRevoked  []Finding
@@ -128,12 +129,12 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 	p := o.promise
 	if f := p.pendingLost; f != nil {
 		switch {
-		case e.Node == f.Node && at == time.Duration(f.AtMs)*time.Millisecond &&
+		case e.Node == f.Node && at == p.pendingAt &&
 			(e.Kind == protocol.EvLeave || e.Kind == EvProcess && e.State != "paused" && e.State != "resumed"):
 			// The lost partitions were given up by close() (onLeavePrepare),
 			// which emits them before its leave: by design.
 			p.pendingLost = nil
-		case at > time.Duration(f.AtMs)*time.Millisecond:
+		case at > p.pendingAt:
 			o.commitLost()
 		}
 	}
@@ -228,6 +229,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 		if p.pendingLost != nil {
 			return
 		}
+		p.pendingAt = at
 		p.pendingLost = &Finding{Oracle: scenario.OracleOverRevocation, Group: e.Group, Node: e.Node,
 			AtMs: int64(at / time.Millisecond),
 			Message: fmt.Sprintf("%s gave up %d partitions as lost while still a member of group %s in its current generation %d (it did not leave; bound %d)",
