@@ -11,11 +11,12 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// TestLeaderWatchesMetadata ports three cases of ConsumerCoordinatorTest
-// (apache/kafka 3.2.0): testMetadataChangeTriggersRebalance (the leader
-// that ran the assignor rejoins when a partition is added),
-// testStaticLeaderRejoinsGroupAndCanTriggersRebalance (a leader told to
-// skip the assignment, KIP-814, watches too), and the follower, whose
+// TestLeaderWatchesMetadata ports two ConsumerCoordinatorTest cases, the
+// leader that ran the assignor rejoins when a partition is added
+// (Kafka: ConsumerCoordinatorTest.testMetadataChangeTriggersRebalance @3.2.0)
+// and a leader told to skip the assignment (KIP-814) watches too
+// (Kafka: ConsumerCoordinatorTest.testStaticLeaderRejoinsGroupAndCanTriggersRebalance @3.2.0),
+// and adds the follower, whose
 // assignmentSnapshot onJoinComplete clears: it does not rejoin. The
 // metadata refresh is metadata.max.age.ms after the last one (metadata.go).
 func TestLeaderWatchesMetadata(t *testing.T) {
