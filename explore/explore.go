@@ -53,7 +53,10 @@ type Config struct {
 	Sets    []string
 	// Swarm is "" (the scenario's own swarm: block, if any) or
 	// SwarmDefault (the generic mix). FileFaults keeps the file's faults:
-	// beside the generic mix (with "" they are always kept).
+	// beside the generic mix (with "" they are always kept). Without it,
+	// add-partitions entries stay anyway: they are the topics' history
+	// (an operator's change), part of the environment like the topics
+	// themselves, not a failure the mix replaces.
 	Swarm      string
 	FileFaults bool
 	// Without leaves these kinds out of the generic mix (GenericKinds).
@@ -148,8 +151,10 @@ func SeedScenario(cfg *Config, seed uint64) (*scenario.Scenario, error) {
 		return nil, err
 	}
 	var fs []scenario.Fault
-	if cfg.FileFaults {
-		fs = slices.Clone(sc.Faults)
+	for _, f := range sc.Faults {
+		if cfg.FileFaults || f.Kind == scenario.FaultAddPartitions {
+			fs = append(fs, f)
+		}
 	}
 	fs = append(fs, GenericFaults(&sc, seed, from, until, cfg.Without...)...)
 	scenario.SortFaults(fs)

@@ -167,3 +167,37 @@ func TestExploreTimeBudget(t *testing.T) {
 	assert.Less(t, rep.Runs, 1000)
 	assert.Equal(t, uint64(rep.Runs)+1, rep.NextSeed)
 }
+
+// TestFileFaultsFalseKeepsAddPartitions: --file-faults=false drops the
+// file's faults but keeps add-partitions (the topics' history, part of the
+// environment), and the written finding file round-trips it.
+func TestFileFaultsFalseKeepsAddPartitions(t *testing.T) {
+	src, ok := scenario.Builtin("bug-kafka-13435")
+	require.True(t, ok)
+	data, err := scenario.Overridden("builtin:bug-kafka-13435", src, []scenario.Override{{Path: "duration", Value: "600s"}})
+	require.NoError(t, err)
+	sc, err := scenario.Parse("builtin:bug-kafka-13435", data)
+	require.NoError(t, err)
+	cfg := &Config{Scenario: sc, Swarm: SwarmDefault}
+	for seed := uint64(1); seed <= 20; seed++ {
+		s, err := SeedScenario(cfg, seed)
+		require.NoError(t, err)
+		var adds, restartsAt30 int
+		for _, f := range s.Faults {
+			if f.Kind == scenario.FaultAddPartitions {
+				adds++
+				assert.Equal(t, scenario.Fault{At: 60 * time.Second, Kind: scenario.FaultAddPartitions, Target: "orders", Partitions: 16, Line: f.Line}, f)
+			}
+			if f.Kind == scenario.FaultRestart && f.At == 30*time.Second && f.Target == "payments-0" && !f.Swarm && f.Line > 0 {
+				restartsAt30++
+			}
+		}
+		assert.Equal(t, 1, adds, "seed %d", seed)
+		assert.Zero(t, restartsAt30, "seed %d: the file's restart is dropped", seed)
+		out, err := scenario.WithFaults("g.yaml", data, s.Faults)
+		require.NoError(t, err)
+		back, err := scenario.Parse("g.yaml", out)
+		require.NoError(t, err)
+		assert.Len(t, back.Faults, len(s.Faults))
+	}
+}

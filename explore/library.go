@@ -60,19 +60,17 @@ var Library = []Rediscovery{
 		Without: []string{"broker-crash", "broker-host-down"}},
 	{Bug: "KAFKA-10870", Builtin: "bug-kafka-10870", Oracles: []string{scenario.OracleClientFatal},
 		Sets: []scenario.Override{ov("duration", "900s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8")},
-	{Bug: "KAFKA-13891", Builtin: "bug-kafka-13891", Fixed: ov("groups[0].client.profile", "kafka-3.2"),
-		Unfindable: "the symptom (every waiting cooperative member gives its partitions up as lost) is " +
-			"transient over-revocation: the group is Stable and balanced again a rebalance later, and no oracle " +
-			"judges revocations"},
-	{Bug: "KAFKA-14639", Builtin: "bug-kafka-14639", Fixed: ov("groups[0].client.profile", "kafka-3.6"),
-		Unfindable: "the symptom (a partition handed to a new member while a frozen static member still holds it) " +
-			"is transient double ownership that ends when the frozen member wakes; no oracle judges ownership " +
-			"before the end, and one that did would also fire on a member frozen past its session timeout " +
-			"(evicted, its partitions rightly given out while it still holds them)"},
-	{Bug: "apache/kafka#4788", Builtin: "bug-failover-loading", Fixed: ov("coordinator.profile", "kafka-2.3"),
-		Unfindable: "the symptom (false coordinator-dead marks and FindCoordinator round trips while the new " +
-			"coordinator loads) ends with the load and costs no rebalance, eviction or ownership; no oracle judges " +
-			"it, and its request rate (a few per second per member) is far below cpu-spin's bound"},
+	{Bug: "KAFKA-13435", Builtin: "bug-kafka-13435", Oracles: []string{scenario.OracleUnownedAtEnd},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-3.2"),
+		Without: []string{"broker-crash", "broker-host-down"}},
+	{Bug: "KAFKA-13891", Builtin: "bug-kafka-13891", Oracles: []string{scenario.OracleOverRevocation},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.2"),
+		Without: []string{"broker-crash", "broker-host-down"}},
+	{Bug: "KAFKA-14639", Builtin: "bug-kafka-14639", Oracles: []string{scenario.OracleHandoverBeforeRevoke},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.6"),
+		Without: []string{"broker-crash", "broker-host-down"}},
+	{Bug: "apache/kafka#4788", Builtin: "bug-failover-loading", Oracles: []string{scenario.OracleFalseNotCoordinator},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.3")},
 }
 
 // LibraryBug returns the library entry of a bug id or built-in name.
@@ -243,7 +241,7 @@ func (m Measurement) Row() string {
 	for i, f := range m.First {
 		switch {
 		case f == 0:
-			per = append(per, fmt.Sprintf("none in %d", m.Runs[i]))
+			per = append(per, fmt.Sprintf("none in %d (%s)", m.Runs[i], m.Wall[i].Round(time.Second)))
 		case i < len(m.AlsoFixed) && m.AlsoFixed[i]:
 			per = append(per, fmt.Sprintf("%d (fires on the fixed variant too: not this bug)", f))
 		default:

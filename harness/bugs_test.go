@@ -6,6 +6,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // bugSeeds are the seeds every bug case runs (the symptoms must not depend
@@ -602,5 +604,105 @@ func TestBugFailoverLoading(t *testing.T) {
 		assert.Equal(t, res.Summary.Groups[0].FinalGeneration, fixed.Summary.Groups[0].FinalGeneration, "seed %d", seed)
 		assert.Empty(t, res.Summary.InvariantViolations)
 		assert.Empty(t, fixed.Summary.InvariantViolations)
+	}
+}
+
+// TestBugKAFKA13435: a static leader that restarts while its group is
+// Stable is answered, by a pre-3.2 broker, with the old leader id
+// (GroupCoordinator.updateStaticMemberAndRebalance, leaderId =
+// currentLeader, apache/kafka 3.1.0 GroupCoordinator.scala 1262-1294), so it
+// takes itself for a follower and nobody watches metadata: partitions added
+// later are never assigned. The 3.2 broker (KIP-814, apache/kafka PR
+// #11688) tells it that it leads, with skipAssignment, and the 3.2 client
+// keeps its assignment snapshot (ConsumerCoordinator.onLeaderElected
+// 3.2.0 666-671), so it sees the new partitions and rejoins
+// (rejoinNeededOrPending, "cached metadata has changed", 3.2.0 853-856).
+// Without the restart the old broker is fine too: the leader never
+// stopped watching. End-to-end, not a port of one Java unit test.
+func TestBugKAFKA13435(t *testing.T) {
+	const name = "bug-kafka-13435"
+	added := []string{"orders-12", "orders-13", "orders-14", "orders-15"}
+	metadataRejoins := func(trace []TraceEvent) []string {
+		var who []string
+		for _, e := range trace {
+			if e.Kind == protocol.EvRejoinRequested && e.Reason == "metadata-changed" {
+				who = append(who, e.Node)
+			}
+		}
+		return who
+	}
+	for _, seed := range bugSeeds {
+		// Buggy: broker kafka-3.0.
+		res := run(t, load(t, name), seed, Options{KeepTrace: true})
+		g := res.Summary.Groups[0]
+		assert.Equal(t, int32(1), g.FinalGeneration, "seed %d: nobody rejoins for the new partitions", seed)
+		assert.True(t, g.StableAtEnd, "seed %d", seed)
+		assert.Empty(t, metadataRejoins(res.Trace), "seed %d", seed)
+		var owned []string
+		for _, parts := range finalOwnership(res.Trace) {
+			for _, tp := range parts {
+				owned = append(owned, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
+			}
+		}
+		assert.Len(t, owned, 12, "seed %d: only the original 12 partitions are owned", seed)
+		for _, a := range added {
+			assert.NotContains(t, owned, a, "seed %d", seed)
+		}
+		assert.Contains(t, oracleNames(t, load(t, name), seed), scenario.OracleUnownedAtEnd, "seed %d", seed)
+
+		// Fixed: broker kafka-3.2.
+		fixed := withProfile(t, name, "coordinator", "kafka-3.2")
+		fr := run(t, fixed, seed, Options{KeepTrace: true})
+		fg := fr.Summary.Groups[0]
+		assert.Equal(t, int32(2), fg.FinalGeneration, "seed %d: the leader's metadata rejoin rebalances once", seed)
+		assert.Equal(t, []string{"payments-0"}, metadataRejoins(fr.Trace), "seed %d: the restarted leader watches metadata", seed)
+		n := 0
+		for _, parts := range finalOwnership(fr.Trace) {
+			n += len(parts)
+		}
+		assert.Equal(t, 16, n, "seed %d: every partition, the new ones too, is owned", seed)
+		assert.Empty(t, oracleNames(t, fixed, seed), "seed %d", seed)
+		assert.Less(t, fg.UnownedPartitionSeconds, g.UnownedPartitionSeconds/2, "seed %d", seed)
+
+		// Control: the old broker without the restart: the leader (never
+		// restarted) sees the new partitions.
+		ctl := load(t, name)
+		ctl.Faults = slices.DeleteFunc(ctl.Faults, func(f scenario.Fault) bool { return f.Kind == scenario.FaultRestart })
+		cr := run(t, ctl, seed, Options{KeepTrace: true})
+		assert.Equal(t, int32(2), cr.Summary.Groups[0].FinalGeneration, "seed %d", seed)
+		assert.Len(t, metadataRejoins(cr.Trace), 1, "seed %d", seed)
+		assert.Empty(t, oracleNames(t, ctl, seed), "seed %d", seed)
+	}
+}
+
+// TestKIP814ResidualLeaderAwayAcrossMetadataChange keeps what exploration
+// found on the fixed (3.2) broker of bug-kafka-13435 (docs/BUGS.md): a
+// static leader that is out of the group while the topic grows (here it
+// closes at 57 s, static members send no LeaveGroup, and its process is
+// started again at 65.9 s, within the session timeout) rejoins into a
+// Stable group, is told it leads with skipAssignment, and takes its
+// assignment snapshot from metadata that already has the new partitions
+// (ConsumerCoordinator.onLeaderElected, apache/kafka 3.2.0 668-671, the
+// same at 3.8.0): the snapshot matches, nobody rejoins, and the new
+// partitions stay unowned. The model follows the Java code; whether Kafka
+// tracks this window in a JIRA was not checked.
+func TestKIP814ResidualLeaderAwayAcrossMetadataChange(t *testing.T) {
+	sc := withProfile(t, "bug-kafka-13435", "coordinator", "kafka-3.2")
+	sc.Faults = []scenario.Fault{
+		{At: 57076 * time.Millisecond, Kind: scenario.FaultLeave, Target: "payments-0"},
+		{At: 60 * time.Second, Kind: scenario.FaultAddPartitions, Target: "orders", Partitions: 16},
+		{At: 65913 * time.Millisecond, Kind: scenario.FaultRestart, Target: "payments-0"},
+	}
+	for _, seed := range bugSeeds {
+		res := run(t, sc, seed, Options{KeepTrace: true})
+		skipLeader := false
+		for _, e := range res.Trace {
+			assert.False(t, e.Kind == protocol.EvRejoinRequested && e.Reason == "metadata-changed", "seed %d: %+v", seed, e)
+			if e.Kind == protocol.EvJoined && e.Node == "payments-0" && e.Detail == "leader" && e.At > sim.Instant(65*time.Second) {
+				skipLeader = true
+			}
+		}
+		assert.True(t, skipLeader, "seed %d: the restarted member is told it leads", seed)
+		assert.Contains(t, oracleNames(t, sc, seed), scenario.OracleUnownedAtEnd, "seed %d", seed)
 	}
 }

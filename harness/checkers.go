@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -295,6 +296,15 @@ func lastFaultEnd(sc *scenario.Scenario, faults []scenario.Fault) time.Duration 
 		if f.Kind == scenario.FaultRollingRestart {
 			if n := sc.GroupMembers(f.Target); n > 0 { // over all the group's cohorts
 				e = f.At + time.Duration(n)*f.Interval + f.Downtime
+			}
+		}
+		if f.Kind == scenario.FaultAddPartitions {
+			// New partitions are seen at the clients' next metadata
+			// refresh: up to metadata.max.age.ms later.
+			for _, g := range sc.Groups {
+				if slices.Contains(g.Subscribe, f.Target) {
+					e = max(e, f.At+g.Client.MetadataMaxAge)
+				}
 			}
 		}
 		if e > end {

@@ -464,10 +464,11 @@ func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []strin
 }
 
 // touches reports whether a fault event concerns the member: it names it, or
-// it is network-wide (loss, latency, coordinator failover).
+// it is network-wide (loss, latency, coordinator failover) or changes the
+// topics (add-partitions).
 func touches(f *TraceEvent, name string) bool {
 	switch scenario.FaultKind(f.Reason) {
-	case scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover:
+	case scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover, scenario.FaultAddPartitions:
 		return true
 	case scenario.FaultCrash, scenario.FaultHostDown:
 		if f.Detail == scenario.CoordinatorName || strings.HasPrefix(f.Detail, scenario.BrokerPrefix) {

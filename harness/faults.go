@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -104,6 +107,8 @@ func (w *world) applyFault(i int) {
 		if g := w.groupByID(f.Target); g != nil {
 			w.failover(g)
 		}
+	case scenario.FaultAddPartitions:
+		w.addPartitions(f.Target, f.Partitions)
 	case scenario.FaultRollingRestart:
 		g := w.groupByID(f.Target)
 		if g == nil {
@@ -268,8 +273,45 @@ func faultTarget(f *scenario.Fault) string {
 		return f.Peers[0] + "|" + f.Peers[1]
 	case scenario.FaultFilter:
 		return filterDetail(f.Filter)
+	case scenario.FaultAddPartitions:
+		return fmt.Sprintf("%s partitions=%d", f.Target, f.Partitions)
 	}
 	return f.Target
+}
+
+// addPartitions raises topic's partition count to n (an add-partitions
+// fault): every group subscribed to it gets the new partitions in its
+// cluster metadata (the clients see them at their next metadata refresh)
+// and in its ownership metrics (unowned from now until a member owns them).
+func (w *world) addPartitions(topic string, n int) {
+	now := w.q.Now()
+	for _, g := range w.groups {
+		if g.cluster == nil {
+			continue
+		}
+		i := slices.IndexFunc(g.cluster.Topics, func(t assign.Topic) bool { return t.Name == topic })
+		if i < 0 || int(g.cluster.Topics[i].Partitions) >= n {
+			continue
+		}
+		before := g.cluster.Topics[i].Partitions
+		g.cluster.Topics[i].Partitions = int32(n)
+		g.cluster.Version++
+		m := g.m
+		m.integrate(now)
+		for p := before; p < int32(n); p++ {
+			tp := protocol.TopicPartition{Topic: topic, Partition: p}
+			if m.index != nil {
+				m.index[tp] = len(g.partitions)
+			}
+			g.partitions = append(g.partitions, tp)
+			m.owners = append(m.owners, 0)
+			m.zero++
+			if m.lastOwner != nil {
+				m.lastOwner = append(m.lastOwner, 0)
+				m.mark = append(m.mark, 0)
+			}
+		}
+	}
 }
 
 func (w *world) groupByID(id string) *groupState {

@@ -83,6 +83,10 @@ func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Fi
 		out = append(out, Finding{Oracle: v.Checker, AtMs: v.AtMs, Message: v.Message})
 	}
 	out = append(out, o.finish(w.oracleEnd())...)
+	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.obs)...)
+	slices.SortStableFunc(out[len(res.Summary.InvariantViolations):], func(a, b Finding) int {
+		return strings.Compare(a.Oracle+"\x00"+a.Group+"\x00"+a.Node, b.Oracle+"\x00"+b.Group+"\x00"+b.Node)
+	})
 	return res, out, nil
 }
 
@@ -130,6 +134,7 @@ type oracleSet struct {
 	fatal  []Finding // client-fatal
 	// lastStart is when the last initial member starts (before its phase).
 	lastStart time.Duration
+	promise   *promiseState // oracles_promise.go
 }
 
 type interval struct{ from, to time.Duration }
@@ -197,12 +202,26 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 				}
 			}
 		}
+		// Partitions an add-partitions fault creates during the run count
+		// too: at the end they exist and need an owner.
+		for _, f := range faults {
+			if f.Kind != scenario.FaultAddPartitions || f.At >= sc.Duration || !slices.Contains(c.Subscribe, f.Target) {
+				continue
+			}
+			for p := 0; p < f.Partitions; p++ {
+				tp := protocol.TopicPartition{Topic: f.Target, Partition: int32(p)}
+				if !slices.Contains(g.partitions, tp) {
+					g.partitions = append(g.partitions, tp)
+				}
+			}
+		}
 		if len(c.Subscribe) > 1 && len(c.Client.Assignors) > 0 && c.Client.Assignors[0] == "range" {
 			g.rangeMulti = true
 		}
 		lastStart = max(lastStart, c.Start.At+time.Duration(max(c.Members-1, 0))*c.Start.Stagger)
 	}
 	o.lastStart = lastStart
+	o.promise = newPromiseState(sc)
 	o.setFaults(sc, faults)
 	return o
 }
@@ -239,6 +258,7 @@ func (o *oracleSet) proc(name, group string) *oracleProc {
 // observe updates the oracles' view with one trace event.
 func (o *oracleSet) observe(e *TraceEvent) {
 	at := time.Duration(e.At)
+	o.observePromise(e, at)
 	switch e.Kind {
 	case EvProcess:
 		p := o.proc(e.Node, e.Group)

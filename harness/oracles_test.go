@@ -331,15 +331,20 @@ func TestOracleEndStateNeedsQuiet(t *testing.T) {
 
 // TestOraclesParse: the oracles: key is decoded with file:line:field errors.
 func TestOraclesParse(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(oracleBase, "oracles: {settle: 90s, group-stuck: 2m, rebalance-storm: 7, rebalance-storm.window: 45s, never-rejoins: 1m, cpu-spin: 12.5, disable: [member-leak]}\n"))
+	sc := parse(t, fmt.Sprintf(oracleBase, "oracles: {settle: 90s, group-stuck: 2m, rebalance-storm: 7, rebalance-storm.window: 45s, never-rejoins: 1m, cpu-spin: 12.5, "+
+		"handover-before-revoke: 2s, over-revocation: 3, false-not-coordinator: 9, false-not-coordinator.window: 30s, disable: [member-leak]}\n"))
 	assert.Equal(t, &scenario.Oracles{Settle: 90 * time.Second, GroupStuck: 2 * time.Minute, StormGenerations: 7, StormWindow: 45 * time.Second,
-		NeverRejoins: time.Minute, CPUSpin: 12.5, Disable: []string{"member-leak"}}, sc.Oracles)
+		NeverRejoins: time.Minute, CPUSpin: 12.5, Handover: 2 * time.Second, OverRevocation: 3, FalseNotCoordinator: 9,
+		FalseNotCoordinatorWindow: 30 * time.Second, Disable: []string{"member-leak"}}, sc.Oracles)
 	for _, c := range []struct{ extra, want string }{
 		{"oracles: {group-stuk: 1s}\n", "test.yaml:12: oracles.group-stuk: unknown key (did you mean group-stuck?)"},
 		{"oracles: {rebalance-storm: 0}\n", "test.yaml:12: oracles.rebalance-storm: must be between 1 and"},
 		{"oracles: {cpu-spin: fast}\n", "test.yaml:12: oracles.cpu-spin: expected a positive number"},
 		{"oracles: {disable: [storm]}\n", "test.yaml:12: oracles.disable: unknown oracle \"storm\""},
 		{"oracles: {never-rejoins: 0s}\n", "test.yaml:12: oracles.never-rejoins: must be positive"},
+		{"oracles: {over-revocation: 0}\n", "test.yaml:12: oracles.over-revocation: must be between 1 and"},
+		{"oracles: {false-not-coordinator.window: 0s}\n", "test.yaml:12: oracles.false-not-coordinator.window: must be positive"},
+		{"oracles: {handover-before-revoke: -1s}\n", "test.yaml:12: oracles.handover-before-revoke: negative duration"},
 	} {
 		_, err := scenario.Parse("test.yaml", []byte(fmt.Sprintf(oracleBase, c.extra)))
 		require.Error(t, err, c.extra)

@@ -244,6 +244,10 @@ type groupState struct {
 	partitions []protocol.TopicPartition
 	m          *groupMetrics
 	cs         *consumerState // the consumer protocol's state (consumer.go); nil for a classic group
+	// cluster is the group's topic metadata when an add-partitions fault
+	// changes one of its topics (faults.go addPartitions); nil otherwise,
+	// and then the clients never refresh metadata.
+	cluster *client.Cluster
 }
 
 // cohort is one `groups:` entry of a group: its members' client
@@ -333,6 +337,12 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			}
 		}
 		gs.m = newGroupMetrics(len(gs.partitions))
+		for _, f := range sc.Faults {
+			if f.Kind == scenario.FaultAddPartitions && slices.Contains(subscribed, f.Target) {
+				gs.cluster = &client.Cluster{Topics: slices.Clone(meta)}
+				break
+			}
+		}
 		w.groups = append(w.groups, gs)
 		for _, b := range w.brokers {
 			b.b.SetCoordinator(id, gs.coord)
@@ -352,7 +362,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			}
 			// One client configuration per cohort; each process gets a
 			// copy with its own name (and instance id) when it starts.
-			// TopicMetadata covers every topic of the group, whichever
+			// Metadata covers every topic of the group, whichever
 			// cohort's member leads. Deviation: a Java leader whose own
 			// subscription lacks a topic other members subscribe to fetches
 			// its metadata first (ConsumerCoordinator.performAssignment →
@@ -361,7 +371,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			cfg := &client.Config{
 				GroupID:               id,
 				Topics:                g.Subscribe,
-				TopicMetadata:         meta,
+				Metadata:              client.Metadata{Topics: meta, Cluster: gs.cluster, MaxAge: g.Client.MetadataMaxAge},
 				Brokers:               brokerIDs,
 				Profile:               cprofile,
 				SessionTimeout:        g.Client.SessionTimeout,

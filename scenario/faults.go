@@ -118,7 +118,7 @@ func groupMembers(groups []Group, id string) int {
 
 // faults decodes the fault timeline and sorts it by At (stable: file order
 // among equal instants).
-func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int, duration time.Duration) ([]Fault, error) {
+func (d *decoder) faults(n *yaml.Node, groups []Group, topics []Topic, brokers int, duration time.Duration) ([]Fault, error) {
 	const path = "faults"
 	if n.Kind == yaml.SequenceNode && len(n.Content) > MaxFaults {
 		return nil, d.errf(n, path, "%d faults, more than the limit of %d (for many random faults use swarm:)", len(n.Content), MaxFaults)
@@ -235,8 +235,45 @@ func (d *decoder) faults(n *yaml.Node, groups []Group, brokers int, duration tim
 					return nil, err
 				}
 			}
-		case FaultLoss, FaultLatency:
+		case FaultLoss, FaultLatency, FaultAddPartitions:
 		}
+	}
+	// add-partitions: a known topic, and a count above the topic's count
+	// before it (its own or an earlier add-partitions'), in time order.
+	count := map[string]int{}
+	for _, t := range topics {
+		count[t.Name] = t.Partitions
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(out[a].At, out[b].At) })
+	for _, i := range order {
+		ft, f, p := &out[i], fieldsOf[i], index(path, i)
+		if ft.Kind != FaultAddPartitions {
+			continue
+		}
+		key := string(FaultAddPartitions)
+		before, ok := count[ft.Target]
+		if !ok {
+			var names []string
+			for _, t := range topics {
+				names = append(names, t.Name)
+			}
+			return nil, d.errf(f.get(key), sub(p, key), "unknown topic %q; topics: %s", ft.Target, strings.Join(names, ", "))
+		}
+		for _, g := range groups {
+			if g.Consumer() && slices.Contains(g.Subscribe, ft.Target) {
+				return nil, d.errf(f.get(key), sub(p, key),
+					"group %s (group.protocol: consumer) subscribes to %s: add-partitions is modelled for classic groups only", g.ID, ft.Target)
+			}
+		}
+		if ft.Partitions <= before {
+			return nil, d.errf(f.get("partitions"), sub(p, "partitions"),
+				"topic %s has %d partitions at %v; add-partitions must raise the count (Kafka cannot lower it)", ft.Target, before, ft.At)
+		}
+		count[ft.Target] = ft.Partitions
 	}
 	SortFaults(out)
 	return out, nil
@@ -340,6 +377,22 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 			return Fault{}, err
 		}
 		allowed = []string{"for"}
+	case FaultAddPartitions:
+		if ft.Target, err = d.str(v, kp); err != nil {
+			return Fault{}, err
+		}
+		pv := f.get("partitions")
+		if pv == nil {
+			return Fault{}, d.errf(f.node, sub(path, "partitions"), "missing key: %s needs %q (the topic's new partition count)", key, "partitions")
+		}
+		np, err := d.integer(pv, sub(path, "partitions"), 1, MaxPartitions)
+		if err != nil {
+			return Fault{}, err
+		}
+		ft.Partitions = int(np)
+	}
+	if v := f.get("partitions"); v != nil && ft.Kind != FaultAddPartitions {
+		return Fault{}, d.errf(f.line("partitions"), sub(path, "partitions"), "%s does not take %q", key, "partitions")
 	}
 	if v := f.get("direction"); v != nil {
 		if ft.Kind != FaultPartition {

@@ -22,6 +22,11 @@ const (
 	OracleCPUSpin          = "cpu-spin"
 	OracleMemberIDLeak     = "member-id-leak"
 	OracleClientFatal      = "client-fatal"
+	// Issue 16's second round: the symptoms of KAFKA-14639, KAFKA-13891 and
+	// apache/kafka PR #4788 (harness/oracles_promise.go).
+	OracleHandoverBeforeRevoke = "handover-before-revoke"
+	OracleOverRevocation       = "over-revocation"
+	OracleFalseNotCoordinator  = "false-not-coordinator"
 )
 
 // OracleNames lists every oracle, in docs/INTERFACE.md order.
@@ -29,6 +34,7 @@ var OracleNames = []string{
 	OracleGroupStuck, OracleRebalanceStorm, OracleNeverRejoins, OracleUnownedAtEnd,
 	OracleUnbalanced, OracleDoubleOwnedAtEnd, OracleMemberLeak, OracleCPUSpin,
 	OracleMemberIDLeak, OracleClientFatal,
+	OracleHandoverBeforeRevoke, OracleOverRevocation, OracleFalseNotCoordinator,
 }
 
 // Oracles holds the thresholds a scenario sets for the anomaly oracles (the
@@ -57,6 +63,24 @@ type Oracles struct {
 	// CPUSpin (cpu-spin): requests per second one member sends, averaged
 	// over 10 s windows, above which the oracle fires.
 	CPUSpin float64
+	// Handover (handover-before-revoke): in a cooperative group, a
+	// partition is assigned to a process while another live process still
+	// owns it and is still a member of the group at the coordinator; the
+	// oracle fires when that double ownership lasts longer than this.
+	// Zero: any.
+	Handover time.Duration
+	// OverRevocation (over-revocation): a cooperative member gives up at
+	// least this many partitions as lost at once while it is still a
+	// member of the group at the coordinator, in the generation the
+	// coordinator is at, and did not leave. Zero: 1.
+	OverRevocation int
+	// FalseNotCoordinator and FalseNotCoordinatorWindow
+	// (false-not-coordinator, false-not-coordinator.window): more than
+	// this many false coordinator-dead marks caused by a NOT_COORDINATOR
+	// answer (docs/DESIGN.md's "false": the broker was alive and still the
+	// coordinator) in one group within the window. Zero: 5 and 1 minute.
+	FalseNotCoordinator       int
+	FalseNotCoordinatorWindow time.Duration
 	// Disable lists oracles turned off for this scenario.
 	Disable []string
 }
@@ -67,7 +91,8 @@ func (o *Oracles) Enabled(name string) bool {
 }
 
 var oraclesSchema = &mapSchema{keys: leaves(
-	"settle", "group-stuck", "rebalance-storm", "rebalance-storm.window", "never-rejoins", "member-id-leak", "cpu-spin", "disable")}
+	"settle", "group-stuck", "rebalance-storm", "rebalance-storm.window", "never-rejoins", "member-id-leak", "cpu-spin",
+	"handover-before-revoke", "over-revocation", "false-not-coordinator", "false-not-coordinator.window", "disable")}
 
 // maxStormGenerations bounds rebalance-storm (a limit on everything).
 const maxStormGenerations = 1_000_000
@@ -83,7 +108,8 @@ func (d *decoder) oracles(n *yaml.Node) (*Oracles, error) {
 	for _, k := range []struct {
 		key string
 		dst *time.Duration
-	}{{"settle", &o.Settle}, {"group-stuck", &o.GroupStuck}, {"rebalance-storm.window", &o.StormWindow}, {"never-rejoins", &o.NeverRejoins}, {"member-id-leak", &o.MemberIDLeak}} {
+	}{{"settle", &o.Settle}, {"group-stuck", &o.GroupStuck}, {"rebalance-storm.window", &o.StormWindow}, {"never-rejoins", &o.NeverRejoins}, {"member-id-leak", &o.MemberIDLeak},
+		{"false-not-coordinator.window", &o.FalseNotCoordinatorWindow}} {
 		if v := f.get(k.key); v != nil {
 			if *k.dst, err = d.duration(v, sub(path, k.key)); err != nil {
 				return nil, err
@@ -99,6 +125,25 @@ func (d *decoder) oracles(n *yaml.Node) (*Oracles, error) {
 			return nil, err
 		}
 		o.StormGenerations = int(x)
+	}
+	if v := f.get("handover-before-revoke"); v != nil {
+		// Zero is the default (any double ownership); a positive duration
+		// tolerates shorter ones.
+		if o.Handover, err = d.duration(v, sub(path, "handover-before-revoke")); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range []struct {
+		key string
+		dst *int
+	}{{"over-revocation", &o.OverRevocation}, {"false-not-coordinator", &o.FalseNotCoordinator}} {
+		if v := f.get(k.key); v != nil {
+			x, err := d.integer(v, sub(path, k.key), 1, MaxPartitions)
+			if err != nil {
+				return nil, err
+			}
+			*k.dst = int(x)
+		}
 	}
 	if v := f.get("cpu-spin"); v != nil {
 		var x float64

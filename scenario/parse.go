@@ -308,7 +308,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			"group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is %s)", s.Coordinator.Profile)
 	}
 	if n := f.get("faults"); n != nil && !isNull(n) {
-		if s.Faults, err = d.faults(n, s.Groups, s.Coordinator.Brokers, s.Duration); err != nil {
+		if s.Faults, err = d.faults(n, s.Groups, s.Topics, s.Coordinator.Brokers, s.Duration); err != nil {
 			return nil, err
 		}
 	}
@@ -711,6 +711,7 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 		{"reconnect.backoff.max.ms", &c.ReconnectBackoffMax},
 		{"socket.connection.setup.timeout.ms", &c.SocketSetupTimeout},
 		{"socket.connection.setup.timeout.max.ms", &c.SocketSetupTimeoutMax},
+		{"metadata.max.age.ms", &c.MetadataMaxAge},
 	} {
 		if v := f.get(m.key); v != nil {
 			if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {

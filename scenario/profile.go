@@ -105,6 +105,8 @@ func clientDefaults(p profileInfo) Client {
 		// the max was 127 s in 2.7.0). 0 where the era has no such property.
 		ReconnectBackoff:    50 * time.Millisecond,
 		ReconnectBackoffMax: 1000 * time.Millisecond,
+		// metadata.max.age.ms (CommonClientConfigs), 5 minutes in every era.
+		MetadataMaxAge: 300000 * time.Millisecond,
 	}
 	if p.atLeast(2, 7) {
 		c.SocketSetupTimeout = 10000 * time.Millisecond

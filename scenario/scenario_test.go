@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", "nme: x\n", "f.yaml:1: nme: unknown key (did you mean name?); known keys: name, duration, seed, coordinator, network, topics, groups, faults, swarm, timing, measure, oracles"},
 		{"unknown client key", minimal + `    client:
       sesion.timeout.ms: 1
-`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor"},
+`, "f.yaml:9: groups[0].client.sesion.timeout.ms: unknown key (did you mean session.timeout.ms?); known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor, metadata.max.age.ms"},
 		{"negative duration", "duration: -1s\n" + minimal, "f.yaml:1: duration: negative duration -1s"},
 		{"duration without unit", "duration: 100\n" + minimal, `f.yaml:1: duration: a duration needs a unit, like "100ms" or "100s"`},
 		{"ms key given a Go duration", minimal + `    client:
@@ -71,7 +71,7 @@ func TestParseErrors(t *testing.T) {
 `, `f.yaml:9: faults[0].pause: unknown member "h-0"; members are named <group>-<index>`},
 		{"fault without action", minimal + `faults:
   - {at: 1s}
-`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, host-down, latency, coordinator-failover, leave, join, rolling-restart, filter"},
+`, "f.yaml:9: faults[0]: a fault needs one action: crash, restart, pause, slow-poll, partition, loss, host-down, latency, coordinator-failover, leave, join, rolling-restart, filter, add-partitions"},
 		{"fault with two actions", minimal + `faults:
   - {at: 1s, crash: g-0, leave: g-1}
 `, "f.yaml:9: faults[0].leave: a fault has exactly one action, got crash and leave"},
@@ -90,6 +90,19 @@ func TestParseErrors(t *testing.T) {
 		{"partition with one endpoint", minimal + `faults:
   - {at: 1s, partition: [g-0], for: 2s}
 `, "f.yaml:9: faults[0].partition: expected two endpoints [a, b], got 1"},
+		{"add-partitions of an unknown topic", minimal + `faults:
+  - {at: 1s, add-partitions: payments, partitions: 8}
+`, `f.yaml:9: faults[0].add-partitions: unknown topic "payments"; topics: orders`},
+		{"add-partitions not raising the count", minimal + `faults:
+  - {at: 1s, add-partitions: orders, partitions: 8}
+  - {at: 2s, add-partitions: orders, partitions: 6}
+`, `f.yaml:10: faults[1].partitions: topic orders has 8 partitions at 2s; add-partitions must raise the count (Kafka cannot lower it)`},
+		{"add-partitions without a count", minimal + `faults:
+  - {at: 1s, add-partitions: orders}
+`, `f.yaml:9: faults[0].partitions: missing key: add-partitions needs "partitions" (the topic's new partition count)`},
+		{"partitions on another fault", minimal + `faults:
+  - {at: 1s, restart: g-0, partitions: 6}
+`, `f.yaml:9: faults[0].partitions: restart does not take "partitions"`},
 		{"unknown group in failover", minimal + `faults:
   - {at: 1s, coordinator-failover: h}
 `, `f.yaml:9: faults[0].coordinator-failover: unknown group "h"; groups: g`},
@@ -188,6 +201,7 @@ groups:
       partition.assignment.strategy: [cooperative-sticky, sticky, roundrobin, range]
       group.instance.id: true
       enable.auto.commit: false
+      metadata.max.age.ms: 60000
     workload:
       poll.interval: {dist: uniform, min: 10ms, max: 20ms}
       poll.timeout: 250ms
@@ -211,6 +225,7 @@ faults:
   - {at: 220s, leave: other-0}
   - {at: 240s, join: pay-ments}
   - {at: 250s, crash: pay-ments-7}
+  - {at: 290s, add-partitions: orders, partitions: 30}
 `
 
 // TestRoundTripEveryKey: every key of the format lands in its field.
@@ -238,7 +253,7 @@ func TestRoundTripEveryKey(t *testing.T) {
 		MaxPollInterval: 60000 * ms, RetryBackoff: 50 * ms, RetryBackoffMax: 500 * ms, RequestTimeout: 20000 * ms,
 		Assignors:        []string{"cooperative-sticky", "sticky", "roundrobin", "range"},
 		StaticMembership: true, AutoCommit: false, AutoCommitInterval: 5 * time.Second,
-		ReconnectBackoff: 50 * ms, ReconnectBackoffMax: time.Second}, g.Client)
+		ReconnectBackoff: 50 * ms, ReconnectBackoffMax: time.Second, MetadataMaxAge: 60000 * ms}, g.Client)
 	assert.Equal(t, Workload{
 		PollInterval: Dist{Kind: DistUniform, Min: 10 * ms, Max: 20 * ms},
 		PollTimeout:  Dist{Kind: DistConstant, Value: 250 * ms},
@@ -254,18 +269,19 @@ func TestRoundTripEveryKey(t *testing.T) {
 
 	sec := time.Second
 	want := []Fault{
-		{At: 60 * sec, Kind: FaultCrash, Target: "pay-ments-3", Line: 51},
-		{At: 60 * sec, Kind: FaultCoordinatorFailover, Target: "pay-ments", Line: 58},
-		{At: 70 * sec, Kind: FaultRestart, Target: "pay-ments-3", Line: 52},
-		{At: 80 * sec, Kind: FaultPause, Target: "pay-ments-4", For: 15 * sec, Line: 53},
-		{At: 90 * sec, Kind: FaultSlowPoll, Target: "pay-ments-5", For: 400 * sec, Line: 54},
-		{At: 100 * sec, Kind: FaultPartition, Peers: [2]string{"pay-ments-6", "coordinator"}, For: 20 * sec, Line: 55},
-		{At: 130 * sec, Kind: FaultLoss, Loss: 0.05, For: 30 * sec, Line: 56},
-		{At: 160 * sec, Kind: FaultLatency, Latency: Dist{Kind: DistUniform, Min: 100 * ms, Max: 300 * ms}, For: 30 * sec, Line: 57},
-		{At: 220 * sec, Kind: FaultLeave, Target: "other-0", Line: 59},
-		{At: 240 * sec, Kind: FaultJoin, Target: "pay-ments", Line: 60},
-		{At: 250 * sec, Kind: FaultCrash, Target: "pay-ments-7", Line: 61},
-		{At: 260 * sec, Kind: FaultRollingRestart, Target: "pay-ments", Interval: 10 * sec, Downtime: 2 * sec, Line: 50},
+		{At: 60 * sec, Kind: FaultCrash, Target: "pay-ments-3", Line: 52},
+		{At: 60 * sec, Kind: FaultCoordinatorFailover, Target: "pay-ments", Line: 59},
+		{At: 70 * sec, Kind: FaultRestart, Target: "pay-ments-3", Line: 53},
+		{At: 80 * sec, Kind: FaultPause, Target: "pay-ments-4", For: 15 * sec, Line: 54},
+		{At: 90 * sec, Kind: FaultSlowPoll, Target: "pay-ments-5", For: 400 * sec, Line: 55},
+		{At: 100 * sec, Kind: FaultPartition, Peers: [2]string{"pay-ments-6", "coordinator"}, For: 20 * sec, Line: 56},
+		{At: 130 * sec, Kind: FaultLoss, Loss: 0.05, For: 30 * sec, Line: 57},
+		{At: 160 * sec, Kind: FaultLatency, Latency: Dist{Kind: DistUniform, Min: 100 * ms, Max: 300 * ms}, For: 30 * sec, Line: 58},
+		{At: 220 * sec, Kind: FaultLeave, Target: "other-0", Line: 60},
+		{At: 240 * sec, Kind: FaultJoin, Target: "pay-ments", Line: 61},
+		{At: 250 * sec, Kind: FaultCrash, Target: "pay-ments-7", Line: 62},
+		{At: 260 * sec, Kind: FaultRollingRestart, Target: "pay-ments", Interval: 10 * sec, Downtime: 2 * sec, Line: 51},
+		{At: 290 * sec, Kind: FaultAddPartitions, Target: "orders", Partitions: 30, Line: 63},
 	}
 	assert.Equal(t, want, s.Faults)
 
@@ -389,7 +405,7 @@ func TestOverrideErrors(t *testing.T) {
 		ov   Override
 		want string
 	}{
-		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor`},
+		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor, metadata.max.age.ms`},
 		{Override{"groups[3].members", 1}, `f.yaml:5: override "groups[3].members": groups[3]: index out of range (groups has 1 entries)`},
 		{Override{"network.loss.x", 1}, `f.yaml:1: override "network.loss.x": network.loss has no keys below it`},
 		{Override{"name[0]", 1}, `f.yaml:1: override "name[0]": name is not a list`},

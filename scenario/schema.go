@@ -51,7 +51,7 @@ func (m *mapSchema) key(name string) (keySchema, bool) {
 var faultActions = []FaultKind{
 	FaultCrash, FaultRestart, FaultPause, FaultSlowPoll, FaultPartition, FaultLoss, FaultHostDown,
 	FaultLatency, FaultCoordinatorFailover, FaultLeave, FaultJoin, FaultRollingRestart,
-	FaultFilter,
+	FaultFilter, FaultAddPartitions,
 }
 
 var (
@@ -74,7 +74,7 @@ var (
 		"partition.assignment.strategy", "group.instance.id", "enable.auto.commit",
 		"auto.commit.interval.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
 		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
-		"group.protocol", "group.remote.assignor")}
+		"group.protocol", "group.remote.assignor", "metadata.max.age.ms")}
 	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{
@@ -92,7 +92,7 @@ var (
 			}
 			ks = append(ks, k)
 		}
-		ks = append(ks, leaves("for", "interval", "downtime", "direction")...)
+		ks = append(ks, leaves("for", "interval", "downtime", "direction", "partitions")...)
 		return &mapSchema{keys: ks}
 	}()
 	filterSchema = &mapSchema{keys: leaves("api", "member", "direction", "action", "delay")}

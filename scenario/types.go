@@ -176,6 +176,10 @@ type Client struct {
 	ReconnectBackoffMax   time.Duration
 	SocketSetupTimeout    time.Duration
 	SocketSetupTimeoutMax time.Duration
+	// MetadataMaxAge is metadata.max.age.ms (300000 in every era): how
+	// often a client refreshes topic metadata. Only a scenario with an
+	// add-partitions fault changes metadata, so only there does it matter.
+	MetadataMaxAge time.Duration
 }
 
 // group.protocol values.
@@ -245,6 +249,11 @@ const (
 	// FaultFilter drops or delays chosen messages for a window (extension,
 	// docs/OBSERVABILITY.md).
 	FaultFilter FaultKind = "filter"
+	// FaultAddPartitions raises a topic's partition count (kafka-topics.sh
+	// --alter --partitions N): Target is the topic, Partitions the new
+	// count. Clients see it at their next metadata refresh
+	// (metadata.max.age.ms).
+	FaultAddPartitions FaultKind = "add-partitions"
 )
 
 // Partition directions.
@@ -320,6 +329,8 @@ type Fault struct {
 	Direction string
 	// Filter is the filter fault's selection and action.
 	Filter *MessageFilter
+	// Partitions is add-partitions' new partition count of the topic.
+	Partitions int
 	// Swarm is true for a fault drawn by the swarm (not in the file).
 	Swarm bool
 	// Line is the fault's line in the file, for messages.

@@ -55,6 +55,8 @@ func FormatFault(f Fault) string {
 		}
 	case FaultRestart, FaultLeave, FaultJoin, FaultCoordinatorFailover:
 		parts = append(parts, string(f.Kind)+": "+f.Target)
+	case FaultAddPartitions:
+		parts = append(parts, string(f.Kind)+": "+f.Target, "partitions: "+strconv.Itoa(f.Partitions))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

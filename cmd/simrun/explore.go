@@ -45,7 +45,7 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 	fs.StringVar(&out, "out", "", "write findings and the resumable index to `DIR`")
 	fs.DurationVar(&budget, "time", 0, "stop after this much wall `TIME` (e.g. 10m; 0: no limit); rerun with the same --out to resume")
 	fs.StringVar(&swarm, "swarm", "", "`default`: draw the generic fault mix from each seed (else the scenario's own swarm: and faults:)")
-	fs.BoolVar(&fileFaults, "file-faults", true, "with --swarm default, keep the scenario's own faults: too")
+	fs.BoolVar(&fileFaults, "file-faults", true, "with --swarm default, keep the scenario's own faults: too (add-partitions entries are always kept: they are the topics' history)")
 	fs.StringVar(&without, "without", "", "leave these `KINDS` out of the generic mix (comma-separated: "+strings.Join(explore.GenericKinds(), ", ")+")")
 	fs.IntVar(&shrinks, "shrinks-per-oracle", 3, "findings shrunk per oracle `N`; later ones are counted, not shrunk")
 	fs.StringVar(&only, "oracle", "", "only report these `ORACLES` or checkers (comma-separated, e.g. unowned-at-end,group-stuck)")

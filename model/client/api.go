@@ -24,8 +24,9 @@ type Config struct {
 	GroupID         string // group.id
 	GroupInstanceID string // group.instance.id; "" for a dynamic member
 	Topics          []string
-	// Metadata the consumer sees for its subscribed topics (the leader assigns from it).
-	TopicMetadata []assign.Topic
+	// Metadata the consumer sees for its subscribed topics (the leader
+	// assigns from it), and whether it changes during the run.
+	Metadata Metadata
 	// Brokers are the bootstrap brokers' ids; FindCoordinator goes to one of them.
 	Brokers []int32
 
@@ -55,6 +56,19 @@ type Config struct {
 
 	// Sim holds the simulator's own switches (not Kafka properties).
 	Sim SimOptions
+}
+
+// Metadata is the consumer's topic metadata (the Java consumer's Metadata
+// and metadata.max.age.ms).
+type Metadata struct {
+	// Topics is the metadata of the subscribed topics when Cluster is nil.
+	Topics []assign.Topic
+	// Cluster, when set, is metadata that changes during the run
+	// (add-partitions); the consumer refreshes its view of it every
+	// MaxAge (metadata.max.age.ms; zero: 5 minutes) and reads it instead
+	// of Topics (metadata.go).
+	Cluster *Cluster
+	MaxAge  time.Duration
 }
 
 // SimOptions are a member's simulation switches that are not Kafka

@@ -162,15 +162,17 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 	}
 }
 
-// coordinatorPoll is ConsumerCoordinator.poll for a subscribed consumer
-// (metadata refresh not modelled): coordinator, join, then (2.x+) the async
-// auto-commit once ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs
-// with the delayed tasks instead (heartbeatTask.pollTasks).
+// coordinatorPoll is ConsumerCoordinator.poll for a subscribed consumer:
+// the metadata refresh (only with a changing Cluster, metadata.go),
+// coordinator, join, then (2.x+) the async auto-commit once
+// ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs with the
+// delayed tasks instead (heartbeatTask.pollTasks).
 func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
+	m.maybeUpdateMetadata(now)
 	if !m.checkCoordinator(now, out) && !m.ensureCoordinatorReady(now, out) {
 		return
 	}
-	if m.rejoinNeededOrPending() {
+	if m.metadataChanged(out) || m.rejoinNeededOrPending() {
 		// ensureActiveGroup: startHeartbeatThreadIfNeeded (the thread is
 		// implicit) then joinGroupIfNeeded with a zero timer (2.5+), the
 		// user's timer (2.3/2.4) or no timer (0.10).

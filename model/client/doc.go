@@ -165,8 +165,12 @@
 //     poll(Duration) expires (Java: same, its timer is the rebalance timeout).
 //   - Fetching: records are always available for owned partitions; the
 //     processing time of one poll()'s records is cfg.PollInterval.
-//   - Subscription or metadata changes, pattern subscriptions, the leader's
-//     metadata snapshot and the cooperative-assignment validation.
+//   - Subscription changes, pattern subscriptions and the
+//     cooperative-assignment validation. Metadata changes are modelled only
+//     when the scenario has an add-partitions fault (metadata.go): the
+//     refresh every metadata.max.age.ms is read from the harness's cluster
+//     metadata, not fetched over the network, and only the leader's
+//     assignment snapshot reacts to it.
 //   - Connections (netclient.go): the least-loaded node is chosen from this
 //     member's own connections (Fetch and metadata connections are not
 //     modelled); there is no max.in.flight cap and no partially written

@@ -56,7 +56,7 @@ func stubLookup(name string) (assign.Assignor, bool) {
 func testConfig(profile string) Config {
 	return Config{
 		Name: "c-0", GroupID: "g", Topics: []string{"t"},
-		TopicMetadata:  []assign.Topic{{Name: "t", Partitions: 4}},
+		Metadata:       Metadata{Topics: []assign.Topic{{Name: "t", Partitions: 4}}},
 		Brokers:        []int32{0, 1},
 		Profile:        Profile(profile),
 		SessionTimeout: 10 * time.Second, HeartbeatInterval: 3 * time.Second,

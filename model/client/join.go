@@ -229,6 +229,9 @@ func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
 // and COOPERATIVE revokes only partitions of unsubscribed topics (never,
 // here). It reports whether a callback now keeps the application busy.
 func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation) bool {
+	if m.meta != nil {
+		m.meta.isLeader = false
+	}
 	if len(m.owned) == 0 {
 		return false
 	}
@@ -244,6 +247,9 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 // beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
 // COOPERATIVE revokes owned − assigned (KIP-429).
 func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
+	if m.meta != nil && !m.meta.isLeader {
+		m.meta.assignment = nil // onJoinComplete: only the leader watches metadata
+	}
 	m.join.complete = jcRevoking
 	m.join.revoked = false
 	if m.cooperative {
@@ -387,9 +393,11 @@ func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protoc
 // skipAssignment, KIP-814), then SyncGroup. The assignor runs inside the
 // synchronized JoinGroup handler, so for cfg.AssignTime the application
 // thread is busy AND the heartbeat thread is blocked on the monitor.
-// Deviations: the cooperative-assignment validation and the leader's
-// metadata snapshot are not modelled.
+// The leader's assignment snapshot (isLeader, assignmentSnapshot) is
+// taken either way (metadata.go). Deviation: the cooperative-assignment
+// validation is not modelled.
 func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.JoinGroupResponse) {
+	m.takeAssignmentSnapshot()
 	if r.SkipAssignment {
 		m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
 		return
@@ -414,7 +422,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 	for i, jm := range r.Members {
 		members[i] = assign.Member{ID: jm.MemberID, InstanceID: jm.GroupInstanceID, Subscription: jm.Metadata}
 	}
-	result := a.Assign(members, m.cfg.TopicMetadata)
+	result := a.Assign(members, m.topicMetadata())
 	assignments := make([]protocol.SyncGroupAssignment, len(members))
 	for i := range members {
 		var parts []protocol.TopicPartition

@@ -29,11 +29,17 @@ func (m *Member) steady() bool {
 
 // eventfulAt is the earliest instant from which a poll() could do more than
 // restart the poll timer: a request timeout it would observe, a due
-// auto-commit, a due 0.10 delayed task.
+// auto-commit, a due 0.10 delayed task, a due metadata refresh (only with
+// a changing Cluster, metadata.go).
 func (m *Member) eventfulAt() protocol.Instant {
 	d := m.earliestInflight()
 	if m.cfg.AutoCommit {
 		d = min(d, m.autoCommit.at)
+	}
+	if m.meta != nil {
+		d = min(d, m.meta.nextRefresh)
+	} else if m.cfg.Metadata.Cluster != nil {
+		d = 0 // not refreshed yet: the first poll refreshes
 	}
 	return min(d, m.hbt.taskDeadline())
 }

@@ -63,6 +63,7 @@ type Member struct {
 	hbt        heartbeater // the HeartbeatThread or the 0.10 HeartbeatTask
 	autoCommit autoCommitState
 	net        netClient
+	meta       *metadataView // only with Config.Metadata.Cluster (metadata.go); nil otherwise
 }
 
 // NewMember builds a member from a validated configuration (it panics on an
@@ -390,8 +391,9 @@ func (m *Member) requestRejoin(out *Output, reason RejoinReason) {
 }
 
 // rejoinNeededOrPending is AbstractCoordinator.rejoinNeededOrPending. The
-// ConsumerCoordinator additions (subscription or metadata changed) never
-// hold: subscriptions and metadata are fixed in the simulator.
+// ConsumerCoordinator additions: subscriptions are fixed in the simulator;
+// a metadata change (add-partitions) is checked by coordinatorPoll
+// (metadataChanged), which requests the rejoin this then reports.
 func (m *Member) rejoinNeededOrPending() bool { return m.rejoinNeeded || m.join.status != joinIdle }
 
 // resetStateAndGeneration is AbstractCoordinator.resetStateAndGeneration

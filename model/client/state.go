@@ -56,6 +56,7 @@ const (
 	RejoinCooperativeRevocation                  // onJoinComplete revoked partitions (KIP-429 second rebalance)
 	RejoinLeftGroup                              // maybeLeaveGroup reset the generation (poll timeout or close)
 	RejoinCommitFailed                           // an OffsetCommit answered UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or REBALANCE_IN_PROGRESS (CommitFailedException)
+	RejoinMetadataChanged                        // the leader's metadata changed since it assigned ("cached metadata has changed")
 )
 
 // String returns the reason as it appears in traces.
@@ -85,6 +86,8 @@ func (r RejoinReason) String() string {
 		return "left-group"
 	case RejoinCommitFailed:
 		return "commit-failed"
+	case RejoinMetadataChanged:
+		return "metadata-changed"
 	}
 	return fmt.Sprintf("RejoinReason(%d)", uint8(r))
 }
