@@ -173,6 +173,9 @@ type slot struct {
 	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc
 	leaveInc   uint32
 	confirmed  bool // answered by the new coordinator since a failover (metrics)
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
 }
 
 type broker struct {
@@ -588,7 +591,7 @@ func (w *world) startProcess(s *slot) {
 	if c.sc.Client.StaticMembership {
 		cfg.GroupInstanceID = s.name
 	}
-	if s.cp = nil; c.sc.Consumer() {
+	if s.cp = nil; s.consumer(c.sc) {
 		s.m = w.newConsumerProcess(s, c)
 	} else {
 		s.m = client.NewMember(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
@@ -782,10 +785,13 @@ func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
 		return
 	}
 	if r, ok := env.req.(*protocol.OffsetCommitRequest); ok && b.cg != nil {
-		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil {
+		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil && (g.cs.pure || w.servedAsConsumer(now, b, g)) {
 			w.serveConsumerCommit(now, b, env, r)
 			return
 		}
+	}
+	if b.cg != nil && w.serveClassicInConsumerGroup(now, b, env) {
+		return
 	}
 	b.b.Handle(now, env.conn, env.corr, env.req, &w.bout)
 	w.flushBroker(b)

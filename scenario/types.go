@@ -94,6 +94,9 @@ type Coordinator struct {
 	ConsumerMaxHeartbeatInterval  time.Duration
 	ConsumerMaxSize               int
 	ConsumerAssignors             []string
+	// ConsumerMigrationPolicy is group.consumer.migration.policy:
+	// bidirectional (the 4.0+ default), upgrade, downgrade or disabled.
+	ConsumerMigrationPolicy string
 	ConsumerAssignmentInterval    time.Duration
 	ConsumerMinAssignmentInterval time.Duration
 	ConsumerMaxAssignmentInterval time.Duration
@@ -176,6 +179,14 @@ type Client struct {
 	ReconnectBackoffMax   time.Duration
 	SocketSetupTimeout    time.Duration
 	SocketSetupTimeoutMax time.Duration
+}
+
+// ClientChange is what a rolling restart's `set:` changes in the
+// restarted members' client config: group.protocol and
+// group.remote.assignor ("" = unchanged).
+type ClientChange struct {
+	GroupProtocol  string
+	RemoteAssignor string
 }
 
 // group.protocol values.
@@ -315,6 +326,10 @@ type Fault struct {
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart
 	Downtime time.Duration // rolling-restart
+	// Set is a rolling restart's new client settings (`set:`): each
+	// member's new process runs with them — a rolling upgrade from the
+	// classic to the consumer protocol (or back). nil: unchanged.
+	Set *ClientChange
 	// Direction of a partition: DirectionBoth (or "", the default) or
 	// DirectionOneWay (Peers[0] → Peers[1] lost, the other way delivered).
 	Direction string

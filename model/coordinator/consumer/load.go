@@ -34,8 +34,12 @@ func (c *Coordinator) Load(now protocol.Instant, g *Group) {
 		return
 	}
 	for _, m := range g.members {
-		m.sessionDeadline = now.Add(c.cfg.SessionTimeout)
+		m.sessionDeadline = now.Add(m.sessionTimeout(c.cfg.SessionTimeout))
 		m.rebalanceDL = protocol.Never
+		if m.classic != nil {
+			// Classic members' join and sync timers are not rescheduled on load.
+			m.classic.joinDL, m.classic.syncDL = protocol.Never, protocol.Never
+		}
 		if m.state == UnrevokedPartitions {
 			m.rebalanceDL, m.rebalanceEpoch = now.Add(m.RebalanceTimeout), m.epoch
 		}
