@@ -140,13 +140,13 @@ func (a *consumerProc) NextHeartbeatDeadline() protocol.Instant { return a.p.Nex
 
 // consumerState is the harness's state of a consumer group.
 type consumerState struct {
-	group    *ccoord.Group // the group's records (nil until its first member joined, or while classic)
+	group *ccoord.Group // the group's records (nil until its first member joined, or while classic)
 	// active: the group is a consumer group now (observers follow it as
 	// one); pure: every member runs the consumer protocol, always (no
 	// migration possible: the group never is a classic group).
 	active, pure bool
-	loadedAt sim.Instant   // the coordinator answers COORDINATOR_LOAD_IN_PROGRESS before
-	state    string        // the last group state traced
+	loadedAt     sim.Instant // the coordinator answers COORDINATOR_LOAD_IN_PROGRESS before
+	state        string      // the last group state traced
 }
 
 // hasConsumerGroups reports whether any group entry runs the consumer

@@ -100,7 +100,7 @@ var (
 	// (the online migration, KIP-848).
 	rollingSetSchema = &mapSchema{keys: leaves("group.protocol", "group.remote.assignor")}
 	filterSchema     = &mapSchema{keys: leaves("api", "member", "direction", "action", "delay")}
-	swarmSchema  = &mapSchema{keys: leaves(
+	swarmSchema      = &mapSchema{keys: leaves(
 		"from", "until",
 		"crash", "crash.downtime", "pause", "pause.for", "partition", "partition.for",
 		"loss", "loss.probability", "loss.for", "latency", "latency.value", "latency.for",

@@ -85,18 +85,18 @@ type Coordinator struct {
 	// group.consumer.assignment.interval.ms (KIP-1263) with its bounds.
 	// ConsumerProfile is the consumer-group coordinator's era: Profile
 	// when it names kafka-4.0 … kafka-4.3, else "" (no consumer groups).
-	ConsumerProfile               string
-	ConsumerSessionTimeout        time.Duration
-	ConsumerMinSessionTimeout     time.Duration
-	ConsumerMaxSessionTimeout     time.Duration
-	ConsumerHeartbeatInterval     time.Duration
-	ConsumerMinHeartbeatInterval  time.Duration
-	ConsumerMaxHeartbeatInterval  time.Duration
-	ConsumerMaxSize               int
-	ConsumerAssignors             []string
+	ConsumerProfile              string
+	ConsumerSessionTimeout       time.Duration
+	ConsumerMinSessionTimeout    time.Duration
+	ConsumerMaxSessionTimeout    time.Duration
+	ConsumerHeartbeatInterval    time.Duration
+	ConsumerMinHeartbeatInterval time.Duration
+	ConsumerMaxHeartbeatInterval time.Duration
+	ConsumerMaxSize              int
+	ConsumerAssignors            []string
 	// ConsumerMigrationPolicy is group.consumer.migration.policy:
 	// bidirectional (the 4.0+ default), upgrade, downgrade or disabled.
-	ConsumerMigrationPolicy string
+	ConsumerMigrationPolicy       string
 	ConsumerAssignmentInterval    time.Duration
 	ConsumerMinAssignmentInterval time.Duration
 	ConsumerMaxAssignmentInterval time.Duration
