@@ -152,9 +152,13 @@ func (w *world) handleDowngrade(b *broker, cg *ccoord.ClassicGroup) {
 	if g == nil {
 		return
 	}
-	w.groupType(g, b, "classic", "downgrade", "", cg.Generation)
+	why := "downgrade"
+	if !cg.Rebalance {
+		why = "downgrade-static-replacement"
+	}
+	w.groupType(g, b, "classic", why, "", cg.Generation)
 	rec := recordOf(cg)
-	b.b.ImportDowngrade(w.q.Now(), &rec, &w.bout)
+	b.b.ImportDowngrade(w.q.Now(), &rec, cg.Rebalance, &w.bout)
 }
 
 // groupType flips the group's type as the observers see it and traces it.

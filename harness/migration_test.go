@@ -207,7 +207,9 @@ swarm:
 // of a group migrating classic → consumer → classic, no partition is owned
 // at any instant by two processes that the consumer-group coordinator both
 // counts as its owner (the exclusive-ownership checker, classic members of
-// the consumer group included), and no other invariant breaks.
+// the consumer group included), no other invariant breaks and no member
+// stops on a fatal error but Kafka's UNRELEASED_INSTANCE_ID after a static
+// member's crash.
 func TestMigrationSwarmNoPartitionOwnedTwice(t *testing.T) {
 	sc := parse(t, migrationSwarm)
 	seeds := 300
@@ -223,11 +225,18 @@ func TestMigrationSwarmNoPartitionOwnedTwice(t *testing.T) {
 			}
 			t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
 		}
+		// No member stops on a fatal error, except a consumer-protocol
+		// static member that crashed (no leave with epoch -2) and came back
+		// within the session: Kafka refuses it UNRELEASED_INSTANCE_ID
+		// (kafka-consumer-protocol.md §2.10), migration or not.
+		for _, f := range res.Summary.Groups[0].FatalErrors {
+			require.True(t, strings.HasSuffix(f, ": UNRELEASED_INSTANCE_ID"), "seed %d: %s", seed, f)
+		}
 		for _, e := range res.Trace {
 			if e.Kind == EvGroupType && e.Reason == "upgrade" {
 				upgraded++
 			}
-			if e.Kind == EvGroupType && e.Reason == "downgrade" {
+			if e.Kind == EvGroupType && strings.HasPrefix(e.Reason, "downgrade") {
 				downgraded++
 			}
 		}
@@ -244,4 +253,39 @@ func TestMigrationSameSeedSameTrace(t *testing.T) {
 	assert.Equal(t, a.Summary.TraceSHA256, b.Summary.TraceSHA256)
 	assert.Equal(t, a.Summary, b.Summary)
 	assert.NotEqual(t, a.Summary.TraceSHA256, c.Summary.TraceSHA256)
+}
+
+// TestMigrationStaticRollingUpgrade: static members restarted with the
+// consumer protocol replace their classic incarnations at once
+// (getOrMaybeSubscribeStaticConsumerGroupMember: no UNRELEASED_INSTANCE_ID
+// against a classic member) and keep their partitions: the group is
+// upgraded with no rebalance at all (testConsumerGroupHeartbeatFromExistingClassicStaticMember).
+func TestMigrationStaticRollingUpgrade(t *testing.T) {
+	res := run(t, parse(t, `
+name: static-migration
+duration: 120s
+coordinator: {brokers: 1, profile: kafka-4.0}
+topics: [{name: t, partitions: 12}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-4.0, partition.assignment.strategy: [cooperative-sticky], group.instance.id: true}
+faults:
+  - {at: 20s, rolling-restart: g, interval: 15s, downtime: 2s, set: {group.protocol: consumer}}
+`), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	g := res.Summary.Groups[0]
+	assert.Empty(t, g.FatalErrors)
+	assert.Equal(t, 3, g.Fences, "each new process replaced its static member")
+	assert.Equal(t, 1, g.Generations, "no rebalance after the startup one")
+	assert.True(t, g.StableAtEnd)
+	n := 0
+	for _, e := range res.Trace {
+		if e.Kind == EvGroupType {
+			n++
+			assert.Equal(t, "upgrade", e.Reason)
+		}
+	}
+	assert.Equal(t, 1, n)
 }

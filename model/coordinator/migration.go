@@ -62,10 +62,11 @@ func (b *Broker) RemoveForUpgrade(_ protocol.Instant, groupID string, out *Outpu
 // (GMM.convertToClassicGroup, v8.0.0): a Stable group at the record's
 // generation whose members hold the assignments of the record; every
 // member's heartbeat is rescheduled (rescheduleClassicGroupMemberHeartbeat)
-// and a rebalance is prepared, so every member rejoins. The group's record
+// and, with rebalance (a downgrade after a member's removal), a rebalance
+// is prepared, so every member rejoins. The group's record
 // is persisted (createClassicGroupRecords). A no-op unless this broker owns
 // the group's partition.
-func (b *Broker) ImportDowngrade(now protocol.Instant, rec *GroupRecord, out *Output) {
+func (b *Broker) ImportDowngrade(now protocol.Instant, rec *GroupRecord, rebalance bool, out *Output) {
 	p := b.parts[rec.GroupID]
 	if p == nil || p.state != partOwned {
 		return
@@ -95,5 +96,7 @@ func (b *Broker) ImportDowngrade(now protocol.Instant, rec *GroupRecord, out *Ou
 	for _, m := range g.members {
 		b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
 	}
-	b.prepareRebalance(now, g, reasonDowngrade, out)
+	if rebalance {
+		b.prepareRebalance(now, g, reasonDowngrade, out)
+	}
 }

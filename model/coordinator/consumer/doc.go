@@ -32,8 +32,7 @@
 // Not modelled (yet): regex subscriptions and metadata changes (subscriptions
 // are fixed topic names), the heterogeneous uniform builder (every member
 // subscribes to the same topics in the scenarios this serves), rack-aware
-// assignment, the downgrade by static replacement and 4.3.1's policy
-// check on classic joins (migration.go), the append latency of the group
+// assignment, 4.3.1's policy check on classic joins (migration.go), the append latency of the group
 // records (Unload and
 // Load move a group between coordinators as written, load.go), the
 // coordinator's event-loop cost. Deterministic deviations: Java iterates

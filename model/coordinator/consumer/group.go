@@ -280,7 +280,12 @@ func (c *Coordinator) lookupMember(now protocol.Instant, g *Group, r *protocol.C
 	if r.InstanceID != "" {
 		old := g.static(r.InstanceID)
 		if r.MemberEpoch == protocol.JoinEpoch {
-			if old != nil && old.epoch != protocol.StaticLeaveEpoch {
+			// throwIfInstanceIdIsUnreleased applies only when the member it
+			// would replace speaks the consumer protocol too: a classic
+			// static member is replaced at once (the rolling upgrade of a
+			// static member; GMM.getOrMaybeSubscribeStaticConsumerGroupMember,
+			// v8.0.0).
+			if old != nil && old.epoch != protocol.StaticLeaveEpoch && old.classic == nil {
 				return nil, protocol.UnreleasedInstanceID
 			}
 			if old == nil {

@@ -47,6 +47,10 @@ type ClassicGroup struct {
 	ProtocolType string
 	ProtocolName string
 	Members      []ClassicMember
+	// Rebalance: the classic coordinator prepares a rebalance when it
+	// takes the group (a downgrade after a removal; after a static
+	// replacement only when the target is stale, see ClassicJoin).
+	Rebalance bool
 }
 
 // ClassicMember is one classic member of a ClassicGroup.
@@ -89,7 +93,7 @@ func (c *Coordinator) ValidateUpgrade(cg *ClassicGroup) (protocol.ErrorCode, str
 	switch {
 	case !c.upgradeEnabled():
 		return protocol.GroupIDNotFound, "online upgrade is disabled (group.consumer.migration.policy " + c.cfg.MigrationPolicy + ")"
-	case cg.ProtocolType != "consumer" || cg.ProtocolName == "":
+	case cg.ProtocolType != "consumer": // ClassicGroup.usesConsumerGroupProtocol
 		return protocol.GroupIDNotFound, "the group does not use the consumer embedded protocol"
 	case c.cfg.MaxSize > 0 && len(cg.Members) > c.cfg.MaxSize:
 		return protocol.GroupIDNotFound, "the group size exceeds group.consumer.max.size"
@@ -132,7 +136,10 @@ func (c *Coordinator) Upgrade(now protocol.Instant, cg *ClassicGroup, out *Outpu
 }
 
 // subscriptionTopics are the sorted topics of the protocol named name (the
-// group's selected one), else of the first.
+// group's selected one), else of the first. Deviation: a group that never
+// completed a generation has no protocol name, and Java's fromClassicGroup
+// (protocolName().get()) would fail the conversion with an unexpected
+// error; here the member's first protocol is read.
 func subscriptionTopics(ps []protocol.GroupProtocol, name string) []string {
 	if len(ps) == 0 {
 		return nil
@@ -202,8 +209,10 @@ func (g *Group) supportsClassicProtocols(ptype string, ps []protocol.GroupProtoc
 // session timeout and the sync timer its rebalance timeout.
 //
 // Not modelled: the 4.3.1 INCONSISTENT_GROUP_PROTOCOL under policy
-// disabled (KAFKA-20640), the downgrade by static replacement of the last
-// consumer-protocol static member (validateOnlineDowngradeWithReplacedMember).
+// disabled (KAFKA-20640). Deviation: a downgrade by static replacement
+// takes the group epoch and targets after this join's own changes; Java
+// builds the classic group before the join's records are replayed, so ≤4.1
+// (KAFKA-19546) kept the old epoch and targets.
 func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupRequest, out *Output) *protocol.JoinGroupResponse {
 	fail := func(e protocol.ErrorCode, id string) *protocol.JoinGroupResponse {
 		return &protocol.JoinGroupResponse{Error: e, GenerationID: protocol.NoGeneration, MemberID: id}
@@ -230,13 +239,21 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		return fail(protocol.MemberIDRequired, id)
 	}
 	var m *Member
+	replacedConsumer := false // a consumer-protocol static member was replaced
 	if r.GroupInstanceID == "" {
 		if m = g.Member(id); m == nil {
 			m = c.newMember(g, id, "", out)
 		}
 	} else {
+		// getOrMaybeSubscribeStaticConsumerGroupMember with
+		// createIfNotExists = the member id is unknown: a known id must
+		// belong to the instance (throwIfStaticMemberIsUnknown,
+		// throwIfInstanceIdIsFenced); an unknown one replaces whatever
+		// member holds the instance id, with no unreleased check.
 		old := g.static(r.GroupInstanceID)
 		switch {
+		case old == nil && !unknown:
+			return fail(protocol.UnknownMemberID, r.MemberID)
 		case old == nil:
 			m = c.newMember(g, id, r.GroupInstanceID, out)
 		case old.ID == id:
@@ -246,6 +263,7 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		default:
 			// A new incarnation of the static member replaces the old one
 			// and inherits its assignment (getOrMaybeSubscribeStaticConsumerGroupMember).
+			replacedConsumer = old.classic == nil
 			c.emit(out, g, protocol.Event{Kind: protocol.EvMemberRemoved, Peer: old.ID, Reason: protocol.RemovalFenced.String(), Removal: protocol.RemovalFenced, Gen: g.Epoch})
 			c.clearOwners(g, old)
 			old.ID = id
@@ -263,7 +281,8 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 	m.classic.sessionTimeout, m.classic.protocols = r.SessionTimeout, slices.Clone(r.Protocols)
 	topics := slices.Clone(sub.Topics)
 	slices.Sort(topics)
-	if !slices.Equal(topics, m.Topics) {
+	subscriptionChanged := !slices.Equal(topics, m.Topics)
+	if subscriptionChanged {
 		m.Topics = topics
 		c.bump(g, out, "subscription")
 	}
@@ -273,10 +292,22 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		c.setAssignment(g, m, next, out)
 	}
 	m.rebalanceDL = protocol.Never
+	resp := &protocol.JoinGroupResponse{MemberID: m.ID, GenerationID: m.epoch, ProtocolType: "consumer", ProtocolName: m.classic.protocols[0].Name}
+	// The downgrade when the last consumer-protocol static member is
+	// replaced by this classic one (validateOnlineDowngradeWithReplacedMember,
+	// convertToClassicGroup with a joining member): the classic group
+	// starts Stable with no rebalance, unless the target is stale (4.3:
+	// the assignment epoch is behind, KAFKA-20273) or, since 4.2
+	// (KAFKA-19546), the joiner changed its subscription.
+	if replacedConsumer && c.canDowngrade(g, nil) {
+		c.downgrade(g, nil, out)
+		out.Downgrade.Rebalance = g.AssignmentEpoch < g.Epoch || (c.b.staticDowngradeRebalances && subscriptionChanged)
+		return resp
+	}
 	m.classic.joinDL = protocol.Never
 	m.sessionDeadline = now.Add(m.classic.sessionTimeout)
 	m.classic.syncDL = now.Add(r.RebalanceTimeout)
-	return &protocol.JoinGroupResponse{MemberID: m.ID, GenerationID: m.epoch, ProtocolType: "consumer", ProtocolName: m.classic.protocols[0].Name}
+	return resp
 }
 
 func (c *Coordinator) newMember(g *Group, id, instance string, out *Output) *Member {
@@ -455,7 +486,9 @@ func (c *Coordinator) fenceMembers(g *Group, ms []*Member, why string, out *Outp
 	c.bump(g, out, why)
 }
 
-// canDowngrade is GMM.validateOnlineDowngradeWithFencedMembers (v8.0.0).
+// canDowngrade is GMM.validateOnlineDowngradeWithFencedMembers (v8.0.0);
+// with no leaving member it is validateOnlineDowngradeWithReplacedMember
+// for a replacement already made (every member classic).
 func (c *Coordinator) canDowngrade(g *Group, leaving []*Member) bool {
 	remaining := 0
 	for _, m := range g.members {
@@ -487,6 +520,7 @@ func (c *Coordinator) downgrade(g *Group, leaving []*Member, out *Output) {
 			Protocols: slices.Clone(m.classic.protocols), Assignment: protocol.Assignment{Partitions: slices.Clone(m.target)}})
 	}
 	cg.ProtocolName = selectProtocol(cg.Members)
+	cg.Rebalance = true
 	c.Unload(g.ID)
 	out.Downgrade = cg
 }

@@ -322,3 +322,68 @@ func TestClassicJoinToConsumerGroup(t *testing.T) {
 	bad.MemberID, bad.Protocols = "", []protocol.GroupProtocol{{Name: "roundrobin", Metadata: protocol.Subscription{Topics: []string{"foo"}}}}
 	assert.Equal(t, protocol.InconsistentGroupProtocol, c.ClassicJoin(now, &bad, &out).Error)
 }
+
+// testConsumerGroupHeartbeatFromExistingClassicStaticMember: a static
+// member restarted with the consumer protocol replaces its classic
+// incarnation at once (no UNRELEASED_INSTANCE_ID: the check applies only
+// between consumer-protocol members), keeps its assignment, and with the
+// same subscription causes no epoch bump: it is STABLE at the group epoch,
+// its classic metadata gone.
+func TestConsumerGroupHeartbeatFromExistingClassicStaticMember(t *testing.T) {
+	c := migrationCoordinator(t, PolicyBidirectional)
+	m1 := classicMember("member-1", 10, Stable, tps("foo", 0, 1, 2), nil)
+	m1.InstanceID = "instance-id-1"
+	m2 := classicMember("member-2", 10, Stable, cat(tps("bar", 0, 1, 2)), nil)
+	m2.InstanceID, m2.Topics = "instance-id-2", []string{"bar"}
+	g := mixedGroup(c, m1, m2)
+	var out Output
+	c.Heartbeat(protocol.Instant(time.Second), &protocol.ConsumerGroupHeartbeatRequest{GroupID: "group-id", MemberID: "member-1-new",
+		InstanceID: "instance-id-1", MemberEpoch: 0, RebalanceTimeoutMs: 5000, SubscribedTopics: []string{"foo"}, OwnedSent: true}, &out)
+	require.Equal(t, protocol.None, out.Resp.Error)
+	assert.Equal(t, "member-1-new", out.Resp.MemberID)
+	assert.Equal(t, int32(10), out.Resp.MemberEpoch)
+	assert.Equal(t, int32(10), g.Epoch, "same subscription: no bump")
+	m := g.Member("member-1-new")
+	require.NotNil(t, m)
+	assert.Nil(t, g.Member("member-1"))
+	assert.False(t, m.Classic())
+	assert.Equal(t, Stable, m.State())
+	assert.Equal(t, tps("foo", 0, 1, 2), m.Assigned())
+	assert.Equal(t, 5*time.Second, m.RebalanceTimeout)
+	// A second consumer-protocol incarnation may not take the instance id
+	// while this one holds it (throwIfInstanceIdIsUnreleased).
+	out = Output{}
+	c.Heartbeat(protocol.Instant(2*time.Second), &protocol.ConsumerGroupHeartbeatRequest{GroupID: "group-id", MemberID: "member-1-newer",
+		InstanceID: "instance-id-1", MemberEpoch: 0, RebalanceTimeoutMs: 5000, SubscribedTopics: []string{"foo"}, OwnedSent: true}, &out)
+	assert.Equal(t, protocol.UnreleasedInstanceID, out.Resp.Error)
+}
+
+// testLastStaticConsumerProtocolMemberReplacedByClassicProtocolMember: a
+// classic static member (unknown member id) replaces the last
+// consumer-protocol member, which was static: the group becomes a classic
+// group at the group epoch, Stable — no rebalance (4.0) — each member
+// holding its target. (The Java test's joiner also narrows its
+// subscription; ≤4.1 then keeps the old epoch and targets, KAFKA-19546's
+// stale assignment. Here the subscription is unchanged: see ClassicJoin.)
+func TestLastStaticConsumerProtocolMemberReplacedByClassicProtocolMember(t *testing.T) {
+	c := migrationCoordinator(t, PolicyBidirectional)
+	m1 := classicMember("member-1", 10, Stable, tps("foo", 0, 1), nil)
+	m2 := &Member{ID: "member-2", InstanceID: "instance-id", Topics: []string{"foo"}, RebalanceTimeout: 5 * time.Second}
+	m2.state, m2.epoch = Stable, 10
+	m2.assigned = tps("foo", 2)
+	mixedGroup(c, m1, m2)
+	var out Output
+	r := c.ClassicJoin(protocol.Instant(time.Second), &protocol.JoinGroupRequest{GroupID: "group-id", GroupInstanceID: "instance-id",
+		SessionTimeout: 6 * time.Second, RebalanceTimeout: 30 * time.Second, ProtocolType: "consumer", Protocols: rangeProtocol(nil, "foo"), Version: 9}, &out)
+	require.Equal(t, protocol.None, r.Error)
+	require.NotNil(t, out.Downgrade)
+	d := out.Downgrade
+	assert.False(t, d.Rebalance, "the classic group starts Stable")
+	assert.Equal(t, int32(10), d.Generation)
+	assert.Equal(t, int32(10), r.GenerationID)
+	assert.Equal(t, "range", d.ProtocolName)
+	require.Len(t, d.Members, 2)
+	assert.Equal(t, tps("foo", 2), d.Members[1].Assignment.Partitions)
+	assert.Equal(t, r.MemberID, d.Members[1].ID)
+	assert.Nil(t, c.Group("group-id"))
+}
