@@ -289,3 +289,40 @@ faults:
 	}
 	assert.Equal(t, 1, n)
 }
+
+// TestMigrationRefusedUnderPolicy: with group.consumer.migration.policy
+// downgrade (or disabled) a non-empty classic group is not upgraded
+// (validateOnlineUpgrade): the first consumer-protocol member gets
+// GROUP_ID_NOT_FOUND, fatal for the Java consumer, and the group stays
+// classic with the other members.
+func TestMigrationRefusedUnderPolicy(t *testing.T) {
+	for _, policy := range []string{"downgrade", "disabled"} {
+		t.Run(policy, func(t *testing.T) {
+			res := run(t, parse(t, `
+name: refused
+duration: 60s
+coordinator: {brokers: 1, profile: kafka-4.0, group.consumer.migration.policy: `+policy+`}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-4.0}
+faults:
+  - {at: 20s, rolling-restart: g, interval: 100s, downtime: 1s, set: {group.protocol: consumer}}
+`), 1, Options{KeepTrace: true})
+			g := res.Summary.Groups[0]
+			assert.Equal(t, []string{"g-0: GROUP_ID_NOT_FOUND"}, g.FatalErrors)
+			var refused []TraceEvent
+			for _, e := range res.Trace {
+				if e.Kind == EvGroupType {
+					refused = append(refused, e)
+				}
+			}
+			require.Len(t, refused, 1)
+			assert.Equal(t, "refused", refused[0].Reason)
+			assert.Contains(t, refused[0].Detail, "online upgrade is disabled")
+			assert.True(t, g.StableAtEnd, "the classic group of the two others is Stable")
+		})
+	}
+}
