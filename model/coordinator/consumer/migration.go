@@ -76,13 +76,6 @@ type classicMeta struct {
 // (ConsumerGroupMember.useClassicProtocol).
 func (m *Member) Classic() bool { return m.classic != nil }
 
-func (m *Member) sessionTimeout(def time.Duration) time.Duration {
-	if m.classic != nil {
-		return m.classic.sessionTimeout
-	}
-	return def
-}
-
 // ValidateUpgrade is GMM.validateOnlineUpgrade plus the checks of
 // ConsumerGroup.fromClassicGroup: a non-empty classic group converts only
 // if the policy allows upgrade, it uses the consumer embedded protocol, it
@@ -268,6 +261,7 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 			c.clearOwners(g, old)
 			old.ID = id
 			old.epoch, old.prevEpoch = 0, 0
+			old.rebalanceDL = protocol.Never // the old member id's timers are gone
 			c.setOwners(g, old)
 			c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: id, Gen: g.Epoch})
 			m = old
@@ -291,7 +285,8 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 	if err == nil {
 		c.setAssignment(g, m, next, out)
 	}
-	m.rebalanceDL = protocol.Never
+	// No rebalance timer is scheduled for a classic member (one armed on
+	// load, GMM.onLoaded, runs on and is ignored once its epoch moved).
 	resp := &protocol.JoinGroupResponse{MemberID: m.ID, GenerationID: m.epoch, ProtocolType: "consumer", ProtocolName: m.classic.protocols[0].Name}
 	// The downgrade when the last consumer-protocol static member is
 	// replaced by this classic one (validateOnlineDowngradeWithReplacedMember,
