@@ -36,6 +36,13 @@ func TestMigrationKeys(t *testing.T) {
 	assert.Equal(t, ClientChange{GroupProtocol: "consumer", RemoteAssignor: "range"}, *s.Faults[0].Set)
 	// The writer round-trips it (shrink writes faults back).
 	assert.Contains(t, FormatFault(s.Faults[0]), "set: {group.protocol: consumer, group.remote.assignor: range}")
+	src := []byte(rollingYAML("{at: 1s, crash: g-0}"))
+	out, err := WithFaults("f.yaml", src, s.Faults)
+	require.NoError(t, err)
+	back, err := Parse("f.yaml", out)
+	require.NoError(t, err, "%s", out)
+	require.Len(t, back.Faults, 1)
+	assert.Equal(t, s.Faults[0].Set, back.Faults[0].Set)
 }
 
 // TestConsumerKeys: group.protocol: consumer with the broker's
