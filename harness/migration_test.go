@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // A classic cooperative-sticky group of 4 upgraded member by member to the
@@ -207,11 +208,21 @@ swarm:
 // of a group migrating classic → consumer → classic, no partition is owned
 // at any instant by two processes that the consumer-group coordinator both
 // counts as its owner (the exclusive-ownership checker, classic members of
-// the consumer group included), no other invariant breaks and no member
+// the consumer group included; Kafka 4.0 cooperative and Kafka 4.3 eager),
+// no other invariant breaks and no member
 // stops on a fatal error but Kafka's UNRELEASED_INSTANCE_ID after a static
 // member's crash.
 func TestMigrationSwarmNoPartitionOwnedTwice(t *testing.T) {
-	sc := parse(t, migrationSwarm)
+	for _, v := range []struct{ profile, assignor string }{{"kafka-4.0", "cooperative-sticky"}, {"kafka-4.3", "range"}} {
+		t.Run(v.profile+"/"+v.assignor, func(t *testing.T) {
+			src := strings.ReplaceAll(migrationSwarm, "kafka-4.0", v.profile)
+			src = strings.ReplaceAll(src, "[cooperative-sticky]", "["+v.assignor+"]")
+			migrationSwarmSeeds(t, parse(t, src))
+		})
+	}
+}
+
+func migrationSwarmSeeds(t *testing.T, sc *scenario.Scenario) {
 	seeds := 300
 	if testing.Short() {
 		seeds = 60
