@@ -89,5 +89,35 @@ func EffectiveConfig(sc *scenario.Scenario) Config {
 	for _, f := range sc.Faults {
 		cfg.Faults = append(cfg.Faults, scenario.FormatFault(f))
 	}
+	if migrates(sc) {
+		// The online migration (KIP-848): the broker's consumer-group
+		// settings and its migration policy matter even when every
+		// member starts classic.
+		cc := cfg.Coordinator
+		cc["group.consumer.session.timeout.ms"] = ms(c.ConsumerSessionTimeout)
+		cc["group.consumer.heartbeat.interval.ms"] = ms(c.ConsumerHeartbeatInterval)
+		cc["group.consumer.max.size"] = c.ConsumerMaxSize
+		cc["group.consumer.assignors"] = c.ConsumerAssignors
+		cc["group.consumer.migration.policy"] = c.ConsumerMigrationPolicy
+	}
 	return cfg
+}
+
+// migrates reports whether a group of the scenario may run both protocols:
+// cohorts of one group id with different group.protocol values, or a
+// rolling restart that changes group.protocol.
+func migrates(sc *scenario.Scenario) bool {
+	for _, f := range sc.Faults {
+		if f.Set != nil && f.Set.GroupProtocol != "" {
+			return true
+		}
+	}
+	for i := range sc.Groups {
+		for j := range sc.Groups[:i] {
+			if sc.Groups[i].ID == sc.Groups[j].ID && sc.Groups[i].Consumer() != sc.Groups[j].Consumer() {
+				return true
+			}
+		}
+	}
+	return false
 }

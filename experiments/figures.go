@@ -62,6 +62,7 @@ var figureDefs = []struct {
 	{"failover_recovery_ms", "mean over the run's coordinator failovers of the time to recover (new coordinator answered every live member, group Stable; empty: none recovered)", ""},
 	{"partitions_moved", "partition handovers: a member starts owning a partition whose last owner was another member (getting back what it had is not a move)", ""},
 	{"partitions_moved_after_first_fault", "partition handovers from the first fault of any kind on (empty without faults)", ""},
+	{"settled_after_fault_ms", "from the first fault of any kind to the end of the last settle episode that starts at or after it: when a many-step fault (a rolling restart or upgrade) is over for the group (empty: no such episode, or the last was still open at the end)", ""},
 }
 
 // FigureNames returns the per-run figures in column order.
@@ -153,10 +154,10 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		p99 = empirical(0.99, durations)
 		max = durations[len(durations)-1]
 	}
-	recovery, faultRebalance, afterFault, afterFaultUnowned, movedAfterFault := nan, nan, nan, nan, nan
+	recovery, faultRebalance, afterFault, afterFaultUnowned, movedAfterFault, settled := nan, nan, nan, nan, nan, nan
 	if firstFault >= 0 {
 		at := firstFault
-		first := -1
+		first, last := -1, -1
 		afterFault = 0
 		afterFaultUnowned = afterFaultPS
 		movedAfterFault = float64(movedAfter)
@@ -168,6 +169,12 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 			if first < 0 || r.StartMs < rebalances[first].StartMs {
 				first = i
 			}
+			if last < 0 || r.EndMs > rebalances[last].EndMs || r.Incomplete {
+				last = i
+			}
+		}
+		if last >= 0 && !rebalances[last].Incomplete {
+			settled = float64(rebalances[last].EndMs - at)
 		}
 		if first >= 0 && !rebalances[first].Incomplete {
 			recovery = float64(rebalances[first].EndMs - at)
@@ -197,7 +204,7 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		float64(len(s.InvariantViolations)), float64(s.Events),
 		valid, float64(gens), float64(clientReb), float64(leaves), float64(fences), float64(fatal),
 		perHour(ev), perHour(len(rebalances)), afterFaultUnowned, float64(len(rebalances)), failoverRecovery,
-		float64(moved), movedAfterFault,
+		float64(moved), movedAfterFault, settled,
 	}
 	copy(out, vals)
 	if len(vals) != len(out) {

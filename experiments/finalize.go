@@ -23,6 +23,9 @@ type Results struct {
 	// Stats[i][f] summarises figure f over the seeds of point i.
 	Stats [][]report.Stats
 	rows  [][]string
+	// traced are the traced runs timeline plots draw (timelines.go).
+	tmu    sync.Mutex
+	traced map[[2]int]*tracedRun
 }
 
 // LoadResults reads every point file of a sweep directory; it fails, naming

@@ -211,6 +211,8 @@ func (r *Results) keyFigures() []string {
 			add(p.Z)
 		case "cdf":
 			add(p.X)
+		case "timeline":
+			// A timeline shows one run over time, not a per-run figure.
 		default:
 			add(p.Y)
 		}

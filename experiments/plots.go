@@ -235,6 +235,11 @@ func (r *Results) figure(p *Plot) (report.Figure, error) {
 		st.Title = defaultTitle(p, e)
 	}
 	switch p.Kind {
+	case "timeline":
+		if p.Title == "" {
+			st.Title = defaultTimelineTitle(p)
+		}
+		return r.timelineFigure(p, st)
 	case "line", "bar":
 		x := e.paramByName(p.X)
 		xi := r.paramIndex(p.X)

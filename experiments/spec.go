@@ -74,7 +74,7 @@ type Value struct {
 // columns or figures (a "." in a figure name is read as "_", so the
 // INTERFACE.md spelling rebalance_duration_ms.p95 works).
 type Plot struct {
-	Kind   string // line, heatmap, cdf, box, bar
+	Kind   string // line, heatmap, cdf, box, bar, timeline
 	X      string
 	Y      string
 	Z      string // heatmap: the figure shown as colour
@@ -86,6 +86,7 @@ type Plot struct {
 	LogX   bool
 	LogY   bool
 	File   string // base file name without extension; default plot-<i>-<kind>
+	Seed   int    // timeline: the seed whose run is drawn (default 1)
 	Line   int
 }
 
@@ -513,7 +514,7 @@ func snake(s string) bool {
 	return true
 }
 
-var plotKinds = []string{"line", "heatmap", "cdf", "box", "bar"}
+var plotKinds = []string{"line", "heatmap", "cdf", "box", "bar", "timeline"}
 
 func (e *Experiment) parsePlots(n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
@@ -551,8 +552,14 @@ func (e *Experiment) parsePlots(n *yaml.Node) error {
 				p.LogY = v.Value == "true"
 			case "file":
 				p.File = v.Value
+			case "seed":
+				n, err := strconv.Atoi(v.Value)
+				if err != nil || n < 1 {
+					return &Error{Source: e.Source, Line: v.Line, Msg: fmt.Sprintf("plots[%d]: seed %s: want a whole number of at least 1", i, scenario.Quote(v.Value))}
+				}
+				p.Seed = n
 			default:
-				return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("plots[%d]: unknown key %s; known keys: kind, x, y, z, series, stat, title, x_label, y_label, log_x, log_y, file", i, scenario.Quote(k.Value))}
+				return &Error{Source: e.Source, Line: k.Line, Msg: fmt.Sprintf("plots[%d]: unknown key %s; known keys: kind, x, y, z, series, stat, title, x_label, y_label, log_x, log_y, file, seed", i, scenario.Quote(k.Value))}
 			}
 		}
 		if err := e.checkPlot(i, &p); err != nil {
@@ -581,6 +588,9 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 		return f, nil
 	}
 	var err error
+	if p.Seed != 0 && p.Kind != "timeline" {
+		return bad("seed: only a timeline plot draws one seed's run")
+	}
 	switch p.Stat {
 	case "mean", "p50", "p95", "p99":
 	default:
@@ -612,6 +622,30 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 			return err
 		}
 		if p.Z, err = figure("z", p.Z); err != nil {
+			return err
+		}
+	case "timeline":
+		if p.X != "" {
+			return bad("x: a timeline's x axis is simulated time; leave x out")
+		}
+		if !isTimelineFigure(p.Y) {
+			return bad("y %s: a timeline shows one of %s", scenario.Quote(p.Y), strings.Join(timelineFigureNames(), ", "))
+		}
+		if p.Series != "" {
+			if p.Series, err = param("series", p.Series); err != nil {
+				return err
+			}
+		}
+		if p.LogX || p.LogY {
+			return bad("a timeline has no log axis")
+		}
+		if p.Seed == 0 {
+			p.Seed = 1
+		}
+		if p.Seed > e.Seeds {
+			return bad("seed %d: the experiment runs seeds 1..%d", p.Seed, e.Seeds)
+		}
+		if err := e.pooled(bad, ""); err != nil {
 			return err
 		}
 	case "cdf":

@@ -318,6 +318,11 @@ func TestParseErrors(t *testing.T) {
 		{"plot of unknown figure", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: line, x: network_loss, y: nope}\n", "x.yaml:7: plots[0]: y \"nope\" is not a figure"},
 		{"plot of unswept x", base + "plots:\n  - {kind: line, x: members, y: rebalance_count}\n", "x.yaml:5: plots[0]: x \"members\" is not a swept parameter"},
 		{"unknown plot kind", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: pie, x: network_loss, y: rebalance_count}\n", "kind \"pie\""},
+		{"timeline with x", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: timeline, x: network_loss, y: generation}\n", "x.yaml:7: plots[0]: x: a timeline's x axis is simulated time; leave x out"},
+		{"timeline of a per-run figure", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: timeline, y: rebalance_count}\n", "x.yaml:7: plots[0]: y \"rebalance_count\": a timeline shows one of generation, owned_partitions, unowned_partitions"},
+		{"timeline seed beyond the seeds", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: timeline, y: generation, seed: 3}\n", "x.yaml:7: plots[0]: seed 3: the experiment runs seeds 1..2"},
+		{"timeline seed not a number", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: timeline, y: generation, seed: first}\n", "x.yaml:7: plots[0]: seed \"first\": want a whole number of at least 1"},
+		{"seed on a bar plot", base + "sweep:\n  network.loss: [0]\nplots:\n  - {kind: bar, x: network_loss, y: rebalance_count, seed: 1}\n", "x.yaml:7: plots[0]: seed: only a timeline plot draws one seed's run"},
 		{"inline scenario error keeps lines", "name: x\nseeds: 1\nscenario:\n  name: s\n  duration: -1s\n  topics: [{name: t, partitions: 1}]\n  groups: [{id: g, members: 1, subscribe: [t]}]\n", ":5:"},
 	}
 	for _, c := range cases {

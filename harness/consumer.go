@@ -30,8 +30,12 @@ import (
 //   - coordinator.request.time queues ConsumerGroupHeartbeat like any
 //     request, but the consumer-group coordinator's own event-loop cost (the
 //     assignor's run time) is not modelled.
-//   - A group mixes no protocols: all its cohorts run the same one (the
-//     online migration of kafka-consumer-protocol.md §4 is not modelled).
+//   - Online migration (kafka-consumer-protocol.md §4, migration.go): a
+//     group's members may run either protocol (cohorts, or a rolling restart
+//     with `set: {group.protocol: consumer}`). The group is a classic group
+//     at the classic coordinator or a consumer group at the consumer-group
+//     coordinator, never both; the harness hands it across on an upgrade
+//     or a downgrade.
 
 // memberProc is what a slot's process is: the classic client.Member or the
 // consumer protocol's cclient.Process.
@@ -136,19 +140,54 @@ func (a *consumerProc) NextHeartbeatDeadline() protocol.Instant { return a.p.Nex
 
 // consumerState is the harness's state of a consumer group.
 type consumerState struct {
-	group    *ccoord.Group // the group's records (nil until its first member joined)
-	loadedAt sim.Instant   // the coordinator answers COORDINATOR_LOAD_IN_PROGRESS before
-	state    string        // the last group state traced
+	group *ccoord.Group // the group's records (nil until its first member joined, or while classic)
+	// active: the group is a consumer group now (observers follow it as
+	// one); pure: every member runs the consumer protocol, always (no
+	// migration possible: the group never is a classic group).
+	active, pure bool
+	loadedAt     sim.Instant // the coordinator answers COORDINATOR_LOAD_IN_PROGRESS before
+	state        string      // the last group state traced
 }
 
-// hasConsumerGroups reports whether any group entry runs the consumer protocol.
+// hasConsumerGroups reports whether any group entry runs the consumer
+// protocol, or a rolling restart moves members to it.
 func hasConsumerGroups(sc *scenario.Scenario) bool {
 	for i := range sc.Groups {
 		if sc.Groups[i].Consumer() {
 			return true
 		}
 	}
+	for i := range sc.Faults {
+		if s := sc.Faults[i].Set; s != nil && s.GroupProtocol == scenario.ProtocolConsumer {
+			return true
+		}
+	}
 	return false
+}
+
+// groupProtocols reports whether any member of group id may run the
+// consumer protocol and whether any may run the classic one.
+func groupProtocols(sc *scenario.Scenario, id string) (consumer, classic bool) {
+	for i := range sc.Groups {
+		if sc.Groups[i].ID == id {
+			if sc.Groups[i].Consumer() {
+				consumer = true
+			} else {
+				classic = true
+			}
+		}
+	}
+	for i := range sc.Faults {
+		if f := &sc.Faults[i]; f.Set != nil && f.Target == id {
+			switch f.Set.GroupProtocol {
+			case scenario.ProtocolConsumer:
+				consumer = true
+			case scenario.ProtocolClassic:
+				classic = true
+			}
+		}
+	}
+	return consumer, classic
 }
 
 // newConsumerCoordinator makes broker b's consumer-group coordinator.
@@ -170,6 +209,8 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 		MaxSize:            maxSize,
 		Assignors:          c.ConsumerAssignors,
 		AssignmentInterval: c.ConsumerAssignmentInterval,
+		MigrationPolicy:    c.ConsumerMigrationPolicy,
+		ClassicMaxSize:     c.MaxSize,
 		Topics:             topics,
 	})
 	if err != nil {
@@ -188,8 +229,8 @@ func (w *world) initConsumer() {
 		b.cg = w.newConsumerCoordinator(b)
 	}
 	for _, g := range w.groups {
-		if g.cohorts[0].sc.Consumer() {
-			g.cs = &consumerState{}
+		if consumer, classic := groupProtocols(w.sc, g.id); consumer {
+			g.cs = &consumerState{active: g.cohorts[0].sc.Consumer(), pure: !classic}
 		}
 	}
 }
@@ -204,7 +245,7 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 			GroupID:         w.groups[s.group].id,
 			MemberID:        id,
 			Topics:          g.Subscribe,
-			ServerAssignor:  g.Client.RemoteAssignor,
+			ServerAssignor:  s.remoteAssignor(g),
 			MaxPollInterval: g.Client.MaxPollInterval,
 			RetryBackoff:    g.Client.RetryBackoff,
 			RetryBackoffMax: g.Client.RetryBackoffMax,
@@ -252,6 +293,10 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 	case now < g.cs.loadedAt:
 		resp = &protocol.ConsumerGroupHeartbeatResponse{Error: protocol.CoordinatorLoadInProgress, MemberID: r.MemberID}
 	default:
+		if code := w.maybeUpgrade(now, b, g, r); code != protocol.None {
+			resp = &protocol.ConsumerGroupHeartbeatResponse{Error: code, MemberID: r.MemberID}
+			break
+		}
 		var out ccoord.Output
 		b.cg.Heartbeat(now, r, &out)
 		w.flushConsumerCoord(b, &out)
@@ -286,6 +331,10 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 		switch {
 		case m == nil:
 			code = protocol.UnknownMemberID
+		case m.Classic() && m.Epoch() != r.GenerationID:
+			// A classic member's generation is its member epoch
+			// (kafka-consumer-protocol.md §4.2).
+			code = protocol.IllegalGeneration
 		case m.Epoch() != r.GenerationID:
 			code = protocol.StaleMemberEpoch
 		}
@@ -306,6 +355,11 @@ func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 			}
 		}
 		w.emitModel(&out.Events[i])
+	}
+	if out.Downgrade != nil {
+		w.handleDowngrade(b, out.Downgrade)
+		out.Downgrade = nil
+		w.flushBroker(b)
 	}
 	for _, g := range w.groups {
 		if g.cs == nil || g.coord != int32(b.node) {
@@ -397,7 +451,7 @@ func (c *exclusiveOwnerChecker) check(w *world, e *TraceEvent) string {
 		return ""
 	}
 	s := w.slotByName(e.Node)
-	if s == nil || s.cp == nil {
+	if s == nil || (s.cp == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
 		return ""
 	}
 	g := w.groups[s.group]
@@ -412,7 +466,7 @@ func (c *exclusiveOwnerChecker) check(w *world, e *TraceEvent) string {
 		var holders []string
 		for _, si := range g.slots {
 			o := w.slots[si]
-			if !o.alive || o.cp == nil || !slicesContains(o.owned, tp) || !w.brokerBelieves(g, o, tp) {
+			if !o.alive || !slicesContains(o.owned, tp) || !w.brokerBelieves(g, o, tp) {
 				continue
 			}
 			holders = append(holders, o.name)
@@ -432,7 +486,19 @@ func (w *world) brokerBelieves(g *groupState, s *slot, tp protocol.TopicPartitio
 	if g.cs == nil || g.cs.group == nil {
 		return false
 	}
-	m := g.cs.group.Member(s.cp.Member().ID())
+	var m *ccoord.Member
+	if s.cp != nil {
+		m = g.cs.group.Member(s.cp.Member().ID())
+	} else {
+		// A classic member: its id is the one the coordinator gave this
+		// process (noteMemberIDs).
+		for _, x := range g.cs.group.Members() {
+			if o, ok := w.memberOf[x.ID]; ok && o.slot == s.id && o.inc == s.inc && x.Classic() {
+				m = x
+				break
+			}
+		}
+	}
 	if m == nil {
 		return false
 	}

@@ -189,6 +189,9 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 		}
 		return
 	}
+	if f.Set != nil {
+		s.set = f.Set // its processes from now on run the new client settings
+	}
 	if !w.net.IsHostDown(s.node) { // as FaultRestart: not on a host that is down
 		w.startProcess(s)
 	}

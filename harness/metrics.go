@@ -326,7 +326,7 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	if g == nil {
 		return
 	}
-	if g.cs != nil {
+	if g.cs != nil && g.cs.active {
 		w.observeConsumerCoordinator(g, e)
 		return
 	}

@@ -108,7 +108,7 @@ func (w *world) oracleEnd() endState {
 	e := endState{now: time.Duration(w.q.Now()), lossy: w.sc.Network.Loss > 0}
 	for _, g := range w.groups {
 		eg := endGroup{id: g.id, members: w.brokers[g.coord].b.Members(g.id)}
-		if g.cs != nil {
+		if g.cs != nil && g.cs.active {
 			eg.members = w.consumerMembers(g)
 		}
 		for _, si := range g.slots {

@@ -31,6 +31,12 @@ const (
 	// EvBrokerProcess: a broker process crashed, its host went down, or it
 	// started again (State = crashed, host-down, started).
 	EvBrokerProcess protocol.EventKind = "broker-process"
+	// EvGroupType: the online migration (KIP-848) converted a group
+	// (State = consumer: upgraded from classic; classic: downgraded from
+	// consumer; Reason = what triggered it; Gen = the group epoch or
+	// generation it continues from). Also a refused upgrade (State =
+	// classic, Reason = refused, Detail = Kafka's reason).
+	EvGroupType protocol.EventKind = "group-type"
 )
 
 // TraceEvent is one event of a run's trace: when, and what.

@@ -173,7 +173,10 @@ type slot struct {
 	alive      bool                 // a process exists (started, not crashed, not closed)
 	paused     bool
 	confirmed  bool // answered by the new coordinator since a failover (metrics)
-	// 208 bytes (a size class; issue 15, memory per member): mind the
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
+	// 216 bytes (208 before set; issue 15, memory per member): mind the
 	// padding when adding fields.
 }
 
@@ -599,7 +602,7 @@ func (w *world) startProcess(s *slot) {
 	s.links = s.links[:0]
 	w.net.Restart(s.node)
 	c := &w.groups[s.group].cohorts[s.cohort]
-	if s.cp = nil; c.sc.Consumer() {
+	if s.cp = nil; s.consumer(c.sc) {
 		s.m = w.newConsumerProcess(s, *c)
 	} else {
 		if c.tmpl == nil {
@@ -804,10 +807,13 @@ func (w *world) serve(now sim.Instant, b *broker, env *envelope) {
 		return
 	}
 	if r, ok := env.req.(*protocol.OffsetCommitRequest); ok && b.cg != nil {
-		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil {
+		if g := w.groupByID(r.GroupID); g != nil && g.cs != nil && (g.cs.pure || w.servedAsConsumer(now, b, g)) {
 			w.serveConsumerCommit(now, b, env, r)
 			return
 		}
+	}
+	if b.cg != nil && w.serveClassicInConsumerGroup(now, b, env) {
+		return
 	}
 	b.b.Handle(now, env.conn, env.corr, env.req, &w.bout)
 	w.flushBroker(b)

@@ -3,8 +3,11 @@ package scenario
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The consumer group protocol (KIP-848, group.protocol=consumer): the
@@ -14,6 +17,10 @@ import (
 // ConsumerAssignors are the server-side assignors the broker model has
 // (group.consumer.assignors; ConsumerGroupPartitionAssignor names).
 var ConsumerAssignors = []string{"uniform", "range"}
+
+// MigrationPolicies are the values of group.consumer.migration.policy
+// (ConsumerGroupMigrationPolicy).
+var MigrationPolicies = []string{"bidirectional", "upgrade", "downgrade", "disabled"}
 
 // forbiddenWithConsumer maps the client properties ConsumerConfig rejects
 // with group.protocol=consumer (ConfigException, KAFKA-17338, 4.0+) to what
@@ -100,6 +107,7 @@ func consumerCoordinatorDefaults(p profileInfo, c *Coordinator) {
 	c.ConsumerMaxHeartbeatInterval = 15000 * time.Millisecond
 	c.ConsumerMaxSize = math.MaxInt32
 	c.ConsumerAssignors = slices.Clone(ConsumerAssignors)
+	c.ConsumerMigrationPolicy = "bidirectional"
 	if p.atLeast(4, 3) {
 		c.ConsumerAssignmentInterval = 1000 * time.Millisecond
 		c.ConsumerMaxAssignmentInterval = 15000 * time.Millisecond
@@ -151,6 +159,19 @@ func (d *decoder) consumerCoordinator(f *fields, path string, p profileInfo, c *
 			return err
 		}
 		c.ConsumerMaxSize = int(sz)
+	}
+	if v := f.get("group.consumer.migration.policy"); v != nil {
+		kp := sub(path, "group.consumer.migration.policy")
+		s, err := d.str(v, kp)
+		if err != nil {
+			return err
+		}
+		// ConsumerGroupMigrationPolicy.parse is case-insensitive.
+		s = strings.ToLower(strings.TrimSpace(s))
+		if !slices.Contains(MigrationPolicies, s) {
+			return d.errf(v, kp, "unknown policy %q; valid: %s", s, strings.Join(MigrationPolicies, ", "))
+		}
+		c.ConsumerMigrationPolicy = s
 	}
 	if v := f.get("group.consumer.assignors"); v != nil {
 		kp := sub(path, "group.consumer.assignors")
@@ -231,4 +252,70 @@ func (s *Scenario) HeartbeatInterval(g *Group) time.Duration {
 		return s.Coordinator.ConsumerHeartbeatInterval
 	}
 	return g.Client.HeartbeatInterval
+}
+
+// rollingSet decodes a rolling restart's `set:` (ClientChange).
+func (d *decoder) rollingSet(v *yaml.Node, path string) (*ClientChange, error) {
+	f, err := d.mapping(v, path, rollingSetSchema)
+	if err != nil {
+		return nil, err
+	}
+	c := &ClientChange{}
+	if n := f.get("group.protocol"); n != nil {
+		kp := sub(path, "group.protocol")
+		if c.GroupProtocol, err = d.str(n, kp); err != nil {
+			return nil, err
+		}
+		if c.GroupProtocol != ProtocolClassic && c.GroupProtocol != ProtocolConsumer {
+			return nil, d.errf(n, kp, "must be classic or consumer, not %q", c.GroupProtocol)
+		}
+	}
+	if n := f.get("group.remote.assignor"); n != nil {
+		kp := sub(path, "group.remote.assignor")
+		if c.RemoteAssignor, err = d.str(n, kp); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ConsumerAssignors, c.RemoteAssignor) {
+			return nil, d.errf(n, kp, "unknown assignor %q; valid: %s", c.RemoteAssignor, strings.Join(ConsumerAssignors, ", "))
+		}
+	}
+	if c.GroupProtocol == "" && c.RemoteAssignor == "" {
+		return nil, d.errf(v, path, "set needs group.protocol or group.remote.assignor")
+	}
+	return c, nil
+}
+
+// checkRollingSet checks a rolling restart's `set:` against the group it
+// restarts and the broker: the consumer protocol needs client profile
+// kafka-4.0+ in every cohort and a broker that serves consumer groups;
+// group.remote.assignor needs the consumer protocol.
+func (d *decoder) checkRollingSet(s *Scenario) error {
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if f.Set == nil {
+			continue
+		}
+		path := "faults[" + strconv.Itoa(i) + "].set"
+		line := &yaml.Node{Line: f.Line}
+		if f.Set.GroupProtocol == ProtocolConsumer {
+			if s.Coordinator.ConsumerProfile == "" {
+				return d.errf(line, path+".group.protocol", "group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is %s)", s.Coordinator.Profile)
+			}
+			for j := range s.Groups {
+				if g := &s.Groups[j]; g.ID == f.Target {
+					if p, ok := lookupProfile(g.Client.Profile); ok && !p.atLeast(4, 0) {
+						return d.errf(line, path+".group.protocol", "group.protocol: consumer needs client profile kafka-4.0 or later; group %q runs %s", g.ID, g.Client.Profile)
+					}
+				}
+			}
+		}
+		if f.Set.RemoteAssignor != "" && f.Set.GroupProtocol != ProtocolConsumer {
+			for j := range s.Groups {
+				if g := &s.Groups[j]; g.ID == f.Target && !g.Consumer() {
+					return d.errf(line, path+".group.remote.assignor", "only with group.protocol: consumer (set it too, or run the group under the consumer protocol)")
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -13,6 +13,38 @@ func consumerYAML(coord, client string) string {
 	return "name: t\ncoordinator: {profile: kafka-4.3" + coord + "}\ntopics:\n  - {name: orders, partitions: 4}\ngroups:\n  - id: g\n    members: 2\n    subscribe: [orders]\n    client: {profile: kafka-4.3, group.protocol: consumer" + client + "}\n"
 }
 
+// rollingYAML is a classic group of 2 on a 4.0 broker with one fault.
+func rollingYAML(fault string) string {
+	return "name: t\ncoordinator: {profile: kafka-4.0}\ntopics:\n  - {name: orders, partitions: 4}\ngroups:\n  - id: g\n    members: 2\n    subscribe: [orders]\n    client: {profile: kafka-4.0}\nfaults:\n  - " + fault + "\n"
+}
+
+// TestMigrationKeys: a group's members may mix protocols (cohorts), a
+// rolling restart may move them to the other protocol (`set:`), and the
+// broker's group.consumer.migration.policy (4.0+ default bidirectional,
+// case-insensitive as ConsumerGroupMigrationPolicy.parse).
+func TestMigrationKeys(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(consumerYAML(", group.consumer.migration.policy: UPGRADE", "")+"  - id: g\n    members: 1\n    subscribe: [orders]\n    client: {profile: kafka-4.3}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "upgrade", s.Coordinator.ConsumerMigrationPolicy)
+	assert.True(t, s.Groups[0].Consumer())
+	assert.False(t, s.Groups[1].Consumer(), "a classic cohort of a consumer group")
+
+	s, err = Parse("f.yaml", []byte(rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {group.protocol: consumer, group.remote.assignor: range}}")))
+	require.NoError(t, err)
+	assert.Equal(t, "bidirectional", s.Coordinator.ConsumerMigrationPolicy)
+	require.NotNil(t, s.Faults[0].Set)
+	assert.Equal(t, ClientChange{GroupProtocol: "consumer", RemoteAssignor: "range"}, *s.Faults[0].Set)
+	// The writer round-trips it (shrink writes faults back).
+	assert.Contains(t, FormatFault(s.Faults[0]), "set: {group.protocol: consumer, group.remote.assignor: range}")
+	src := []byte(rollingYAML("{at: 1s, crash: g-0}"))
+	out, err := WithFaults("f.yaml", src, s.Faults)
+	require.NoError(t, err)
+	back, err := Parse("f.yaml", out)
+	require.NoError(t, err, "%s", out)
+	require.Len(t, back.Faults, 1)
+	assert.Equal(t, s.Faults[0].Set, back.Faults[0].Set)
+}
+
 // TestConsumerKeys: group.protocol: consumer with the broker's
 // group.consumer.* settings (GroupCoordinatorConfig defaults, §1.1).
 func TestConsumerKeys(t *testing.T) {
@@ -90,8 +122,22 @@ func TestConsumerKeyErrors(t *testing.T) {
 			"coordinator.group.consumer.assignors: must not be empty"},
 		{"max size zero", consumerYAML(", group.consumer.max.size: 0", ""),
 			"coordinator.group.consumer.max.size:"},
-		{"mixed cohorts", consumerYAML("", "") + "  - id: g\n    members: 1\n    subscribe: [orders]\n    client: {profile: kafka-4.3}\n",
-			"group \"g\" has cohorts with different group.protocol values"},
+		{"unknown migration policy", consumerYAML(", group.consumer.migration.policy: sideways", ""),
+			"f.yaml:2: coordinator.group.consumer.migration.policy: unknown policy \"sideways\"; valid: bidirectional, upgrade, downgrade, disabled"},
+		{"set on a crash", rollingYAML("{at: 5s, crash: g-0, set: {group.protocol: consumer}}"),
+			"faults[0].set: crash does not take \"set\" (only rolling-restart restarts members with new client settings)"},
+		{"set unknown key", rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {session.timeout.ms: 1000}}"),
+			"faults[0].set.session.timeout.ms:"},
+		{"set bad protocol", rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {group.protocol: kip848}}"),
+			"faults[0].set.group.protocol: must be classic or consumer, not \"kip848\""},
+		{"set empty", rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {}}"),
+			"faults[0].set: set needs group.protocol or group.remote.assignor"},
+		{"set assignor under classic", rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {group.remote.assignor: range}}"),
+			"faults[0].set.group.remote.assignor: only with group.protocol: consumer"},
+		{"set consumer on an old broker", strings.Replace(rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {group.protocol: consumer}}"), "coordinator: {profile: kafka-4.0}", "coordinator: {profile: kafka-3.x}", 1),
+			"faults[0].set.group.protocol: group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is kafka-3.x)"},
+		{"set consumer on an old client", strings.Replace(rollingYAML("{at: 5s, rolling-restart: g, interval: 1s, downtime: 1s, set: {group.protocol: consumer}}"), "client: {profile: kafka-4.0}", "client: {profile: kafka-3.x}", 1),
+			"faults[0].set.group.protocol: group.protocol: consumer needs client profile kafka-4.0 or later; group \"g\" runs kafka-3.x"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -394,6 +394,14 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 	if v := f.get("partitions"); v != nil && ft.Kind != FaultAddPartitions {
 		return Fault{}, d.errf(f.line("partitions"), sub(path, "partitions"), "%s does not take %q", key, "partitions")
 	}
+	if v := f.get("set"); v != nil {
+		if ft.Kind != FaultRollingRestart {
+			return Fault{}, d.errf(f.line("set"), sub(path, "set"), "%s does not take %q (only rolling-restart restarts members with new client settings)", key, "set")
+		}
+		if ft.Set, err = d.rollingSet(v, sub(path, "set")); err != nil {
+			return Fault{}, err
+		}
+	}
 	if v := f.get("direction"); v != nil {
 		if ft.Kind != FaultPartition {
 			return Fault{}, d.errf(f.line("direction"), sub(path, "direction"), "%s does not take %q", key, "direction")

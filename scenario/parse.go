@@ -295,20 +295,15 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	if s.Groups, err = d.groups(n, s.Topics); err != nil {
 		return nil, err
 	}
-	for i := range s.Groups {
-		for j := range s.Groups[:i] {
-			if s.Groups[j].ID == s.Groups[i].ID && s.Groups[j].Consumer() != s.Groups[i].Consumer() {
-				return nil, d.errf(d.consumerAt, d.consumerPath,
-					"group %q has cohorts with different group.protocol values: a group mixing classic and consumer members (the online migration, KIP-848) is not modelled yet", s.Groups[i].ID)
-			}
-		}
-	}
 	if d.consumerAt != nil && s.Coordinator.ConsumerProfile == "" {
 		return nil, d.errf(d.consumerAt, d.consumerPath,
 			"group.protocol: consumer needs a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is %s)", s.Coordinator.Profile)
 	}
 	if n := f.get("faults"); n != nil && !isNull(n) {
 		if s.Faults, err = d.faults(n, s.Groups, s.Topics, s.Coordinator.Brokers, s.Duration); err != nil {
+			return nil, err
+		}
+		if err = d.checkRollingSet(s); err != nil {
 			return nil, err
 		}
 	}

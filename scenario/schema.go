@@ -63,7 +63,7 @@ var (
 		"failover.delay",
 		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
 		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
-		"group.consumer.max.size", "group.consumer.assignors",
+		"group.consumer.max.size", "group.consumer.assignors", "group.consumer.migration.policy",
 		"group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms")}
 	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
 	lossSchema    = &mapSchema{keys: leaves("to-broker", "from-broker")}
@@ -93,10 +93,14 @@ var (
 			ks = append(ks, k)
 		}
 		ks = append(ks, leaves("for", "interval", "downtime", "direction", "partitions")...)
+		ks = append(ks, keySchema{name: "set", fields: rollingSetSchema})
 		return &mapSchema{keys: ks}
 	}()
-	filterSchema = &mapSchema{keys: leaves("api", "member", "direction", "action", "delay")}
-	swarmSchema  = &mapSchema{keys: leaves(
+	// rollingSetSchema: the client settings a rolling restart may change
+	// (the online migration, KIP-848).
+	rollingSetSchema = &mapSchema{keys: leaves("group.protocol", "group.remote.assignor")}
+	filterSchema     = &mapSchema{keys: leaves("api", "member", "direction", "action", "delay")}
+	swarmSchema      = &mapSchema{keys: leaves(
 		"from", "until",
 		"crash", "crash.downtime", "pause", "pause.for", "partition", "partition.for",
 		"loss", "loss.probability", "loss.for", "latency", "latency.value", "latency.for",

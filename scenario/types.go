@@ -85,15 +85,18 @@ type Coordinator struct {
 	// group.consumer.assignment.interval.ms (KIP-1263) with its bounds.
 	// ConsumerProfile is the consumer-group coordinator's era: Profile
 	// when it names kafka-4.0 … kafka-4.3, else "" (no consumer groups).
-	ConsumerProfile               string
-	ConsumerSessionTimeout        time.Duration
-	ConsumerMinSessionTimeout     time.Duration
-	ConsumerMaxSessionTimeout     time.Duration
-	ConsumerHeartbeatInterval     time.Duration
-	ConsumerMinHeartbeatInterval  time.Duration
-	ConsumerMaxHeartbeatInterval  time.Duration
-	ConsumerMaxSize               int
-	ConsumerAssignors             []string
+	ConsumerProfile              string
+	ConsumerSessionTimeout       time.Duration
+	ConsumerMinSessionTimeout    time.Duration
+	ConsumerMaxSessionTimeout    time.Duration
+	ConsumerHeartbeatInterval    time.Duration
+	ConsumerMinHeartbeatInterval time.Duration
+	ConsumerMaxHeartbeatInterval time.Duration
+	ConsumerMaxSize              int
+	ConsumerAssignors            []string
+	// ConsumerMigrationPolicy is group.consumer.migration.policy:
+	// bidirectional (the 4.0+ default), upgrade, downgrade or disabled.
+	ConsumerMigrationPolicy       string
 	ConsumerAssignmentInterval    time.Duration
 	ConsumerMinAssignmentInterval time.Duration
 	ConsumerMaxAssignmentInterval time.Duration
@@ -180,6 +183,14 @@ type Client struct {
 	// often a client refreshes topic metadata. Only a scenario with an
 	// add-partitions fault changes metadata, so only there does it matter.
 	MetadataMaxAge time.Duration
+}
+
+// ClientChange is what a rolling restart's `set:` changes in the
+// restarted members' client config: group.protocol and
+// group.remote.assignor ("" = unchanged).
+type ClientChange struct {
+	GroupProtocol  string
+	RemoteAssignor string
 }
 
 // group.protocol values.
@@ -324,6 +335,10 @@ type Fault struct {
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart
 	Downtime time.Duration // rolling-restart
+	// Set is a rolling restart's new client settings (`set:`): each
+	// member's new process runs with them — a rolling upgrade from the
+	// classic to the consumer protocol (or back). nil: unchanged.
+	Set *ClientChange
 	// Direction of a partition: DirectionBoth (or "", the default) or
 	// DirectionOneWay (Peers[0] → Peers[1] lost, the other way delivered).
 	Direction string

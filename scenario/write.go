@@ -28,6 +28,16 @@ func FormatFault(f Fault) string {
 		parts = append(parts, string(f.Kind)+": "+f.Target, "for: "+dur(f.For))
 	case FaultRollingRestart:
 		parts = append(parts, "rolling-restart: "+f.Target, "interval: "+dur(f.Interval), "downtime: "+dur(f.Downtime))
+		if c := f.Set; c != nil {
+			var set []string
+			if c.GroupProtocol != "" {
+				set = append(set, "group.protocol: "+c.GroupProtocol)
+			}
+			if c.RemoteAssignor != "" {
+				set = append(set, "group.remote.assignor: "+c.RemoteAssignor)
+			}
+			parts = append(parts, "set: {"+strings.Join(set, ", ")+"}")
+		}
 	case FaultFilter:
 		var sel []string
 		if m := f.Filter; m != nil {

@@ -123,6 +123,10 @@ func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, sp
 			if ok {
 				marks = append(marks, report.Mark{Track: t, At: at, Kind: "fault"})
 			}
+		case harness.EvGroupType:
+			if t, ok := track["coordinator/"+e.Group]; ok && e.Reason != "refused" {
+				marks = append(marks, report.Mark{Track: t, At: at, Kind: "to-" + e.State})
+			}
 		}
 	}
 	for t := range cur {

@@ -240,6 +240,9 @@ type LineSeries struct {
 	X, Y   []float64
 	Lo, Hi []float64
 	Dashed bool
+	// NoPoints draws the curve without a glyph at each point (a step
+	// series of many points, e.g. a timeline).
+	NoPoints bool
 }
 
 // Line draws curves with interval bands. xCats, when non-nil, labels
@@ -299,11 +302,16 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 		pts.Color = col
 		pts.Shape = plotutil.Shape(i)
 		pts.Radius = vg.Points(2.8)
-		p.Add(l, pts)
 		name := s.Name
 		if name == "" {
 			name = "mean over seeds"
 		}
+		if s.NoPoints {
+			p.Add(l)
+			p.Legend.Add(name, l)
+			continue
+		}
+		p.Add(l, pts)
 		p.Legend.Add(name, l, pts)
 	}
 	return plotFigure{p}, nil

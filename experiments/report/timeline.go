@@ -68,6 +68,10 @@ var markStyles = []struct {
 	{"fault", markStyle{"fault starts", draw.BoxGlyph{}, color.Black}},
 	{"coordinator-dead", markStyle{"coordinator-dead mark", draw.TriangleGlyph{}, color.RGBA{R: 0x2c, G: 0x7b, B: 0xb6, A: 0xff}}},
 	{"eviction", markStyle{"eviction", draw.CrossGlyph{}, color.RGBA{R: 0xd7, G: 0x19, B: 0x1c, A: 0xff}}},
+	// The online migration (KIP-848): the group became a consumer group,
+	// or a classic one again.
+	{"to-consumer", markStyle{"group → consumer (upgrade)", draw.PyramidGlyph{}, color.RGBA{R: 0x5e, G: 0x3c, B: 0x99, A: 0xff}}},
+	{"to-classic", markStyle{"group → classic (downgrade)", draw.CircleGlyph{}, color.RGBA{R: 0x5e, G: 0x3c, B: 0x99, A: 0xff}}},
 }
 
 // legendNames are the short legend labels of the states.

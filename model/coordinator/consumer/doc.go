@@ -18,6 +18,13 @@
 //   - Server-side assignors (§2.6): uniform (UniformHomogeneousAssignmentBuilder:
 //     balanced and sticky) and range (co-partitioned ranges, members by
 //     instance id then member id).
+//   - The online migration (§4, migration.go): the upgrade of a classic
+//     group (validateOnlineUpgrade, convertToConsumerGroup), classic
+//     members inside a consumer group (classicGroupJoinToConsumerGroup,
+//     classicGroupSyncToConsumerGroup, classicGroupHeartbeatToConsumerGroup,
+//     classicGroupLeaveToConsumerGroup, their join and sync timers) and the
+//     downgrade (validateOnlineDowngradeWithFencedMembers,
+//     convertToClassicGroup), under group.consumer.migration.policy.
 //
 // Eras (Profile): kafka-4.0 … kafka-4.3; behaviour that changed between
 // them is a switch in behaviours, with the JIRA that changed it.
@@ -25,8 +32,8 @@
 // Not modelled (yet): regex subscriptions and metadata changes (subscriptions
 // are fixed topic names), the heterogeneous uniform builder (every member
 // subscribes to the same topics in the scenarios this serves), rack-aware
-// assignment, classic members inside a consumer group and the online
-// migration (§4), the append latency of the group records (Unload and
+// assignment, 4.3.1's policy check on classic joins (migration.go), the append latency of the group
+// records (Unload and
 // Load move a group between coordinators as written, load.go), the
 // coordinator's event-loop cost. Deterministic deviations: Java iterates
 // members in hash-map order where it assigns or ties; here members are

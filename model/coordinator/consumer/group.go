@@ -44,6 +44,11 @@ type Config struct {
 	MaxSize            int           // group.consumer.max.size (0: unlimited)
 	Assignors          []string      // group.consumer.assignors (first = default)
 	AssignmentInterval time.Duration // group.consumer.assignment.interval.ms (4.3)
+	// MigrationPolicy is group.consumer.migration.policy (Policies; ""
+	// is the 4.0+ default, bidirectional).
+	MigrationPolicy string
+	// ClassicMaxSize is group.max.size, which gates a downgrade (0: unlimited).
+	ClassicMaxSize int
 	// Topics is the metadata image of the topics groups subscribe to.
 	Topics []assign.Topic
 }
@@ -59,6 +64,7 @@ type Member struct {
 	rebalanceDL      protocol.Instant // rebalance (revocation) timer, Never when unarmed
 	rebalanceEpoch   int32            // the epoch the rebalance timer was armed at
 	target           []protocol.TopicPartition
+	classic          *classicMeta // a classic-protocol member (migration.go), else nil
 }
 
 // State is the member's reconciliation state; Epoch its member epoch.
@@ -131,6 +137,10 @@ func (g *Group) State() GroupState {
 type Output struct {
 	Resp   *protocol.ConsumerGroupHeartbeatResponse
 	Events []protocol.Event
+	// Downgrade is the classic group a downgrade produced (the consumer
+	// group is gone): the caller hands it to the classic coordinator,
+	// which prepares a rebalance (migration.go).
+	Downgrade *ClassicGroup
 }
 
 // Coordinator holds the consumer groups of one broker.
@@ -155,6 +165,9 @@ func New(cfg Config) (*Coordinator, error) {
 	}
 	if len(cfg.Assignors) == 0 {
 		cfg.Assignors = []string{Uniform, Range}
+	}
+	if cfg.MigrationPolicy == "" {
+		cfg.MigrationPolicy = PolicyBidirectional
 	}
 	if b.batching && cfg.AssignmentInterval == 0 {
 		cfg.AssignmentInterval = DefaultAssignmentInterval
@@ -226,6 +239,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 	if r.ServerAssignor != "" {
 		m.Assignor = r.ServerAssignor
 	}
+	m.classic = nil // the member speaks the consumer protocol now (§2.4 step 4)
 	if r.SubscribedTopics != nil {
 		topics := slices.Clone(r.SubscribedTopics)
 		slices.Sort(topics)
@@ -235,10 +249,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 		}
 	}
 	// §2.6 target assignment.
-	if g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || c.cfg.AssignmentInterval == 0 ||
-		now >= g.assignedAt.Add(c.cfg.AssignmentInterval)) {
-		c.computeTarget(now, g, out)
-	}
+	c.maybeComputeTarget(now, g, out)
 	// §2.7 reconciliation.
 	before := m.assigned
 	if !(m.state == Stable && m.epoch == g.AssignmentEpoch) || r.MemberEpoch == protocol.JoinEpoch {
@@ -269,7 +280,12 @@ func (c *Coordinator) lookupMember(now protocol.Instant, g *Group, r *protocol.C
 	if r.InstanceID != "" {
 		old := g.static(r.InstanceID)
 		if r.MemberEpoch == protocol.JoinEpoch {
-			if old != nil && old.epoch != protocol.StaticLeaveEpoch {
+			// throwIfInstanceIdIsUnreleased applies only when the member it
+			// would replace speaks the consumer protocol too: a classic
+			// static member is replaced at once (the rolling upgrade of a
+			// static member; GMM.getOrMaybeSubscribeStaticConsumerGroupMember,
+			// v8.0.0).
+			if old != nil && old.epoch != protocol.StaticLeaveEpoch && old.classic == nil {
 				return nil, protocol.UnreleasedInstanceID
 			}
 			if old == nil {
@@ -482,38 +498,40 @@ func (c *Coordinator) leave(now protocol.Instant, g *Group, r *protocol.Consumer
 
 // fence removes a member (session or rebalance expiry, leave): its
 // partitions are free at once and the group epoch is bumped
-// (GMM@4.3 L4326-4395).
+// (GMM@4.3 L4326-4395) — or, if only classic members remain, the group is
+// downgraded (fenceMembers).
 func (c *Coordinator) fence(g *Group, m *Member, why string, out *Output) {
-	c.clearOwners(g, m)
-	g.members = slices.DeleteFunc(g.members, func(x *Member) bool { return x == m })
-	ev := protocol.Event{Kind: protocol.EvMemberRemoved, Peer: m.ID, Reason: why, Gen: g.Epoch}
-	switch why {
-	case "session-expired":
-		ev.Removal = protocol.RemovalSessionExpired
-	case "rebalance-timeout":
-		ev.Removal = protocol.RemovalRebalanceTimeout
-	case "leave":
-		ev.Removal = protocol.RemovalLeave
-	}
-	c.emit(out, g, ev)
-	c.bump(g, out, why)
+	c.fenceMembers(g, []*Member{m}, why, out)
 }
 
-// Tick fires the session and rebalance timers due at now.
+// Tick fires the session and rebalance timers due at now, and a classic
+// member's join and sync timers (migration.go).
 func (c *Coordinator) Tick(now protocol.Instant, out *Output) {
-	for _, g := range c.groups {
+	for gi := 0; gi < len(c.groups); gi++ {
+		g := c.groups[gi]
 		for i := 0; i < len(g.members); {
 			m := g.members[i]
+			why := ""
 			switch {
 			case m.sessionDeadline <= now:
-				c.fence(g, m, "session-expired", out)
+				why = "session-expired"
 			case m.rebalanceDL <= now && m.rebalanceEpoch == m.epoch:
-				c.fence(g, m, "rebalance-timeout", out)
+				why = "rebalance-timeout"
 			case m.rebalanceDL <= now:
 				m.rebalanceDL = protocol.Never // armed at an older epoch: ignored (GMM L4768-4800)
+			case m.classic != nil && m.classic.joinDL <= now:
+				why = "join-timeout"
+			case m.classic != nil && m.classic.syncDL <= now:
+				why = "sync-timeout"
+			}
+			if why == "" {
 				i++
-			default:
-				i++
+				continue
+			}
+			c.fence(g, m, why, out)
+			if out.Downgrade != nil && out.Downgrade.ID == g.ID {
+				gi--
+				break // the group became classic
 			}
 		}
 	}
@@ -525,6 +543,9 @@ func (c *Coordinator) NextDeadline() protocol.Instant {
 	for _, g := range c.groups {
 		for _, m := range g.members {
 			d = min(d, m.sessionDeadline, m.rebalanceDL)
+			if m.classic != nil {
+				d = min(d, m.classic.joinDL, m.classic.syncDL)
+			}
 		}
 	}
 	return d

@@ -34,8 +34,15 @@ func (c *Coordinator) Load(now protocol.Instant, g *Group) {
 		return
 	}
 	for _, m := range g.members {
+		// GMM.onLoaded (v8.0.0) schedules every member's session timeout
+		// with the group's session timeout, classic members' too, and a
+		// rebalance timeout for every member in UNREVOKED_PARTITIONS;
+		// classic members' join and sync timers are not rescheduled.
 		m.sessionDeadline = now.Add(c.cfg.SessionTimeout)
 		m.rebalanceDL = protocol.Never
+		if m.classic != nil {
+			m.classic.joinDL, m.classic.syncDL = protocol.Never, protocol.Never
+		}
 		if m.state == UnrevokedPartitions {
 			m.rebalanceDL, m.rebalanceEpoch = now.Add(m.RebalanceTimeout), m.epoch
 		}

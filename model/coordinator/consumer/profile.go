@@ -30,13 +30,17 @@ type behaviour struct {
 	// batching: group.consumer.assignment.interval.ms gates target
 	// computations (4.3, KIP-1263).
 	batching bool
+	// staticDowngradeRebalances: a downgrade by a classic static member
+	// replacing the last consumer-protocol one rebalances when the joiner
+	// changed its subscription (KAFKA-19546, 4.2.0; 4.0.x later).
+	staticDowngradeRebalances bool
 }
 
 var profiles = []behaviour{
 	{name: "kafka-4.0", unrevokedEpochPlusOne: true},
 	{name: "kafka-4.1", unrevokedEpochPlusOne: true},
-	{name: "kafka-4.2", ownRevocationNotUnreleased: true, epochZeroAccepted: true},
-	{name: "kafka-4.3", ownRevocationNotUnreleased: true, epochZeroAccepted: true, epochStartsAtOne: true, batching: true},
+	{name: "kafka-4.2", ownRevocationNotUnreleased: true, epochZeroAccepted: true, staticDowngradeRebalances: true},
+	{name: "kafka-4.3", ownRevocationNotUnreleased: true, epochZeroAccepted: true, epochStartsAtOne: true, batching: true, staticDowngradeRebalances: true},
 }
 
 // ProfileNames lists the profiles in release order.
