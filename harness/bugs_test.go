@@ -481,6 +481,72 @@ func TestBugKAFKA10870(t *testing.T) {
 	}
 }
 
+// TestBugKAFKA10284: a 2.3–2.6.0 broker answers a static member's restart
+// in Stable (a JoinGroup with an unknown member id) with a new member id
+// that it never persists; after a coordinator failover the new coordinator
+// loads the old id, answers the restarted member FENCED_INSTANCE_ID, and
+// the consumer dies. 2.6.1/2.7.0 persist the replacement before answering
+// (KAFKA-10284, commit 535efa4c2cb; GroupCoordinator.scala 2.6.1
+// 1048-1056). Source: apache/kafka PR #9588, whose system test is
+// tests/kafkatest/tests/client/consumer_test.py
+// test_static_consumer_persisted_after_rejoin (read at apache/kafka commit
+// 0debffdf053; a static consumer bounced, then a rolling bounce of the
+// brokers). End-to-end here; the broker unit is
+// TestStaticRestartInStablePersistsFrom261 (model/coordinator).
+// The control drops the failover: without it the in-memory id is never
+// lost and 2.6.0 is as clean as 2.7.
+func TestBugKAFKA10284(t *testing.T) {
+	const name = "bug-kafka-10284"
+	for _, seed := range bugSeeds {
+		res, fs, err := RunOracles(load(t, name), seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		var fatal []Finding
+		for _, f := range fs {
+			if f.Oracle == scenario.OracleClientFatal {
+				fatal = append(fatal, f)
+			}
+		}
+		if assert.Len(t, fatal, 1, "seed %d: the restarted static member dies", seed) {
+			assert.Equal(t, "payments-1", fatal[0].Node, "seed %d", seed)
+			assert.Contains(t, fatal[0].Message, "FENCED_INSTANCE_ID", "seed %d", seed)
+			assert.Greater(t, fatal[0].AtMs, int64(40000), "seed %d: only after the failover", seed)
+		}
+		assert.Equal(t, []string{"payments-1: FENCED_INSTANCE_ID"}, res.Summary.Groups[0].FatalErrors, "seed %d", seed)
+		assert.Zero(t, restartWrites(res.Trace), "seed %d: 2.6.0 writes nothing for the restart", seed)
+
+		fixed := withProfile(t, name, "coordinator", "kafka-2.7")
+		fr, ffs, err := RunOracles(fixed, seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		assert.Equal(t, 1, restartWrites(fr.Trace), "seed %d: 2.6.1+ persists the replacement", seed)
+		assert.Empty(t, fr.Summary.Groups[0].FatalErrors, "seed %d", seed)
+		assert.NotContains(t, oracleList(ffs), scenario.OracleClientFatal, "seed %d", seed)
+		assert.Equal(t, int32(1), fr.Summary.Groups[0].FinalGeneration, "seed %d: the restart costs no rebalance", seed)
+
+		// Control: the same restart without the failover is harmless on 2.6.0.
+		ctl := load(t, name)
+		ctl.Faults = slices.DeleteFunc(slices.Clone(ctl.Faults), func(f scenario.Fault) bool {
+			return f.Kind == scenario.FaultCoordinatorFailover
+		})
+		require.Len(t, ctl.Faults, 1)
+		cr, cfs, err := RunOracles(ctl, seed, Options{})
+		require.NoError(t, err)
+		assert.Empty(t, cr.Summary.Groups[0].FatalErrors, "seed %d", seed)
+		assert.NotContains(t, oracleList(cfs), scenario.OracleClientFatal, "seed %d", seed)
+	}
+}
+
+// restartWrites counts the group writes between bug-kafka-10284's restart
+// (30 s) and its failover (40 s).
+func restartWrites(trace []TraceEvent) int {
+	n := 0
+	for _, e := range trace {
+		if e.Kind == protocol.EvGroupPersisted && e.At > sim.Instant(30*time.Second) && e.At < sim.Instant(40*time.Second) {
+			n++
+		}
+	}
+	return n
+}
+
 func oracleList(fs []Finding) []string {
 	var out []string
 	for _, f := range fs {
