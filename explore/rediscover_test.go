@@ -11,10 +11,10 @@ import (
 )
 
 // ciRediscoveries are the library bugs (Library) TestRediscoveryCI
-// measures: KAFKA-8653, KAFKA-9801, KIP-62, KAFKA-10870, KAFKA-13891 and
-// KAFKA-14639 are found within a few hundred seeds (docs/BUGS.md has the
+// measures: KAFKA-8653, KAFKA-9801, KIP-62, KAFKA-10284, KAFKA-10870,
+// KAFKA-13891 and KAFKA-14639 are found within a few hundred seeds (docs/BUGS.md has the
 // full table, `simrun bugs`).
-var ciRediscoveries = []string{"KAFKA-8653", "KAFKA-9801", "KIP-62", "KAFKA-10870", "KAFKA-13891", "KAFKA-14639"}
+var ciRediscoveries = []string{"KAFKA-8653", "KAFKA-9801", "KIP-62", "KAFKA-10284", "KAFKA-10870", "KAFKA-13891", "KAFKA-14639"}
 
 // TestRediscoveryCI is the CI-sized rediscovery measurement: for each bug,
 // two campaigns of the generic mix on the buggy profile find its oracle
