@@ -59,7 +59,7 @@ var Library = []Rediscovery{
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.5"),
 		Without: []string{"broker-crash", "broker-host-down"}},
 	{Bug: "KAFKA-10284", Builtin: "bug-kafka-10284", Oracles: []string{scenario.OracleClientFatal},
-		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.7")},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.6.1")},
 	{Bug: "KAFKA-10870", Builtin: "bug-kafka-10870", Oracles: []string{scenario.OracleClientFatal},
 		Sets: []scenario.Override{ov("duration", "900s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8")},
 	{Bug: "KAFKA-13435", Builtin: "bug-kafka-13435", Oracles: []string{scenario.OracleUnownedAtEnd},

@@ -514,7 +514,7 @@ func TestBugKAFKA10284(t *testing.T) {
 		assert.Equal(t, []string{"payments-1: FENCED_INSTANCE_ID"}, res.Summary.Groups[0].FatalErrors, "seed %d", seed)
 		assert.Zero(t, restartWrites(res.Trace), "seed %d: 2.6.0 writes nothing for the restart", seed)
 
-		fixed := withProfile(t, name, "coordinator", "kafka-2.7")
+		fixed := withProfile(t, name, "coordinator", "kafka-2.6.1")
 		fr, ffs, err := RunOracles(fixed, seed, Options{KeepTrace: true})
 		require.NoError(t, err)
 		assert.Equal(t, 1, restartWrites(fr.Trace), "seed %d: 2.6.1+ persists the replacement", seed)

@@ -85,3 +85,28 @@ func TestRestartOnDownHostWaitsForTheHost(t *testing.T) {
 	assert.Equal(t, int64(50e9), started[1])
 	assert.True(t, res.Summary.Groups[0].StableAtEnd)
 }
+
+// Patch releases resolve to the patch's behaviour, not the minor's first
+// release: before, `kafka-2.6.1`/`2.6.2` gave the 2.6.0 broker (KAFKA-10284
+// still there) and `kafka-2.8.1` the 2.8.0 broker (KAFKA-12890 still there),
+// with a note claiming the era covered them.
+func TestPatchReleaseProfilesReachTheBroker(t *testing.T) {
+	fatal := func(profile string) int {
+		sc := withProfile(t, "bug-kafka-10284", "coordinator", profile)
+		res, err := Run(sc, 1, Options{})
+		require.NoError(t, err)
+		return len(res.Summary.Groups[0].FatalErrors)
+	}
+	assert.Equal(t, 1, fatal("kafka-2.6"))
+	assert.Equal(t, 1, fatal("kafka-2.6.0"))
+	assert.Equal(t, 0, fatal("kafka-2.6.1"))
+	assert.Equal(t, 0, fatal("kafka-2.6.3"))
+	stuck := func(profile string) int32 {
+		sc := withProfile(t, "bug-kafka-12890", "coordinator", profile)
+		res, err := Run(sc, 1, Options{})
+		require.NoError(t, err)
+		return res.Summary.Groups[0].FinalGeneration
+	}
+	assert.Equal(t, int32(2), stuck("kafka-2.8.0"), "KAFKA-12890 wedges the group at generation 2")
+	assert.Greater(t, stuck("kafka-2.8.2"), int32(2), "2.8.1+ expires the member that never syncs")
+}

@@ -26,8 +26,16 @@ var profiles = []profileInfo{
 	{"kafka-2.4", 2, 4},
 	{"kafka-2.5", 2, 5},
 	{"kafka-2.6", 2, 6},
+	// Patch releases whose broker or client differs from the minor's
+	// profile: 2.6.1 (broker KAFKA-10284/KAFKA-10134; its client has
+	// KAFKA-10134 with the KAFKA-13214 side effect = client kafka-2.7),
+	// 2.7.2 (client KAFKA-13214 fixed = client kafka-2.8; broker as 2.7),
+	// 2.8.1 (broker KAFKA-12890 fixed; client as kafka-2.8).
+	{"kafka-2.6.1", 2, 6},
 	{"kafka-2.7", 2, 7},
+	{"kafka-2.7.2", 2, 7},
 	{"kafka-2.8", 2, 8},
+	{"kafka-2.8.1", 2, 8},
 	{"kafka-2.x", 2, 8},
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
@@ -202,6 +210,18 @@ var versionEras = []struct {
 	{"kafka-4.3", [2]int{4, 3}, [2]int{4, 3}},
 }
 
+// patchEras: patch releases that differ from the minor's first release
+// (checked before versionEras).
+var patchEras = []struct {
+	Profile               string
+	Minor                 [2]int
+	FirstPatch, LastPatch int
+}{
+	{"kafka-2.6.1", [2]int{2, 6}, 1, 3},
+	{"kafka-2.7.2", [2]int{2, 7}, 2, 2},
+	{"kafka-2.8.1", [2]int{2, 8}, 1, 2},
+}
+
 // errNotVersion: the name is not written as a Kafka version at all.
 var errNotVersion = errors.New("not a Kafka version")
 
@@ -225,6 +245,16 @@ func ResolveVersion(v string) (profile, note string, err error) {
 		return "", "", fmt.Errorf("%w: %q (want kafka-MAJOR.MINOR[.PATCH]); known eras: %s", errNotVersion, v, knownEras())
 	}
 	less := func(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+	// Patch releases modelled apart from their minor (see profiles).
+	if len(parts) >= 3 {
+		patch, _ := strconv.Atoi(parts[2])
+		for _, pe := range patchEras {
+			if mm == pe.Minor && patch >= pe.FirstPatch && patch <= pe.LastPatch {
+				return pe.Profile, fmt.Sprintf("Kafka %s is modelled by profile %s (%d.%d.%d–%d.%d.%d)", num, pe.Profile,
+					mm[0], mm[1], pe.FirstPatch, mm[0], mm[1], pe.LastPatch), nil
+			}
+		}
+	}
 	for _, e := range versionEras {
 		if !less(mm, e.First) && !less(e.Last, mm) {
 			return e.Profile, fmt.Sprintf("Kafka %s is modelled by profile %s (the era covering %s)", num, e.Profile, eraSpan(e.First, e.Last)), nil

@@ -20,7 +20,12 @@ func TestResolveVersion(t *testing.T) {
 		{"kafka-3.4.1", "kafka-3.4"},
 		{"kafka-4.1.0", "kafka-4.1"},
 		{"kafka-2.8.0", "kafka-2.8"},
-		{"kafka-2.8.2", "kafka-2.8"},
+		{"kafka-2.8.2", "kafka-2.8.1"}, // broker KAFKA-12890 fixed in 2.8.1
+		{"kafka-2.8.1", "kafka-2.8.1"},
+		{"kafka-2.6.0", "kafka-2.6"},
+		{"kafka-2.6.2", "kafka-2.6.1"}, // broker KAFKA-10284, client KAFKA-10134
+		{"kafka-2.7.1", "kafka-2.7"},
+		{"kafka-2.7.2", "kafka-2.7.2"}, // client KAFKA-13214 fixed
 		{"kafka-2.5.1", "kafka-2.5"},
 		{"kafka-2.4.1", "kafka-2.4"},
 		{"kafka-3.1.2", "kafka-3.0"},

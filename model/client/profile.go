@@ -268,6 +268,9 @@ var profileAliases = []struct{ alias, target string }{
 	{"kafka-3.x", "kafka-3.7"},
 	{"kafka-4.x", "kafka-4.3"},
 	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
+	{"kafka-2.6.1", "kafka-2.7"}, // 2.6.1 clients have KAFKA-10134 and its retriable-reset side effect
+	{"kafka-2.7.2", "kafka-2.8"}, // 2.7.2 clients have the KAFKA-13214 fix
+	{"kafka-2.8.1", "kafka-2.8"},
 }
 
 // lookupBehaviour resolves a profile name (or alias) to its switches.

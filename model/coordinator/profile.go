@@ -175,6 +175,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-2.6", v26},
 		{"kafka-2.6.1", v261},
 		{"kafka-2.7", v261},
+		{"kafka-2.7.2", v261}, // a client patch (KAFKA-13214); no broker change
 		{"kafka-2.8", v28},
 		{"kafka-2.8.1", v281},
 		{"kafka-2.x", v28}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
