@@ -298,17 +298,11 @@ func (b *Broker) Resign(_ protocol.Instant, groupID string, out *Output) {
 	b.dropAppends(g, out)
 }
 
-// onGroupLoaded mirrors GroupCoordinator.onGroupLoaded after
-// loadGroupsAndOffsets rebuilt the group from its last record.
-func (b *Broker) onGroupLoaded(now protocol.Instant, p *partition, out *Output) {
-	check(p.state == partLoading, "onGroupLoaded: partition not loading")
-	p.state = partOwned
-	rec := p.rec
-	p.rec = nil
-	if rec == nil {
-		return
-	}
-	g := newGroup(p.groupID, p)
+// groupFromRecord rebuilds a group and its members from a group record
+// (GroupMetadataManager.loadGroup; also the downgrade's createClassicGroupRecords
+// read back). The first member added is the leader.
+func groupFromRecord(id string, p *partition, rec *GroupRecord) *group {
+	g := newGroup(id, p)
 	g.generation = rec.GenerationID
 	g.protocolType = rec.ProtocolType
 	g.protocolName = rec.ProtocolName
@@ -326,6 +320,20 @@ func (b *Broker) onGroupLoaded(now protocol.Instant, p *partition, out *Output) 
 		m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
 		g.add(m)
 	}
+	return g
+}
+
+// onGroupLoaded mirrors GroupCoordinator.onGroupLoaded after
+// loadGroupsAndOffsets rebuilt the group from its last record.
+func (b *Broker) onGroupLoaded(now protocol.Instant, p *partition, out *Output) {
+	check(p.state == partLoading, "onGroupLoaded: partition not loading")
+	p.state = partOwned
+	rec := p.rec
+	p.rec = nil
+	if rec == nil {
+		return
+	}
+	g := groupFromRecord(p.groupID, p, rec)
 	// add() made the first member leader; restore the persisted leader.
 	if rec.Leader != "" && g.has(rec.Leader) {
 		g.leader = rec.Leader

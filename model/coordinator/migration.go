@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"slices"
-
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -71,24 +69,7 @@ func (b *Broker) ImportDowngrade(now protocol.Instant, rec *GroupRecord, rebalan
 	if p == nil || p.state != partOwned {
 		return
 	}
-	g := newGroup(rec.GroupID, p)
-	g.generation = rec.GenerationID
-	g.protocolType = rec.ProtocolType
-	g.protocolName = rec.ProtocolName
-	for i := range rec.Members {
-		mr := &rec.Members[i]
-		m := &member{
-			id:               mr.MemberID,
-			instanceID:       mr.GroupInstanceID,
-			sessionTimeout:   mr.SessionTimeout,
-			rebalanceTimeout: mr.RebalanceTimeout,
-			protocolType:     rec.ProtocolType,
-			protocols:        slices.Clone(mr.Protocols),
-			assignment:       mr.Assignment,
-		}
-		m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
-		g.add(m)
-	}
+	g := groupFromRecord(rec.GroupID, p, rec)
 	p.group = g
 	g.state = Stable
 	b.emitState(g, "", out)
