@@ -68,12 +68,31 @@ func Explain(sc *scenario.Scenario, trace []TraceEvent, obs []Observation, membe
 	return out
 }
 
-// sessionKey names the setting the session timeout of the member's group
-// comes from: the client's session.timeout.ms under the classic protocol, the
-// broker's group.consumer.session.timeout.ms under the consumer protocol
-// (KIP-848: the client may not set it).
-func sessionKey(sc *scenario.Scenario, name string) string {
-	if gi, _, ok := sc.ResolveMember(name); ok && sc.Groups[gi].Consumer() {
+// consumerAt says whether member name ran the consumer protocol at trace
+// index at: the group API of its last request before it (a rolling
+// restart's `set:` changes a member's protocol mid-run), else its group
+// entry's group.protocol.
+func consumerAt(sc *scenario.Scenario, trace []TraceEvent, at int, name string) bool {
+	for j := min(at, len(trace)-1); j >= 0; j-- {
+		if t := &trace[j]; t.Kind == EvSend && t.Req && t.Node == name {
+			switch t.API {
+			case protocol.APIConsumerGroupHeartbeat:
+				return true
+			case protocol.APIJoinGroup, protocol.APISyncGroup, protocol.APIHeartbeat:
+				return false
+			}
+		}
+	}
+	gi, _, ok := sc.ResolveMember(name)
+	return ok && sc.Groups[gi].Consumer()
+}
+
+// sessionKey names the setting the member's session timeout comes from:
+// the client's session.timeout.ms under the classic protocol, the broker's
+// group.consumer.session.timeout.ms under the consumer protocol (KIP-848:
+// the client may not set it).
+func sessionKey(consumer bool) string {
+	if consumer {
 		return "group.consumer.session.timeout.ms"
 	}
 	return "session.timeout.ms"
@@ -82,7 +101,7 @@ func sessionKey(sc *scenario.Scenario, name string) string {
 // groupTimeouts returns the member's session timeout, request timeout and
 // rebalance timeout (max.poll.interval.ms, or the session timeout for
 // kafka-0.10 which has none).
-func groupTimeouts(sc *scenario.Scenario, name string) (session, request, rebalance time.Duration) {
+func groupTimeouts(sc *scenario.Scenario, name string, consumer bool) (session, request, rebalance time.Duration) {
 	gi, _, ok := sc.ResolveMember(name)
 	if !ok {
 		return 0, 0, 0
@@ -92,7 +111,7 @@ func groupTimeouts(sc *scenario.Scenario, name string) (session, request, rebala
 	if rebalance == 0 {
 		rebalance = c.SessionTimeout
 	}
-	if sc.Groups[gi].Consumer() {
+	if consumer {
 		// The consumer protocol: the broker owns the session timeout.
 		return sc.Coordinator.ConsumerSessionTimeout, c.RequestTimeout, rebalance
 	}
@@ -102,7 +121,8 @@ func groupTimeouts(sc *scenario.Scenario, name string) (session, request, rebala
 func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) Explanation {
 	at, name := int(o.Seq), o.Member
 	e := &trace[at]
-	session, _, rebalance := groupTimeouts(sc, name)
+	consumer := consumerAt(sc, trace, at, name)
+	session, _, rebalance := groupTimeouts(sc, name, consumer)
 	x := Explanation{At: e.At, Kind: "eviction", Member: name, False: o.False}
 	if name == "" {
 		x.Member = o.MemberID
@@ -164,7 +184,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	}
 	switch o.Removal {
 	case protocol.RemovalSessionExpired:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (%s %v) at %s", sessionKey(sc, name), session, fmtS(e.At)))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (%s %v) at %s", sessionKey(consumer), session, fmtS(e.At)))
 	case protocol.RemovalRebalanceTimeout:
 		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the rebalance timer (rebalance timeout %v): the member did not rejoin in time", rebalance))
 	case protocol.RemovalSyncTimeout:
@@ -184,7 +204,7 @@ func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	at := int(o.Seq)
 	e := &trace[at]
 	name := e.Node
-	session, request, _ := groupTimeouts(sc, name)
+	session, request, _ := groupTimeouts(sc, name, consumerAt(sc, trace, at, name))
 	x := Explanation{At: e.At, Kind: "coordinator-dead", Member: name, False: o.False}
 	// The last response that reached the member from its coordinator.
 	lastResp := -1

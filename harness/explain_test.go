@@ -245,3 +245,38 @@ func TestFencesAreNotEvictions(t *testing.T) {
 		assert.Positive(t, o.Process, "the fenced process is known")
 	}
 }
+
+// A member a rolling restart's `set:` moved to the consumer protocol is
+// expired by the broker's group.consumer.session.timeout.ms, not by the
+// classic cohort's session.timeout.ms: explain says which by the member's
+// last group request, not by its cohort.
+func TestExplainSessionKeyFollowsTheMembersProtocol(t *testing.T) {
+	src := `name: upgraded-then-crashed
+duration: 150s
+timing: exact
+coordinator: {brokers: 1, profile: kafka-4.0}
+topics:
+  - {name: orders, partitions: 8}
+groups:
+  - id: payments
+    members: 3
+    subscribe: [orders]
+    client: {profile: kafka-4.0, session.timeout.ms: 10000, partition.assignment.strategy: [cooperative-sticky]}
+faults:
+  - {at: 20s, rolling-restart: payments, interval: 1s, downtime: 1s, set: {group.protocol: consumer}}
+  - {at: 40s, crash: payments-0}
+`
+	sc, err := scenario.Parse("upgraded.yaml", []byte(src))
+	require.NoError(t, err)
+	res, err := Run(sc, 1, Options{KeepTrace: true})
+	require.NoError(t, err)
+	xs := Explain(sc, res.Trace, res.Observations, "payments-0")
+	var lines []string
+	for _, x := range xs {
+		if x.Kind == "eviction" {
+			lines = append(lines, x.Lines...)
+		}
+	}
+	require.NotEmpty(t, lines, "payments-0 is evicted")
+	assert.Contains(t, strings.Join(lines, "\n"), "group.consumer.session.timeout.ms 45s")
+}
