@@ -22,9 +22,10 @@ import (
 //     SyncGroup answered REBALANCE_IN_PROGRESS) and converted
 //     (ccoord.Upgrade); then the heartbeat is served. A refused upgrade
 //     answers GROUP_ID_NOT_FOUND (fatal for the Java consumer).
-//   - classic members of a consumer group: JoinGroup, SyncGroup, Heartbeat,
-//     LeaveGroup and OffsetCommit go to the consumer-group coordinator's
-//     classic handlers (ccoord.ClassicJoin …). A JoinGroup to an empty
+//   - classic members of a consumer group: JoinGroup, SyncGroup, Heartbeat
+//     and LeaveGroup go to the consumer-group coordinator's classic
+//     handlers (ccoord.ClassicJoin …), OffsetCommit to serveConsumerCommit
+//     (serve). A JoinGroup to an empty
 //     consumer group deletes it (any policy) and goes to the classic
 //     coordinator.
 //   - downgrade: when a removal leaves only classic members
@@ -73,9 +74,7 @@ func (w *world) serveClassicInConsumerGroup(now sim.Instant, b *broker, env *env
 		gid = r.GroupID
 	case *protocol.LeaveGroupRequest:
 		gid = r.GroupID
-	case *protocol.OffsetCommitRequest:
-		gid = r.GroupID
-	default:
+	default: // OffsetCommit: serve sends a consumer group's to serveConsumerCommit first
 		return false
 	}
 	g := w.groupByID(gid)
@@ -101,9 +100,6 @@ func (w *world) serveClassicInConsumerGroup(now sim.Instant, b *broker, env *env
 		resp = &protocol.HeartbeatResponse{Error: b.cg.ClassicHeartbeat(now, r, &out)}
 	case *protocol.LeaveGroupRequest:
 		resp = b.cg.ClassicLeave(now, r, &out)
-	case *protocol.OffsetCommitRequest:
-		w.serveConsumerCommit(now, b, env, r)
-		return true
 	}
 	w.bout.Replies = append(w.bout.Replies, coordinator.Reply{Conn: env.conn, Corr: env.corr, Resp: resp})
 	w.flushConsumerCoord(b, &out)

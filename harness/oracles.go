@@ -127,6 +127,7 @@ type oracleSet struct {
 	faults []interval    // fault windows (and the startup), for rebalance-storm
 	groups map[string]*oracleGroup
 	procs  map[string]*oracleProc
+	names  []string          // the keys of procs, sorted (proc keeps it)
 	owner  map[string]string // member id → process name (EvMemberAdded)
 	spin   []Finding
 	storm  []Finding
@@ -251,6 +252,8 @@ func (o *oracleSet) proc(name, group string) *oracleProc {
 	if p == nil {
 		p = &oracleProc{name: name, group: group}
 		o.procs[name] = p
+		i, _ := slices.BinarySearch(o.names, name)
+		o.names = slices.Insert(o.names, i, name)
 	}
 	return p
 }

@@ -197,13 +197,11 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 			// applied after it): the zombie case, not the assignor's.
 			return
 		}
-		names := mapKeys(o.procs)
-		slices.Sort(names)
 		for _, tp := range e.Partitions {
 			if slices.Contains(q.owned, tp) {
 				continue // kept, not handed over
 			}
-			for _, name := range names {
+			for _, name := range o.names {
 				r := o.procs[name]
 				if r == q || r.group != e.Group || !r.alive || !slices.Contains(r.owned, tp) || !o.member(g, name) ||
 					!slices.Contains(p.genClaims[e.Group][name], tp) {
@@ -248,14 +246,6 @@ func (o *oracleSet) commitLost() {
 	}
 	p.fired[scenario.OracleOverRevocation+f.Group] = true
 	p.overRevoked = append(p.overRevoked, *f)
-}
-
-func mapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // closeHandovers ends the open double ownerships that match at at and

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -56,7 +55,7 @@ func NewTemplate(cfg Config) (*Template, error) {
 // on an invalid configuration.
 func (t *Template) NewMember(name, instanceID string, rng *rand.Rand) *Member {
 	if name == "" {
-		panic("client: NewMember: " + errors.New("client: Name is empty").Error())
+		panic("client: NewMember: client: Name is empty")
 	}
 	return t.t.newMember(name, instanceID, rng)
 }

@@ -286,6 +286,13 @@ func (b *Broker) Resign(_ protocol.Instant, groupID string, out *Output) {
 			b.maybeInvokeSyncCallback(m, &protocol.SyncGroupResponse{Error: protocol.NotCoordinator}, out)
 		}
 	}
+	b.stopGroup(g, out)
+}
+
+// stopGroup cancels every timer of a group that leaves this coordinator
+// (members' heartbeats, pending members, the join and sync deadlines) and
+// drops its outstanding appends.
+func (b *Broker) stopGroup(g *group, out *Output) {
 	for _, m := range g.members {
 		b.cancel(&m.hb)
 	}

@@ -43,15 +43,8 @@ func (b *Broker) RemoveForUpgrade(_ protocol.Instant, groupID string, out *Outpu
 		b.maybeInvokeJoinCallback(m, &protocol.JoinGroupResponse{
 			Error: protocol.RebalanceInProgress, GenerationID: protocol.NoGeneration, MemberID: m.id}, out)
 		b.maybeInvokeSyncCallback(m, &protocol.SyncGroupResponse{Error: protocol.RebalanceInProgress}, out)
-		b.cancel(&m.hb)
 	}
-	for _, pm := range g.pending {
-		b.cancel(&pm.timer)
-	}
-	b.cancel(&g.join)
-	g.joinKind = joinNone
-	b.cancel(&g.sync)
-	b.dropAppends(g, out)
+	b.stopGroup(g, out)
 	b.becomeDead(g, out)
 	p.group = nil
 }

@@ -367,11 +367,7 @@ func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.Cons
 		}
 		id = c.newID(base)
 	}
-	m := &Member{ID: id, InstanceID: r.InstanceID, rebalanceDL: protocol.Never}
-	m.state = Stable
-	g.members = append(g.members, m)
-	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: id, Gen: g.Epoch})
-	return m, protocol.None
+	return c.newMember(g, id, r.InstanceID, out), protocol.None
 }
 
 // bump is a group epoch bump (a group-epoch record).
