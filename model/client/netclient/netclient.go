@@ -258,13 +258,13 @@ type Request[T any] struct {
 	Broker   int32
 	API      protocol.APIKey
 	Coord    bool // on the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
-	Data     T
 	// unsent: still in the unsent queue (its connection is being set up);
 	// its expiry is a TimeoutException, not a disconnect. failNow: its node
 	// is in reconnect backoff, so it fails as a disconnect at the next poll
 	// (checkDisconnects).
 	unsent  bool
 	failNow bool
+	Data    T
 	timeout time.Duration
 	req     protocol.Request // kept while unsent
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -52,8 +51,8 @@ func TestExponentialReconnectBackoff(t *testing.T) {
 		c.state = Ready
 		n.Disconnect(0, c, o)
 		want *= time.Millisecond
-		assert.GreaterOrEqual(t, c.backoff, time.Duration(float64(want)*0.8)-time.Millisecond, "attempt %d", k)
-		assert.LessOrEqual(t, c.backoff, min(time.Duration(float64(want)*1.2), time.Second), "attempt %d: capped at the max (3.x)", k)
+		require.GreaterOrEqual(t, c.backoff, time.Duration(float64(want)*0.8)-time.Millisecond, "attempt %d", k)
+		require.LessOrEqual(t, c.backoff, min(time.Duration(float64(want)*1.2), time.Second), "attempt %d: capped at the max (3.x)", k)
 	}
 	// 0.10: a fixed reconnect.backoff.ms.
 	o = newOwner(EraOf("kafka-0.10"))
@@ -61,7 +60,7 @@ func TestExponentialReconnectBackoff(t *testing.T) {
 	for range 4 {
 		c.state = Ready
 		n.Disconnect(0, c, o)
-		assert.Equal(t, 50*time.Millisecond, c.backoff)
+		require.Equal(t, 50*time.Millisecond, c.backoff)
 	}
 }
 
@@ -90,8 +89,8 @@ func TestRequestTimerStartsAtSendOrEnqueue(t *testing.T) {
 			require.Len(t, out.Sends, 1)
 			r := n.Find(corr)
 			require.NotNil(t, r)
-			assert.Equal(t, c.want, r.Deadline)
-			assert.Equal(t, 7, r.Data)
+			require.Equal(t, c.want, r.Deadline)
+			require.Equal(t, 7, r.Data)
 		})
 	}
 }
@@ -110,12 +109,12 @@ func TestRequestTimeoutFailsTheConnectionsRequests(t *testing.T) {
 	commit := n.Send(protocol.Instant(0).Add(time.Second), &out, 0, true, &protocol.OffsetCommitRequest{}, 30*time.Second, 2, o)
 	find := n.Send(0, &out, 0, false, &protocol.FindCoordinatorRequest{}, time.Minute, 3, o)
 	n.HandleTimeouts(protocol.Instant(0).Add(30*time.Second), &out, o)
-	assert.Equal(t, []uint64{hb}, o.timed)
+	require.Equal(t, []uint64{hb}, o.timed)
 	require.Len(t, o.failed, 2)
-	assert.Equal(t, []uint64{hb, commit}, []uint64{o.failed[0].Corr, o.failed[1].Corr})
-	assert.Equal(t, []bool{true, true}, o.disc)
-	assert.Equal(t, ConnOp{Broker: 0, Coord: true, AfterSends: 3}, out.Conns[len(out.Conns)-1])
+	require.Equal(t, []uint64{hb, commit}, []uint64{o.failed[0].Corr, o.failed[1].Corr})
+	require.Equal(t, []bool{true, true}, o.disc)
+	require.Equal(t, ConnOp{Broker: 0, Coord: true, AfterSends: 3}, out.Conns[len(out.Conns)-1])
 	require.Len(t, n.Inflight(), 1)
-	assert.Equal(t, find, n.Inflight()[0].Corr)
-	assert.True(t, n.Conn(0, true).InBackoff(protocol.Instant(0).Add(30*time.Second)))
+	require.Equal(t, find, n.Inflight()[0].Corr)
+	require.True(t, n.Conn(0, true).InBackoff(protocol.Instant(0).Add(30*time.Second)))
 }
