@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,43 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// consumerSwarm is a small consumer-protocol group (two cohorts: the
+// consumer-swarm.yaml is a small consumer-protocol group (two cohorts: the
 // second with slow rebalance callbacks) under random crashes, pauses,
 // partitions from the coordinator, packet-loss windows and coordinator
 // failovers.
-const consumerSwarm = `
-name: consumer-swarm
-duration: 90s
-timing: realistic
-coordinator: {brokers: 3, profile: kafka-4.3, load.time: 500ms}
-network: {latency: {dist: uniform, min: 1ms, max: 5ms}}
-topics: [{name: t, partitions: 12}]
-groups:
-  - id: g
-    members: 4
-    subscribe: [t]
-    client: {profile: kafka-4.3, group.protocol: consumer}
-    workload: {poll.interval: {dist: uniform, min: 10ms, max: 200ms}, callback.time: {dist: uniform, min: 0ms, max: 300ms}}
-  - id: g
-    members: 2
-    subscribe: [t]
-    client: {profile: kafka-4.3, group.protocol: consumer, group.instance.id: true, enable.auto.commit: false}
-    workload: {poll.interval: 50ms, callback.time: 2s}
-swarm:
-  from: 10s
-  crash: 2
-  crash.downtime: {dist: uniform, min: 1s, max: 20s}
-  pause: 2
-  pause.for: {dist: uniform, min: 1s, max: 60s}
-  partition: 1
-  partition.for: {dist: uniform, min: 1s, max: 60s}
-  coordinator-failover: 0.5
-  loss: 1
-  loss.probability: 0.2
-  loss.for: {dist: uniform, min: 1s, max: 20s}
-`
+// testdata/consumer-timeline.yaml is a quiet group of 3 that the timeline
+// tests add one fault to; testdata/migration-*.yaml are the migrating
+// siblings (migration_test.go). testdataText reads them.
 
 // TestConsumerSwarmNoPartitionOwnedTwice: the consumer protocol's promise
 // (kafka-consumer-protocol.md §7, "No partition is in two members'
@@ -55,7 +30,7 @@ swarm:
 // other invariant breaks. Zombies (members the coordinator removed that
 // have not heard it yet) may overlap; the run says how often.
 func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
-	sc := parse(t, consumerSwarm)
+	sc := parse(t, testdataText(t, "consumer-swarm.yaml"))
 	seeds := 1000
 	if testing.Short() {
 		seeds = 200
@@ -63,12 +38,7 @@ func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
 	zombie := 0
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		res := run(t, sc, seed, Options{})
-		for _, v := range res.Summary.InvariantViolations {
-			if v.Checker == "liveness" && strings.Contains(v.Message, "not Stable") {
-				continue // a member paused past the end or still fenced: judged below
-			}
-			t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
-		}
+		requireNoViolations(t, seed, res, true)
 		if res.Summary.Groups[0].DoubleOwnedPartitionSeconds > 0 {
 			zombie++
 		}
@@ -78,29 +48,42 @@ func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
 
 // TestConsumerSameSeedSameTrace: determinism of a consumer-protocol run.
 func TestConsumerSameSeedSameTrace(t *testing.T) {
-	sc := parse(t, consumerSwarm)
-	a, b, c := run(t, sc, 7, Options{}), run(t, sc, 7, Options{}), run(t, sc, 8, Options{})
+	a := requireSameSeedSameTrace(t, parse(t, testdataText(t, "consumer-swarm.yaml")), 7)
+	require.NotZero(t, a.Summary.Groups[0].Generations)
+}
+
+// testdataText is the text of a scenario in testdata (as text: tests vary
+// it before parsing).
+func testdataText(t testing.TB, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return string(src)
+}
+
+// requireNoViolations fails the test on an invariant violation of res, but
+// with notStableOK on the liveness checker's "not Stable" (a member paused
+// past the end or still fenced: the caller judges those).
+func requireNoViolations(t testing.TB, seed uint64, res *Result, notStableOK bool) {
+	t.Helper()
+	for _, v := range res.Summary.InvariantViolations {
+		if notStableOK && v.Checker == "liveness" && strings.Contains(v.Message, "not Stable") {
+			continue
+		}
+		t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
+	}
+}
+
+// requireSameSeedSameTrace: seed run twice gives one trace and one
+// summary; seed+1 another trace. It returns the first run.
+func requireSameSeedSameTrace(t testing.TB, sc *scenario.Scenario, seed uint64) *Result {
+	t.Helper()
+	a, b, c := run(t, sc, seed, Options{}), run(t, sc, seed, Options{}), run(t, sc, seed+1, Options{})
 	assert.Equal(t, a.Summary.TraceSHA256, b.Summary.TraceSHA256)
 	assert.Equal(t, a.Summary, b.Summary)
 	assert.NotEqual(t, a.Summary.TraceSHA256, c.Summary.TraceSHA256)
-	require.NotZero(t, a.Summary.Groups[0].Generations)
-	_ = time.Second
-	_ = protocol.None
+	return a
 }
-
-const consumerTimeline = `
-name: consumer-timeline
-duration: 140s
-coordinator: {brokers: 1, profile: kafka-4.2}
-topics: [{name: t, partitions: 12}]
-groups:
-  - id: g
-    members: 3
-    subscribe: [t]
-    client: {profile: kafka-4.2, group.protocol: consumer}
-    workload: {poll.interval: 10ms, poll.timeout: 10ms}
-    start: {at: 0s, stagger: 1s}
-`
 
 // consumerTrace runs src and returns its trace.
 func consumerTrace(t *testing.T, src string) []TraceEvent {
@@ -142,7 +125,7 @@ func ownedAt(tr []TraceEvent, at time.Duration) map[string][]protocol.TopicParti
 // one group.consumer.heartbeat.interval.ms, 5 s), applies it at its next
 // poll(), and gives up nothing (uniform is sticky).
 func TestConsumerCrashTimeline(t *testing.T) {
-	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, crash: g-1}]\n")
+	tr := consumerTrace(t, testdataText(t, "consumer-timeline.yaml")+"faults: [{at: 60s, crash: g-1}]\n")
 	before := ownedAt(tr, 60*time.Second)
 	require.Len(t, before["g-1"], 4)
 	var lastHB, removed time.Duration
@@ -204,7 +187,7 @@ const sim60s = 60 * 1e9
 // them (no stop-the-world), and the new member gets each partition only
 // after its previous owner revoked it (§2.7: assigned only once released).
 func TestConsumerJoinMovesOnlyWhatMoves(t *testing.T) {
-	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, join: g}]\n")
+	tr := consumerTrace(t, testdataText(t, "consumer-timeline.yaml")+"faults: [{at: 60s, join: g}]\n")
 	before := ownedAt(tr, 60*time.Second)
 	for _, m := range []string{"g-0", "g-1", "g-2"} {
 		require.Len(t, before[m], 4, m)
@@ -246,7 +229,7 @@ func TestConsumerJoinMovesOnlyWhatMoves(t *testing.T) {
 // kafka-consumer-protocol.md §3.7 step 3); the coordinator accepts it (the
 // member epoch is current). Without auto-commit nothing is committed.
 func TestConsumerCommitBeforeRevocation(t *testing.T) {
-	tr := consumerTrace(t, consumerTimeline+"faults: [{at: 60s, join: g}]\n")
+	tr := consumerTrace(t, testdataText(t, "consumer-timeline.yaml")+"faults: [{at: 60s, join: g}]\n")
 	answered := map[string]time.Duration{}
 	revokes := 0
 	for _, e := range tr {
@@ -263,7 +246,7 @@ func TestConsumerCommitBeforeRevocation(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, revokes, 3, "the join moves three partitions")
-	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, enable.auto.commit: false}", 1)
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "group.protocol: consumer}", "group.protocol: consumer, enable.auto.commit: false}", 1)
 	for _, e := range consumerTrace(t, src+"faults: [{at: 60s, join: g}]\n") {
 		assert.NotEqual(t, protocol.APIOffsetCommit, e.API, "no commit without auto-commit")
 	}
@@ -276,7 +259,7 @@ func TestConsumerCommitBeforeRevocation(t *testing.T) {
 // epoch and carry on — no member is removed, the group epoch does not
 // move and no partition changes hands.
 func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
-	src := strings.Replace(consumerTimeline, "brokers: 1", "brokers: 3, load.time: 1s", 1) + "faults: [{at: 60s, crash: coordinator, for: 30s}]\n"
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1", "brokers: 3, load.time: 1s", 1) + "faults: [{at: 60s, crash: coordinator, for: 30s}]\n"
 	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	g := res.Summary.Groups[0]
@@ -306,7 +289,7 @@ func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
 // rejoins with the same instance id within the session timeout and gets
 // its assignment back (§2.10): no epoch bump, nothing moves.
 func TestConsumerStaticRollingRestart(t *testing.T) {
-	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
 		"faults: [{at: 60s, rolling-restart: g, interval: 10s, downtime: 2s}]\n"
 	res := run(t, parse(t, src), 1, Options{})
 	require.Empty(t, res.Summary.InvariantViolations)
@@ -324,7 +307,7 @@ func TestConsumerStaticRollingRestart(t *testing.T) {
 // the dead member's 4 partitions move; eager range reassigns all 12 and
 // moves those whose range shifted.
 func TestPartitionsMovedCountsHandovers(t *testing.T) {
-	base := consumerTimeline + "faults: [{at: 60s, crash: g-1}]\n"
+	base := testdataText(t, "consumer-timeline.yaml") + "faults: [{at: 60s, crash: g-1}]\n"
 	for _, tc := range []struct {
 		client string
 		want   int
@@ -348,7 +331,7 @@ func TestPartitionsMovedCountsHandovers(t *testing.T) {
 // (the broker's session timeout + max.poll.interval.ms + 30 s) — no
 // liveness violation, no other violation, over 300 seeds.
 func TestConsumerSwarmSettles(t *testing.T) {
-	src := strings.Replace(strings.Replace(consumerSwarm, "duration: 90s", "duration: 520s", 1), "  from: 10s\n", "  from: 10s\n  until: 60s\n", 1)
+	src := strings.Replace(strings.Replace(testdataText(t, "consumer-swarm.yaml"), "duration: 90s", "duration: 520s", 1), "  from: 10s\n", "  from: 10s\n  until: 60s\n", 1)
 	sc := parse(t, src)
 	seeds := 300
 	if testing.Short() {
@@ -356,9 +339,7 @@ func TestConsumerSwarmSettles(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		res := run(t, sc, seed, Options{})
-		for _, v := range res.Summary.InvariantViolations {
-			t.Fatalf("seed %d: %s at %d ms: %s", seed, v.Checker, v.AtMs, v.Message)
-		}
+		requireNoViolations(t, seed, res, false)
 		g := res.Summary.Groups[0]
 		require.True(t, g.StableAtEnd, "seed %d", seed)
 	}
@@ -369,7 +350,7 @@ func TestConsumerSwarmSettles(t *testing.T) {
 // fatal (kafka-consumer-protocol.md §3.5): that process stops, the others
 // carry on, and the run says so (invalid: a fatal error).
 func TestConsumerGroupMaxSize(t *testing.T) {
-	src := strings.Replace(consumerTimeline, "brokers: 1,", "brokers: 1, group.consumer.max.size: 2,", 1)
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1,", "brokers: 1, group.consumer.max.size: 2,", 1)
 	res := run(t, parse(t, src), 1, Options{})
 	g := res.Summary.Groups[0]
 	require.Len(t, g.FatalErrors, 1)
@@ -384,7 +365,7 @@ func TestConsumerGroupMaxSize(t *testing.T) {
 // Dead after its coordinator moved, and a static member's new id as a
 // stranger).
 func TestConsumerOraclesQuiet(t *testing.T) {
-	src := strings.Replace(strings.Replace(consumerTimeline, "brokers: 1", "brokers: 3", 1), "duration: 140s", "duration: 700s", 1)
+	src := strings.Replace(strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1", "brokers: 3", 1), "duration: 140s", "duration: 700s", 1)
 	src = strings.Replace(src, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1)
 	src += "faults:\n  - {at: 60s, crash: coordinator, for: 30s}\n  - {at: 100s, rolling-restart: g, interval: 10s, downtime: 2s}\n  - {at: 200s, crash: g-2, for: 60s}\n"
 	res, findings, err := RunOracles(parse(t, src), 1, Options{})
@@ -401,7 +382,7 @@ func TestConsumerOraclesQuiet(t *testing.T) {
 // UNRELEASED_INSTANCE_ID, fatal in the client — the reverse of classic
 // static membership (kafka-consumer-protocol.md §2.10, §6 hazard 1).
 func TestConsumerStaticRestartUnreleased(t *testing.T) {
-	src := strings.Replace(consumerTimeline, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
 		"faults: [{at: 60s, restart: g-1}]\n"
 	res := run(t, parse(t, src), 1, Options{})
 	g := res.Summary.Groups[0]

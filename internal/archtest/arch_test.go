@@ -26,10 +26,12 @@ var allowed = map[string][]string{
 	"sim":               {"vtime"},
 	"model/protocol":    {"vtime"},
 	"model/assign":      {"model/protocol"},
-	"model/client":      {"model/protocol", "model/assign", "vtime"},
+	"model/client":      {"model/protocol", "model/assign", "model/client/netclient", "vtime"},
 	"model/coordinator": {"model/protocol", "vtime"},
 	// The consumer group protocol's client and broker sides (KIP-848).
-	"model/client/consumer":       {"model/protocol", "vtime"},
+	"model/client/consumer": {"model/protocol", "model/client/netclient", "vtime"},
+	// The network client both protocols' clients share (NetworkClient).
+	"model/client/netclient":      {"model/protocol"},
 	"model/coordinator/consumer":  {"model/protocol", "model/assign", "vtime"},
 	"scenario":                    {"model/assign", "internal/embedded"},
 	"harness":                     {"internal/atomicfile", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
-	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/model/client/netclient"
 	"github.com/rebalsim/rebalsim/vtime"
 )
 
@@ -87,25 +87,12 @@ type SimOptions struct {
 	HeartbeatWakeCadence bool
 }
 
-// Send is one request the member asks the harness to send.
-type Send struct {
-	Broker int32  // destination broker id
-	Corr   uint64 // correlation id, unique per member; the response carries it back
-	Req    protocol.Request
-	Coord  bool // on the coordinator connection (else the broker's ordinary one)
-}
+// Send is one request the member asks the harness to send (netclient.Send:
+// broker, correlation id unique per member, request, and whether it goes on
+// the coordinator connection).
+type Send = netclient.Send
 
-// Output collects what one call into the model produced, in order. The
-// harness owns the buffer and resets it between calls.
-type Output struct {
-	Sends  []Send
-	Events []protocol.Event
-	Conns  []ConnOp // connections to open or close (netclient.go)
-}
-
-// Reset empties the buffers, keeping capacity.
-func (o *Output) Reset() {
-	o.Sends = o.Sends[:0]
-	o.Events = o.Events[:0]
-	o.Conns = o.Conns[:0]
-}
+// Output collects what one call into the model produced, in order: requests,
+// events, connections to open or close (netclient.Output). The harness owns
+// the buffer and resets it between calls.
+type Output = netclient.Output

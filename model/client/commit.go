@@ -128,8 +128,7 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 		}
 		m.autoCommit.req = req
 	}
-	corr := m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
-	m.net.inflight[len(m.net.inflight)-1].commit = kind
+	corr := m.net.Send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout, reqData{commit: kind, sentGen: m.gen}, netOwner{m})
 	return corr, commitOK
 }
 
@@ -166,7 +165,7 @@ func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) 
 	}
 	m.autoCommit.at = now.Add(m.autoCommitInterval())
 	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
-		m.commitCompleted(now, out, inflight{commit: commitAuto}, res)
+		m.commitCompleted(now, out, inflight{Data: reqData{commit: commitAuto}}, res)
 	}
 }
 
@@ -286,7 +285,7 @@ func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitRes
 
 // commitCompleted runs the listener of a commit's future.
 func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, res commitResult) {
-	switch e.commit {
+	switch e.Data.commit {
 	case commitTask:
 		// AutoCommitTask's callback: reschedule(now + interval), success or not.
 		m.autoCommit.taskBusy = false
@@ -306,7 +305,7 @@ func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, 
 		if res == commitFenced && m.b.asyncJoinPrepareCommit {
 			m.autoCommit.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
 		}
-		m.prepCommitDone(now, e.corr, res)
+		m.prepCommitDone(now, e.Corr, res)
 	case commitClose, commitNone:
 	}
 }
@@ -348,7 +347,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 			m.requestRejoin(out, RejoinCommitFailed)
 		case !m.b.sentGenCheck:
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
-		case !m.generationUnchanged(e.sentGen) && m.state == PreparingRebalance:
+		case !m.generationUnchanged(e.Data.sentGen) && m.state == PreparingRebalance:
 			// RebalanceInProgressException: the member already moved on.
 		default:
 			keep := err == protocol.IllegalGeneration && m.b.illegalGenerationKeepsID
@@ -364,7 +363,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		}
 		return commitFailed
 	case protocol.FencedInstanceID:
-		if m.b.commit010 || !m.generationUnchanged(e.sentGen) {
+		if m.b.commit010 || !m.generationUnchanged(e.Data.sentGen) {
 			return commitFailed // 0.10: unexpected; 2.6+ stale: CommitFailed/RebalanceInProgress
 		}
 		return commitFenced

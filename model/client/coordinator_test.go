@@ -39,7 +39,7 @@ func TestJoinGroupRequestTimeout(t *testing.T) {
 			d.start()
 			d.findCoordinator()
 			d.pop(protocol.APIJoinGroup)
-			require.Equal(t, d.now.Add(c.want), d.m.net.inflight[0].deadline)
+			require.Equal(t, d.now.Add(c.want), d.m.net.Inflight()[0].Deadline)
 			// Just before the deadline nothing happens; at it the request times out.
 			d.advance(c.want - time.Millisecond)
 			require.Empty(t, d.eventsOf(protocol.EvRequestTimeout))
@@ -437,8 +437,8 @@ func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 	hb := d.pop(protocol.APIHeartbeat)
 	d.respond(hb, &protocol.HeartbeatResponse{Error: protocol.NotCoordinator})
 	require.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1)
-	for _, e := range d.m.net.inflight {
-		require.NotEqual(t, protocol.APISyncGroup, e.api, "the SyncGroup failed with the disconnect")
+	for _, e := range d.m.net.Inflight() {
+		require.NotEqual(t, protocol.APISyncGroup, e.API, "the SyncGroup failed with the disconnect")
 	}
 	d.respond(sync, &protocol.SyncGroupResponse{}) // too late: ignored
 	require.NotEqual(t, Stable, d.m.State())
@@ -458,8 +458,7 @@ func TestInFlightRequestsFailedAfterCoordinatorMarkedDead(t *testing.T) {
 func TestLookupCoordinator(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	for _, b := range []int32{0, 1} {
-		c := d.m.connectionFor(b, false)
-		c.attempted, c.lastAttempt, c.backoff = true, 0, 50*time.Millisecond
+		d.m.net.ConnFor(b, false).ForceBackoff(0, 50*time.Millisecond)
 	}
 	d.start()
 	require.Zero(t, d.count(protocol.APIFindCoordinator), "no broker available: the lookup failed at once")

@@ -12,8 +12,9 @@
 // KafkaConsumer.poll, callbacks, maybeLeaveGroup), the heartbeat (heartbeat.go:
 // one small interface, implemented by the HeartbeatThread in hbthread.go and
 // by the 0.9/0.10 HeartbeatTask in hbtask.go, picked once in NewMember),
-// auto-commit (commit.go) and the network client (netclient.go: requests in
-// flight, connections, the network poll). Era switches live in the profile
+// auto-commit (commit.go) and the network client (the shared
+// model/client/netclient package: requests in flight, connections; netclient.go
+// here: the network events waiting for a thread). Era switches live in the profile
 // table (profile.go); each part checks its invariants with one helper
 // (assert.go): a failed check is a violation of the run, never a silently
 // wrong state.
@@ -171,7 +172,7 @@
 //     refresh every metadata.max.age.ms is read from the harness's cluster
 //     metadata, not fetched over the network, and only the leader's
 //     assignment snapshot reacts to it.
-//   - Connections (netclient.go): the least-loaded node is chosen from this
+//   - Connections (model/client/netclient): the least-loaded node is chosen from this
 //     member's own connections (Fetch and metadata connections are not
 //     modelled); there is no max.in.flight cap and no partially written
 //     send; ApiVersions is part of the harness's connection setup and is

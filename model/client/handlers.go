@@ -1,10 +1,6 @@
 package client
 
-import (
-	"slices"
-
-	"github.com/rebalsim/rebalsim/model/protocol"
-)
+import "github.com/rebalsim/rebalsim/model/protocol"
 
 // This file dispatches responses and request failures to the parts that
 // handle them (CoordinatorResponseHandler.onFailure is here; the handlers
@@ -19,20 +15,12 @@ import (
 // whose correlation id is no longer in flight (timed out, disconnected) are
 // ignored, as NetworkClient drops them with the connection.
 func (m *Member) handleResponse(now protocol.Instant, out *Output, corr uint64, resp protocol.Response) {
-	idx := -1
-	for i := range m.net.inflight {
-		if m.net.inflight[i].corr == corr {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
+	e, ok := m.net.Complete(corr)
+	if !ok {
 		return
 	}
-	e := m.net.inflight[idx]
-	m.net.inflight = slices.Delete(m.net.inflight, idx, idx+1)
-	if resp.API() != e.api {
-		m.assertFailed(out, "net", "response "+resp.API().String()+" for a "+e.api.String()+" request")
+	if resp.API() != e.API {
+		m.assertFailed(out, "net", "response "+resp.API().String()+" for a "+e.API.String()+" request")
 		return
 	}
 	switch r := resp.(type) {
@@ -63,18 +51,18 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 	if !disconnect {
 		err = protocol.RequestTimedOut
 	}
-	if disconnect && e.api != protocol.APIFindCoordinator && e.api != protocol.APILeaveGroup {
+	if disconnect && e.API != protocol.APIFindCoordinator && e.API != protocol.APILeaveGroup {
 		m.markCoordinatorUnknown(now, out, deadDisconnect, protocol.None, true)
 	}
-	switch e.api {
+	switch e.API {
 	case protocol.APIFindCoordinator:
-		m.findCoordinatorFailed(now, m.findDone(e.corr, true))
+		m.findCoordinatorFailed(now, m.findDone(e.Corr, true))
 	case protocol.APIJoinGroup:
-		if e.corr == m.join.joinCorr {
+		if e.Corr == m.join.joinCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APISyncGroup:
-		if e.corr == m.join.syncCorr {
+		if e.Corr == m.join.syncCorr {
 			m.failJoin(out, err, failRetriable)
 		}
 	case protocol.APIHeartbeat:

@@ -223,19 +223,19 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 		}
 		outcome = hbReceived
 	case protocol.IllegalGeneration:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
 		} else {
 			outcome = hbReceived
 		}
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinUnknownMemberID)
 		} else {
 			outcome = hbReceived
 		}
 	case protocol.FencedInstanceID:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinFencedInstanceID)
 			outcome = hbFenced
 		} else {

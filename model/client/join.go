@@ -298,7 +298,7 @@ func (m *Member) protocolTypeInconsistent(protocolType string) bool {
 
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
 func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, r *protocol.JoinGroupResponse) {
-	if e.corr != m.join.joinCorr || m.join.status != joinWaiting {
+	if e.Corr != m.join.joinCorr || m.join.status != joinWaiting {
 		return
 	}
 	m.join.joinCorr = 0
@@ -332,7 +332,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 	case protocol.CoordinatorLoadInProgress:
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APIJoinGroup, r.Error, false, RejoinUnknownMemberID)
 		}
 		m.failJoin(out, r.Error, failImmediate)
@@ -442,7 +442,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 
 // handleSyncGroup is SyncGroupResponseHandler.handle (§5.7).
 func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, r *protocol.SyncGroupResponse) {
-	if e.corr != m.join.syncCorr || m.join.status != joinWaiting {
+	if e.Corr != m.join.syncCorr || m.join.status != joinWaiting {
 		return
 	}
 	m.join.syncCorr = 0
@@ -483,12 +483,12 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, false, RejoinUnknownMemberID)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.IllegalGeneration:
-		if m.generationUnchanged(e.sentGen) {
+		if m.generationUnchanged(e.Data.sentGen) {
 			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
 		}
 		m.failJoin(out, r.Error, failImmediate)

@@ -42,7 +42,7 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 	}
 	// disconnectAsync(oldCoordinator): the coordinator connection is closed
 	// and its requests fail at the next poll.
-	if c := m.findConnection(old, true); c != nil {
+	if c := m.net.Conn(old, true); c != nil {
 		m.closeConnection(now, out, c, deadCoordinatorDead, true)
 	}
 }
@@ -91,7 +91,7 @@ func (m *Member) lookupCoordinator(now protocol.Instant, out *Output) {
 // handleFindCoordinator is FindCoordinatorResponseHandler: success records
 // the coordinator and resets the client-side session timer.
 func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e inflight, r *protocol.FindCoordinatorResponse) {
-	current := m.findDone(e.corr, r.Error != protocol.None)
+	current := m.findDone(e.Corr, r.Error != protocol.None)
 	switch r.Error {
 	case protocol.None:
 		m.coord.known = true
@@ -205,14 +205,14 @@ func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
 	if !m.coord.known {
 		return false
 	}
-	c := m.findConnection(m.coord.node, true)
+	c := m.net.Conn(m.coord.node, true)
 	if c == nil {
 		return false
 	}
 	if m.b.coordinator010 {
-		return c.state == connDisconnected && c.attempted
+		return c.Failed()
 	}
-	return c.inBackoff(now)
+	return c.InBackoff(now)
 }
 
 // checkCoordinator is checkAndGetCoordinator: it marks an unavailable

@@ -3,10 +3,10 @@ package client
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/client/netclient"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -119,7 +119,7 @@ func (m *Member) netEvent(now protocol.Instant, q queued, out *Output) {
 // every request in flight to it fails with a DisconnectException, observed by
 // the next thread that polls the network.
 func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
-	m.netEvent(now, queued{kind: qDisconnect, broker: broker, corr: m.net.nextCorr - 1}, out)
+	m.netEvent(now, queued{kind: qDisconnect, broker: broker, corr: m.net.LastCorr()}, out)
 }
 
 // ConnectionClosed tells the member that one of its connections was torn
@@ -301,13 +301,13 @@ func (m *Member) emit(out *Output, ev protocol.Event) {
 	out.Events = append(out.Events, ev)
 }
 
-func brokerName(id int32) string { return strconv.Itoa(int(id)) }
+func brokerName(id int32) string { return netclient.BrokerName(id) }
 
 func (m *Member) stop() {
 	m.stopped = true
 	m.app.phase = appStopped
 	m.hbt.disable()
-	m.net.inflight = m.net.inflight[:0]
+	m.net.Clear()
 	m.net.queue = m.net.queue[:0]
 }
 

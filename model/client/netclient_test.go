@@ -89,8 +89,8 @@ func TestRequestTimeoutClosesTheConnection(t *testing.T) {
 	assert.InDelta(t, 50, disc[0].Count, 10, "reconnect.backoff.ms 50 ms ± 20 % jitter")
 	// The commit in flight on the same connection failed with it: no
 	// request of that connection is left.
-	for _, e := range d.m.net.inflight {
-		assert.False(t, e.coordConn && e.broker == hb.Broker && !e.unsent, "request %v still in flight", e.api)
+	for _, e := range d.m.net.Inflight() {
+		assert.False(t, e.Coord && e.Broker == hb.Broker && !e.Unsent(), "request %v still in flight", e.API)
 	}
 }
 
@@ -127,40 +127,17 @@ func TestConnectionSetupTimeout(t *testing.T) {
 	require.Len(t, disc, 1)
 	assert.Equal(t, "setup-timeout", disc[0].Reason)
 	assert.Equal(t, ConnOp{Broker: 0, AfterSends: 0}, d.popConn(), "the attempt is closed")
-	c := d.m.findConnection(0, false)
+	c := d.m.net.Conn(0, false)
 	require.NotNil(t, c)
-	assert.Equal(t, int32(1), c.failedConn)
+	assert.Equal(t, int32(1), c.FailedConnectAttempts())
 	// The lookup is retried: a new attempt after the reconnect backoff,
 	// with a doubled setup timeout.
 	d.advance(2 * time.Second)
 	again := d.popConn()
 	require.True(t, again.Open)
-	c = d.m.findConnection(again.Broker, false)
-	assert.GreaterOrEqual(t, c.setup, 16*time.Second)
-	assert.LessOrEqual(t, c.setup, 24*time.Second)
-}
-
-// ClusterConnectionStatesTest.testExponentialReconnectBackoff @3.7.0: each
-// disconnect doubles reconnect.backoff.ms (± 20 % jitter) up to
-// reconnect.backoff.max.ms; READY resets it.
-func TestExponentialReconnectBackoff(t *testing.T) {
-	d := newDriver(t, "kafka-3.7")
-	c := d.m.connectionFor(0, true)
-	for k, want := range []time.Duration{50, 100, 200, 400, 800, 1000, 1000} {
-		c.state = connReady
-		d.m.disconnected(d.now, c)
-		want *= time.Millisecond
-		assert.GreaterOrEqual(t, c.backoff, time.Duration(float64(want)*0.8)-time.Millisecond, "attempt %d", k)
-		assert.LessOrEqual(t, c.backoff, min(time.Duration(float64(want)*1.2), time.Second), "attempt %d: capped at the max (3.x)", k)
-	}
-	// 0.10: a fixed reconnect.backoff.ms.
-	d = newDriver(t, "kafka-0.10", func(c *Config) { c.MaxPollInterval = 0; c.RequestTimeout = 40 * time.Second })
-	c = d.m.connectionFor(0, true)
-	for range 4 {
-		c.state = connReady
-		d.m.disconnected(d.now, c)
-		assert.Equal(t, 50*time.Millisecond, c.backoff)
-	}
+	c = d.m.net.Conn(again.Broker, false)
+	assert.GreaterOrEqual(t, c.SetupTimeout(), 16*time.Second)
+	assert.LessOrEqual(t, c.SetupTimeout(), 24*time.Second)
 }
 
 // AbstractCoordinator.checkAndGetCoordinator (3.7.0 ~976-981) with
@@ -170,10 +147,10 @@ func TestExponentialReconnectBackoff(t *testing.T) {
 func TestCoordinatorUnavailableInReconnectBackoff(t *testing.T) {
 	d := newDriver(t, "kafka-3.7")
 	d.stable(tp(0))
-	c := d.m.findConnection(0, true)
+	c := d.m.net.Conn(0, true)
 	require.NotNil(t, c)
-	d.m.disconnected(d.now, c)
-	d.call(func(o *Output) { d.m.checkCoordinator(d.now.Add(c.backoff), o) })
+	d.m.net.Disconnect(d.now, c, netOwner{d.m})
+	d.call(func(o *Output) { d.m.checkCoordinator(d.now.Add(c.Backoff()), o) })
 	assert.Empty(t, d.eventsOf(protocol.EvCoordinatorDead), "the backoff has passed")
 	d.call(func(o *Output) { d.m.checkCoordinator(d.now, o) })
 	dead := d.eventsOf(protocol.EvCoordinatorDead)
@@ -195,7 +172,7 @@ func TestRefusedConnectFailsWaitingRequests(t *testing.T) {
 	d.call(func(o *Output) { d.m.ConnectFailed(d.now, co.Broker, true, o) })
 	d.advance(time.Millisecond)
 	d.assertDisconnectMarked("refused")
-	assert.True(t, d.m.findConnection(0, true).inBackoff(d.now))
+	assert.True(t, d.m.net.Conn(0, true).InBackoff(d.now))
 }
 
 // A connection torn down from below (the broker's process crashed: FIN/RST)

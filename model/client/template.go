@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rebalsim/rebalsim/model/assign"
+	"github.com/rebalsim/rebalsim/model/client/netclient"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -27,8 +28,9 @@ type template struct {
 	lookup      func(string) (assign.Assignor, bool)
 	behaviour   *behaviour
 	cooperative bool
-	era         netEra
-	// scratch is failConnection's list; a nested call takes it and leaves nil.
+	net         netclient.Config
+	// scratch is the network client's list of requests one close fails; a
+	// nested call takes it and leaves nil.
 	scratch []inflight
 }
 
@@ -81,7 +83,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 			coop = false
 		}
 	}
-	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, era: netEraOf(string(cfg.Profile))}, nil
+	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg)}, nil
 }
 
 func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
@@ -93,9 +95,6 @@ func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
 		autoCommit: autoCommitState{at: protocol.Never},
-		// inflight grows on the first sends (a heartbeat and a commit at
-		// once, rarely more) and keeps its capacity.
-		net: netClient{nextCorr: 1},
 	}
 	if t.behaviour.heartbeatTask {
 		m.hbt = &heartbeatTask{m: m, at: protocol.Never}

@@ -315,60 +315,13 @@ func (g *group) supportedByAll(name string) bool {
 	return len(g.members) > 0 && g.supported[name] == len(g.members)
 }
 
-// selectProtocol mirrors GroupMetadata.selectProtocol: candidates are the
-// protocols every member supports; each member votes for its most
-// preferred candidate; most votes wins. Deviation: Kafka breaks a tie by
-// hash-map order (maxBy over a groupBy); here the tie goes to the candidate
-// that comes first in the preference list of the earliest-joined member
-// (deterministic, and what a single-member group would choose).
-//
-// Each member votes once (O(members × protocols) per call, as Kafka's
-// allMemberMetadata.map(_.vote(candidates))); every vote is a candidate,
-// and every candidate is in the first member's list, so the tally is kept
-// by position in that list.
+// selectProtocol mirrors GroupMetadata.selectProtocol (protocol.SelectProtocol,
+// the vote both coordinators share).
 func (g *group) selectProtocol() string {
 	check(len(g.members) > 0, "selectProtocol: no members")
-	first := g.members[0]
-	var small [4]int
-	tally := small[:0]
-	if len(first.protocols) <= len(small) {
-		tally = small[:len(first.protocols)]
-	} else {
-		tally = make([]int, len(first.protocols))
-	}
-	for _, m := range g.members {
-		v := m.vote(g)
-		for i := range first.protocols {
-			if first.protocols[i].Name == v {
-				tally[i]++
-				break
-			}
-		}
-	}
-	var bestName string
-	bestVotes := -1
-	for i := range first.protocols {
-		cand := first.protocols[i].Name
-		if !g.supportedByAll(cand) {
-			continue
-		}
-		if tally[i] > bestVotes {
-			bestName, bestVotes = cand, tally[i]
-		}
-	}
-	check(bestVotes >= 0, "selectProtocol: no common protocol")
-	return bestName
-}
-
-// vote mirrors MemberMetadata.vote: the member's first protocol that every
-// member supports.
-func (m *member) vote(g *group) string {
-	for i := range m.protocols {
-		if g.supportedByAll(m.protocols[i].Name) {
-			return m.protocols[i].Name
-		}
-	}
-	panic("coordinator: vote: member supports no candidate protocol")
+	name := protocol.SelectProtocol(len(g.members), func(i int) []protocol.GroupProtocol { return g.members[i].protocols }, g.supportedByAll)
+	check(name != "", "selectProtocol: no common protocol")
+	return name
 }
 
 // electJoinedLeader mirrors GroupMetadata.maybeElectNewJoinedLeader. If the

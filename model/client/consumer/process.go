@@ -3,9 +3,9 @@ package consumer
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 
+	"github.com/rebalsim/rebalsim/model/client/netclient"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/vtime"
 )
@@ -20,17 +20,29 @@ import (
 // Resume, CatchUp), with ProcOutput as its output, so the harness runs
 // either kind of member in a slot.
 //
+// The network thread's NetworkClient is the classic client's
+// (model/client/netclient, as in Kafka 4.x NetworkClientDelegate sits on
+// the same NetworkClient): one ordinary connection per broker and one
+// coordinator connection, reconnect.backoff(.max).ms with jitter,
+// socket.connection.setup.timeout(.max).ms, FindCoordinator to the
+// least-loaded node, requests waiting unsent while their connection is set
+// up (request.timeout.ms counting from the enqueue), and a request that
+// gets no answer within request.timeout.ms closing its connection and
+// failing every request on it (NetworkClient.handleTimedOutRequests). A
+// heartbeat or commit that fails with a disconnect forgets the coordinator
+// (CoordinatorRequestManager.handleCoordinatorDisconnect); forgetting it
+// closes no connection (CoordinatorRequestManager.markCoordinatorUnknown,
+// unlike the classic AbstractCoordinator's disconnectAsync).
+//
 // Deviations (beside Member's):
-//   - The network layer is simpler than the classic client's NetworkClient
-//     model (netclient.go): one ordinary connection per broker and one
-//     coordinator connection, opened on demand; a failed connect is retried
-//     after reconnect.backoff.ms doubling (±20 %) up to
-//     reconnect.backoff.max.ms; no connection setup timeout (the harness's
-//     TCP model fails a connect to a dead host by itself).
-//   - A request that gets no answer within request.timeout.ms fails and
-//     closes its connection (NetworkClient.handleTimedOutRequests); a
-//     heartbeat failure on the coordinator connection also forgets the
-//     coordinator (CoordinatorRequestManager.markCoordinatorUnknown).
+//   - The member learns of its coordinator when the coordinator connection
+//     is READY, not when FindCoordinator answers, so a heartbeat is never
+//     queued unsent behind a connection being set up; a closed coordinator
+//     connection forgets the coordinator at once, with or without a
+//     request on it.
+//   - A FindCoordinator with no node to go to (every bootstrap broker in
+//     reconnect backoff) waits for the first to leave its backoff, without
+//     the unsent request's own timer.
 //   - Polls are replayed lazily: an idle application loop (not in a
 //     callback, not stuck in a slow poll) polls continuously, so the poll
 //     timer restarts at each network-thread wake-up; a poll that has work
@@ -49,11 +61,14 @@ type Process struct {
 	started, stopped bool
 	fatal            protocol.ErrorCode
 
-	app    appThread      // the application thread's poll loop
-	lookup coordLookup    // CoordinatorRequestManager
-	hb     heartbeatReq   // HeartbeatRequestManager's request in flight
-	commit commitReq      // CommitRequestManager: the commit before revocation
-	net    processNetwork // the network thread's connections
+	app    appThread                  // the application thread's poll loop
+	lookup coordLookup                // CoordinatorRequestManager
+	hb     heartbeatReq               // HeartbeatRequestManager's request in flight
+	commit commitReq                  // CommitRequestManager: the commit before revocation
+	net    netclient.Client[struct{}] // the network thread's NetworkClient
+	netCfg netclient.Config
+	// scratch is the network client's list of requests one close fails.
+	scratch []netclient.Request[struct{}]
 }
 
 // appThread is the application thread of the AsyncKafkaConsumer: its poll
@@ -72,40 +87,29 @@ type appThread struct {
 // coordLookup is the CoordinatorRequestManager: FindCoordinator to the
 // bootstrap brokers in turn, with its backoff, and the coordinator found.
 type coordLookup struct {
-	coord     int32  // the coordinator's broker id, -1 unknown
-	coordUp   bool   // the coordinator connection is READY and the member told
-	findCorr  uint64 // FindCoordinator in flight (0: none)
-	findAt    protocol.Instant
+	coord     int32            // the coordinator's broker id, -1 unknown
+	coordUp   bool             // the coordinator connection is READY and the member told
+	findCorr  uint64           // FindCoordinator in flight (0: none)
 	findRetry protocol.Instant // no FindCoordinator before
 	findTries int32
-	findNext  int // bootstrap broker to ask next (round robin from a seeded start)
-	findTo    int32
+	findNext  int // leastLoadedNode's round-robin position (from a seeded start)
 }
 
 // heartbeatReq is the HeartbeatRequestManager's request in flight (the
 // membership decisions are Member's).
 type heartbeatReq struct {
-	corr   uint64
-	sentAt protocol.Instant
-	leave  bool // the heartbeat in flight is a leave (no answer awaited)
+	corr  uint64
+	leave bool // the heartbeat in flight is a leave (no answer awaited)
 }
 
 // commitReq is the CommitRequestManager's part here: the commit before
 // revocation (auto-commit); the revocation callback waits for it.
 type commitReq struct {
 	corr      uint64
-	at        protocol.Instant
 	heldCB    Callback
 	heldParts []protocol.TopicPartition
 	released  bool // commitDone is handing the held callback over
 	parts     []protocol.TopicPartition
-}
-
-// processNetwork is the network thread's NetworkClient: correlation ids
-// and connections.
-type processNetwork struct {
-	corr  uint64
-	conns []pconn
 }
 
 // Dist draws a duration from an explicit random stream (vtime.Dist: sim's
@@ -115,46 +119,19 @@ type Dist = vtime.Dist
 // Const is a Dist that always returns its value (vtime.Const).
 type Const = vtime.Const
 
-// Send is one request the process asks the harness to send (as the
-// classic client's client.Send): to broker, with a correlation id unique
-// per process, on the coordinator connection or the broker's ordinary one.
-type Send struct {
-	Broker int32
-	Corr   uint64
-	Req    protocol.Request
-	Coord  bool
-}
+// Send is one request the process asks the harness to send (netclient.Send,
+// as the classic client's client.Send): to broker, with a correlation id
+// unique per process, on the coordinator connection or the broker's
+// ordinary one.
+type Send = netclient.Send
 
-// ConnOp asks the harness to open or close a connection (as the classic
-// client's client.ConnOp); AfterSends is how many of Sends precede it.
-type ConnOp struct {
-	Broker     int32
-	Coord      bool
-	Open       bool
-	AfterSends int
-}
+// ConnOp asks the harness to open or close a connection (netclient.ConnOp);
+// AfterSends is how many of Sends precede it.
+type ConnOp = netclient.ConnOp
 
-// ProcOutput collects what one call into a Process produced, in order;
-// the caller owns it and resets it between calls (Reset).
-type ProcOutput struct {
-	Sends  []Send
-	Events []protocol.Event
-	Conns  []ConnOp
-}
-
-// Reset empties the buffers, keeping capacity.
-func (o *ProcOutput) Reset() {
-	o.Sends, o.Events, o.Conns = o.Sends[:0], o.Events[:0], o.Conns[:0]
-}
-
-// pconn is one of the process's connections.
-type pconn struct {
-	broker  int32
-	coord   bool
-	state   uint8 // 0 closed, 1 connecting, 2 ready
-	retryAt protocol.Instant
-	fails   int32
-}
+// ProcOutput collects what one call into a Process produced, in order
+// (netclient.Output); the caller owns it and resets it between calls.
+type ProcOutput = netclient.Output
 
 // ProcessConfig configures a Process.
 type ProcessConfig struct {
@@ -163,9 +140,12 @@ type ProcessConfig struct {
 	RequestTimeout      time.Duration // request.timeout.ms
 	ReconnectBackoff    time.Duration // reconnect.backoff.ms
 	ReconnectBackoffMax time.Duration // reconnect.backoff.max.ms
-	PollInterval        Dist
-	PollTimeout         Dist
-	CallbackTime        Dist
+	// socket.connection.setup.timeout.ms and .max.ms (zero: Kafka's defaults).
+	SocketSetupTimeout    time.Duration
+	SocketSetupTimeoutMax time.Duration
+	PollInterval          Dist
+	PollTimeout           Dist
+	CallbackTime          Dist
 	// AutoCommit is enable.auto.commit: the consumed offsets are committed
 	// before partitions are revoked (the commit before revocation).
 	AutoCommit bool
@@ -176,18 +156,15 @@ func NewProcess(cfg ProcessConfig, rng *rand.Rand) *Process {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
-	if cfg.ReconnectBackoff == 0 {
-		cfg.ReconnectBackoff = 50 * time.Millisecond
-	}
-	if cfg.ReconnectBackoffMax == 0 {
-		cfg.ReconnectBackoffMax = time.Second
-	}
+	netCfg := netclient.Config{Era: netclient.AsyncEra(), ReconnectBackoff: cfg.ReconnectBackoff, ReconnectBackoffMax: cfg.ReconnectBackoffMax,
+		SocketSetupTimeout: cfg.SocketSetupTimeout, SocketSetupTimeoutMax: cfg.SocketSetupTimeoutMax}
+	netCfg.ApplyDefaults()
 	for _, d := range []*Dist{&cfg.PollInterval, &cfg.PollTimeout, &cfg.CallbackTime} {
 		if *d == nil {
 			*d = Const(0)
 		}
 	}
-	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), lookup: coordLookup{coord: -1},
+	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), lookup: coordLookup{coord: -1}, netCfg: netCfg,
 		app: appThread{lastPoll: protocol.Never, pollAt: protocol.Never, cbEnd: protocol.Never}}
 	if n := len(cfg.Brokers); n > 0 {
 		p.lookup.findNext = rng.IntN(n)
@@ -294,9 +271,8 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 			}
 			continue
 		}
-		p.net.corr++
-		out.Sends = append(out.Sends, Send{Broker: p.lookup.coord, Corr: p.net.corr, Req: &r, Coord: true})
-		p.hb.corr, p.hb.sentAt, p.hb.leave = p.net.corr, now, leave
+		p.hb.corr = p.net.Send(now, out, p.lookup.coord, true, &r, p.cfg.RequestTimeout, struct{}{}, procOwner{p})
+		p.hb.leave = leave
 	}
 	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.lookup.coordUp && p.lookup.coord >= 0 && !p.commit.released {
 		// AbstractMembershipManager.revokeAndAssign: with auto-commit on,
@@ -305,14 +281,13 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 		// (kafka-consumer-protocol.md §3.7 step 3). The callback waits for
 		// the commit's answer; a failed commit is logged and the
 		// reconciliation goes on.
-		p.net.corr++
-		p.commit.corr, p.commit.at = p.net.corr, now
 		p.commit.heldCB, p.commit.heldParts = p.mo.Callback, p.mo.CallbackParts
 		p.commit.parts = slices.Clone(p.m.Owned())
-		out.Sends = append(out.Sends, Send{Broker: p.lookup.coord, Corr: p.net.corr, Coord: true,
-			Req: &protocol.OffsetCommitRequest{GroupID: p.cfg.Member.GroupID, GenerationID: p.m.Epoch(), MemberID: p.m.ID(),
-				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commit.parts}})
 		p.mo.Callback = NoCallback
+		p.commit.corr = p.net.Send(now, out, p.lookup.coord, true,
+			&protocol.OffsetCommitRequest{GroupID: p.cfg.Member.GroupID, GenerationID: p.m.Epoch(), MemberID: p.m.ID(),
+				GroupInstanceID: p.cfg.Member.InstanceID, Partitions: p.commit.parts},
+			p.cfg.RequestTimeout, struct{}{}, procOwner{p})
 	}
 	if p.mo.Callback != NoCallback {
 		p.app.cb, p.app.cbParts = p.mo.Callback, p.mo.CallbackParts
@@ -345,120 +320,68 @@ func (p *Process) TickHeartbeat(now protocol.Instant, out *ProcOutput) {
 	p.network(now, out)
 }
 
-// network is one network-thread pass: request timeouts, coordinator
-// discovery, the heartbeat request manager.
+// network is one network-thread pass: request and connection timeouts
+// (NetworkClient.poll), coordinator discovery, the heartbeat request
+// manager.
 func (p *Process) network(now protocol.Instant, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
 	p.idlePoll(now)
-	if p.hb.corr != 0 && !p.hb.leave && now >= p.hb.sentAt.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIConsumerGroupHeartbeat, ReqCorr: p.hb.corr})
-		p.hb.corr = 0
-		p.closeConn(now, out, p.lookup.coord, true)
-		p.coordDead(now, out, protocol.DeadRequestTimeout, protocol.None)
-		p.m.Failed(now, true)
-	}
-	if p.commit.corr != 0 && now >= p.commit.at.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIOffsetCommit, ReqCorr: p.commit.corr})
-		p.commitDone(now, out)
-	}
-	if p.lookup.findCorr != 0 && now >= p.lookup.findAt.Add(p.cfg.RequestTimeout) {
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvRequestTimeout, Node: p.cfg.Member.Name, API: protocol.APIFindCoordinator, ReqCorr: p.lookup.findCorr})
-		p.lookup.findCorr = 0
-		p.findFailed(now)
+	p.net.HandleTimeouts(now, out, procOwner{p})
+	if p.stopped {
+		return
 	}
 	if p.lookup.coord < 0 && p.lookup.findCorr == 0 && now >= p.lookup.findRetry {
 		p.find(now, out)
 	}
 	if p.lookup.coord >= 0 && !p.lookup.coordUp {
-		p.connect(now, out, p.lookup.coord, true)
+		if c := p.net.Conn(p.lookup.coord, true); c != nil && c.State() == netclient.Ready {
+			p.coordReady(now, out) // still open from before (forgetting closes nothing)
+		} else {
+			p.net.TryConnect(now, out, p.lookup.coord, true, procOwner{p})
+		}
 	}
 	p.m.Tick(now, &p.mo)
 	p.drain(now, out)
 	if p.lookup.coordUp && !p.m.CoordinatorKnown() {
 		// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE: look it up again.
-		p.coordDead(now, out, protocol.DeadErrorResponse, protocol.NotCoordinator)
+		p.coordDead(out, protocol.DeadErrorResponse, protocol.NotCoordinator)
 		p.network(now, out)
 	}
 }
 
-func (p *Process) peek(broker int32, coord bool) *pconn {
-	for i := range p.net.conns {
-		if p.net.conns[i].broker == broker && p.net.conns[i].coord == coord {
-			return &p.net.conns[i]
-		}
-	}
-	return nil
-}
-
-func (p *Process) conn(broker int32, coord bool) *pconn {
-	for i := range p.net.conns {
-		if p.net.conns[i].broker == broker && p.net.conns[i].coord == coord {
-			return &p.net.conns[i]
-		}
-	}
-	p.net.conns = append(p.net.conns, pconn{broker: broker, coord: coord})
-	return &p.net.conns[len(p.net.conns)-1]
-}
-
-// connect opens a connection unless it is open, opening or backing off.
-func (p *Process) connect(now protocol.Instant, out *ProcOutput, broker int32, coord bool) bool {
-	c := p.conn(broker, coord)
-	if c.state == 2 {
-		return true
-	}
-	if c.state == 0 && now >= c.retryAt {
-		c.state = 1
-		out.Conns = append(out.Conns, ConnOp{Broker: broker, Coord: coord, Open: true, AfterSends: len(out.Sends)})
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvConnect, Node: p.cfg.Member.Name, Peer: brokerName(broker), Detail: connDetail(coord), Count: c.fails})
-	}
-	return false
-}
-
-func (p *Process) closeConn(now protocol.Instant, out *ProcOutput, broker int32, coord bool) {
-	c := p.conn(broker, coord)
-	if c.state == 0 {
-		return
-	}
-	c.state = 0
-	out.Conns = append(out.Conns, ConnOp{Broker: broker, Coord: coord, Open: false, AfterSends: len(out.Sends)})
-}
-
-// find sends FindCoordinator to the next bootstrap broker with a ready
-// connection, or opens one.
+// find is CoordinatorRequestManager.makeFindCoordinatorRequest: an
+// unsent request with no node, which NetworkClientDelegate.doSend sends to
+// the least-loaded node (opening its connection if needed; waiting unsent
+// while it is set up).
 func (p *Process) find(now protocol.Instant, out *ProcOutput) {
 	if len(p.cfg.Brokers) == 0 {
 		return
 	}
-	b := p.cfg.Brokers[p.lookup.findNext%len(p.cfg.Brokers)]
-	if !p.connect(now, out, b, false) {
-		return
+	b := p.net.LeastLoadedNode(now, p.cfg.Brokers, p.lookup.findNext)
+	p.lookup.findNext++
+	if b < 0 {
+		return // every broker in reconnect backoff: retried when one leaves it
 	}
-	p.net.corr++
-	p.lookup.findCorr, p.lookup.findAt, p.lookup.findTo = p.net.corr, now, b
-	out.Sends = append(out.Sends, Send{Broker: b, Corr: p.net.corr, Req: &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID}})
+	p.lookup.findCorr = p.net.Send(now, out, b, false, &protocol.FindCoordinatorRequest{Key: p.cfg.Member.GroupID},
+		p.cfg.RequestTimeout, struct{}{}, procOwner{p})
 }
 
 func (p *Process) findFailed(now protocol.Instant) {
 	p.lookup.findTries++
-	p.lookup.findNext++
 	p.lookup.findRetry = now.Add(protocol.RetryBackoff(p.cfg.Member.RetryBackoff, p.cfg.Member.RetryBackoffMax, p.lookup.findTries-1, p.rng))
 }
 
-// coordDead is markCoordinatorUnknown: the coordinator is forgotten and
-// looked up again.
-func (p *Process) coordDead(now protocol.Instant, out *ProcOutput, why protocol.DeadReason, err protocol.ErrorCode) {
+// coordDead is CoordinatorRequestManager.markCoordinatorUnknown: the
+// coordinator is forgotten and looked up again; its connection stays open.
+func (p *Process) coordDead(out *ProcOutput, why protocol.DeadReason, err protocol.ErrorCode) {
 	if p.lookup.coord < 0 {
 		return
 	}
 	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorDead, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID,
-		Reason: protocol.DeadReasonText(why, err), Dead: why, DeadErr: err, Peer: brokerName(p.lookup.coord), Gen: p.m.Epoch()})
-	if why != protocol.DeadDisconnect && why != protocol.DeadRequestTimeout {
-		p.closeConn(now, out, p.lookup.coord, true)
-	}
+		Reason: protocol.DeadReasonText(why, err), Dead: why, DeadErr: err, Peer: netclient.BrokerName(p.lookup.coord), Gen: p.m.Epoch()})
 	p.lookup.coord, p.lookup.coordUp = -1, false
-	p.hb.corr = 0
 	p.m.CoordinatorUnknown()
 }
 
@@ -466,6 +389,9 @@ func (p *Process) coordDead(now protocol.Instant, out *ProcOutput, why protocol.
 func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *ProcOutput) {
 	if p.stopped {
 		return
+	}
+	if _, ok := p.net.Complete(corr); !ok {
+		return // timed out or disconnected: NetworkClient dropped it
 	}
 	switch r := resp.(type) {
 	case *protocol.FindCoordinatorResponse:
@@ -479,7 +405,7 @@ func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp pro
 		}
 		p.lookup.findTries = 0
 		p.lookup.coord = r.NodeID
-		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorFound, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID, Peer: brokerName(r.NodeID), Gen: p.m.Epoch()})
+		out.Events = append(out.Events, protocol.Event{Kind: protocol.EvCoordinatorFound, Node: p.cfg.Member.Name, Group: p.cfg.Member.GroupID, Peer: netclient.BrokerName(r.NodeID), Gen: p.m.Epoch()})
 	case *protocol.OffsetCommitResponse:
 		if corr != p.commit.corr {
 			return
@@ -497,59 +423,57 @@ func (p *Process) Step(now protocol.Instant, broker int32, corr uint64, resp pro
 	p.network(now, out)
 }
 
-// Connected: a connection the process asked for is READY.
+// Connected: a connection the process asked for is READY; its unsent
+// requests leave.
 func (p *Process) Connected(now protocol.Instant, broker int32, coord bool, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
-	c := p.conn(broker, coord)
-	c.state, c.fails = 2, 0
-	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvConnected, Node: p.cfg.Member.Name, Peer: brokerName(broker), Detail: connDetail(coord)})
-	if coord && broker == p.lookup.coord {
-		p.lookup.coordUp = true
-		p.m.CoordinatorFound(now, &p.mo)
-		p.drain(now, out)
+	p.net.Connected(now, out, broker, coord, procOwner{p})
+	if coord && broker == p.lookup.coord && !p.lookup.coordUp {
+		if c := p.net.Conn(broker, true); c != nil && c.State() == netclient.Ready {
+			p.coordReady(now, out)
+		}
 	}
 	p.network(now, out)
 }
 
-// ConnectFailed: a connect attempt failed; retry after the reconnect backoff.
+// coordReady: the coordinator connection is READY; the member may
+// heartbeat.
+func (p *Process) coordReady(now protocol.Instant, out *ProcOutput) {
+	p.lookup.coordUp = true
+	p.m.CoordinatorFound(now, &p.mo)
+	p.drain(now, out)
+}
+
+// ConnectFailed: a connect attempt failed (refused, or the SYNs went
+// unanswered): its requests fail as disconnects; the connection is in
+// reconnect backoff.
 func (p *Process) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
-	p.down(now, out, broker, coord, "refused")
+	p.net.ConnectFailed(now, out, broker, coord, procOwner{p})
+	p.down(out, broker, coord)
 	p.network(now, out)
 }
 
-// ConnectionClosed: the peer closed or reset a connection.
+// ConnectionClosed: the peer closed or reset a connection, or the kernel
+// gave up retransmitting: its requests fail as disconnects.
 func (p *Process) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *ProcOutput) {
 	if p.stopped {
 		return
 	}
-	p.down(now, out, broker, coord, why)
+	p.net.RemoteDisconnect(now, out, broker, coord, why, procOwner{p})
+	p.down(out, broker, coord)
 	p.network(now, out)
 }
 
-func (p *Process) down(now protocol.Instant, out *ProcOutput, broker int32, coord bool, why string) {
-	c := p.conn(broker, coord)
-	c.fails++
-	bo := protocol.ExponentialBackoff(p.cfg.ReconnectBackoff, p.cfg.ReconnectBackoffMax, c.fails-1, p.rng, true)
-	c.state, c.retryAt = 0, now.Add(bo)
-	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvDisconnected, Node: p.cfg.Member.Name, Peer: brokerName(broker), Reason: why, Detail: connDetail(coord), Count: int32(bo.Milliseconds())})
-	if !coord && p.lookup.findCorr != 0 && broker == p.lookup.findTo {
-		p.lookup.findCorr = 0
-		p.findFailed(now)
-	}
-	if coord && broker == p.lookup.coord && p.commit.corr != 0 {
-		p.commitDone(now, out)
-	}
+// down: the coordinator connection is gone, so the coordinator is
+// forgotten even with no request on it (a deviation: see Process).
+func (p *Process) down(out *ProcOutput, broker int32, coord bool) {
 	if coord && broker == p.lookup.coord {
-		inflight := p.hb.corr != 0 && !p.hb.leave
-		p.coordDead(now, out, protocol.DeadDisconnect, protocol.None)
-		if inflight {
-			p.m.Failed(now, true)
-		}
+		p.coordDead(out, protocol.DeadDisconnect, protocol.None)
 	}
 }
 
@@ -602,47 +526,90 @@ func (p *Process) NextHeartbeatDeadline() protocol.Instant {
 	if p.stopped {
 		return protocol.Never
 	}
-	d := p.m.NextDeadline()
-	if p.hb.corr != 0 && !p.hb.leave {
-		d = min(d, p.hb.sentAt.Add(p.cfg.RequestTimeout))
-	}
-	if p.lookup.findCorr != 0 {
-		d = min(d, p.lookup.findAt.Add(p.cfg.RequestTimeout))
-	}
-	if p.commit.corr != 0 {
-		d = min(d, p.commit.at.Add(p.cfg.RequestTimeout))
-	}
+	d := min(p.m.NextDeadline(), p.net.NextDeadline(&p.netCfg))
 	if p.lookup.coord < 0 && p.lookup.findCorr == 0 && len(p.cfg.Brokers) > 0 {
-		// The next FindCoordinator: after its backoff, on a connection
-		// that is ready or may be opened (a connecting one reports back).
-		if c := p.peek(p.cfg.Brokers[p.lookup.findNext%len(p.cfg.Brokers)], false); c == nil || c.state != 1 {
-			at := p.lookup.findRetry
-			if c != nil && c.state == 0 {
-				at = max(at, c.retryAt)
-			}
-			d = min(d, at)
+		// The next FindCoordinator: after its backoff, when a broker is
+		// out of reconnect backoff.
+		at := p.lookup.findRetry
+		if p.net.LeastLoadedNode(at, p.cfg.Brokers, p.lookup.findNext) < 0 {
+			at = max(at, p.net.NextReconnect(at, p.cfg.Brokers))
 		}
+		d = min(d, at)
 	}
 	if p.lookup.coord >= 0 && !p.lookup.coordUp {
-		if c := p.peek(p.lookup.coord, true); c == nil || c.state == 0 {
-			at := protocol.Instant(0)
-			if c != nil {
-				at = c.retryAt
-			}
-			d = min(d, at)
+		// The coordinator connection: open it when out of backoff (a
+		// connecting one reports back).
+		if c := p.net.Conn(p.lookup.coord, true); c == nil {
+			d = 0
+		} else if c.State() != netclient.Connecting {
+			d = min(d, c.ReconnectAt())
 		}
 	}
 	return d
 }
 
-// brokerName is a broker's id as the classic client's events carry it.
-func brokerName(id int32) string { return strconv.Itoa(int(id)) }
+// procOwner is the process as its network client's netclient.Owner.
+type procOwner struct{ p *Process }
 
-func connDetail(coord bool) string {
-	if coord {
-		return "coordinator"
+func (o procOwner) Net() *netclient.Config                  { return &o.p.netCfg }
+func (o procOwner) Rand() *rand.Rand                        { return o.p.rng }
+func (o procOwner) Stopped() bool                           { return o.p.stopped }
+func (o procOwner) Scratch() *[]netclient.Request[struct{}] { return &o.p.scratch }
+
+// Invariant reports a broken invariant as the classic client's
+// assertFailed does (the harness turns it into a violation) and stops the
+// process.
+func (o procOwner) Invariant(out *ProcOutput, msg string) {
+	out.Events = append(out.Events, protocol.Event{Kind: protocol.EvAssertFailed, Node: o.p.cfg.Member.Name, Detail: "net: " + msg})
+	o.p.fatal, o.p.stopped = protocol.UnknownServerError, true
+}
+func (o procOwner) Emit(out *ProcOutput, ev protocol.Event) {
+	ev.Node = o.p.cfg.Member.Name
+	out.Events = append(out.Events, ev)
+}
+
+// TimedOut: a heartbeat or commit that timed out on the coordinator
+// connection forgets the coordinator with cause request-timeout (the
+// DisconnectException that follows would say disconnect).
+func (o procOwner) TimedOut(_ protocol.Instant, out *ProcOutput, e netclient.Request[struct{}]) {
+	if e.Coord && e.Broker == o.p.lookup.coord {
+		o.p.coordDead(out, protocol.DeadRequestTimeout, protocol.None)
 	}
-	return "node"
+}
+
+// Failed is the request managers' onFailure: FindCoordinator backs off
+// (CoordinatorRequestManager.onFailedResponse); a heartbeat retries after
+// its backoff and a commit before revocation ends (the reconciliation goes
+// on); a disconnect of either forgets the coordinator
+// (handleCoordinatorDisconnect).
+func (o procOwner) Failed(now protocol.Instant, out *ProcOutput, e netclient.Request[struct{}], disconnect bool) {
+	p := o.p
+	switch e.API {
+	case protocol.APIFindCoordinator:
+		if e.Corr == p.lookup.findCorr {
+			p.lookup.findCorr = 0
+			p.findFailed(now)
+		}
+	case protocol.APIConsumerGroupHeartbeat:
+		if e.Corr != p.hb.corr {
+			return
+		}
+		p.hb.corr = 0
+		if disconnect && e.Broker == p.lookup.coord {
+			p.coordDead(out, protocol.DeadDisconnect, protocol.None)
+		}
+		if !p.hb.leave {
+			p.m.Failed(now, true)
+		}
+	case protocol.APIOffsetCommit:
+		if e.Corr != p.commit.corr {
+			return
+		}
+		if disconnect && e.Broker == p.lookup.coord {
+			p.coordDead(out, protocol.DeadDisconnect, protocol.None)
+		}
+		p.commitDone(now, out)
+	}
 }
 
 // commitDone ends the commit before revocation (answered, failed or timed

@@ -520,44 +520,17 @@ func (c *Coordinator) downgrade(g *Group, leaving []*Member, out *Output) {
 	out.Downgrade = cg
 }
 
-// selectProtocol is ClassicGroup.selectProtocol: among the protocols every
-// member supports, the one most members list first (ties: the first
-// member's preference order).
+// selectProtocol is ClassicGroup.selectProtocol (protocol.SelectProtocol,
+// the vote both coordinators share).
 func selectProtocol(ms []ClassicMember) string {
-	if len(ms) == 0 {
-		return ""
-	}
-	var cands []string
-	for _, p := range ms[0].Protocols {
-		all := true
-		for _, m := range ms[1:] {
-			if !slices.ContainsFunc(m.Protocols, func(q protocol.GroupProtocol) bool { return q.Name == p.Name }) {
-				all = false
-				break
-			}
-		}
-		if all {
-			cands = append(cands, p.Name)
-		}
-	}
-	best, bestN := "", -1
-	for _, name := range cands {
-		n := 0
+	return protocol.SelectProtocol(len(ms), func(i int) []protocol.GroupProtocol { return ms[i].Protocols }, func(name string) bool {
 		for _, m := range ms {
-			for _, q := range m.Protocols {
-				if slices.Contains(cands, q.Name) {
-					if q.Name == name {
-						n++
-					}
-					break
-				}
+			if !slices.ContainsFunc(m.Protocols, func(q protocol.GroupProtocol) bool { return q.Name == name }) {
+				return false
 			}
 		}
-		if n > bestN {
-			best, bestN = name, n
-		}
-	}
-	return best
+		return true
+	})
 }
 
 func (c *Coordinator) emitRemoved(g *Group, m *Member, why string, out *Output) {
