@@ -155,29 +155,36 @@ type slot struct {
 	name   string
 	group  int32 // index in world.groups
 	cohort int32 // index in the group's cohorts: whose client config and workload the process runs
-	index  int32
 	inc    uint32
+	alive  bool // a process exists (started, not crashed, not closed)
+	paused bool
 	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
 	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
 	links  []link           // the process's connections (newest per broker and channel)
 	buf    []held           // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
-	// metrics
-	aliveSince sim.Instant
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
+	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
+	// the slot's processes; the fields above are the process's wiring.
+	slotMetrics
+	// 216 bytes (208 before set; issue 15, memory per member;
+	// TestSlotSize): mind the padding when adding fields.
+}
+
+// slotMetrics is the measuring half of a slot: what the metrics and the
+// observation classifier know of its processes. Nothing in it drives the
+// simulation.
+type slotMetrics struct {
+	aliveSince sim.Instant // when the current process started (aliveSeconds)
 	owned      []protocol.TopicPartition
 	settledGen int32                // generation at which the member last completed onJoinComplete while STABLE; -1 none
 	coordSeen  int32                // broker the client last found as coordinator; -1 none
 	leaveInc   uint32               // incarnation of lastLeave
-	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc
-	alive      bool                 // a process exists (started, not crashed, not closed)
-	paused     bool
-	confirmed  bool // answered by the new coordinator since a failover (metrics)
-	// set is the client change a rolling restart's `set:` made for this
-	// slot's later processes (migration.go); nil: the cohort's config.
-	set *scenario.ClientChange
-	// 216 bytes (208 before set; issue 15, memory per member): mind the
-	// padding when adding fields.
+	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc (classifyRemoval)
+	confirmed  bool                 // answered by the new coordinator since a failover
 }
 
 type broker struct {
@@ -401,7 +408,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		gi := len(w.groups) - 1
 		last := len(gs.cohorts) - 1
 		newSlot := func(ci, i int) *slot {
-			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), index: int32(i), settledGen: -1, coordSeen: -1}
+			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), slotMetrics: slotMetrics{settledGen: -1, coordSeen: -1}}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
 			gs.slots = append(gs.slots, len(w.slots))
 			w.slots = append(w.slots, s)
