@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -317,6 +318,6 @@ func lastFaultEnd(sc *scenario.Scenario, faults []scenario.Fault) time.Duration 
 // violationEvent is the violating event as one trace line (docs/TRACE.md),
 // without the newline.
 func violationEvent(e *TraceEvent) string {
-	b := appendJSON(nil, e)
+	b := tracing.AppendJSON(nil, e)
 	return string(b[:len(b)-1])
 }

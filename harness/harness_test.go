@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -173,24 +172,6 @@ func TestLazyPollsMatchEager(t *testing.T) {
 				assert.Equal(t, eager, lazy, "seed %d", seed)
 			}
 		})
-	}
-}
-
-// parse reads a test scenario. Test scenarios assert exact instants, so
-// they run with timing: exact unless they say otherwise.
-func parse(t testing.TB, src string) *scenario.Scenario {
-	t.Helper()
-	sc, err := scenario.Parse("test.yaml", []byte(src))
-	require.NoError(t, err)
-	exactUnlessSaid(sc, src)
-	return sc
-}
-
-// exactUnlessSaid sets timing: exact on a test scenario that does not
-// choose its timing.
-func exactUnlessSaid(sc *scenario.Scenario, src string) {
-	if !strings.Contains(src, "timing:") {
-		sc.Timing = scenario.TimingExact
 	}
 }
 

@@ -21,22 +21,6 @@ import (
 // retransmitted at t + 202 ms · (2^k − 1): 0.202, 0.606, 1.414, 3.03,
 // 6.262, 12.726, 25.654 s.
 
-const netTimelineTmpl = `
-name: net-timeline
-duration: 150s
-coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
-network: {latency: 1ms}
-topics: [{name: t, partitions: 6}]
-groups:
-  - id: g
-    members: 3
-    subscribe: [t]
-    client: {profile: kafka-3.x, session.timeout.ms: %d}
-    start: {at: 0s, stagger: 10ms}
-faults:
-  - %s
-`
-
 func netTimeline(t *testing.T, brokers, session int, fault string) []TraceEvent {
 	t.Helper()
 	return run(t, parse(t, fmt.Sprintf(netTimelineTmpl, brokers, session, fault)), 1, Options{KeepTrace: true}).Trace
@@ -161,35 +145,6 @@ func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 		assert.Equal(t, hb.At+sim.Instant(30*time.Second), dead.At, "%s: the first heartbeat into the silence times out", m)
 	}
 	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
-}
-
-// simrun explain names the TCP chain: the heartbeat transmissions lost to
-// the partition and retransmitted, the session timer, the connection the
-// member closed.
-func TestExplainNamesTheTCPChain(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, partition: [g-1, coordinator], for: 20s}"))
-	res := run(t, sc, 1, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, res.Observations, "g-1")
-	var ev, dead *Explanation
-	for i := range xs {
-		switch {
-		case xs[i].Kind == "eviction" && ev == nil:
-			ev = &xs[i]
-		case xs[i].Kind == "coordinator-dead" && dead == nil:
-			dead = &xs[i]
-		}
-	}
-	require.NotNil(t, ev)
-	require.NotNil(t, dead)
-	text := ev.String()
-	assert.Contains(t, text, "tcp: Heartbeat request g-1→broker-0")
-	assert.Contains(t, text, "transmission lost (partition)")
-	assert.Contains(t, text, "fault partition g-1|coordinator at 60.000 s")
-	assert.True(t, ev.False)
-	text = dead.String()
-	assert.Contains(t, text, "connection to broker-0 (coordinator) closed")
-	assert.Contains(t, text, "session timer")
-	assert.True(t, dead.False)
 }
 
 // A member's host goes silent for 60 s (no FIN: the broker learns nothing)

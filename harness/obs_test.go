@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,54 +20,6 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
-
-// small is a two-member group on one broker with constant latency, so the
-// instants in the trace are easy to read; faults are appended.
-const small = `
-name: obs
-duration: %s
-seed: 3
-coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 1000}
-network: {latency: 1ms}
-topics: [{name: t, partitions: 4}]
-groups:
-  - id: g
-    members: 2
-    subscribe: [t]
-    client: {profile: kafka-3.x, session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
-    workload: {poll.interval: 500ms, poll.timeout: 500ms}
-    start: {at: 0s, stagger: 100ms}
-faults:
-%s`
-
-func parseSmall(t testing.TB, duration string, brokers int, faults string) *scenario.Scenario {
-	t.Helper()
-	if faults == "" {
-		faults = "  []\n"
-	}
-	src := fmt.Sprintf(small, duration, brokers, faults)
-	sc, err := scenario.Parse("obs.yaml", []byte(src))
-	require.NoError(t, err)
-	exactUnlessSaid(sc, src)
-	return sc
-}
-
-// find returns the events matching pred.
-func find(tr []TraceEvent, pred func(e *TraceEvent) bool) []TraceEvent {
-	var out []TraceEvent
-	for i := range tr {
-		if pred(&tr[i]) {
-			out = append(out, tr[i])
-		}
-	}
-	return out
-}
-
-func kindOf(k protocol.EventKind, node string) func(e *TraceEvent) bool {
-	return func(e *TraceEvent) bool { return e.Kind == k && (node == "" || e.Node == node) }
-}
-
-func secs(a sim.Instant) float64 { return float64(a) / 1e9 }
 
 // TestMetricsCrashByHand: unowned partition-seconds after a crash = the
 // startup part (4 partitions unowned from the first start until the first
@@ -401,38 +352,6 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 	assert.Empty(t, w.viol)
 }
 
-// allFaults uses every fault kind, the extensions and a swarm.
-const allFaults = `  - {at: 20s, crash: g-1}
-  - {at: 25s, restart: g-1}
-  - {at: 40s, pause: g-0, for: 4s}
-  - {at: 50s, slow-poll: g-1, for: 2s}
-  - {at: 60s, partition: [g-1, coordinator], for: 3s}
-  - {at: 70s, partition: [coordinator, g-0], for: 3s, direction: one-way}
-  - {at: 80s, loss: 0.2, for: 5s}
-  - {at: 90s, latency: {dist: uniform, min: 50ms, max: 150ms}, for: 5s}
-  - {at: 100s, coordinator-failover: g}
-  - {at: 110s, leave: g-0}
-  - {at: 115s, join: g}
-  - {at: 130s, rolling-restart: g, interval: 5s, downtime: 1s}
-  - {at: 150s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 4s}
-  - {at: 160s, filter: {api: SyncGroup, direction: response, action: delay, delay: 300ms}, for: 20s}
-swarm:
-  until: 200s
-  crash: 1
-  crash.downtime: 2s
-  pause: 1
-  pause.for: {dist: uniform, min: 100ms, max: 3s}
-  partition: 0.5
-  partition.for: 2s
-  loss: 0.5
-  loss.probability: 0.1
-  loss.for: 3s
-  latency: 0.5
-  latency.value: 30ms
-  latency.for: 3s
-  coordinator-failover: 0.3
-`
-
 // TestSameSeedSameTraceEveryFault: with every fault kind active, the same
 // seed gives the same trace, byte for byte, and another seed another one.
 func TestSameSeedSameTraceEveryFault(t *testing.T) {
@@ -496,112 +415,6 @@ func TestSwarmSchedule(t *testing.T) {
 	assert.Less(t, crashes, 40)
 	sc.Swarm.Crash = 0.5
 	assert.Equal(t, pauses(a), pauses(SwarmFaults(sc, 5)), "pauses do not depend on the crash rate")
-}
-
-// TestPerfettoWellFormed: the Perfetto JSON parses; every member-state
-// change is a slice (B) on the member's track; B/E nest per track with
-// non-decreasing time; every flow start has exactly one finish.
-func TestPerfettoWellFormed(t *testing.T) {
-	sc := parseSmall(t, "400s", 3, allFaults)
-	res := run(t, sc, 11, Options{KeepTrace: true})
-	var buf bytes.Buffer
-	require.NoError(t, WritePerfetto(&buf, res.Trace, res.Observations))
-	var doc struct {
-		TraceEvents []struct {
-			Ph   string  `json:"ph"`
-			Pid  int     `json:"pid"`
-			Tid  int     `json:"tid"`
-			Ts   float64 `json:"ts"`
-			Name string  `json:"name"`
-			Cat  string  `json:"cat"`
-			ID   uint64  `json:"id"`
-			Args struct {
-				Name string `json:"name"`
-			} `json:"args"`
-		} `json:"traceEvents"`
-	}
-	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
-	type track struct{ pid, tid int }
-	names := map[track]string{}
-	depth := map[track]int{}
-	last := map[track]float64{}
-	flows := map[uint64][2]int{}
-	stateSlices := map[string]int{}
-	for _, e := range doc.TraceEvents {
-		k := track{e.Pid, e.Tid}
-		switch e.Ph {
-		case "M":
-			if e.Name == "thread_name" {
-				names[k] = e.Args.Name
-			}
-		case "B", "E":
-			require.GreaterOrEqual(t, e.Ts, last[k], "time goes forward on track %v", k)
-			last[k] = e.Ts
-			if e.Ph == "B" {
-				depth[k]++
-				require.Equal(t, 1, depth[k], "one state slice at a time on %v", k)
-				if e.Cat == "member-state" && e.Args.Name == "" {
-					stateSlices[names[k]]++
-				}
-			} else {
-				depth[k]--
-				require.Zero(t, depth[k], "E without B on %v", k)
-			}
-		case "s":
-			f := flows[e.ID]
-			f[0]++
-			flows[e.ID] = f
-		case "f":
-			f := flows[e.ID]
-			f[1]++
-			flows[e.ID] = f
-		}
-	}
-	for k, d := range depth {
-		assert.Zero(t, d, "every B has its E on %v", k)
-	}
-	for id, f := range flows {
-		assert.Equal(t, [2]int{1, 1}, f, "flow %d pairs up", id)
-	}
-	assert.NotEmpty(t, flows)
-	// One slice per member-state change, plus one UNJOINED slice per start.
-	for _, n := range []string{"g-0", "g-1", "g-2"} {
-		changes := len(find(res.Trace, kindOf(protocol.EvMemberState, n)))
-		starts := len(find(res.Trace, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "started" }))
-		require.Positive(t, changes)
-		assert.Equal(t, changes+starts, stateSlices[n], "slices on %s", n)
-	}
-}
-
-// TestExplainPause: the explainer names the last heartbeat, the pause and
-// the session timer behind a false eviction.
-func TestExplainPause(t *testing.T) {
-	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
-	res := run(t, sc, 3, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, res.Observations, "g-1")
-	require.NotEmpty(t, xs)
-	var ev *Explanation
-	for i := range xs {
-		assert.Equal(t, "g-1", xs[i].Member)
-		if xs[i].Kind == "eviction" {
-			ev = &xs[i]
-		}
-	}
-	require.NotNil(t, ev)
-	text := ev.String()
-	assert.True(t, ev.False)
-	assert.Contains(t, text, "last heartbeat that arrived")
-	assert.Contains(t, text, "fault pause g-1")
-	assert.Contains(t, text, "session timer")
-	assert.Contains(t, text, "false eviction")
-	// The last heartbeat plus the session timeout is the eviction instant.
-	hb := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvDeliver && e.Req && e.API == protocol.APIHeartbeat && e.Peer == "g-1" && e.At < ev.At
-	})
-	require.NotEmpty(t, hb)
-	assert.InDelta(t, float64(hb[len(hb)-1].At+sim.Instant(10*time.Second)), float64(ev.At), float64(5*time.Millisecond))
-	assert.Empty(t, Explain(sc, res.Trace, res.Observations, "g-0"), "g-0 was neither evicted nor lost its coordinator")
-	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
 }
 
 // A model's failed self-check (assert-failed) is a violation named

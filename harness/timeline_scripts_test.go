@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/datadriven"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -118,11 +119,11 @@ func writeTimelineEvent(b *strings.Builder, e *TraceEvent) {
 			fmt.Fprintf(b, " %s=%q", kv[0], kv[1])
 		}
 	}
-	if e.API != 0 || isMessageEvent(e.Kind) {
+	if e.API != 0 || tracing.IsMessageEvent(e.Kind) {
 		fmt.Fprintf(b, " api=%s", e.API)
 		if e.Req {
 			b.WriteString(" request")
-		} else if isMessageEvent(e.Kind) {
+		} else if tracing.IsMessageEvent(e.Kind) {
 			b.WriteString(" response")
 		}
 	}

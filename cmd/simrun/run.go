@@ -14,6 +14,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments"
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -105,7 +106,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 	}
 	if perfetto != "" {
-		if err := harness.WritePerfettoFile(perfetto, res.Trace, res.Observations); err != nil {
+		if err := tracing.WritePerfettoFile(perfetto, res.Trace, res.Observations); err != nil {
 			return fail(exitBadInput, "simrun: writing perfetto trace: %v", err)
 		}
 	}

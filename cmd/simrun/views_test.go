@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -56,7 +57,7 @@ func TestViewsAgree(t *testing.T) {
 			assert.Equal(t, want, viewCounts{obs.Evictions, obs.FalseEvictions, obs.DeadMarks, obs.FalseDeadMarks, obs.Leaves, obs.Fences}, "observations")
 			assert.Equal(t, want, humanCounts(c.sc, res), "human timeline")
 			assert.Equal(t, want, perfettoCounts(t, res), "perfetto")
-			ex := harness.Explain(c.sc, res.Trace, res.Observations, "")
+			ex := tracing.Explain(c.sc, res.Trace, res.Observations, "")
 			var exv viewCounts
 			for _, x := range ex {
 				if x.Kind == "eviction" {
@@ -192,7 +193,7 @@ func humanCounts(sc *scenario.Scenario, res *harness.Result) viewCounts {
 
 func perfettoCounts(t *testing.T, res *harness.Result) viewCounts {
 	var buf bytes.Buffer
-	require.NoError(t, harness.WritePerfetto(&buf, res.Trace, res.Observations))
+	require.NoError(t, tracing.WritePerfetto(&buf, res.Trace, res.Observations))
 	var doc struct {
 		TraceEvents []struct {
 			Cat  string            `json:"cat"`
