@@ -188,7 +188,7 @@ func (c *generationChecker) check(w *world, e *TraceEvent) string {
 			return fmt.Sprintf("coordinator %s: generation %d after %d", e.Node, e.Gen, prev)
 		}
 		c.coord[e.Group] = e.Gen
-	case EvBrokerRole:
+	case tracing.EvBrokerRole:
 		// The new coordinator reloads the last persisted generation, which
 		// may be older than one a member already joined (a join completed
 		// but never synced): Kafka then answers that member's rejoin with
@@ -205,7 +205,7 @@ func (c *generationChecker) check(w *world, e *TraceEvent) string {
 			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev.gen)
 		}
 		c.client[e.Node] = clientGen{gen: e.Gen, group: e.Group}
-	case EvProcess, protocol.EvGenerationReset:
+	case tracing.EvProcess, protocol.EvGenerationReset:
 		delete(c.client, e.Node) // a new process, or a reset, starts over
 	}
 	return ""

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
@@ -48,21 +49,21 @@ func (w *world) record(g *groupState, o Observation) {
 		return // before the measurement window: observed, not counted
 	}
 	switch o.Kind {
-	case ObsEviction:
+	case tracing.ObsEviction:
 		m.evictions++
 		if o.False {
 			m.falseEvictions++
 		}
-	case ObsLeave:
+	case tracing.ObsLeave:
 		m.leaves++
-	case ObsFence:
+	case tracing.ObsFence:
 		m.fences++
-	case ObsDeadMark:
+	case tracing.ObsDeadMark:
 		m.deadMarks++
 		if o.False {
 			m.falseDeadMarks++
 		}
-	case ObsGeneration:
+	case tracing.ObsGeneration:
 		m.generations++
 	}
 }
@@ -89,20 +90,20 @@ func (w *world) classifyRemoval(g *groupState, e *TraceEvent) {
 	alive := s != nil && o.Process != 0 && s.alive && s.inc == o.Process
 	switch e.Removal {
 	case protocol.RemovalFenced:
-		o.Kind = ObsFence
+		o.Kind = tracing.ObsFence
 	case protocol.RemovalLeave:
-		o.Kind = ObsLeave
+		o.Kind = tracing.ObsLeave
 		if s != nil && s.leaveInc == o.Process && s.lastLeave == protocol.LeavePollTimeout {
 			o.Leave = protocol.LeavePollTimeout
-			o.Kind = ObsEviction
+			o.Kind = tracing.ObsEviction
 			o.False = true // the process that left was alive: it was only slow
 		} else if s != nil && s.leaveInc == o.Process {
 			o.Leave = s.lastLeave
 		}
 	case protocol.RemovalMaxSize:
-		o.Kind = ObsEviction
+		o.Kind = tracing.ObsEviction
 	default: // session, rebalance, sync and new-member timers
-		o.Kind = ObsEviction
+		o.Kind = tracing.ObsEviction
 		o.False = alive
 	}
 	w.record(g, o)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/datadriven"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -41,7 +42,7 @@ func TestTimelineScripts(t *testing.T) {
 				case "_breakpoint":
 					return "" // a no-op to set a debugger breakpoint on (STYLE.md §14)
 				case "scenario":
-					sc = parse(t, c.Input)
+					sc = simtest.Parse(t, c.Input)
 					return ""
 				case "timeline", "summary":
 					require.NotNil(t, sc, "%s: %s before scenario", c.Pos, c.Cmd)

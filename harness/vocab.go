@@ -14,38 +14,4 @@ type (
 	ObsKind = tracing.ObsKind
 	// Rebalance is one settle episode (tracing.Rebalance).
 	Rebalance = tracing.Rebalance
-	// Counts tallies observations per kind.
-	Counts = tracing.Counts
 )
-
-// Observation kinds (tracing.ObsEviction, ...).
-const (
-	ObsEviction   = tracing.ObsEviction
-	ObsLeave      = tracing.ObsLeave
-	ObsFence      = tracing.ObsFence
-	ObsDeadMark   = tracing.ObsDeadMark
-	ObsGeneration = tracing.ObsGeneration
-	ObsSettle     = tracing.ObsSettle
-	ObsFault      = tracing.ObsFault
-)
-
-// The harness's own trace event kinds (tracing.EvSend, ...), beside the
-// models' protocol.EventKind values.
-const (
-	EvSend          = tracing.EvSend
-	EvDeliver       = tracing.EvDeliver
-	EvDrop          = tracing.EvDrop
-	EvLost          = tracing.EvLost
-	EvRetransmit    = tracing.EvRetransmit
-	EvFault         = tracing.EvFault
-	EvFaultEnd      = tracing.EvFaultEnd
-	EvProcess       = tracing.EvProcess
-	EvBrokerRole    = tracing.EvBrokerRole
-	EvBrokerProcess = tracing.EvBrokerProcess
-	EvGroupType     = tracing.EvGroupType
-)
-
-// CountObservations tallies obs of one group ("" for all groups).
-func CountObservations(obs []Observation, group string) Counts {
-	return tracing.CountObservations(obs, group)
-}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/client"
 	cclient "github.com/rebalsim/rebalsim/model/client/consumer"
@@ -628,7 +629,7 @@ func (w *world) startProcess(s *slot) {
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
 	w.emit(&w.tev)
 	s.m.Start(now, &w.cout)
 	w.flushMember(s)
@@ -656,7 +657,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
 	w.emit(&w.tev)
 	w.setOwned(s, nil)
 }
@@ -746,13 +747,13 @@ func (w *world) flushBroker(b *broker) {
 // lost first transmission is traced (EvLost); the network retransmits it.
 func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint32, env envelope, fromName, toName string) {
 	why := w.net.SendOn(now, from, to, ch, epoch, env)
-	w.msgEvent(now, EvSend, fromName, toName, &env, "")
+	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, "")
 	switch why {
 	case sim.NotDropped:
 	case sim.DropLoss, sim.DropPartition, sim.DropHeld:
-		w.msgEvent(now, EvLost, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, why.String())
 	default:
-		w.msgEvent(now, EvDrop, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, why.String())
 	}
 }
 
@@ -834,17 +835,17 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	case sim.Dropped:
 		if d.IsMessage() {
-			w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
+			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
 		}
 		return
 	case sim.Lost:
 		if d.IsMessage() {
-			w.msgEvent(now, EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
+			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
 		}
 		return
 	case sim.Retransmitted:
 		if d.IsMessage() {
-			w.msgEvent(now, EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
+			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
 		}
 		return
 	case sim.Established, sim.ConnectFailed, sim.Disconnect:
@@ -857,7 +858,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		if b.down {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
-		w.msgEvent(now, EvDeliver, b.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, "")
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).
@@ -871,14 +872,14 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
 	if !s.alive || s.link(env.broker, w.conns[env.conn].ch) != env.conn {
-		w.msgEvent(now, EvDrop, w.nodeName(d.From), s.name, env, "no-process")
+		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
 		return
 	}
 	if s.paused {
 		s.buf = append(s.buf, held{outcome: sim.Deliver, d: d})
 		return
 	}
-	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
 		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
 			w.confirm(s, now)
@@ -945,7 +946,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	now := w.q.Now()
 	s.paused = false
 	s.m.Resume(now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
 	buf := s.buf
 	s.buf = nil
@@ -959,7 +960,7 @@ func (w *world) resume(s *slot, inc uint32) {
 		}
 		d := h.d
 		env := &d.Msg
-		w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
 		s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 		w.flushMember(s)
 	}

@@ -40,17 +40,8 @@ func writeTimeline(path string, sc *scenario.Scenario, res *harness.Result) erro
 	return atomicfile.WriteFile(path, b)
 }
 
-// timelineOf is the data of a drawn timeline (tracing.TimelineOf) in the
-// plotting package's types.
+// timelineOf is the data of a drawn timeline (tracing.TimelineOf).
 func timelineOf(sc *scenario.Scenario, res *harness.Result) (tracks []string, spans []report.Span, marks []report.Mark, shown, total int) {
 	tl := tracing.TimelineOf(sc, res.Trace, res.Observations, float64(res.Summary.SimulatedMs)/1000, maxTimelineMembers)
-	spans = make([]report.Span, len(tl.Spans))
-	for i, s := range tl.Spans {
-		spans[i] = report.Span(s)
-	}
-	marks = make([]report.Mark, len(tl.Marks))
-	for i, m := range tl.Marks {
-		marks[i] = report.Mark(m)
-	}
-	return tl.Tracks, spans, marks, tl.Shown, tl.Total
+	return tl.Tracks, tl.Spans, tl.Marks, tl.Shown, tl.Total
 }

@@ -18,7 +18,7 @@ type Span struct {
 
 // Mark is an instant on a track: an eviction, a coordinator-dead mark, a
 // fault, a group converted to another protocol ("to-consumer",
-// "to-classic").
+// "to-classic"); the plot (experiments/report) styles it by Kind.
 type Mark struct {
 	Track int
 	At    float64

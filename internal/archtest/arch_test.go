@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	// they read a finished trace, never the engine.
 	"harness/tracing":     {"internal/atomicfile", "vtime", "model/protocol", "scenario"},
 	"experiments":         {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
-	"experiments/report":  {},
+	"experiments/report":  {"harness/tracing"}, // it draws tracing's timeline data
 	"explore":             {"internal/atomicfile", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
 	"internal/atomicfile": {},
 	"internal/embedded":   {},

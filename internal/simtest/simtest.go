@@ -36,6 +36,27 @@ groups:
 faults:
 %s`
 
+// SlowPoll is a two-member group whose g-1's poll() takes longer than
+// max.poll.interval.ms from 20 s for 8 s: its heartbeat thread leaves the
+// group (a poll-timeout eviction), the group rebalances and g-1 rejoins
+// within the same settle episode (two generations).
+const SlowPoll = `
+name: slow-poll
+duration: 60s
+timing: exact
+coordinator: {brokers: 1, profile: kafka-3.x}
+network: {latency: 1ms}
+topics: [{name: t, partitions: 4}]
+groups:
+  - id: g
+    members: 2
+    subscribe: [t]
+    client: {profile: kafka-3.x, max.poll.interval.ms: 5000}
+    workload: {poll.interval: 200ms, poll.timeout: 500ms}
+faults:
+  - {at: 20s, slow-poll: g-1, for: 8s}
+`
+
 // ParseSmall is Small for the given duration, brokers and faults (YAML
 // list items; "" for none), with timing: exact.
 func ParseSmall(t testing.TB, duration string, brokers int, faults string) *scenario.Scenario {
