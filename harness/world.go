@@ -226,6 +226,7 @@ type world struct {
 	bout      coordinator.Output
 	tev       TraceEvent
 	checks    []checker
+	view      runView // what the checkers see of the world (view.go)
 	viol      []Violation
 	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
 	atInstant int
@@ -440,7 +441,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		g.m.from = sim.Instant(sc.MeasureFrom)
 	}
 	w.initConsumer()
-	w.checks = newCheckers(w)
+	w.checks, w.view = newCheckers(w.sc), worldView{w}
 	return w, nil
 }
 
@@ -489,7 +490,7 @@ func (w *world) emit(e *TraceEvent) {
 	w.rec.record(e)
 	w.observe(e)
 	for _, c := range w.checks {
-		if msg := c.check(w, e); msg != "" {
+		if msg := c.check(w.view, e); msg != "" {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg, Event: violationEvent(e)})
 		}
 	}
