@@ -8,8 +8,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/harness"
-	"github.com/rebalsim/rebalsim/model/protocol"
-	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 )
 
 // Timeline plots (`kind: timeline`): what the group sees over one run of
@@ -17,135 +16,28 @@ import (
 // default 1), over the time since the run's first fault in seconds (the
 // whole run without faults). The run is repeated with
 // its trace kept (same seed, same trace: the numbers are those of
-// points.csv's run of that seed). y is one of timelineFigures.
-var timelineFigures = []struct{ name, doc, unit string }{
-	{"generation", "the group's coordinator generation (classic) or group epoch (consumer protocol), as completed", "generation / epoch"},
-	{"owned_partitions", "partitions that have an owner (a live member holding them), time-weighted mean over each second (an instant's dip of an eager rebalance would otherwise fill the plot)", "partitions, 1 s mean"},
-	{"unowned_partitions", "partitions of the group's topics without an owner, time-weighted mean over each second", "partitions, 1 s mean"},
+// points.csv's run of that seed). y is one of tracing.SeriesFigures
+// (tracing.Series steps the trace into the curve).
+
+// firstFault is when the run's first fault started, in seconds (-1: no
+// fault): a timeline's x is the time since.
+func firstFault(s *harness.Summary) float64 {
+	if len(s.Groups) > 0 && s.Groups[0].FirstFaultMs >= 0 {
+		return float64(s.Groups[0].FirstFaultMs) / 1000
+	}
+	return -1
 }
 
 func isTimelineFigure(name string) bool {
-	return slices.ContainsFunc(timelineFigures, func(f struct{ name, doc, unit string }) bool { return f.name == name })
+	return slices.ContainsFunc(tracing.SeriesFigures, func(f struct{ Name, Doc, Unit string }) bool { return f.Name == name })
 }
 
 func timelineFigureNames() []string {
 	var out []string
-	for _, f := range timelineFigures {
-		out = append(out, f.name)
+	for _, f := range tracing.SeriesFigures {
+		out = append(out, f.Name)
 	}
 	return out
-}
-
-// timelineOf steps one run's trace into (t seconds, value) points.
-func timelineOf(sc *scenario.Scenario, res *harness.Result, fig string) (xs, ys []float64) {
-	step := func(at float64, v float64) {
-		if n := len(ys); n > 0 {
-			if ys[n-1] == v {
-				return
-			}
-			xs, ys = append(xs, at), append(ys, ys[n-1]) // the step's riser
-		}
-		xs, ys = append(xs, at), append(ys, v)
-	}
-	owners := map[protocol.TopicPartition]int{}
-	held := map[string][]protocol.TopicPartition{}
-	set := func(node string, ps []protocol.TopicPartition) {
-		for _, p := range held[node] {
-			if owners[p]--; owners[p] == 0 {
-				delete(owners, p)
-			}
-		}
-		held[node] = ps
-		for _, p := range ps {
-			owners[p]++
-		}
-	}
-	total := 0 // the partitions of the topics some group subscribes to
-	for _, t := range sc.Topics {
-		if slices.ContainsFunc(sc.Groups, func(g scenario.Group) bool { return slices.Contains(g.Subscribe, t.Name) }) {
-			total += t.Partitions
-		}
-	}
-	if fig == "unowned_partitions" {
-		step(0, float64(total))
-	} else {
-		step(0, 0)
-	}
-	for i := range res.Trace {
-		e := &res.Trace[i]
-		at := float64(e.At) / 1e9
-		switch fig {
-		case "generation":
-			if e.Kind == protocol.EvGenerationComplete {
-				step(at, float64(e.Gen))
-			}
-		case "owned_partitions", "unowned_partitions":
-			switch e.Kind {
-			case protocol.EvAssigned:
-				set(e.Node, slices.Clone(e.Partitions))
-			case protocol.EvRevoked:
-				set(e.Node, slices.DeleteFunc(slices.Clone(held[e.Node]), func(p protocol.TopicPartition) bool { return slices.Contains(e.Partitions, p) }))
-			case harness.EvProcess:
-				if e.State != "started" {
-					set(e.Node, nil)
-				}
-			default:
-				continue
-			}
-			if fig == "unowned_partitions" {
-				step(at, float64(total-len(owners)))
-			} else {
-				step(at, float64(len(owners)))
-			}
-		}
-	}
-	end := float64(res.Summary.SimulatedMs) / 1000
-	if n := len(ys); n > 0 {
-		xs, ys = append(xs, end), append(ys, ys[n-1])
-	}
-	if fig != "generation" {
-		xs, ys = binMean(xs, ys, end, 1)
-	}
-	// From the run's first fault on (its x is 0), the part of the run
-	// the experiment is about; the startup join is left out.
-	if len(res.Summary.Groups) > 0 && res.Summary.Groups[0].FirstFaultMs >= 0 {
-		t0 := float64(res.Summary.Groups[0].FirstFaultMs) / 1000
-		var cx, cy []float64
-		for i := range xs {
-			if xs[i] >= t0 {
-				if len(cx) == 0 && i > 0 {
-					cx, cy = append(cx, 0), append(cy, ys[i-1])
-				}
-				cx, cy = append(cx, xs[i]-t0), append(cy, ys[i])
-			}
-		}
-		return cx, cy
-	}
-	return xs, ys
-}
-
-// binMean turns a step series (xs ascending, each value holding until the
-// next x) into its time-weighted mean over bins of width w, one point at
-// each bin's middle.
-func binMean(xs, ys []float64, end, w float64) (bx, by []float64) {
-	j := 0
-	for lo := 0.0; lo < end; lo += w {
-		hi := min(lo+w, end)
-		sum := 0.0
-		for t := lo; t < hi; {
-			for j+1 < len(xs) && xs[j+1] <= t {
-				j++
-			}
-			next := hi
-			if j+1 < len(xs) && xs[j+1] < hi {
-				next = xs[j+1]
-			}
-			sum += ys[j] * (next - t)
-			t = next
-		}
-		bx, by = append(bx, (lo+hi)/2), append(by, sum/(hi-lo))
-	}
-	return bx, by
 }
 
 // timelineFigure draws a timeline plot: every point's run of the plot's
@@ -153,9 +45,9 @@ func binMean(xs, ys []float64, end, w float64) (bx, by []float64) {
 func (r *Results) timelineFigure(p *Plot, st report.Style) (report.Figure, error) {
 	e := r.Exp
 	doc, unit := "", ""
-	for _, f := range timelineFigures {
-		if f.name == p.Y {
-			doc, unit = f.doc, f.unit
+	for _, f := range tracing.SeriesFigures {
+		if f.Name == p.Y {
+			doc, unit = f.Doc, f.Unit
 		}
 	}
 	st.XLabel = "time since the first fault (s)"
@@ -180,7 +72,7 @@ func (r *Results) timelineFigure(p *Plot, st report.Style) (report.Figure, error
 			if err != nil {
 				return nil, fmt.Errorf("point %s seed %d: %w", r.Points[i].ID, p.Seed, err)
 			}
-			xs, ys := timelineOf(sc, res, p.Y)
+			xs, ys := tracing.Series(sc, res.Trace, p.Y, float64(res.Summary.SimulatedMs)/1000, firstFault(&res.Summary))
 			name := g.name
 			if name == "" {
 				name = "seed " + fmt.Sprint(p.Seed)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -487,7 +488,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	for len(obs) > 0 && obs[len(obs)-1].Seq >= int64(len(tr)) {
 		obs = obs[:len(obs)-1]
 	}
-	xs := harness.Explain(&rsc, tr, obs, "")
+	xs := tracing.Explain(&rsc, tr, obs, "")
 	fmt.Fprintf(&b, "scenario %s, seed %d: oracle %s: %s\n%d evictions and coordinator-dead marks explained", sc.Name, fd.Seed, fd.Oracle, fd.Message, len(xs))
 	if len(tr) < len(res.Trace) {
 		fmt.Fprintf(&b, " (the first ones of the trace; run simrun explain for all)")

@@ -3,6 +3,7 @@ package harness
 import (
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -29,4 +30,12 @@ func TestSteadyStateAllocationFree(t *testing.T) {
 	require.Greater(t, longEvents, 3*shortEvents)
 	require.LessOrEqual(t, long, short+64, "allocations grew with simulated time: %d objects for %d events vs %d for %d",
 		long, longEvents, short, shortEvents)
+}
+
+// TestSlotSize: a member's slot (its process wiring, plus the embedded
+// slotMetrics the watchers keep) stays at 216 bytes (issue 15, memory per
+// member; issue 13 split the metrics half out without growing it).
+func TestSlotSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(slot{}), uintptr(216))
+	require.LessOrEqual(t, unsafe.Sizeof(slotMetrics{}), uintptr(48))
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -51,7 +53,7 @@ func withProfile(t testing.TB, name, section, profile string) *scenario.Scenario
 		}
 	}
 	require.True(t, done, "%s: no profile line in section %s", name, section)
-	return parse(t, strings.Join(lines, "\n"))
+	return simtest.Parse(t, strings.Join(lines, "\n"))
 }
 
 // memberOwner maps coordinator member ids to the process (member name) that
@@ -621,7 +623,7 @@ func TestBugKAFKA14639(t *testing.T) {
 func loadingErrors(trace []TraceEvent, node string, from, to time.Duration) map[protocol.ErrorCode]int {
 	n := map[protocol.ErrorCode]int{}
 	for _, e := range trace {
-		if e.Kind == EvSend && e.Node == node && !e.Req && e.At.Duration() >= from && e.At.Duration() < to &&
+		if e.Kind == tracing.EvSend && e.Node == node && !e.Req && e.At.Duration() >= from && e.At.Duration() < to &&
 			(e.API == protocol.APIJoinGroup || e.API == protocol.APIHeartbeat || e.API == protocol.APISyncGroup) {
 			n[e.Err]++
 		}
@@ -652,7 +654,7 @@ func TestBugFailoverLoading(t *testing.T) {
 		// The coordinator role moves to one broker; find it from the trace.
 		newCoord := ""
 		for _, e := range res.Trace {
-			if e.Kind == EvBrokerRole {
+			if e.Kind == tracing.EvBrokerRole {
 				newCoord = e.Node
 				break
 			}

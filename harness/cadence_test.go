@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -28,7 +29,7 @@ func TestHeartbeatWakeCadenceChangesNoFigure(t *testing.T) {
 	assert.True(t, ok)
 	for _, c := range []struct{ name, src string }{{"default", base}, {"aggressive", aggressive}, {"bug-kafka-13419 (GC pause)", string(pause)}} {
 		name := c.name
-		sc := parse(t, c.src)
+		sc := simtest.Parse(t, c.src)
 		var off, on struct {
 			reb, ev, fev, gen int
 			unowned           float64

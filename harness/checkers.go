@@ -5,29 +5,72 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
 // checker sees every trace event and may report an invariant violation
-// (TigerBeetle's state checker, STYLE.md §16).
+// (TigerBeetle's state checker, STYLE.md §16). It reads the world through
+// a runView, never the world itself: a checker judges the run, it cannot
+// change it.
 type checker interface {
 	name() string
 	// check inspects one event; a non-empty result is a violation.
-	check(w *world, e *TraceEvent) string
+	check(v runView, e *TraceEvent) string
 	// final runs once at the end of the run.
-	final(w *world) string
+	final(v runView) string
 }
 
-func newCheckers(w *world) []checker {
+// runView is what the invariant checkers may read of the running world
+// (worldView, view.go): the scenario and the run's faults, the clock, each
+// group's partitions and health, and who holds a partition.
+type runView interface {
+	now() sim.Instant
+	scenario() *scenario.Scenario
+	// faults is the run's whole fault timeline (the file's and the
+	// swarm's).
+	faults() []scenario.Fault
+	// partitions lists group's subscribed partitions, each topic's 0..n-1
+	// in order (nil for an unknown group).
+	partitions(group string) []protocol.TopicPartition
+	// health is every group's state now, in the scenario's order.
+	health() []groupHealth
+	// sharedOwnership reports whether node runs in a group under the
+	// consumer protocol in which some partition has more than one owner
+	// now (the cheap test before holders).
+	sharedOwnership(node string) bool
+	// holders lists the live members of node's group that hold tp and
+	// that the group's coordinator believes hold it (assigned or pending
+	// revocation).
+	holders(node string, tp protocol.TopicPartition) []string
+}
+
+// groupHealth is one group as the liveness checker sees it.
+type groupHealth struct {
+	id      string
+	cohorts []*scenario.Group // the group's entries, in file order
+	// procs is the live processes of the group's slots; fatal whether a
+	// member stopped on a fatal error.
+	procs int
+	fatal bool
+	// state is the coordinator's group state; open whether a settle
+	// episode is open; settled of live members are STABLE holding their
+	// assignment (metrics.go).
+	state         string
+	open          bool
+	settled, live int
+}
+
+func newCheckers(sc *scenario.Scenario) []checker {
 	cs := []checker{
 		newSingleOwnerChecker(),
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 		modelAssertChecker{},
 	}
-	if hasConsumerGroups(w.sc) {
+	if hasConsumerGroups(sc) {
 		cs = append(cs, &exclusiveOwnerChecker{})
 	}
 	return cs
@@ -40,14 +83,14 @@ type modelAssertChecker struct{}
 
 func (modelAssertChecker) name() string { return "model-assertion" }
 
-func (modelAssertChecker) check(_ *world, e *TraceEvent) string {
+func (modelAssertChecker) check(_ runView, e *TraceEvent) string {
 	if e.Kind != protocol.EvAssertFailed {
 		return ""
 	}
 	return e.Node + ": " + e.Detail
 }
 
-func (modelAssertChecker) final(*world) string { return "" }
+func (modelAssertChecker) final(runView) string { return "" }
 
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).
@@ -88,7 +131,7 @@ type ownerKey struct {
 
 func (c *singleOwnerChecker) name() string { return "single-owner-per-generation" }
 
-func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
+func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 	if e.Kind != protocol.EvAssigned {
 		return ""
 	}
@@ -109,7 +152,7 @@ func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
 	if len(e.Partitions) == 0 {
 		return ""
 	}
-	g := c.group(w, e.Group)
+	g := c.group(v, e.Group)
 	id := c.ids[e.Node]
 	if id == 0 {
 		c.names = append(c.names, e.Node)
@@ -140,30 +183,28 @@ func (c *singleOwnerChecker) check(w *world, e *TraceEvent) string {
 }
 
 // group returns the owners of group id, indexing its partitions on first use.
-func (c *singleOwnerChecker) group(w *world, id string) *ownerGroup {
+func (c *singleOwnerChecker) group(v runView, id string) *ownerGroup {
 	if g := c.groups[id]; g != nil {
 		return g
 	}
 	g := &ownerGroup{topics: map[string]topicSpan{}, gens: map[int32][]int32{}}
-	if gs := w.groupByID(id); gs != nil {
-		// gs.partitions: each subscribed topic's partitions 0..n-1, in order.
-		for _, tp := range gs.partitions {
-			t, ok := g.topics[tp.Topic]
-			if !ok {
-				t.base = g.size
-			}
-			if tp.Partition == t.n {
-				t.n++
-			}
-			g.topics[tp.Topic] = t
-			g.size++
+	// Each subscribed topic's partitions 0..n-1, in order.
+	for _, tp := range v.partitions(id) {
+		t, ok := g.topics[tp.Topic]
+		if !ok {
+			t.base = g.size
 		}
+		if tp.Partition == t.n {
+			t.n++
+		}
+		g.topics[tp.Topic] = t
+		g.size++
 	}
 	c.groups[id] = g
 	return g
 }
 
-func (c *singleOwnerChecker) final(*world) string { return "" }
+func (c *singleOwnerChecker) final(runView) string { return "" }
 
 // generationChecker: generations never go back, at the coordinator (except
 // when a failover reloads the group at its last persisted generation, as
@@ -180,14 +221,14 @@ type clientGen struct {
 
 func (c *generationChecker) name() string { return "monotonic-generations" }
 
-func (c *generationChecker) check(w *world, e *TraceEvent) string {
+func (c *generationChecker) check(_ runView, e *TraceEvent) string {
 	switch e.Kind {
 	case protocol.EvGenerationComplete:
 		if prev, ok := c.coord[e.Group]; ok && e.Gen <= prev {
 			return fmt.Sprintf("coordinator %s: generation %d after %d", e.Node, e.Gen, prev)
 		}
 		c.coord[e.Group] = e.Gen
-	case EvBrokerRole:
+	case tracing.EvBrokerRole:
 		// The new coordinator reloads the last persisted generation, which
 		// may be older than one a member already joined (a join completed
 		// but never synced): Kafka then answers that member's rejoin with
@@ -204,13 +245,13 @@ func (c *generationChecker) check(w *world, e *TraceEvent) string {
 			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev.gen)
 		}
 		c.client[e.Node] = clientGen{gen: e.Gen, group: e.Group}
-	case EvProcess, protocol.EvGenerationReset:
+	case tracing.EvProcess, protocol.EvGenerationReset:
 		delete(c.client, e.Node) // a new process, or a reset, starts over
 	}
 	return ""
 }
 
-func (c *generationChecker) final(*world) string { return "" }
+func (c *generationChecker) final(runView) string { return "" }
 
 // livenessChecker: once faults stop, within session timeout + rebalance
 // timeout (+ slack for round trips and poll loops), every group is Stable
@@ -220,44 +261,39 @@ type livenessChecker struct{}
 
 func (c *livenessChecker) name() string { return "liveness" }
 
-func (c *livenessChecker) check(*world, *TraceEvent) string { return "" }
+func (c *livenessChecker) check(runView, *TraceEvent) string { return "" }
 
-func (c *livenessChecker) final(w *world) string {
-	if w.sc.Network.Loss > 0 {
+func (c *livenessChecker) final(v runView) string {
+	sc := v.scenario()
+	if sc.Network.Loss > 0 {
 		// Loss set on the network (not in a window) never stops: the run
 		// has no quiet phase in which liveness could be expected.
 		return ""
 	}
-	quiet := lastFaultEnd(w.sc, w.faults)
-	for _, g := range w.groups {
+	quiet := lastFaultEnd(sc, v.faults())
+	for _, g := range v.health() {
 		// With cohorts, the longest bound of any cohort, and no liveness
 		// expected when any cohort's workload stalls.
 		var bound time.Duration
 		stalls := false
 		for _, c := range g.cohorts {
-			session := w.sc.SessionTimeout(c.sc) // the broker's under KIP-848
-			b := session + c.sc.Client.MaxPollInterval + 30*time.Second
-			if c.sc.Client.MaxPollInterval == 0 {
-				b += c.sc.Client.SessionTimeout
+			session := sc.SessionTimeout(c) // the broker's under KIP-848
+			b := session + c.Client.MaxPollInterval + 30*time.Second
+			if c.Client.MaxPollInterval == 0 {
+				b += c.Client.SessionTimeout
 			}
 			bound = max(bound, b)
-			stalls = stalls || workloadStalls(c.sc)
+			stalls = stalls || workloadStalls(c)
 		}
-		if w.q.Now() < sim.Instant(quiet+bound) || stalls {
+		if v.now() < sim.Instant(quiet+bound) || stalls {
 			continue
 		}
-		live := 0
-		for _, si := range g.slots {
-			if w.slots[si].alive {
-				live++
-			}
-		}
-		if live == 0 || len(g.m.fatal) > 0 {
+		if g.procs == 0 || g.fatal {
 			continue
 		}
-		if g.m.coordState != "Stable" || g.m.open || g.m.settled < g.m.live {
+		if g.state != "Stable" || g.open || g.settled < g.live {
 			return fmt.Sprintf("group %s not Stable with every live member assigned %v after the last fault (state %s, %d of %d members settled)",
-				g.id, bound, g.m.coordState, g.m.settled, g.m.live)
+				g.id, bound, g.state, g.settled, g.live)
 		}
 	}
 	return ""
@@ -317,6 +353,6 @@ func lastFaultEnd(sc *scenario.Scenario, faults []scenario.Fault) time.Duration 
 // violationEvent is the violating event as one trace line (docs/TRACE.md),
 // without the newline.
 func violationEvent(e *TraceEvent) string {
-	b := appendJSON(nil, e)
+	b := tracing.AppendJSON(nil, e)
 	return string(b[:len(b)-1])
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -62,7 +64,7 @@ func TestCohortsMixedAssignors(t *testing.T) {
 		{"kafka-2.x", "range", "range"},
 		{"kafka-3.x", "[cooperative-sticky, range]", "cooperative-sticky"},
 	} {
-		sc := parse(t, fmt.Sprintf(cohortAssignorScenario, tc.profile, tc.strategy))
+		sc := simtest.Parse(t, fmt.Sprintf(cohortAssignorScenario, tc.profile, tc.strategy))
 		for _, seed := range tlSeeds {
 			w, res := cohortRun(t, sc, seed)
 			require.Len(t, w.groups, 1, "one group for two cohorts")
@@ -123,7 +125,7 @@ faults:
 // collecting; g-0 and g-1 (120 s + 5 s) never do.
 func TestCohortsMixedMaxPollInterval(t *testing.T) {
 	const joinTimeout = 30 * time.Second // max(30 s, 10 s + 5 s)
-	sc := parse(t, cohortMixedMaxPollScenario)
+	sc := simtest.Parse(t, cohortMixedMaxPollScenario)
 	for _, seed := range tlSeeds {
 		w, res := cohortRun(t, sc, seed)
 		tr := res.Trace
@@ -142,12 +144,12 @@ func TestCohortsMixedMaxPollInterval(t *testing.T) {
 			assert.Less(t, to.At, gen.At, "seed %d %s: while the join is still collecting", seed, m)
 		}
 		for _, m := range []string{"g-0", "g-1"} {
-			for _, e := range find(tr, kindOf(protocol.EvRequestTimeout, m)) {
+			for _, e := range simtest.Find(tr, simtest.KindOf(protocol.EvRequestTimeout, m)) {
 				t.Errorf("seed %d: %s (max.poll.interval.ms 120000) times out %v at %v", seed, m, e.API, tlAt(e))
 			}
 		}
 		assert.Equal(t, int32(4), gen.Count, "seed %d", seed)
-		assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
+		assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
 		require.Len(t, res.Summary.Groups, 1)
 		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
 		assert.Empty(t, res.Summary.InvariantViolations, "seed %d", seed)
@@ -183,10 +185,10 @@ faults:
 // cohort (here static: its instance id is its name), and the summary has one
 // entry per group id, in order of first appearance, counting every cohort.
 func TestCohortsStartsJoinsAndSummary(t *testing.T) {
-	sc := parse(t, cohortStartScenario)
+	sc := simtest.Parse(t, cohortStartScenario)
 	w, res := cohortRun(t, sc, 1)
 	started := map[string]sim.Instant{}
-	for _, e := range find(res.Trace, kindOf(EvProcess, "")) {
+	for _, e := range simtest.Find(res.Trace, simtest.KindOf(tracing.EvProcess, "")) {
 		if e.State == "started" {
 			if _, seen := started[e.Node]; !seen {
 				started[e.Node] = e.At
@@ -247,7 +249,7 @@ func TestCohortsStartsJoinsAndSummary(t *testing.T) {
 // TestCohortsSwarmDrawsEveryCohort: the swarm draws its targets among the
 // initial members of every cohort, named by their group-wide index.
 func TestCohortsSwarmDrawsEveryCohort(t *testing.T) {
-	sc := parse(t, cohortStartScenario+"swarm: {pause: 600, pause.for: 1s}\n")
+	sc := simtest.Parse(t, cohortStartScenario+"swarm: {pause: 600, pause.for: 1s}\n")
 	seen := map[string]bool{}
 	for _, f := range SwarmFaults(sc, 1) {
 		require.Equal(t, scenario.FaultPause, f.Kind)

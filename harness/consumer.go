@@ -448,39 +448,19 @@ type exclusiveOwnerChecker struct{}
 
 func (c *exclusiveOwnerChecker) name() string { return "exclusive-ownership" }
 
-func (c *exclusiveOwnerChecker) check(w *world, e *TraceEvent) string {
-	if e.Kind != protocol.EvAssigned {
-		return ""
-	}
-	s := w.slotByName(e.Node)
-	if s == nil || (s.cp == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
-		return ""
-	}
-	g := w.groups[s.group]
-	if g.m.extra == 0 {
+func (c *exclusiveOwnerChecker) check(v runView, e *TraceEvent) string {
+	if e.Kind != protocol.EvAssigned || !v.sharedOwnership(e.Node) {
 		return ""
 	}
 	for _, tp := range e.Partitions {
-		i, ok := g.m.index[tp]
-		if !ok || g.m.owners[i] < 2 {
-			continue
-		}
-		var holders []string
-		for _, si := range g.slots {
-			o := w.slots[si]
-			if !o.alive || !slicesContains(o.owned, tp) || !w.brokerBelieves(g, o, tp) {
-				continue
-			}
-			holders = append(holders, o.name)
-		}
-		if len(holders) > 1 {
+		if holders := v.holders(e.Node, tp); len(holders) > 1 {
 			return tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) + " owned at once by " + holders[0] + " and " + holders[1] + ", both members the coordinator gave it to"
 		}
 	}
 	return ""
 }
 
-func (c *exclusiveOwnerChecker) final(*world) string { return "" }
+func (c *exclusiveOwnerChecker) final(runView) string { return "" }
 
 // brokerBelieves reports whether the group's coordinator has tp in the
 // slot's member's assigned or pending-revocation partitions.

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -30,7 +32,7 @@ import (
 // other invariant breaks. Zombies (members the coordinator removed that
 // have not heard it yet) may overlap; the run says how often.
 func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
-	sc := parse(t, testdataText(t, "consumer-swarm.yaml"))
+	sc := simtest.Parse(t, testdataText(t, "consumer-swarm.yaml"))
 	seeds := 1000
 	if testing.Short() {
 		seeds = 200
@@ -48,7 +50,7 @@ func TestConsumerSwarmNoPartitionOwnedTwice(t *testing.T) {
 
 // TestConsumerSameSeedSameTrace: determinism of a consumer-protocol run.
 func TestConsumerSameSeedSameTrace(t *testing.T) {
-	a := requireSameSeedSameTrace(t, parse(t, testdataText(t, "consumer-swarm.yaml")), 7)
+	a := requireSameSeedSameTrace(t, simtest.Parse(t, testdataText(t, "consumer-swarm.yaml")), 7)
 	require.NotZero(t, a.Summary.Groups[0].Generations)
 }
 
@@ -88,7 +90,7 @@ func requireSameSeedSameTrace(t testing.TB, sc *scenario.Scenario, seed uint64) 
 // consumerTrace runs src and returns its trace.
 func consumerTrace(t *testing.T, src string) []TraceEvent {
 	t.Helper()
-	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	return res.Trace
 }
@@ -130,7 +132,7 @@ func TestConsumerCrashTimeline(t *testing.T) {
 	require.Len(t, before["g-1"], 4)
 	var lastHB, removed time.Duration
 	for _, e := range tr {
-		if e.Kind == EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-1" && e.At < sim60s {
+		if e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-1" && e.At < sim60s {
 			lastHB = time.Duration(e.At)
 		}
 		if e.Kind == protocol.EvMemberRemoved {
@@ -150,7 +152,7 @@ func TestConsumerCrashTimeline(t *testing.T) {
 			if at <= removed {
 				continue
 			}
-			if hb == 0 && e.Kind == EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == m {
+			if hb == 0 && e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == m {
 				hb = at
 			}
 			if e.Kind == protocol.EvRevoked && e.Node == m {
@@ -234,7 +236,7 @@ func TestConsumerCommitBeforeRevocation(t *testing.T) {
 	revokes := 0
 	for _, e := range tr {
 		switch {
-		case e.Kind == EvDeliver && !e.Req && e.API == protocol.APIOffsetCommit:
+		case e.Kind == tracing.EvDeliver && !e.Req && e.API == protocol.APIOffsetCommit:
 			assert.Equal(t, protocol.None, e.Err)
 			answered[e.Node] = time.Duration(e.At)
 		case e.Kind == protocol.EvRevoked && e.Detail == "revoked":
@@ -260,7 +262,7 @@ func TestConsumerCommitBeforeRevocation(t *testing.T) {
 // move and no partition changes hands.
 func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
 	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1", "brokers: 3, load.time: 1s", 1) + "faults: [{at: 60s, crash: coordinator, for: 30s}]\n"
-	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	g := res.Summary.Groups[0]
 	assert.True(t, g.StableAtEnd)
@@ -271,7 +273,7 @@ func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
 	}
 	moved := false
 	for _, e := range res.Trace {
-		if e.Kind == EvBrokerRole && e.Group == "g" {
+		if e.Kind == tracing.EvBrokerRole && e.Group == "g" {
 			moved = true
 			assert.Equal(t, 69*time.Second, time.Duration(e.At), "fenced after failover.delay")
 		}
@@ -291,13 +293,13 @@ func TestConsumerGroupSurvivesCoordinatorCrash(t *testing.T) {
 func TestConsumerStaticRollingRestart(t *testing.T) {
 	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
 		"faults: [{at: 60s, rolling-restart: g, interval: 10s, downtime: 2s}]\n"
-	res := run(t, parse(t, src), 1, Options{})
+	res := run(t, simtest.Parse(t, src), 1, Options{})
 	require.Empty(t, res.Summary.InvariantViolations)
 	g := res.Summary.Groups[0]
 	assert.True(t, g.StableAtEnd)
 	assert.Zero(t, g.PartitionsMovedAfterFirstFault, "each member gets its own partitions back")
 	assert.Zero(t, g.Evictions)
-	dyn := run(t, parse(t, strings.Replace(src, "group.instance.id: true", "group.instance.id: false", 1)), 1, Options{})
+	dyn := run(t, simtest.Parse(t, strings.Replace(src, "group.instance.id: true", "group.instance.id: false", 1)), 1, Options{})
 	assert.Positive(t, dyn.Summary.Groups[0].PartitionsMovedAfterFirstFault, "dynamic members leave (epoch −1) and their partitions move")
 }
 
@@ -319,7 +321,7 @@ func TestPartitionsMovedCountsHandovers(t *testing.T) {
 		{"{profile: kafka-4.2, partition.assignment.strategy: range}", 4},
 	} {
 		src := strings.Replace(base, "{profile: kafka-4.2, group.protocol: consumer}", tc.client, 1)
-		res := run(t, parse(t, src), 1, Options{})
+		res := run(t, simtest.Parse(t, src), 1, Options{})
 		require.Empty(t, res.Summary.InvariantViolations, tc.client)
 		assert.Equal(t, tc.want, res.Summary.Groups[0].PartitionsMovedAfterFirstFault, tc.client)
 	}
@@ -332,7 +334,7 @@ func TestPartitionsMovedCountsHandovers(t *testing.T) {
 // liveness violation, no other violation, over 300 seeds.
 func TestConsumerSwarmSettles(t *testing.T) {
 	src := strings.Replace(strings.Replace(testdataText(t, "consumer-swarm.yaml"), "duration: 90s", "duration: 520s", 1), "  from: 10s\n", "  from: 10s\n  until: 60s\n", 1)
-	sc := parse(t, src)
+	sc := simtest.Parse(t, src)
 	seeds := 300
 	if testing.Short() {
 		seeds = 50
@@ -351,7 +353,7 @@ func TestConsumerSwarmSettles(t *testing.T) {
 // carry on, and the run says so (invalid: a fatal error).
 func TestConsumerGroupMaxSize(t *testing.T) {
 	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1,", "brokers: 1, group.consumer.max.size: 2,", 1)
-	res := run(t, parse(t, src), 1, Options{})
+	res := run(t, simtest.Parse(t, src), 1, Options{})
 	g := res.Summary.Groups[0]
 	require.Len(t, g.FatalErrors, 1)
 	assert.Equal(t, "g-2: GROUP_MAX_SIZE_REACHED", g.FatalErrors[0])
@@ -368,7 +370,7 @@ func TestConsumerOraclesQuiet(t *testing.T) {
 	src := strings.Replace(strings.Replace(testdataText(t, "consumer-timeline.yaml"), "brokers: 1", "brokers: 3", 1), "duration: 140s", "duration: 700s", 1)
 	src = strings.Replace(src, "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1)
 	src += "faults:\n  - {at: 60s, crash: coordinator, for: 30s}\n  - {at: 100s, rolling-restart: g, interval: 10s, downtime: 2s}\n  - {at: 200s, crash: g-2, for: 60s}\n"
-	res, findings, err := RunOracles(parse(t, src), 1, Options{})
+	res, findings, err := RunOracles(simtest.Parse(t, src), 1, Options{})
 	require.NoError(t, err)
 	require.Empty(t, res.Summary.InvariantViolations)
 	assert.Empty(t, findings)
@@ -384,7 +386,7 @@ func TestConsumerOraclesQuiet(t *testing.T) {
 func TestConsumerStaticRestartUnreleased(t *testing.T) {
 	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "group.protocol: consumer}", "group.protocol: consumer, group.instance.id: true}", 1) +
 		"faults: [{at: 60s, restart: g-1}]\n"
-	res := run(t, parse(t, src), 1, Options{})
+	res := run(t, simtest.Parse(t, src), 1, Options{})
 	g := res.Summary.Groups[0]
 	assert.Equal(t, []string{"g-1: UNRELEASED_INSTANCE_ID"}, g.FatalErrors)
 	assert.False(t, res.Summary.Valid)

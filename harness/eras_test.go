@@ -6,6 +6,7 @@ package harness
 // 4.x broker (KIP-896).
 
 import (
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"os"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func smallCrashWith(t *testing.T, clientProfile, brokerProfile string) string {
 func TestLaterErasEndToEnd(t *testing.T) {
 	for _, p := range [][2]string{{"kafka-3.9", "kafka-3.9"}, {"kafka-4.0", "kafka-4.0"}, {"kafka-4.x", "kafka-4.x"}, {"kafka-3.7", "kafka-4.3"}} {
 		t.Run(p[0]+"/"+p[1], func(t *testing.T) {
-			sc := parse(t, smallCrashWith(t, p[0], p[1]))
+			sc := simtest.Parse(t, smallCrashWith(t, p[0], p[1]))
 			res := run(t, sc, 7, Options{})
 			g := res.Summary.Groups[0]
 			assert.Empty(t, res.Summary.InvariantViolations)
@@ -36,7 +37,7 @@ func TestLaterErasEndToEnd(t *testing.T) {
 			assert.GreaterOrEqual(t, len(g.Rebalances), 2, "formation and the crash")
 		})
 	}
-	sc := parse(t, smallCrashWith(t, "kafka-0.10", "kafka-4.0"))
+	sc := simtest.Parse(t, smallCrashWith(t, "kafka-0.10", "kafka-4.0"))
 	g := run(t, sc, 7, Options{}).Summary.Groups[0]
 	require.NotEmpty(t, g.FatalErrors, "JoinGroup v0 to a 4.x broker")
 	assert.Contains(t, strings.Join(g.FatalErrors, " "), "UNSUPPORTED_VERSION")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -16,7 +17,7 @@ import (
 func (w *world) applyFault(i int) {
 	f := &w.faults[i]
 	now := w.q.Now()
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFault, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFault, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
 	w.emit(&w.tev)
 	switch f.Kind {
 	case scenario.FaultCrash, scenario.FaultHostDown:
@@ -74,7 +75,7 @@ func (w *world) applyFault(i int) {
 			s.paused = true
 			w.catchUp(s)
 			s.m.Pause(now)
-			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "paused"}}
+			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "paused"}}
 			w.emit(&w.tev)
 			w.q.Schedule(now.Add(f.For), ev{kind: evResume, idx: s.id, inc: s.inc})
 		}
@@ -152,7 +153,7 @@ func (w *world) endFault(i int) {
 	default:
 		return
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
 	w.emit(&w.tev)
 }
 
@@ -251,7 +252,7 @@ func (w *world) moveCoordinator(g *groupState, oldDead bool) {
 // last persisted group record for load.time.
 func (w *world) electHere(g *groupState, nb, old *broker) {
 	now := w.q.Now()
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerRole, Node: nb.name, Group: g.id, Peer: old.name}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerRole, Node: nb.name, Group: g.id, Peer: old.name}}
 	w.emit(&w.tev)
 	var rec *coordinator.GroupRecord
 	if g.record != nil {
@@ -380,7 +381,7 @@ func (w *world) recoverNode(i int, node sim.NodeID) {
 		}
 		w.startProcess(s)
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: w.nodeName(node)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: w.nodeName(node)}}
 	w.emit(&w.tev)
 }
 
@@ -416,7 +417,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 			}
 		}
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerProcess, Node: b.name, State: state}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state}}
 	w.emit(&w.tev)
 	w.q.Schedule(now.Add(w.sc.Coordinator.FailoverDelay), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
 }
@@ -444,7 +445,7 @@ func (w *world) brokerUp(b *broker, hostDown bool) {
 	for _, g := range w.groups {
 		b.b.SetCoordinator(g.id, g.coord)
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvBrokerProcess, Node: b.name, State: "started"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: "started"}}
 	w.emit(&w.tev)
 	// A group whose coordinator could not move (no other broker was up)
 	// is coordinated by this broker again: it loads the group as a new

@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/client"
 	"github.com/rebalsim/rebalsim/model/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -95,7 +96,7 @@ func TestCrashOneMember(t *testing.T) {
 		// Realistic timing: the crash lands up to one heartbeat interval
 		// after the written instant, at a phase the seed draws.
 		for _, e := range res.Trace {
-			if e.Kind == EvFault && e.Reason == string(scenario.FaultCrash) {
+			if e.Kind == tracing.EvFault && e.Reason == string(scenario.FaultCrash) {
 				crashAt = time.Duration(e.At)
 			}
 		}
@@ -107,7 +108,7 @@ func TestCrashOneMember(t *testing.T) {
 			// Heartbeat and OffsetCommit both complete the session timer
 			// (GroupCoordinator.handleCommitOffsets); a crash phase can put
 			// a commit after the last heartbeat.
-			if e.Kind == EvDeliver && e.Req && (e.API == protocol.APIHeartbeat || e.API == protocol.APIOffsetCommit) && e.Peer == victim && at <= crashAt {
+			if e.Kind == tracing.EvDeliver && e.Req && (e.API == protocol.APIHeartbeat || e.API == protocol.APIOffsetCommit) && e.Peer == victim && at <= crashAt {
 				lastHB = at
 			}
 			if e.Kind == protocol.EvMemberAdded && e.Detail == victim && at <= crashAt {
@@ -176,24 +177,6 @@ func TestLazyPollsMatchEager(t *testing.T) {
 	}
 }
 
-// parse reads a test scenario. Test scenarios assert exact instants, so
-// they run with timing: exact unless they say otherwise.
-func parse(t testing.TB, src string) *scenario.Scenario {
-	t.Helper()
-	sc, err := scenario.Parse("test.yaml", []byte(src))
-	require.NoError(t, err)
-	exactUnlessSaid(sc, src)
-	return sc
-}
-
-// exactUnlessSaid sets timing: exact on a test scenario that does not
-// choose its timing.
-func exactUnlessSaid(sc *scenario.Scenario, src string) {
-	if !strings.Contains(src, "timing:") {
-		sc.Timing = scenario.TimingExact
-	}
-}
-
 // TestKIP62 (client issue): with 15 s of processing per poll and a 10 s
 // session timeout, kafka-0.10 (heartbeats only from poll) evicts the live
 // members and kafka-2.x (background heartbeat thread) does not.
@@ -235,7 +218,7 @@ faults:
   - {at: 30s, join: g}
 `
 	for seed := uint64(1); seed <= 5; seed++ {
-		coop := run(t, parse(t, fmt.Sprintf(src, "cooperative-sticky")), seed, Options{KeepTrace: true})
+		coop := run(t, simtest.Parse(t, fmt.Sprintf(src, "cooperative-sticky")), seed, Options{KeepTrace: true})
 		g := coop.Summary.Groups[0]
 		var after []Rebalance
 		for _, r := range g.Rebalances {
@@ -263,7 +246,7 @@ faults:
 			}
 		}
 
-		eager := run(t, parse(t, fmt.Sprintf(src, "range")), seed, Options{KeepTrace: true})
+		eager := run(t, simtest.Parse(t, fmt.Sprintf(src, "range")), seed, Options{KeepTrace: true})
 		revokedAll := 0
 		for _, e := range eager.Trace {
 			if e.Kind == protocol.EvRevoked && time.Duration(e.At) > 30*time.Second && len(e.Partitions) == 4 {
@@ -295,7 +278,7 @@ groups:
     subscribe: [t]
     start: {at: 0s, stagger: 100ms}
 `
-	res := run(t, parse(t, src), 1, Options{KeepTrace: true})
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
 	g := res.Summary.Groups[0]
 	require.Len(t, g.FatalErrors, 1)
 	assert.Contains(t, g.FatalErrors[0], "GROUP_MAX_SIZE_REACHED")
@@ -336,7 +319,7 @@ func TestFailoverRecovery(t *testing.T) {
 func TestProgressGuard(t *testing.T) {
 	defer func(n int) { maxEventsPerInstant = n }(maxEventsPerInstant)
 	maxEventsPerInstant = 20
-	sc := parse(t, `
+	sc := simtest.Parse(t, `
 name: burst
 duration: 10s
 topics: [{name: t, partitions: 1}]
@@ -354,7 +337,7 @@ groups: [{id: g, members: 50, subscribe: [t], start: {at: 1s, stagger: 0s}}]
 // than the heartbeat interval (2.7+ clients) used to livelock the world at
 // the instant it ended; it must finish, with both members Stable.
 func TestLeaderAssignorLongerThanHeartbeat(t *testing.T) {
-	sc := parse(t, `
+	sc := simtest.Parse(t, `
 name: slow-assignor
 duration: 60s
 topics: [{name: t, partitions: 4}]
@@ -387,12 +370,12 @@ groups:
     client: {profile: kafka-3.x, session.timeout.ms: 10000, request.timeout.ms: 5000}
     start: {at: 0s, stagger: 10ms}
 `
-	light := run(t, parse(t, fmt.Sprintf(src, "2ms")), 1, Options{}).Summary.Groups[0]
+	light := run(t, simtest.Parse(t, fmt.Sprintf(src, "2ms")), 1, Options{}).Summary.Groups[0]
 	assert.Zero(t, light.CoordinatorDeadMarks, "40 members × (1 heartbeat / 3 s + 1 commit / 5 s) × 2 ms is 4%% busy")
 	assert.Zero(t, light.Evictions)
 	assert.True(t, light.StableAtEnd)
 
-	heavy := run(t, parse(t, fmt.Sprintf(src, "200ms")), 1, Options{}).Summary.Groups[0]
+	heavy := run(t, simtest.Parse(t, fmt.Sprintf(src, "200ms")), 1, Options{}).Summary.Groups[0]
 	assert.Positive(t, heavy.FalseCoordinatorDeadMarks, "at 200 ms a request the broker is 4× overloaded: requests time out")
 	assert.False(t, heavy.StableAtEnd)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -209,9 +210,9 @@ func (w *world) observe(e *TraceEvent) {
 		w.observeMember(e)
 	case protocol.EvGroupState, protocol.EvRebalanceStart, protocol.EvMemberRemoved, protocol.EvGenerationComplete:
 		w.observeCoordinator(e)
-	case EvFault:
-		w.obs = append(w.obs, Observation{Kind: ObsFault, At: e.At, Seq: w.rec.count - 1, Fault: e.Reason, Detail: e.Detail})
-	case EvProcess:
+	case tracing.EvFault:
+		w.obs = append(w.obs, Observation{Kind: tracing.ObsFault, At: e.At, Seq: w.rec.count - 1, Fault: e.Reason, Detail: e.Detail})
+	case tracing.EvProcess:
 		s := w.slotByName(e.Node)
 		if s == nil {
 			return
@@ -293,7 +294,7 @@ func (w *world) observeMember(e *TraceEvent) {
 		// False when the broker the client used was in fact alive and still
 		// the group's coordinator at that instant: not when a failover moved
 		// the coordinator, nor when the broker's process or host was down.
-		w.record(g, Observation{Kind: ObsDeadMark, At: e.At, Member: s.name, Process: s.inc,
+		w.record(g, Observation{Kind: tracing.ObsDeadMark, At: e.At, Member: s.name, Process: s.inc,
 			False: s.coordSeen < 0 || s.coordSeen == g.coord && !w.brokers[g.coord].down,
 			Dead:  e.Dead, DeadErr: e.DeadErr, Broker: e.Peer, Gen: e.Gen})
 		s.coordSeen = -1
@@ -381,7 +382,7 @@ func (w *world) generationComplete(g *groupState, e *TraceEvent) {
 		}
 		m.openGens++
 	}
-	w.record(g, Observation{Kind: ObsGeneration, At: e.At, Gen: e.Gen})
+	w.record(g, Observation{Kind: tracing.ObsGeneration, At: e.At, Gen: e.Gen})
 }
 
 func (w *world) setCoordGen(g *groupState, gen int32) {
@@ -440,7 +441,7 @@ func (w *world) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
 	if m.openStart >= m.from {
 		m.rebalances = append(m.rebalances, r)
 	}
-	w.record(g, Observation{Kind: ObsSettle, At: now, Gen: m.coordGen, Episode: &r})
+	w.record(g, Observation{Kind: tracing.ObsSettle, At: now, Gen: m.coordGen, Episode: &r})
 }
 
 // triggerName maps the coordinator's rebalance reason to INTERFACE.md's

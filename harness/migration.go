@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/coordinator"
 	ccoord "github.com/rebalsim/rebalsim/model/coordinator/consumer"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -168,7 +169,7 @@ func (w *world) groupType(g *groupState, b *broker, to, why, detail string, gen 
 		g.cs.group = nil
 		g.cs.state = ""
 	}
-	w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: EvGroupType, Node: b.name, Group: g.id, State: to, Reason: why, Detail: detail, Gen: gen}}
+	w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: tracing.EvGroupType, Node: b.name, Group: g.id, State: to, Reason: why, Detail: detail, Gen: gen}}
 	w.emit(&w.tev)
 }
 

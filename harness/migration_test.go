@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -28,7 +30,7 @@ func (o ownership) apply(e *TraceEvent) {
 		o[e.Node] = slices.Clone(e.Partitions)
 	case protocol.EvRevoked:
 		o[e.Node] = slices.DeleteFunc(slices.Clone(o[e.Node]), func(p protocol.TopicPartition) bool { return slices.Contains(e.Partitions, p) })
-	case EvProcess:
+	case tracing.EvProcess:
 		if e.State != "started" {
 			delete(o, e.Node)
 		}
@@ -53,12 +55,12 @@ func intersectTP(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 // leaves (the downgrade at its LeaveGroup heartbeat), and the classic
 // members then rebalance classically to a generation with all four.
 func TestMigrationTimeline(t *testing.T) {
-	res := run(t, parse(t, testdataText(t, "migration-timeline.yaml")), 1, Options{KeepTrace: true})
+	res := run(t, simtest.Parse(t, testdataText(t, "migration-timeline.yaml")), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	tr := res.Trace
 	var types []TraceEvent
 	for _, e := range tr {
-		if e.Kind == EvGroupType {
+		if e.Kind == tracing.EvGroupType {
 			types = append(types, e)
 		}
 	}
@@ -77,13 +79,13 @@ func TestMigrationTimeline(t *testing.T) {
 	var atUpgrade ownership
 	for i := range tr {
 		e := &tr[i]
-		if firstHB == nil && e.Kind == EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat {
+		if firstHB == nil && e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat {
 			firstHB = e
 		}
 		if e.At < up.At && e.Kind == protocol.EvGenerationComplete {
 			lastClassicGen = e.Gen
 		}
-		if e == &tr[slices.IndexFunc(tr, func(x TraceEvent) bool { return x.Kind == EvGroupType })] {
+		if e == &tr[slices.IndexFunc(tr, func(x TraceEvent) bool { return x.Kind == tracing.EvGroupType })] {
 			atUpgrade = ownership{}
 			for k, v := range o {
 				atUpgrade[k] = slices.Clone(v)
@@ -168,7 +170,7 @@ func TestMigrationSwarmNoPartitionOwnedTwice(t *testing.T) {
 		t.Run(v.profile+"/"+v.assignor, func(t *testing.T) {
 			src := strings.ReplaceAll(testdataText(t, "migration-swarm.yaml"), "kafka-4.0", v.profile)
 			src = strings.ReplaceAll(src, "[cooperative-sticky]", "["+v.assignor+"]")
-			migrationSwarmSeeds(t, parse(t, src))
+			migrationSwarmSeeds(t, simtest.Parse(t, src))
 		})
 	}
 }
@@ -190,10 +192,10 @@ func migrationSwarmSeeds(t *testing.T, sc *scenario.Scenario) {
 			require.True(t, strings.HasSuffix(f, ": UNRELEASED_INSTANCE_ID"), "seed %d: %s", seed, f)
 		}
 		for _, e := range res.Trace {
-			if e.Kind == EvGroupType && e.Reason == "upgrade" {
+			if e.Kind == tracing.EvGroupType && e.Reason == "upgrade" {
 				upgraded++
 			}
-			if e.Kind == EvGroupType && strings.HasPrefix(e.Reason, "downgrade") {
+			if e.Kind == tracing.EvGroupType && strings.HasPrefix(e.Reason, "downgrade") {
 				downgraded++
 			}
 		}
@@ -205,7 +207,7 @@ func migrationSwarmSeeds(t *testing.T, sc *scenario.Scenario) {
 
 // TestMigrationSameSeedSameTrace: determinism of a migrating group.
 func TestMigrationSameSeedSameTrace(t *testing.T) {
-	requireSameSeedSameTrace(t, parse(t, testdataText(t, "migration-swarm.yaml")), 11)
+	requireSameSeedSameTrace(t, simtest.Parse(t, testdataText(t, "migration-swarm.yaml")), 11)
 }
 
 // TestMigrationStaticRollingUpgrade: static members restarted with the
@@ -214,7 +216,7 @@ func TestMigrationSameSeedSameTrace(t *testing.T) {
 // against a classic member) and keep their partitions: the group is
 // upgraded with no rebalance at all (testConsumerGroupHeartbeatFromExistingClassicStaticMember).
 func TestMigrationStaticRollingUpgrade(t *testing.T) {
-	res := run(t, parse(t, `
+	res := run(t, simtest.Parse(t, `
 name: static-migration
 duration: 120s
 coordinator: {brokers: 1, profile: kafka-4.0}
@@ -235,7 +237,7 @@ faults:
 	assert.True(t, g.StableAtEnd)
 	n := 0
 	for _, e := range res.Trace {
-		if e.Kind == EvGroupType {
+		if e.Kind == tracing.EvGroupType {
 			n++
 			assert.Equal(t, "upgrade", e.Reason)
 		}
@@ -251,7 +253,7 @@ faults:
 func TestMigrationRefusedUnderPolicy(t *testing.T) {
 	for _, policy := range []string{"downgrade", "disabled"} {
 		t.Run(policy, func(t *testing.T) {
-			res := run(t, parse(t, `
+			res := run(t, simtest.Parse(t, `
 name: refused
 duration: 60s
 coordinator: {brokers: 1, profile: kafka-4.0, group.consumer.migration.policy: `+policy+`}
@@ -268,7 +270,7 @@ faults:
 			assert.Equal(t, []string{"g-0: GROUP_ID_NOT_FOUND"}, g.FatalErrors)
 			var refused []TraceEvent
 			for _, e := range res.Trace {
-				if e.Kind == EvGroupType {
+				if e.Kind == tracing.EvGroupType {
 					refused = append(refused, e)
 				}
 			}

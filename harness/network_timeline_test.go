@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -21,25 +23,9 @@ import (
 // retransmitted at t + 202 ms · (2^k − 1): 0.202, 0.606, 1.414, 3.03,
 // 6.262, 12.726, 25.654 s.
 
-const netTimelineTmpl = `
-name: net-timeline
-duration: 150s
-coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 0}
-network: {latency: 1ms}
-topics: [{name: t, partitions: 6}]
-groups:
-  - id: g
-    members: 3
-    subscribe: [t]
-    client: {profile: kafka-3.x, session.timeout.ms: %d}
-    start: {at: 0s, stagger: 10ms}
-faults:
-  - %s
-`
-
 func netTimeline(t *testing.T, brokers, session int, fault string) []TraceEvent {
 	t.Helper()
-	return run(t, parse(t, fmt.Sprintf(netTimelineTmpl, brokers, session, fault)), 1, Options{KeepTrace: true}).Trace
+	return run(t, simtest.Parse(t, fmt.Sprintf(simtest.NetTimelineTmpl, brokers, session, fault)), 1, Options{KeepTrace: true}).Trace
 }
 
 // A 20 s two-way partition between g-1 and the coordinator with session
@@ -52,30 +38,32 @@ func netTimeline(t *testing.T, brokers, session int, fault string) []TraceEvent 
 func TestNetTimelinePartition20sSession45s(t *testing.T) {
 	tr := netTimeline(t, 1, 45000, "{at: 60s, partition: [g-1, coordinator], for: 20s}")
 	first, ok := tlFirst(tr, func(e *TraceEvent) bool {
-		return tlMsg(EvSend, "g-1", protocol.APIHeartbeat, true)(e) && e.At >= sim.Instant(60*time.Second)
+		return tlMsg(tracing.EvSend, "g-1", protocol.APIHeartbeat, true)(e) && e.At >= sim.Instant(60*time.Second)
 	})
 	require.True(t, ok)
-	lost, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Node == "g-1" && e.Corr == first.Corr })
+	lost, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvLost && e.Node == "g-1" && e.Corr == first.Corr })
 	require.True(t, ok)
 	assert.Equal(t, first.At, lost.At)
 	assert.Equal(t, "partition", lost.Reason)
-	retx, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == EvRetransmit && e.Node == "g-1" && e.Corr == first.Corr })
+	retx, ok := tlFirst(tr, func(e *TraceEvent) bool {
+		return e.Kind == tracing.EvRetransmit && e.Node == "g-1" && e.Corr == first.Corr
+	})
 	require.True(t, ok)
 	assert.Equal(t, first.At+sim.Instant(25654*time.Millisecond), retx.At, "the 7th transmission, the first after the heal")
 	arrive, ok := tlFirst(tr, func(e *TraceEvent) bool {
-		return tlMsg(EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr == first.Corr
+		return tlMsg(tracing.EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr == first.Corr
 	})
 	require.True(t, ok)
 	assert.Equal(t, retx.At+sim.Instant(time.Millisecond), arrive.At)
-	behind := find(tr, func(e *TraceEvent) bool {
-		return tlMsg(EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr > first.Corr && e.At <= arrive.At
+	behind := simtest.Find(tr, func(e *TraceEvent) bool {
+		return tlMsg(tracing.EvDeliver, "broker-0", protocol.APIHeartbeat, true)(e) && e.Peer == "g-1" && e.Corr > first.Corr && e.At <= arrive.At
 	})
 	// Every heartbeat sent 3, 6, … 24 s after it waited behind it: those
 	// sent after the heal too, the sender still being in loss recovery.
 	assert.Len(t, behind, 8, "the heartbeats queued behind it arrive in the same burst")
-	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
-	assert.Empty(t, find(tr, kindOf(protocol.EvCoordinatorDead, "g-1")))
-	assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop }), "TCP loses no message")
+	assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, "")))
+	assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvCoordinatorDead, "g-1")))
+	assert.Empty(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvDrop }), "TCP loses no message")
 }
 
 // The same partition with session 10 s: the coordinator removes g-1
@@ -90,11 +78,11 @@ func TestNetTimelinePartition20sSession10s(t *testing.T) {
 	for _, e := range tr {
 		// Heartbeats and offset commits both re-arm the member's session
 		// (completeAndScheduleNextHeartbeatExpiration).
-		if e.At < sim.Instant(60*time.Second) && e.Kind == EvDeliver && e.Req && e.Node == "broker-0" && e.Peer == "g-1" &&
+		if e.At < sim.Instant(60*time.Second) && e.Kind == tracing.EvDeliver && e.Req && e.Node == "broker-0" && e.Peer == "g-1" &&
 			(e.API == protocol.APIHeartbeat || e.API == protocol.APIOffsetCommit) {
 			lastIn = e
 		}
-		if e.At < sim.Instant(60*time.Second) && tlMsg(EvDeliver, "g-1", protocol.APIHeartbeat, false)(&e) {
+		if e.At < sim.Instant(60*time.Second) && tlMsg(tracing.EvDeliver, "g-1", protocol.APIHeartbeat, false)(&e) {
 			lastResp = e
 		}
 	}
@@ -104,7 +92,7 @@ func TestNetTimelinePartition20sSession10s(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "session-expired", rm.Reason)
 	assert.Equal(t, lastIn.At+sim.Instant(10*time.Second), rm.At)
-	dead, ok := tlFirst(tr, kindOf(protocol.EvCoordinatorDead, "g-1"))
+	dead, ok := tlFirst(tr, simtest.KindOf(protocol.EvCoordinatorDead, "g-1"))
 	require.True(t, ok)
 	assert.Equal(t, "session-timeout", dead.Reason)
 	assert.Equal(t, lastResp.At+sim.Instant(10*time.Second), dead.At)
@@ -131,7 +119,7 @@ func TestNetTimelinePartition20sSession10s(t *testing.T) {
 func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 	at := sim.Instant(60 * time.Second)
 	tr := netTimeline(t, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}")
-	moved, ok := tlFirst(tr, kindOf(EvBrokerRole, ""))
+	moved, ok := tlFirst(tr, simtest.KindOf(tracing.EvBrokerRole, ""))
 	require.True(t, ok)
 	assert.Equal(t, at+sim.Instant(9*time.Second), moved.At, "fenced after failover.delay")
 	for i := 0; i < 3; i++ {
@@ -144,52 +132,25 @@ func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 		require.True(t, ok, m)
 		assert.LessOrEqual(t, dead.At, at+sim.Instant(3*time.Second+10*time.Millisecond), "%s: at its next heartbeat at the latest", m)
 	}
-	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "the new coordinator re-arms every session at load")
+	assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, "")), "the new coordinator re-arms every session at load")
 
 	tr = netTimeline(t, 3, 45000, "{at: 60s, host-down: coordinator, for: 30s}")
-	assert.Empty(t, find(tr, func(e *TraceEvent) bool {
+	assert.Empty(t, simtest.Find(tr, func(e *TraceEvent) bool {
 		return e.Kind == protocol.EvDisconnected && e.At >= at && e.At < at+sim.Instant(29*time.Second)
 	}),
 		"a silent host is not noticed for a request timeout")
 	for i := 0; i < 3; i++ {
 		m := fmt.Sprintf("g-%d", i)
-		hb, ok := tlFirst(tr, func(e *TraceEvent) bool { return tlMsg(EvSend, m, protocol.APIHeartbeat, true)(e) && e.At >= at })
+		hb, ok := tlFirst(tr, func(e *TraceEvent) bool {
+			return tlMsg(tracing.EvSend, m, protocol.APIHeartbeat, true)(e) && e.At >= at
+		})
 		require.True(t, ok, m)
 		dead, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvCoordinatorDead && e.Node == m && e.At >= at })
 		require.True(t, ok, m)
 		assert.Equal(t, "request-timeout", dead.Reason, m)
 		assert.Equal(t, hb.At+sim.Instant(30*time.Second), dead.At, "%s: the first heartbeat into the silence times out", m)
 	}
-	assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")))
-}
-
-// simrun explain names the TCP chain: the heartbeat transmissions lost to
-// the partition and retransmitted, the session timer, the connection the
-// member closed.
-func TestExplainNamesTheTCPChain(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, partition: [g-1, coordinator], for: 20s}"))
-	res := run(t, sc, 1, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, res.Observations, "g-1")
-	var ev, dead *Explanation
-	for i := range xs {
-		switch {
-		case xs[i].Kind == "eviction" && ev == nil:
-			ev = &xs[i]
-		case xs[i].Kind == "coordinator-dead" && dead == nil:
-			dead = &xs[i]
-		}
-	}
-	require.NotNil(t, ev)
-	require.NotNil(t, dead)
-	text := ev.String()
-	assert.Contains(t, text, "tcp: Heartbeat request g-1→broker-0")
-	assert.Contains(t, text, "transmission lost (partition)")
-	assert.Contains(t, text, "fault partition g-1|coordinator at 60.000 s")
-	assert.True(t, ev.False)
-	text = dead.String()
-	assert.Contains(t, text, "connection to broker-0 (coordinator) closed")
-	assert.Contains(t, text, "session timer")
-	assert.True(t, dead.False)
+	assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, "")))
 }
 
 // A member's host goes silent for 60 s (no FIN: the broker learns nothing)
@@ -198,15 +159,15 @@ func TestExplainNamesTheTCPChain(t *testing.T) {
 // process joins under a new member id and the group ends Stable with every
 // member in it.
 func TestNetTimelineMemberHostDown(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, host-down: g-1, for: 60s}"))
+	sc := simtest.Parse(t, fmt.Sprintf(simtest.NetTimelineTmpl, 1, 10000, "{at: 60s, host-down: g-1, for: 60s}"))
 	res := run(t, sc, 1, Options{KeepTrace: true})
 	tr := res.Trace
-	p := find(tr, kindOf(EvProcess, "g-1"))
+	p := simtest.Find(tr, simtest.KindOf(tracing.EvProcess, "g-1"))
 	require.Len(t, p, 3)
 	assert.Equal(t, "host-down", p[1].State)
 	assert.Equal(t, "started", p[2].State)
 	assert.Equal(t, sim.Instant(120*time.Second), p[2].At)
-	assert.Empty(t, find(tr, func(e *TraceEvent) bool {
+	assert.Empty(t, simtest.Find(tr, func(e *TraceEvent) bool {
 		return e.Kind == protocol.EvDisconnected && e.At >= sim.Instant(60*time.Second) && e.At < sim.Instant(120*time.Second)
 	}), "a silent host closes nothing")
 	gs := res.Summary.Groups[0]
@@ -221,9 +182,9 @@ func TestNetTimelineMemberHostDown(t *testing.T) {
 // reconnect.backoff.ms 2000 gives a 1.6–2.4 s backoff after the first
 // disconnect (± 20 % jitter), where the default gives 40–60 ms.
 func TestClientConnectionSettingsReachTheClient(t *testing.T) {
-	src := fmt.Sprintf(netTimelineTmpl, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}")
+	src := fmt.Sprintf(simtest.NetTimelineTmpl, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}")
 	src = strings.Replace(src, "session.timeout.ms: 45000}", "session.timeout.ms: 45000, reconnect.backoff.ms: 2000, reconnect.backoff.max.ms: 8000}", 1)
-	tr := run(t, parse(t, src), 1, Options{KeepTrace: true}).Trace
+	tr := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true}).Trace
 	d, ok := tlFirst(tr, func(e *TraceEvent) bool {
 		return e.Kind == protocol.EvDisconnected && e.At >= sim.Instant(60*time.Second)
 	})
@@ -239,10 +200,10 @@ func TestClientConnectionSettingsReachTheClient(t *testing.T) {
 // group reloaded from a record with those ids panicked the coordinator:
 // found by simrun explore).
 func TestNetTimelineSingleBrokerRestart(t *testing.T) {
-	res := run(t, parse(t, fmt.Sprintf(netTimelineTmpl, 1, 10000, "{at: 60s, crash: coordinator, for: 20s}")), 1, Options{KeepTrace: true})
+	res := run(t, simtest.Parse(t, fmt.Sprintf(simtest.NetTimelineTmpl, 1, 10000, "{at: 60s, crash: coordinator, for: 20s}")), 1, Options{KeepTrace: true})
 	gs := res.Summary.Groups[0]
 	assert.True(t, gs.StableAtEnd)
-	moved, ok := tlFirst(res.Trace, kindOf(EvBrokerRole, ""))
+	moved, ok := tlFirst(res.Trace, simtest.KindOf(tracing.EvBrokerRole, ""))
 	require.True(t, ok)
 	assert.Equal(t, sim.Instant(80*time.Second), moved.At, "elected again at its restart")
 	assert.Equal(t, "broker-0", moved.Node)
@@ -274,7 +235,7 @@ func TestNetTimelineBrokerCrashDuringHostDown(t *testing.T) {
 	tr := netTimeline(t, 3, 10000, `{at: 40s, host-down: broker-1, for: 60s}
   - {at: 45s, crash: broker-1, for: 20s}`)
 	var started []sim.Instant
-	for _, e := range find(tr, kindOf(EvBrokerProcess, "broker-1")) {
+	for _, e := range simtest.Find(tr, simtest.KindOf(tracing.EvBrokerProcess, "broker-1")) {
 		if e.State == "started" {
 			started = append(started, e.At)
 		}
@@ -318,8 +279,8 @@ func TestLookupBacksOffWhileCoordinatorInReconnectBackoff(t *testing.T) {
 	require.NoError(t, err)
 	res, err := Run(sc, 39, Options{KeepTrace: true})
 	require.NoError(t, err)
-	lookups := find(res.Trace, func(e *TraceEvent) bool {
-		return tlMsg(EvSend, "payments-0", protocol.APIFindCoordinator, true)(e)
+	lookups := simtest.Find(res.Trace, func(e *TraceEvent) bool {
+		return tlMsg(tracing.EvSend, "payments-0", protocol.APIFindCoordinator, true)(e)
 	})
 	assert.LessOrEqual(t, len(lookups), 300, "lookups paced by retry.backoff.ms, not one per round trip (4490 before)")
 }

@@ -1,9 +1,11 @@
 // Tests of what a run lets one see (docs/OBSERVABILITY.md): every fault
 // kind has its effect in the trace, each metric equals a value computed by
 // hand from the trace's own instants, each invariant checker catches a
-// violation forged through a test hook, the Perfetto JSON is well formed,
-// the explainer names the causes, and a run with every fault kind (swarm
-// and filter included) is a pure function of its seed.
+// violation forged through a test hook, a run with every fault kind (swarm
+// and filter included) is a pure function of its seed, and the observations
+// (settle episodes, fences, the measurement window) are what the summary
+// counts. The readers of a finished trace (explain, Perfetto) are tested in
+// harness/tracing.
 package harness
 
 import (
@@ -17,58 +19,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
-
-// small is a two-member group on one broker with constant latency, so the
-// instants in the trace are easy to read; faults are appended.
-const small = `
-name: obs
-duration: %s
-seed: 3
-coordinator: {brokers: %d, profile: kafka-3.x, group.initial.rebalance.delay.ms: 1000}
-network: {latency: 1ms}
-topics: [{name: t, partitions: 4}]
-groups:
-  - id: g
-    members: 2
-    subscribe: [t]
-    client: {profile: kafka-3.x, session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
-    workload: {poll.interval: 500ms, poll.timeout: 500ms}
-    start: {at: 0s, stagger: 100ms}
-faults:
-%s`
-
-func parseSmall(t testing.TB, duration string, brokers int, faults string) *scenario.Scenario {
-	t.Helper()
-	if faults == "" {
-		faults = "  []\n"
-	}
-	src := fmt.Sprintf(small, duration, brokers, faults)
-	sc, err := scenario.Parse("obs.yaml", []byte(src))
-	require.NoError(t, err)
-	exactUnlessSaid(sc, src)
-	return sc
-}
-
-// find returns the events matching pred.
-func find(tr []TraceEvent, pred func(e *TraceEvent) bool) []TraceEvent {
-	var out []TraceEvent
-	for i := range tr {
-		if pred(&tr[i]) {
-			out = append(out, tr[i])
-		}
-	}
-	return out
-}
-
-func kindOf(k protocol.EventKind, node string) func(e *TraceEvent) bool {
-	return func(e *TraceEvent) bool { return e.Kind == k && (node == "" || e.Node == node) }
-}
-
-func secs(a sim.Instant) float64 { return float64(a) / 1e9 }
 
 // TestMetricsCrashByHand: unowned partition-seconds after a crash = the
 // startup part (4 partitions unowned from the first start until the first
@@ -76,12 +32,12 @@ func secs(a sim.Instant) float64 { return float64(a) / 1e9 }
 // from the crash until the survivor's eager revocation, then all 4 until the
 // survivor's new assignment. Member-hours are the processes' lifetimes.
 func TestMetricsCrashByHand(t *testing.T) {
-	sc := parseSmall(t, "40s", 1, "  - {at: 20s, crash: g-1}\n")
+	sc := simtest.ParseSmall(t, "40s", 1, "  - {at: 20s, crash: g-1}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
 	tr := res.Trace
-	as0 := find(tr, kindOf(protocol.EvAssigned, "g-0"))
-	as1 := find(tr, kindOf(protocol.EvAssigned, "g-1"))
-	rv0 := find(tr, kindOf(protocol.EvRevoked, "g-0"))
+	as0 := simtest.Find(tr, simtest.KindOf(protocol.EvAssigned, "g-0"))
+	as1 := simtest.Find(tr, simtest.KindOf(protocol.EvAssigned, "g-1"))
+	rv0 := simtest.Find(tr, simtest.KindOf(protocol.EvRevoked, "g-0"))
 	require.Len(t, as0, 2, "g-0: assigned at generation 1, then all 4 partitions")
 	require.Len(t, as1, 1)
 	require.Len(t, rv0, 1, "eager: g-0 revokes before rejoining")
@@ -93,9 +49,9 @@ func TestMetricsCrashByHand(t *testing.T) {
 		first, second = second, first
 	}
 	crash := sim.Instant(20 * time.Second)
-	want := 4*secs(first) + 2*secs(second-first) + // startup
-		2*secs(rv0[0].At-crash) + // the crashed member's partitions
-		4*secs(as0[1].At-rv0[0].At) // everything, from the revocation to the new assignment
+	want := 4*simtest.Secs(first) + 2*simtest.Secs(second-first) + // startup
+		2*simtest.Secs(rv0[0].At-crash) + // the crashed member's partitions
+		4*simtest.Secs(as0[1].At-rv0[0].At) // everything, from the revocation to the new assignment
 	gs := res.Summary.Groups[0]
 	assert.InDelta(t, want, gs.UnownedPartitionSeconds, 0.002)
 	assert.Zero(t, gs.DoubleOwnedPartitionSeconds)
@@ -106,7 +62,7 @@ func TestMetricsCrashByHand(t *testing.T) {
 	assert.Equal(t, 0, gs.CoordinatorDeadMarks)
 	require.Equal(t, 2, gs.RebalanceCount)
 	r := gs.Rebalances[1]
-	removed := find(tr, kindOf(protocol.EvMemberRemoved, ""))
+	removed := simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, ""))
 	require.Len(t, removed, 1)
 	assert.Equal(t, int64(removed[0].At)/1e6, r.StartMs, "the rebalance starts at the eviction")
 	assert.Equal(t, int64(as0[1].At)/1e6, r.EndMs, "and ends when the survivor holds its assignment")
@@ -121,21 +77,21 @@ func TestMetricsCrashByHand(t *testing.T) {
 // on resume), and the zombie's session timer marks a live coordinator dead
 // (a false dead mark). Rates are per member-hour.
 func TestMetricsPauseByHand(t *testing.T) {
-	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
+	sc := simtest.ParseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
 	tr := res.Trace
 	gs := res.Summary.Groups[0]
 	assert.Equal(t, 1, gs.Evictions)
 	assert.Equal(t, 1, gs.FalseEvictions)
-	dead := find(tr, kindOf(protocol.EvCoordinatorDead, "g-1"))
+	dead := simtest.Find(tr, simtest.KindOf(protocol.EvCoordinatorDead, "g-1"))
 	require.NotEmpty(t, dead)
-	assert.Equal(t, len(find(tr, kindOf(protocol.EvCoordinatorDead, ""))), gs.CoordinatorDeadMarks)
+	assert.Equal(t, len(simtest.Find(tr, simtest.KindOf(protocol.EvCoordinatorDead, ""))), gs.CoordinatorDeadMarks)
 	assert.Equal(t, gs.CoordinatorDeadMarks, gs.FalseCoordinatorDeadMarks, "one broker, never moved: every mark is false")
 
 	// Double ownership: from g-0's assignment of all 4 partitions (holding
 	// g-1's 2) to g-1's revocation (lost) of them.
-	as0 := find(tr, kindOf(protocol.EvAssigned, "g-0"))
-	lost := find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRevoked && e.Node == "g-1" })
+	as0 := simtest.Find(tr, simtest.KindOf(protocol.EvAssigned, "g-0"))
+	lost := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvRevoked && e.Node == "g-1" })
 	require.GreaterOrEqual(t, len(as0), 2)
 	require.NotEmpty(t, lost)
 	var takeover sim.Instant
@@ -147,7 +103,7 @@ func TestMetricsPauseByHand(t *testing.T) {
 	}
 	require.Positive(t, takeover)
 	require.Greater(t, lost[0].At, takeover, "the zombie gives them up after g-0 took them")
-	assert.InDelta(t, 2*secs(lost[0].At-takeover), gs.DoubleOwnedPartitionSeconds, 0.002)
+	assert.InDelta(t, 2*simtest.Secs(lost[0].At-takeover), gs.DoubleOwnedPartitionSeconds, 0.002)
 
 	gs.FillRates()
 	assert.InDelta(t, float64(gs.FalseEvictions)/gs.MemberHours, gs.FalseEvictionsPerMemberHour, 1e-3)
@@ -162,10 +118,10 @@ func TestMetricsPauseByHand(t *testing.T) {
 // TestMetricsFailoverTrueDeadMarks: after a coordinator failover the members
 // learn NOT_COORDINATOR and mark the old coordinator dead: true marks.
 func TestMetricsFailoverTrueDeadMarks(t *testing.T) {
-	sc := parseSmall(t, "40s", 3, "  - {at: 20s, coordinator-failover: g}\n")
+	sc := simtest.ParseSmall(t, "40s", 3, "  - {at: 20s, coordinator-failover: g}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
 	gs := res.Summary.Groups[0]
-	marks := find(res.Trace, kindOf(protocol.EvCoordinatorDead, ""))
+	marks := simtest.Find(res.Trace, simtest.KindOf(protocol.EvCoordinatorDead, ""))
 	require.NotEmpty(t, marks)
 	assert.Equal(t, len(marks), gs.CoordinatorDeadMarks)
 	assert.Equal(t, 0, gs.FalseCoordinatorDeadMarks, "the coordinator had moved")
@@ -181,17 +137,23 @@ func TestEveryFaultKind(t *testing.T) {
 		check        func(t *testing.T, tr []TraceEvent, gs GroupSummary)
 	}{
 		{"crash", "  - {at: 20s, crash: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State == "crashed" }))
+			assert.NotEmpty(t, simtest.Find(tr, func(e *TraceEvent) bool {
+				return e.Kind == tracing.EvProcess && e.Node == "g-1" && e.State == "crashed"
+			}))
 			assert.Equal(t, 1, gs.Evictions)
 		}},
 		{"restart", "  - {at: 20s, crash: g-1}\n  - {at: 22s, restart: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			st := find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State == "started" })
+			st := simtest.Find(tr, func(e *TraceEvent) bool {
+				return e.Kind == tracing.EvProcess && e.Node == "g-1" && e.State == "started"
+			})
 			require.Len(t, st, 2)
 			assert.Equal(t, sim.Instant(22*time.Second), st[1].At)
 			assert.True(t, gs.StableAtEnd)
 		}},
 		{"pause", "  - {at: 20s, pause: g-1, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			p := find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-1" && e.State != "started" })
+			p := simtest.Find(tr, func(e *TraceEvent) bool {
+				return e.Kind == tracing.EvProcess && e.Node == "g-1" && e.State != "started"
+			})
 			require.Len(t, p, 2)
 			assert.Equal(t, "paused", p[0].State)
 			assert.Equal(t, "resumed", p[1].State)
@@ -199,10 +161,10 @@ func TestEveryFaultKind(t *testing.T) {
 			assert.Zero(t, gs.Evictions, "5 s < session timeout")
 		}},
 		{"slow-poll", "  - {at: 20s, slow-poll: g-1, for: 400s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			assert.NotEmpty(t, find(tr, kindOf(protocol.EvPollTimeout, "g-1")), "max.poll.interval.ms (300 s) passes")
+			assert.NotEmpty(t, simtest.Find(tr, simtest.KindOf(protocol.EvPollTimeout, "g-1")), "max.poll.interval.ms (300 s) passes")
 		}},
 		{"partition", "  - {at: 20s, partition: [g-1, coordinator], for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "partition" })
+			drops := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvLost && e.Reason == "partition" })
 			require.NotEmpty(t, drops, "transmissions lost to the partition (TCP retransmits them)")
 			for _, d := range drops {
 				assert.True(t, d.Node == "g-1" || d.Peer == "g-1")
@@ -210,37 +172,37 @@ func TestEveryFaultKind(t *testing.T) {
 			assert.Equal(t, 1, gs.FalseEvictions)
 		}},
 		{"partition one-way", "  - {at: 20s, partition: [coordinator, g-1], for: 15s, direction: one-way}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "partition" })
+			drops := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvLost && e.Reason == "partition" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.Equal(t, "broker-0", d.Node, "only coordinator → g-1 is cut")
 				assert.Equal(t, "g-1", d.Peer)
 			}
 			// Requests from g-1 still arrive in the window.
-			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool {
-				return e.Kind == EvDeliver && e.Req && e.Peer == "g-1" && e.At > sim.Instant(21*time.Second) && e.At < sim.Instant(35*time.Second)
+			assert.NotEmpty(t, simtest.Find(tr, func(e *TraceEvent) bool {
+				return e.Kind == tracing.EvDeliver && e.Req && e.Peer == "g-1" && e.At > sim.Instant(21*time.Second) && e.At < sim.Instant(35*time.Second)
 			}))
-			f := find(tr, kindOf(EvFault, "harness"))
+			f := simtest.Find(tr, simtest.KindOf(tracing.EvFault, "harness"))
 			require.Len(t, f, 1)
 			assert.Equal(t, "coordinator>g-1", f[0].Detail, "the fault as written; > marks one way")
 		}},
 		{"loss", "  - {at: 20s, loss: 1, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvLost && e.Reason == "loss" })
+			drops := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvLost && e.Reason == "loss" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.True(t, d.At >= sim.Instant(20*time.Second) && d.At < sim.Instant(25*time.Second))
 			}
-			assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop }), "TCP drops no message")
+			assert.Empty(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvDrop }), "TCP drops no message")
 		}},
 		{"latency", "  - {at: 20s, latency: 200ms, for: 5s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
 			sends := map[string]sim.Instant{}
 			slow := 0
 			for _, e := range tr {
 				k := e.Node + e.Peer + fmt.Sprint(e.Corr, e.Req)
-				if e.Kind == EvSend {
+				if e.Kind == tracing.EvSend {
 					sends[k] = e.At
 				}
-				if e.Kind == EvDeliver {
+				if e.Kind == tracing.EvDeliver {
 					k = e.Peer + e.Node + fmt.Sprint(e.Corr, e.Req)
 					if e.At-sends[k] >= sim.Instant(200*time.Millisecond) {
 						slow++
@@ -251,41 +213,43 @@ func TestEveryFaultKind(t *testing.T) {
 			assert.Positive(t, slow)
 		}},
 		{"coordinator-failover", "  - {at: 20s, coordinator-failover: g}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			m := find(tr, kindOf(EvBrokerRole, ""))
+			m := simtest.Find(tr, simtest.KindOf(tracing.EvBrokerRole, ""))
 			require.Len(t, m, 1)
 			assert.NotEqual(t, m[0].Node, m[0].Peer)
 		}},
 		{"leave", "  - {at: 20s, leave: g-1}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Reason == "leave" }))
+			assert.NotEmpty(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvMemberRemoved && e.Reason == "leave" }))
 			assert.Zero(t, gs.Evictions)
 		}},
 		{"join", "  - {at: 20s, join: g}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			assert.NotEmpty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == "g-2" && e.State == "started" }))
+			assert.NotEmpty(t, simtest.Find(tr, func(e *TraceEvent) bool {
+				return e.Kind == tracing.EvProcess && e.Node == "g-2" && e.State == "started"
+			}))
 			assert.Equal(t, 3, gs.Rebalances[len(gs.Rebalances)-1].Members)
 		}},
 		{"rolling-restart", "  - {at: 20s, rolling-restart: g, interval: 5s, downtime: 1s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
 			for _, n := range []string{"g-0", "g-1"} {
-				assert.Len(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "closed" }), 1)
-				assert.Len(t, find(tr, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "started" }), 2)
+				assert.Len(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvProcess && e.Node == n && e.State == "closed" }), 1)
+				assert.Len(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvProcess && e.Node == n && e.State == "started" }), 2)
 			}
 		}},
 		// Every request of g-1 (not only heartbeats: an OffsetCommit or a
 		// JoinGroup also refreshes the session at the coordinator, as in
 		// GroupCoordinator.handleCommitOffsets).
 		{"filter drop", "  - {at: 20s, filter: {member: g-1, direction: request, action: drop}, for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "filter" })
+			drops := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvDrop && e.Reason == "filter" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.Equal(t, "g-1", d.Node)
 				assert.True(t, d.Req)
 			}
 			assert.Equal(t, 1, gs.FalseEvictions, "15 s without a heartbeat arriving > session timeout")
-			ends := find(tr, kindOf(EvFaultEnd, "harness"))
+			ends := simtest.Find(tr, simtest.KindOf(tracing.EvFaultEnd, "harness"))
 			require.Len(t, ends, 1)
 			assert.Equal(t, sim.Instant(35*time.Second), ends[0].At)
 		}},
 		{"filter api", "  - {at: 20s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 15s}\n", func(t *testing.T, tr []TraceEvent, gs GroupSummary) {
-			drops := find(tr, func(e *TraceEvent) bool { return e.Kind == EvDrop && e.Reason == "filter" })
+			drops := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvDrop && e.Reason == "filter" })
 			require.NotEmpty(t, drops)
 			for _, d := range drops {
 				assert.Equal(t, "g-1", d.Node)
@@ -298,10 +262,10 @@ func TestEveryFaultKind(t *testing.T) {
 			sends := map[string]sim.Instant{}
 			delayed := 0
 			for _, e := range tr {
-				if e.Kind == EvSend && !e.Req {
+				if e.Kind == tracing.EvSend && !e.Req {
 					sends[e.Peer+fmt.Sprint(e.Corr)] = e.At
 				}
-				if e.Kind == EvDeliver && !e.Req {
+				if e.Kind == tracing.EvDeliver && !e.Req {
 					d := e.At - sends[e.Node+fmt.Sprint(e.Corr)]
 					if d >= sim.Instant(700*time.Millisecond) {
 						delayed++
@@ -310,7 +274,7 @@ func TestEveryFaultKind(t *testing.T) {
 				}
 			}
 			assert.Positive(t, delayed)
-			assert.Empty(t, find(tr, kindOf(EvDrop, "")))
+			assert.Empty(t, simtest.Find(tr, simtest.KindOf(tracing.EvDrop, "")))
 		}},
 	}
 	for _, c := range cases {
@@ -319,7 +283,7 @@ func TestEveryFaultKind(t *testing.T) {
 			if c.name == "coordinator-failover" {
 				brokers = 2
 			}
-			sc := parseSmall(t, "500s", brokers, c.faults)
+			sc := simtest.ParseSmall(t, "500s", brokers, c.faults)
 			res := run(t, sc, 3, Options{KeepTrace: true})
 			c.check(t, res.Trace, res.Summary.Groups[0])
 			assert.Empty(t, res.Summary.InvariantViolations)
@@ -331,14 +295,14 @@ func TestEveryFaultKind(t *testing.T) {
 // to the first window's loss when the second ends, and to the scenario's
 // when the first ends (not when the first of them ends).
 func TestOverlappingWindows(t *testing.T) {
-	sc := parseSmall(t, "40s", 1, "  - {at: 10s, loss: 1, for: 10s}\n  - {at: 12s, loss: 1, for: 2s}\n  - {at: 15s, partition: [g-1, coordinator], for: 10s}\n  - {at: 16s, partition: [g-1, coordinator], for: 2s}\n")
+	sc := simtest.ParseSmall(t, "40s", 1, "  - {at: 10s, loss: 1, for: 10s}\n  - {at: 12s, loss: 1, for: 2s}\n  - {at: 15s, partition: [g-1, coordinator], for: 10s}\n  - {at: 16s, partition: [g-1, coordinator], for: 2s}\n")
 	res := run(t, sc, 3, Options{KeepTrace: true})
-	late := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvLost && e.At > sim.Instant(14*time.Second) && e.At < sim.Instant(20*time.Second)
+	late := simtest.Find(res.Trace, func(e *TraceEvent) bool {
+		return e.Kind == tracing.EvLost && e.At > sim.Instant(14*time.Second) && e.At < sim.Instant(20*time.Second)
 	})
 	assert.NotEmpty(t, late, "the first window still loses everything after the second ended")
-	cut := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvLost && e.Node == "g-1" && e.At > sim.Instant(20*time.Second) && e.At < sim.Instant(25*time.Second)
+	cut := simtest.Find(res.Trace, func(e *TraceEvent) bool {
+		return e.Kind == tracing.EvLost && e.Node == "g-1" && e.At > sim.Instant(20*time.Second) && e.At < sim.Instant(25*time.Second)
 	})
 	assert.NotEmpty(t, cut, "the first partition still holds after the second healed")
 }
@@ -383,7 +347,7 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.checker, func(t *testing.T) {
-			sc := parseSmall(t, "400s", 1, "")
+			sc := simtest.ParseSmall(t, "400s", 1, "")
 			viol := forge(t, sc, 20*time.Second, c.mk)
 			require.NotEmpty(t, viol)
 			assert.Equal(t, c.checker, viol[0].Checker)
@@ -395,48 +359,16 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 		})
 	}
 	// And without the forgery, nothing is reported.
-	w, err := newWorld(parseSmall(t, "400s", 1, ""), 3, Options{})
+	w, err := newWorld(simtest.ParseSmall(t, "400s", 1, ""), 3, Options{})
 	require.NoError(t, err)
 	w.run()
 	assert.Empty(t, w.viol)
 }
 
-// allFaults uses every fault kind, the extensions and a swarm.
-const allFaults = `  - {at: 20s, crash: g-1}
-  - {at: 25s, restart: g-1}
-  - {at: 40s, pause: g-0, for: 4s}
-  - {at: 50s, slow-poll: g-1, for: 2s}
-  - {at: 60s, partition: [g-1, coordinator], for: 3s}
-  - {at: 70s, partition: [coordinator, g-0], for: 3s, direction: one-way}
-  - {at: 80s, loss: 0.2, for: 5s}
-  - {at: 90s, latency: {dist: uniform, min: 50ms, max: 150ms}, for: 5s}
-  - {at: 100s, coordinator-failover: g}
-  - {at: 110s, leave: g-0}
-  - {at: 115s, join: g}
-  - {at: 130s, rolling-restart: g, interval: 5s, downtime: 1s}
-  - {at: 150s, filter: {api: Heartbeat, member: g-1, direction: request, action: drop}, for: 4s}
-  - {at: 160s, filter: {api: SyncGroup, direction: response, action: delay, delay: 300ms}, for: 20s}
-swarm:
-  until: 200s
-  crash: 1
-  crash.downtime: 2s
-  pause: 1
-  pause.for: {dist: uniform, min: 100ms, max: 3s}
-  partition: 0.5
-  partition.for: 2s
-  loss: 0.5
-  loss.probability: 0.1
-  loss.for: 3s
-  latency: 0.5
-  latency.value: 30ms
-  latency.for: 3s
-  coordinator-failover: 0.3
-`
-
 // TestSameSeedSameTraceEveryFault: with every fault kind active, the same
 // seed gives the same trace, byte for byte, and another seed another one.
 func TestSameSeedSameTraceEveryFault(t *testing.T) {
-	sc := parseSmall(t, "400s", 3, allFaults)
+	sc := simtest.ParseSmall(t, "400s", 3, simtest.AllFaults)
 	var a, b, c bytes.Buffer
 	ra := run(t, sc, 11, Options{TraceJSONL: &a, KeepTrace: true})
 	run(t, sc, 11, Options{TraceJSONL: &b})
@@ -446,7 +378,7 @@ func TestSameSeedSameTraceEveryFault(t *testing.T) {
 	kinds := map[string]bool{}
 	swarm := 0
 	for _, e := range ra.Trace {
-		if e.Kind == EvFault {
+		if e.Kind == tracing.EvFault {
 			kinds[e.Reason] = true
 		}
 	}
@@ -460,7 +392,7 @@ func TestSameSeedSameTraceEveryFault(t *testing.T) {
 		scenario.FaultLeave, scenario.FaultJoin, scenario.FaultRollingRestart, scenario.FaultFilter} {
 		assert.True(t, kinds[string(k)], "fault %s ran", k)
 	}
-	faults := find(ra.Trace, kindOf(EvFault, "harness"))
+	faults := simtest.Find(ra.Trace, simtest.KindOf(tracing.EvFault, "harness"))
 	assert.Equal(t, 14+swarm, len(faults), "every file and swarm fault is a fault event in the trace")
 	// The scenario is not modified by running it (faults are resolved on a copy).
 	assert.Equal(t, [2]string{"g-1", "coordinator"}, sc.Faults[4].Peers)
@@ -470,7 +402,7 @@ func TestSameSeedSameTraceEveryFault(t *testing.T) {
 // kind has its own stream, so changing one rate leaves the others alone;
 // draws stay in the window.
 func TestSwarmSchedule(t *testing.T) {
-	sc := parseSmall(t, "400s", 3, "  []\nswarm: {from: 10s, until: 300s, crash: 2, crash.downtime: 1s, pause: 3, pause.for: 1s}\n")
+	sc := simtest.ParseSmall(t, "400s", 3, "  []\nswarm: {from: 10s, until: 300s, crash: 2, crash.downtime: 1s, pause: 3, pause.for: 1s}\n")
 	a, b := SwarmFaults(sc, 5), SwarmFaults(sc, 5)
 	require.Equal(t, a, b)
 	assert.NotEqual(t, a, SwarmFaults(sc, 6))
@@ -498,112 +430,6 @@ func TestSwarmSchedule(t *testing.T) {
 	assert.Equal(t, pauses(a), pauses(SwarmFaults(sc, 5)), "pauses do not depend on the crash rate")
 }
 
-// TestPerfettoWellFormed: the Perfetto JSON parses; every member-state
-// change is a slice (B) on the member's track; B/E nest per track with
-// non-decreasing time; every flow start has exactly one finish.
-func TestPerfettoWellFormed(t *testing.T) {
-	sc := parseSmall(t, "400s", 3, allFaults)
-	res := run(t, sc, 11, Options{KeepTrace: true})
-	var buf bytes.Buffer
-	require.NoError(t, WritePerfetto(&buf, res.Trace, res.Observations))
-	var doc struct {
-		TraceEvents []struct {
-			Ph   string  `json:"ph"`
-			Pid  int     `json:"pid"`
-			Tid  int     `json:"tid"`
-			Ts   float64 `json:"ts"`
-			Name string  `json:"name"`
-			Cat  string  `json:"cat"`
-			ID   uint64  `json:"id"`
-			Args struct {
-				Name string `json:"name"`
-			} `json:"args"`
-		} `json:"traceEvents"`
-	}
-	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
-	type track struct{ pid, tid int }
-	names := map[track]string{}
-	depth := map[track]int{}
-	last := map[track]float64{}
-	flows := map[uint64][2]int{}
-	stateSlices := map[string]int{}
-	for _, e := range doc.TraceEvents {
-		k := track{e.Pid, e.Tid}
-		switch e.Ph {
-		case "M":
-			if e.Name == "thread_name" {
-				names[k] = e.Args.Name
-			}
-		case "B", "E":
-			require.GreaterOrEqual(t, e.Ts, last[k], "time goes forward on track %v", k)
-			last[k] = e.Ts
-			if e.Ph == "B" {
-				depth[k]++
-				require.Equal(t, 1, depth[k], "one state slice at a time on %v", k)
-				if e.Cat == "member-state" && e.Args.Name == "" {
-					stateSlices[names[k]]++
-				}
-			} else {
-				depth[k]--
-				require.Zero(t, depth[k], "E without B on %v", k)
-			}
-		case "s":
-			f := flows[e.ID]
-			f[0]++
-			flows[e.ID] = f
-		case "f":
-			f := flows[e.ID]
-			f[1]++
-			flows[e.ID] = f
-		}
-	}
-	for k, d := range depth {
-		assert.Zero(t, d, "every B has its E on %v", k)
-	}
-	for id, f := range flows {
-		assert.Equal(t, [2]int{1, 1}, f, "flow %d pairs up", id)
-	}
-	assert.NotEmpty(t, flows)
-	// One slice per member-state change, plus one UNJOINED slice per start.
-	for _, n := range []string{"g-0", "g-1", "g-2"} {
-		changes := len(find(res.Trace, kindOf(protocol.EvMemberState, n)))
-		starts := len(find(res.Trace, func(e *TraceEvent) bool { return e.Kind == EvProcess && e.Node == n && e.State == "started" }))
-		require.Positive(t, changes)
-		assert.Equal(t, changes+starts, stateSlices[n], "slices on %s", n)
-	}
-}
-
-// TestExplainPause: the explainer names the last heartbeat, the pause and
-// the session timer behind a false eviction.
-func TestExplainPause(t *testing.T) {
-	sc := parseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
-	res := run(t, sc, 3, Options{KeepTrace: true})
-	xs := Explain(sc, res.Trace, res.Observations, "g-1")
-	require.NotEmpty(t, xs)
-	var ev *Explanation
-	for i := range xs {
-		assert.Equal(t, "g-1", xs[i].Member)
-		if xs[i].Kind == "eviction" {
-			ev = &xs[i]
-		}
-	}
-	require.NotNil(t, ev)
-	text := ev.String()
-	assert.True(t, ev.False)
-	assert.Contains(t, text, "last heartbeat that arrived")
-	assert.Contains(t, text, "fault pause g-1")
-	assert.Contains(t, text, "session timer")
-	assert.Contains(t, text, "false eviction")
-	// The last heartbeat plus the session timeout is the eviction instant.
-	hb := find(res.Trace, func(e *TraceEvent) bool {
-		return e.Kind == EvDeliver && e.Req && e.API == protocol.APIHeartbeat && e.Peer == "g-1" && e.At < ev.At
-	})
-	require.NotEmpty(t, hb)
-	assert.InDelta(t, float64(hb[len(hb)-1].At+sim.Instant(10*time.Second)), float64(ev.At), float64(5*time.Millisecond))
-	assert.Empty(t, Explain(sc, res.Trace, res.Observations, "g-0"), "g-0 was neither evicted nor lost its coordinator")
-	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
-}
-
 // A model's failed self-check (assert-failed) is a violation named
 // model-assertion, with the member and the check.
 func TestModelAssertionIsAViolation(t *testing.T) {
@@ -612,4 +438,173 @@ func TestModelAssertionIsAViolation(t *testing.T) {
 	e := &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssertFailed, Node: "g-1", Detail: "join: becomeStable from UNJOINED"}}
 	require.Equal(t, "g-1: join: becomeStable from UNJOINED", c.check(nil, e))
 	require.Empty(t, c.check(nil, &TraceEvent{Event: protocol.Event{Kind: protocol.EvFatal}}))
+}
+
+// TestMeasureWindow: measure: {from: 30s} leaves the startup join out of
+// the settle episodes, the unowned partition-seconds and the member-hours,
+// and keeps the crash's episode (issue 10: "startup dominates
+// unowned_partition_seconds and hides the effect studied").
+func TestMeasureWindow(t *testing.T) {
+	faults := "  - {at: 40s, crash: g-1}\n"
+	whole := simtest.ParseSmall(t, "90s", 1, faults)
+	windowed := simtest.ParseSmall(t, "90s", 1, faults)
+	windowed.MeasureFrom = 30 * time.Second
+	a := run(t, whole, 3, Options{}).Summary.Groups[0]
+	b := run(t, windowed, 3, Options{}).Summary.Groups[0]
+	require.Len(t, a.Rebalances, 2, "startup and crash")
+	require.Len(t, b.Rebalances, 1, "only the crash")
+	assert.Equal(t, a.Rebalances[1], b.Rebalances[0])
+	assert.Equal(t, a.Evictions, b.Evictions)
+	assert.Less(t, b.UnownedPartitionSeconds, a.UnownedPartitionSeconds)
+	assert.Equal(t, a.UnownedPartitionSecondsAfterFirstFault, b.UnownedPartitionSecondsAfterFirstFault)
+	assert.InDelta(t, (10.0+60.0)/3600, b.MemberHours, 1e-5, "g-0 60 s, g-1 10 s inside the window")
+	assert.Equal(t, int64(40000), b.FirstFaultMs)
+}
+
+// TestInvalidSessionTimeout is issue 10's "a configuration the broker
+// rejects looks best": session.timeout.ms below group.min.session.timeout.ms
+// kills every member with INVALID_SESSION_TIMEOUT; the run is invalid and
+// says why.
+func TestInvalidSessionTimeout(t *testing.T) {
+	sc := simtest.ParseSmall(t, "30s", 1, "")
+	for i := range sc.Groups {
+		sc.Groups[i].Client.SessionTimeout = 5 * time.Second
+	}
+	sc.Coordinator.MinSessionTimeout = 6 * time.Second
+	s := run(t, sc, 3, Options{}).Summary
+	assert.False(t, s.Valid)
+	assert.Contains(t, s.InvalidReason, "INVALID_SESSION_TIMEOUT")
+	ok := run(t, simtest.ParseSmall(t, "30s", 1, ""), 3, Options{}).Summary
+	assert.True(t, ok.Valid)
+	assert.Empty(t, ok.InvalidReason)
+}
+
+// TestFirstFaultSwarm: a swarm's first fault is the run's first fault
+// (fault-relative figures count from it; they read only faults[0] before).
+func TestFirstFaultSwarm(t *testing.T) {
+	text := fmt.Sprintf(simtest.Small, "120s", 1, "  []\n") + "swarm: {pause: 2, pause.for: 1s}\n"
+	sc, err := scenario.Parse("obs.yaml", []byte(text))
+	require.NoError(t, err)
+	res := run(t, sc, 3, Options{})
+	first := int64(-1)
+	for _, o := range res.Observations {
+		if o.Kind == tracing.ObsFault {
+			first = int64(o.At) / 1e6
+			break
+		}
+	}
+	require.GreaterOrEqual(t, first, int64(0), "the swarm drew a fault")
+	assert.Equal(t, first, res.Summary.Groups[0].FirstFaultMs)
+	none := run(t, simtest.ParseSmall(t, "30s", 1, ""), 3, Options{}).Summary.Groups[0]
+	assert.Equal(t, int64(-1), none.FirstFaultMs)
+}
+
+// TestSeedsVaryLeavePhase is issue 10's "seeds that vary nothing":
+// graceful-leave gave a 113 ms leave rebalance on every seed because every
+// start and fault was exact. With realistic timing (the default) the seed
+// draws the phase of the leave relative to the heartbeats, so the leave's
+// settle episode varies over seeds by up to about one heartbeat interval;
+// timing: exact still gives one value.
+func TestSeedsVaryLeavePhase(t *testing.T) {
+	leaveEpisode := func(sc *scenario.Scenario, seed uint64) int64 {
+		for _, r := range run(t, sc, seed, Options{}).Summary.Groups[0].Rebalances {
+			if r.Trigger == "leave" {
+				return r.DurationMs
+			}
+		}
+		t.Fatalf("seed %d: no leave episode", seed)
+		return 0
+	}
+	realistic := load(t, "graceful-leave")
+	require.Equal(t, scenario.TimingRealistic, realistic.Timing)
+	exact := load(t, "graceful-leave")
+	exact.Timing = scenario.TimingExact
+	got, gotExact := map[int64]bool{}, map[int64]bool{}
+	var lo, hi int64 = 1 << 62, 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		d := leaveEpisode(realistic, seed)
+		got[d] = true
+		lo, hi = min(lo, d), max(hi, d)
+		gotExact[leaveEpisode(exact, seed)] = true
+	}
+	assert.Len(t, gotExact, 1, "exact timing: the same phase on every seed")
+	assert.Greater(t, len(got), 6, "realistic timing: the phase differs from seed to seed")
+	hb := realistic.Groups[0].Client.HeartbeatInterval.Milliseconds()
+	assert.Greater(t, hi-lo, hb/3, "the spread is a good part of a heartbeat interval")
+	assert.Less(t, hi, 2*hb+1000, "a leave costs up to about one heartbeat interval")
+}
+
+// TestSettleEpisodeSpansGenerations is issue 10's "rebalances 2 beside final
+// generation 36": a settle episode records the generations it spans, the
+// summary counts generation bumps and the members' completed rebalances,
+// and the three agree with the observations. Here g-1's poll takes longer
+// than max.poll.interval.ms: it leaves, the group rebalances, and g-1 rejoins
+// within the same episode (two generations).
+func TestSettleEpisodeSpansGenerations(t *testing.T) {
+	sc := simtest.Parse(t, simtest.SlowPoll)
+	res := run(t, sc, 1, Options{})
+	g := res.Summary.Groups[0]
+	require.Len(t, g.Rebalances, 2)
+	last := g.Rebalances[1]
+	assert.Equal(t, "poll-timeout", last.Trigger)
+	assert.GreaterOrEqual(t, last.Generations, 2, "one episode, several generations")
+	assert.Equal(t, last.Generation-last.FirstGeneration+1, int32(last.Generations))
+	assert.Equal(t, g.SettleEpisodes, g.RebalanceCount)
+	spanned := 0
+	for _, r := range g.Rebalances {
+		spanned += r.Generations
+	}
+	c := tracing.CountObservations(res.Observations, "g")
+	assert.Equal(t, c.Generations, g.Generations)
+	assert.Equal(t, spanned, g.Generations, "every generation fell inside an episode")
+	assert.Greater(t, g.Generations, g.SettleEpisodes)
+	assert.GreaterOrEqual(t, g.ClientRebalances, 2*g.SettleEpisodes, "each member completes at least one rebalance per episode")
+	assert.Equal(t, int32(g.Generations), g.FinalGeneration)
+}
+
+// TestFaultsOnOneTargetKeepOrder: realistic timing moves faults on one
+// target together, so a restart 500 ms after a crash stays 500 ms after it
+// whatever phase the seed draws (a heartbeat interval is 3 s).
+func TestFaultsOnOneTargetKeepOrder(t *testing.T) {
+	src := fmt.Sprintf(simtest.Small, "40s", 1, "  - {at: 20s, crash: g-1}\n  - {at: 20500ms, restart: g-1}\n")
+	src = strings.Replace(src, "seed: 3\n", "seed: 3\ntiming: realistic\n", 1)
+	sc, err := scenario.Parse("obs.yaml", []byte(src))
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 10; seed++ {
+		var crash, restart sim.Instant = -1, -1
+		for _, o := range run(t, sc, seed, Options{}).Observations {
+			if o.Kind == tracing.ObsFault && o.Fault == "crash" {
+				crash = o.At
+			}
+			if o.Kind == tracing.ObsFault && o.Fault == "restart" {
+				restart = o.At
+			}
+		}
+		require.GreaterOrEqual(t, crash, sim.Instant(20*time.Second), "seed %d", seed)
+		assert.Equal(t, sim.Instant(500*time.Millisecond), restart-crash, "seed %d", seed)
+	}
+}
+
+// TestFencesAreNotEvictions is issue 10's rolling-restart-static case
+// ("evictions 0" beside eight "EVICTION … removed (fenced)" lines): a static
+// member replaced by its new process is a fence of the old process, which
+// the JoinGroup response that gave out the old member id identifies (not a
+// name in a text field).
+func TestFencesAreNotEvictions(t *testing.T) {
+	sc := load(t, "rolling-restart-static")
+	res := run(t, sc, 1, Options{})
+	g := res.Summary.Groups[0]
+	c := tracing.CountObservations(res.Observations, g.ID)
+	require.Positive(t, c.Fences)
+	assert.Equal(t, c.Fences, g.Fences)
+	assert.Zero(t, g.Evictions)
+	assert.Zero(t, c.Evictions)
+	for _, o := range res.Observations {
+		if o.Kind != tracing.ObsFence {
+			continue
+		}
+		assert.NotEmpty(t, o.Member, "fence of %s maps to a member", o.MemberID)
+		assert.True(t, strings.HasPrefix(o.MemberID, o.Member+"-"), "member id %s was given to %s", o.MemberID, o.Member)
+		assert.Positive(t, o.Process, "the fenced process is known")
+	}
 }

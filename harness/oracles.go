@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -263,7 +264,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 	at := time.Duration(e.At)
 	o.observePromise(e, at)
 	switch e.Kind {
-	case EvProcess:
+	case tracing.EvProcess:
 		p := o.proc(e.Node, e.Group)
 		was := p.alive
 		switch e.State {
@@ -289,7 +290,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			o.fatal = append(o.fatal, Finding{Oracle: scenario.OracleClientFatal, Group: e.Group, Node: e.Node, AtMs: int64(at / time.Millisecond),
 				Message: fmt.Sprintf("%s stopped on a fatal error no fault injected (%s)", e.Node, why)})
 		}
-	case EvDeliver:
+	case tracing.EvDeliver:
 		if !e.Req && e.Err != protocol.None {
 			if p := o.procs[e.Node]; p != nil {
 				p.lastErr = e.API.String() + " " + e.Err.String()
@@ -334,7 +335,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			g.state, g.coord = e.State, e.Node
 			o.checkLeak(g, at)
 		}
-	case EvBrokerProcess:
+	case tracing.EvBrokerProcess:
 		// The coordinator's broker died: its group state is gone until a
 		// broker loads the group (which reports the loaded state).
 		if e.State == "started" {
@@ -363,7 +364,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 		if p := o.procs[e.Node]; p != nil {
 			p.owned = slices.DeleteFunc(p.owned, func(tp protocol.TopicPartition) bool { return slices.Contains(e.Partitions, tp) })
 		}
-	case EvSend:
+	case tracing.EvSend:
 		if !e.Req {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -130,7 +131,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 	if f := p.pendingLost; f != nil {
 		switch {
 		case e.Node == f.Node && at == p.pendingAt &&
-			(e.Kind == protocol.EvLeave || e.Kind == EvProcess && e.State != "paused" && e.State != "resumed"):
+			(e.Kind == protocol.EvLeave || e.Kind == tracing.EvProcess && e.State != "paused" && e.State != "resumed"):
 			// The lost partitions were given up by close() (onLeavePrepare),
 			// which emits them before its leave: by design.
 			p.pendingLost = nil
@@ -139,7 +140,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 		}
 	}
 	switch e.Kind {
-	case EvSend:
+	case tracing.EvSend:
 		if e.Req && e.API == protocol.APIJoinGroup {
 			if q := o.procs[e.Node]; q != nil {
 				p.sent[sentJoin{e.Node, e.Corr}] = slices.Clone(q.owned)
@@ -150,7 +151,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 			p.notCoordFrom[e.Node] == scenario.BrokerPrefix+e.Peer {
 			p.self[deadMark{e.Node, at}] = true
 		}
-	case EvDeliver:
+	case tracing.EvDeliver:
 		if !e.Req && e.Err == protocol.NotCoordinator {
 			p.notCoordFrom[e.Node] = e.Peer
 		}
@@ -174,7 +175,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 		p.left[e.Node] = false
 	case protocol.EvLeave:
 		p.left[e.Node] = true
-	case EvProcess:
+	case tracing.EvProcess:
 		if e.State == "started" {
 			delete(p.claims, e.Node)
 			for k := range p.sent {
@@ -296,7 +297,7 @@ func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Findin
 	marks := map[string][]time.Duration{}
 	var groups []string
 	for _, ob := range obs {
-		if ob.Kind != ObsDeadMark || !ob.False || ob.Dead != protocol.DeadErrorResponse || ob.DeadErr != protocol.NotCoordinator ||
+		if ob.Kind != tracing.ObsDeadMark || !ob.False || ob.Dead != protocol.DeadErrorResponse || ob.DeadErr != protocol.NotCoordinator ||
 			!p.self[deadMark{ob.Member, time.Duration(ob.At)}] {
 			continue
 		}
@@ -314,7 +315,7 @@ func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Findin
 			if j-i+1 > k {
 				var who []string
 				for _, ob := range obs {
-					if ob.Kind == ObsDeadMark && ob.Group == g && ob.False && ob.DeadErr == protocol.NotCoordinator &&
+					if ob.Kind == tracing.ObsDeadMark && ob.Group == g && ob.False && ob.DeadErr == protocol.NotCoordinator &&
 						p.self[deadMark{ob.Member, time.Duration(ob.At)}] &&
 						time.Duration(ob.At) >= ts[i] && time.Duration(ob.At) <= ts[j] && !slices.Contains(who, ob.Broker) {
 						who = append(who, ob.Broker)

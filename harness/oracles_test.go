@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -39,7 +41,7 @@ type synth struct {
 }
 
 func newSynth(t *testing.T, extra string) *synth {
-	sc := parse(t, fmt.Sprintf(oracleBase, extra))
+	sc := simtest.Parse(t, fmt.Sprintf(oracleBase, extra))
 	return &synth{o: newOracleSet(sc, ExpandFaults(sc, 1)), ids: map[string]string{}}
 }
 
@@ -48,11 +50,11 @@ func (s *synth) ev(at time.Duration, e protocol.Event) {
 }
 
 func (s *synth) start(at time.Duration, p string) {
-	s.ev(at, protocol.Event{Kind: EvProcess, Node: p, Group: "g", State: "started"})
+	s.ev(at, protocol.Event{Kind: tracing.EvProcess, Node: p, Group: "g", State: "started"})
 }
 
 func (s *synth) crash(at time.Duration, p string) {
-	s.ev(at, protocol.Event{Kind: EvProcess, Node: p, Group: "g", State: "crashed"})
+	s.ev(at, protocol.Event{Kind: tracing.EvProcess, Node: p, Group: "g", State: "crashed"})
 }
 
 func (s *synth) join(at time.Duration, p string) {
@@ -247,12 +249,12 @@ func TestOracleFiresAndStaysSilent(t *testing.T) {
 			oracle: scenario.OracleClientFatal, extra: "oracles: {disable: [unowned-at-end, member-leak, member-id-leak]}\n",
 			// g-1 stops on a fatal error after an error response.
 			fire: func(s *synth) {
-				s.ev(100*time.Second, protocol.Event{Kind: EvDeliver, Node: "g-1", Group: "g", API: protocol.APIJoinGroup, Err: protocol.RebalanceInProgress})
-				s.ev(100*time.Second, protocol.Event{Kind: EvProcess, Node: "g-1", Group: "g", State: "fatal"})
+				s.ev(100*time.Second, protocol.Event{Kind: tracing.EvDeliver, Node: "g-1", Group: "g", API: protocol.APIJoinGroup, Err: protocol.RebalanceInProgress})
+				s.ev(100*time.Second, protocol.Event{Kind: tracing.EvProcess, Node: "g-1", Group: "g", State: "fatal"})
 			},
 			// g-1 is closed by the application: not an error.
 			silent: func(s *synth) {
-				s.ev(100*time.Second, protocol.Event{Kind: EvProcess, Node: "g-1", Group: "g", State: "closed"})
+				s.ev(100*time.Second, protocol.Event{Kind: tracing.EvProcess, Node: "g-1", Group: "g", State: "closed"})
 			},
 		},
 		{
@@ -262,15 +264,15 @@ func TestOracleFiresAndStaysSilent(t *testing.T) {
 			fire: func(s *synth) {
 				for i := 0; i < 250; i++ {
 					at := sim.Instant(100*time.Second + time.Duration(i)*20*time.Millisecond)
-					s.o.observe(&TraceEvent{At: at, Event: protocol.Event{Kind: EvSend, Node: "g-0", Group: "g"}, Req: true})
-					s.o.observe(&TraceEvent{At: at, Event: protocol.Event{Kind: EvDeliver, Node: "g-0", Group: "g"}})
+					s.o.observe(&TraceEvent{At: at, Event: protocol.Event{Kind: tracing.EvSend, Node: "g-0", Group: "g"}, Req: true})
+					s.o.observe(&TraceEvent{At: at, Event: protocol.Event{Kind: tracing.EvDeliver, Node: "g-0", Group: "g"}})
 				}
 			},
 			// 200 in the window: exactly 20/s, not above.
 			silent: func(s *synth) {
 				for i := 0; i < 200; i++ {
 					s.o.observe(&TraceEvent{At: sim.Instant(100*time.Second + time.Duration(i)*20*time.Millisecond),
-						Event: protocol.Event{Kind: EvSend, Node: "g-0", Group: "g"}, Req: true})
+						Event: protocol.Event{Kind: tracing.EvSend, Node: "g-0", Group: "g"}, Req: true})
 				}
 			},
 		},
@@ -299,14 +301,14 @@ func TestOracleFiresAndStaysSilent(t *testing.T) {
 func TestOracleBrokerCrashLosesState(t *testing.T) {
 	s := newSynth(t, "oracles: {group-stuck: 60s}\n")
 	s.healthy()
-	s.ev(100*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "crashed"})
-	s.ev(104*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "started"})
+	s.ev(100*time.Second, protocol.Event{Kind: tracing.EvBrokerProcess, Node: "broker-0", State: "crashed"})
+	s.ev(104*time.Second, protocol.Event{Kind: tracing.EvBrokerProcess, Node: "broker-0", State: "started"})
 	s.assign(110*time.Second, "g-1") // would be unowned and unbalanced in a Stable group
 	assert.Equal(t, []string{scenario.OracleGroupStuck}, oracles(s.finish(300*time.Second)))
 
 	s = newSynth(t, "oracles: {group-stuck: 60s}\n")
 	s.healthy()
-	s.ev(100*time.Second, protocol.Event{Kind: EvBrokerProcess, Node: "broker-0", State: "crashed"})
+	s.ev(100*time.Second, protocol.Event{Kind: tracing.EvBrokerProcess, Node: "broker-0", State: "crashed"})
 	s.state(110*time.Second, "Stable") // a broker loaded the group
 	assert.Empty(t, s.finish(300*time.Second))
 }
@@ -331,7 +333,7 @@ func TestOracleEndStateNeedsQuiet(t *testing.T) {
 
 // TestOraclesParse: the oracles: key is decoded with file:line:field errors.
 func TestOraclesParse(t *testing.T) {
-	sc := parse(t, fmt.Sprintf(oracleBase, "oracles: {settle: 90s, group-stuck: 2m, rebalance-storm: 7, rebalance-storm.window: 45s, never-rejoins: 1m, cpu-spin: 12.5, "+
+	sc := simtest.Parse(t, fmt.Sprintf(oracleBase, "oracles: {settle: 90s, group-stuck: 2m, rebalance-storm: 7, rebalance-storm.window: 45s, never-rejoins: 1m, cpu-spin: 12.5, "+
 		"handover-before-revoke: 2s, over-revocation: 3, false-not-coordinator: 9, false-not-coordinator.window: 30s, disable: [member-leak]}\n"))
 	assert.Equal(t, &scenario.Oracles{Settle: 90 * time.Second, GroupStuck: 2 * time.Minute, StormGenerations: 7, StormWindow: 45 * time.Second,
 		NeverRejoins: time.Minute, CPUSpin: 12.5, Handover: 2 * time.Second, OverRevocation: 3, FalseNotCoordinator: 9,
@@ -361,12 +363,12 @@ func TestOraclesEndToEnd(t *testing.T) {
 	require.True(t, ok)
 	long := strings.Replace(string(src), "duration: 120s", "duration: 500s", 1)
 	for _, seed := range []uint64{1, 2, 3} {
-		_, fs, err := RunOracles(parse(t, long), seed, Options{})
+		_, fs, err := RunOracles(simtest.Parse(t, long), seed, Options{})
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{scenario.OracleUnbalanced, scenario.OracleUnownedAtEnd}, oracles(fs), "seed %d: %v", seed, fs)
 		fixed := strings.Replace(long, "profile: kafka-2.4\ntopics", "profile: kafka-2.6\ntopics", 1)
 		require.NotEqual(t, long, fixed)
-		_, fs, err = RunOracles(parse(t, fixed), seed, Options{})
+		_, fs, err = RunOracles(simtest.Parse(t, fixed), seed, Options{})
 		require.NoError(t, err)
 		assert.Empty(t, fs, "seed %d", seed)
 		for _, name := range []string{"crash-one-member", "coordinator-failover", "static-restart", "graceful-leave"} {
@@ -379,7 +381,7 @@ func TestOraclesEndToEnd(t *testing.T) {
 		// settle bound (its max.poll.interval.ms is 300 s): judge it after 60 s.
 		kip62, ok := scenario.Builtin("kip62-slow-poll")
 		require.True(t, ok)
-		_, fs, err = RunOracles(parse(t, string(kip62)+"oracles: {settle: 60s}\n"), seed, Options{})
+		_, fs, err = RunOracles(simtest.Parse(t, string(kip62)+"oracles: {settle: 60s}\n"), seed, Options{})
 		require.NoError(t, err)
 		assert.Contains(t, oracles(fs), scenario.OracleRebalanceStorm)
 	}

@@ -16,12 +16,12 @@ import (
 // map it falls back to); re-assignment to the same member, and the same
 // partition in different generations, are not violations.
 func TestSingleOwnerCheckerLayout(t *testing.T) {
-	w := &world{groups: []*groupState{{id: "g", partitions: []protocol.TopicPartition{
+	v := partitionsView{parts: []protocol.TopicPartition{
 		{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}, {Topic: "b", Partition: 0}, {Topic: "b", Partition: 1}, {Topic: "b", Partition: 2},
-	}}}}
+	}}
 	c := newSingleOwnerChecker()
 	assigned := func(node string, gen int32, tps ...protocol.TopicPartition) string {
-		return c.check(w, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: gen, Partitions: tps}})
+		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: gen, Partitions: tps}})
 	}
 	a1, b2, x0 := protocol.TopicPartition{Topic: "a", Partition: 1}, protocol.TopicPartition{Topic: "b", Partition: 2}, protocol.TopicPartition{Topic: "x", Partition: 0}
 	b9 := protocol.TopicPartition{Topic: "b", Partition: 9}
@@ -42,4 +42,50 @@ func TestSingleOwnerCheckerLayout(t *testing.T) {
 	assert.Equal(t, "b-9 assigned to g-0 and g-3 in generation 4", assigned("g-3", 4, b9))
 
 	assert.Len(t, c.groups["g"].gens[1], 5, "one owner slot per partition of the group")
+}
+
+// partitionsView is a runView that knows only group g's partitions: what
+// the single-owner checker reads (any other question panics on the nil
+// embedded runView).
+type partitionsView struct {
+	runView
+	parts []protocol.TopicPartition
+}
+
+func (v partitionsView) partitions(group string) []protocol.TopicPartition {
+	if group == "g" {
+		return v.parts
+	}
+	return nil
+}
+
+// holdersView is a runView in which partition t-3 of c-0's consumer group
+// is held by the members listed (what the exclusive-ownership checker
+// reads).
+type holdersView struct {
+	runView
+	held []string
+}
+
+func (v holdersView) sharedOwnership(node string) bool { return len(v.held) > 1 }
+
+func (v holdersView) holders(node string, tp protocol.TopicPartition) []string {
+	if tp == (protocol.TopicPartition{Topic: "t", Partition: 3}) {
+		return v.held
+	}
+	return nil
+}
+
+// TestExclusiveOwnerChecker: two live members the coordinator both gave a
+// partition to are a violation (kafka-consumer-protocol.md §7), one is
+// not; the checker judges from its runView alone.
+func TestExclusiveOwnerChecker(t *testing.T) {
+	c := &exclusiveOwnerChecker{}
+	tps := []protocol.TopicPartition{{Topic: "t", Partition: 2}, {Topic: "t", Partition: 3}}
+	assigned := &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: "c-1", Group: "c", Partitions: tps}}
+	assert.Equal(t, "t-3 owned at once by c-0 and c-1, both members the coordinator gave it to",
+		c.check(holdersView{held: []string{"c-0", "c-1"}}, assigned))
+	assert.Empty(t, c.check(holdersView{held: []string{"c-1"}}, assigned))
+	revoked := &TraceEvent{Event: protocol.Event{Kind: protocol.EvRevoked, Node: "c-1", Group: "c", Partitions: tps}}
+	assert.Empty(t, c.check(holdersView{held: []string{"c-0", "c-1"}}, revoked), "only assignments are judged")
 }

@@ -80,7 +80,7 @@ func (w *world) finish() {
 		g.m.integrate(now)
 	}
 	for _, c := range w.checks {
-		if msg := c.final(w); msg != "" {
+		if msg := c.final(w.view); msg != "" {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(now) / 1e6, Message: msg})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -77,7 +78,7 @@ func TestRestartOnDownHostWaitsForTheHost(t *testing.T) {
 	require.NoError(t, err)
 	var started []int64
 	for _, e := range res.Trace {
-		if e.Kind == EvProcess && e.Node == "payments-1" && e.State == "started" {
+		if e.Kind == tracing.EvProcess && e.Node == "payments-1" && e.State == "started" {
 			started = append(started, int64(e.At))
 		}
 	}

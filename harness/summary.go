@@ -24,27 +24,6 @@ type Summary struct {
 	MeasureFromMs int64 `json:"measure_from_ms,omitempty"`
 }
 
-// Rebalance is one settle episode as DESIGN.md defines it: from the
-// coordinator leaving Stable to every live member Stable in one generation
-// holding its assignment. One episode can span many generations.
-type Rebalance struct {
-	// Generation is the generation the episode settled in (the last one).
-	Generation int32  `json:"generation"`
-	StartMs    int64  `json:"start_ms"`
-	EndMs      int64  `json:"end_ms"`
-	DurationMs int64  `json:"duration_ms"`
-	Trigger    string `json:"trigger"`
-	Members    int    `json:"members"`
-	// Incomplete marks a rebalance still open when the run ended: EndMs is
-	// the end of the run, and it is left out of rebalance_duration_ms.
-	Incomplete bool `json:"incomplete,omitempty"`
-	// FirstGeneration is the first generation the coordinator completed in
-	// the episode (Generation when it completed none, e.g. a failover that
-	// reloaded a Stable group); Generations the number it completed.
-	FirstGeneration int32 `json:"first_generation"`
-	Generations     int   `json:"generations"`
-}
-
 // Stats summarises a sample of durations in milliseconds.
 type Stats struct {
 	Mean float64 `json:"mean"`

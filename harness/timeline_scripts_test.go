@@ -11,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/datadriven"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -40,7 +42,7 @@ func TestTimelineScripts(t *testing.T) {
 				case "_breakpoint":
 					return "" // a no-op to set a debugger breakpoint on (STYLE.md §14)
 				case "scenario":
-					sc = parse(t, c.Input)
+					sc = simtest.Parse(t, c.Input)
 					return ""
 				case "timeline", "summary":
 					require.NotNil(t, sc, "%s: %s before scenario", c.Pos, c.Cmd)
@@ -118,11 +120,11 @@ func writeTimelineEvent(b *strings.Builder, e *TraceEvent) {
 			fmt.Fprintf(b, " %s=%q", kv[0], kv[1])
 		}
 	}
-	if e.API != 0 || isMessageEvent(e.Kind) {
+	if e.API != 0 || tracing.IsMessageEvent(e.Kind) {
 		fmt.Fprintf(b, " api=%s", e.API)
 		if e.Req {
 			b.WriteString(" request")
-		} else if isMessageEvent(e.Kind) {
+		} else if tracing.IsMessageEvent(e.Kind) {
 			b.WriteString(" response")
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/client"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -59,7 +61,7 @@ func tlMsg(kind protocol.EventKind, node string, api protocol.APIKey, req bool) 
 // tlBrokerGot matches a request of api from member delivered to a broker.
 func tlBrokerGot(member string, api protocol.APIKey) func(e *TraceEvent) bool {
 	return func(e *TraceEvent) bool {
-		return e.Kind == EvDeliver && e.Req && e.API == api && e.Peer == member && strings.HasPrefix(e.Node, "broker-")
+		return e.Kind == tracing.EvDeliver && e.Req && e.API == api && e.Peer == member && strings.HasPrefix(e.Node, "broker-")
 	}
 }
 
@@ -150,7 +152,7 @@ func tlRunSwitching(t *testing.T, sc *scenario.Scenario, seed uint64, at time.Du
 // heartbeat.interval.ms after its JoinGroup response.
 func TestTimelineNewGroupStartedTogether(t *testing.T) {
 	const members = 4
-	sc := parse(t, `
+	sc := simtest.Parse(t, `
 name: new-group-together
 duration: 12s
 coordinator: {brokers: 1, profile: kafka-3.x, group.initial.rebalance.delay.ms: 3000}
@@ -171,11 +173,11 @@ groups:
 		for i := 0; i < members; i++ {
 			m := fmt.Sprintf("g-%d", i)
 			// KIP-394: the first JoinGroup (empty id) is answered MEMBER_ID_REQUIRED ...
-			resp, ok := tlFirst(tr, tlMsg(EvDeliver, m, protocol.APIJoinGroup, false))
+			resp, ok := tlFirst(tr, tlMsg(tracing.EvDeliver, m, protocol.APIJoinGroup, false))
 			require.True(t, ok, "seed %d %s: a JoinGroup response", seed, m)
 			assert.Equal(t, protocol.MemberIDRequired, resp.Err, "seed %d %s: first JoinGroup answered MEMBER_ID_REQUIRED", seed, m)
 			// ... and the member re-sends it at once, with the id.
-			sends := find(tr, tlMsg(EvSend, m, protocol.APIJoinGroup, true))
+			sends := simtest.Find(tr, tlMsg(tracing.EvSend, m, protocol.APIJoinGroup, true))
 			require.Len(t, sends, 2, "seed %d %s: exactly two JoinGroups (KIP-394 round trip)", seed, m)
 			assert.Equal(t, resp.At, sends[1].At, "seed %d %s: the second JoinGroup is sent the instant MEMBER_ID_REQUIRED arrives", seed, m)
 			second, ok := tlFirst(tr, func(e *TraceEvent) bool {
@@ -219,7 +221,7 @@ groups:
 			}
 			// §8.1 (2.6.1+): the heartbeat thread is enabled on JoinGroup
 			// success; its first heartbeat one interval later, none before.
-			hbs := find(tr, tlMsg(EvSend, m, protocol.APIHeartbeat, true))
+			hbs := simtest.Find(tr, tlMsg(tracing.EvSend, m, protocol.APIHeartbeat, true))
 			require.NotEmpty(t, hbs, "seed %d %s heartbeats", seed, m)
 			assert.Equal(t, j.At+sim.Instant(hbInterval), hbs[0].At, "seed %d %s: first heartbeat = JoinGroup response + heartbeat.interval.ms", seed, m)
 			st, ok := tlFirst(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvAssigned && e.Node == m })
@@ -270,21 +272,21 @@ groups:
 	check := func(t *testing.T, seed uint64, tr []TraceEvent, assign time.Duration) int {
 		t.Helper()
 		timeouts := 0
-		leaders := find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvJoined && e.Detail == "leader" })
+		leaders := simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvJoined && e.Detail == "leader" })
 		require.NotEmpty(t, leaders)
 		for _, l := range leaders {
 			// The leader's SyncGroup goes out when its assignor returns.
 			s, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvSend, l.Node, protocol.APISyncGroup, true)(e) && e.At >= l.At
+				return tlMsg(tracing.EvSend, l.Node, protocol.APISyncGroup, true)(e) && e.At >= l.At
 			})
 			if ok && tlAt(s) < 85*time.Second {
 				assert.Equal(t, l.At+sim.Instant(assign), s.At, "seed %d: leader SyncGroup = its JoinGroup response + assign.time", seed)
 			}
 		}
-		for _, s := range find(tr, func(e *TraceEvent) bool { return e.Kind == EvSend && e.Req && e.API == protocol.APISyncGroup }) {
+		for _, s := range simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == tracing.EvSend && e.Req && e.API == protocol.APISyncGroup }) {
 			m := s.Node
 			resp, answered := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvDeliver, m, protocol.APISyncGroup, false)(e) && e.Corr == s.Corr
+				return tlMsg(tracing.EvDeliver, m, protocol.APISyncGroup, false)(e) && e.Corr == s.Corr
 			})
 			to, timedOut := tlFirst(tr, func(e *TraceEvent) bool {
 				return e.Kind == protocol.EvRequestTimeout && e.Node == m && e.API == protocol.APISyncGroup && e.At > s.At
@@ -304,11 +306,11 @@ groups:
 			assert.Equal(t, deadline, to.At, "seed %d %s: SyncGroup times out exactly request.timeout.ms after it was sent", seed, m)
 			// ... then the follower rejoins before it syncs again.
 			nextJoin, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
+				return tlMsg(tracing.EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
 			})
 			require.True(t, ok, "seed %d %s: rejoins after the timeout", seed, m)
 			nextSync, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvSend, m, protocol.APISyncGroup, true)(e) && e.At > to.At
+				return tlMsg(tracing.EvSend, m, protocol.APISyncGroup, true)(e) && e.At > to.At
 			})
 			if ok {
 				assert.Less(t, nextJoin.At, nextSync.At, "seed %d %s", seed, m)
@@ -321,19 +323,19 @@ groups:
 		return timeouts
 	}
 	t.Run("kafka-3.2 rejoin answered at once", func(t *testing.T) {
-		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.2", "15s"))
+		sc := simtest.Parse(t, fmt.Sprintf(tmpl, "kafka-3.2", "15s"))
 		for _, seed := range tlSeeds {
 			res := run(t, sc, seed, Options{KeepTrace: true})
 			tr := res.Trace
 			assert.Equal(t, 2, check(t, seed, tr, 15*time.Second), "seed %d: each follower times out once", seed)
-			gens := find(tr, kindOf(protocol.EvGenerationComplete, ""))
+			gens := simtest.Find(tr, simtest.KindOf(protocol.EvGenerationComplete, ""))
 			assert.Len(t, gens, 1, "seed %d: identical metadata: no new rebalance", seed)
-			assert.Len(t, find(tr, kindOf(protocol.EvRebalanceStart, "")), 1, "seed %d", seed)
+			assert.Len(t, simtest.Find(tr, simtest.KindOf(protocol.EvRebalanceStart, "")), 1, "seed %d", seed)
 			assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
 		}
 	})
 	t.Run("kafka-3.x rejoin restarts the rebalance", func(t *testing.T) {
-		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "15s"))
+		sc := simtest.Parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "15s"))
 		for _, seed := range tlSeeds {
 			res := run(t, sc, seed, Options{KeepTrace: true})
 			tr := res.Trace
@@ -341,28 +343,28 @@ groups:
 			assert.GreaterOrEqual(t, n, 8, "seed %d: followers time out round after round", seed)
 			// Every follower rejoin that reaches the coordinator in
 			// CompletingRebalance restarts the rebalance at that instant.
-			restarts := find(tr, func(e *TraceEvent) bool {
+			restarts := simtest.Find(tr, func(e *TraceEvent) bool {
 				return e.Kind == protocol.EvGroupState && e.State == "PreparingRebalance" && e.Detail == "CompletingRebalance"
 			})
 			assert.NotEmpty(t, restarts, "seed %d", seed)
 			for _, r := range restarts {
 				j, ok := tlFirst(tr, func(e *TraceEvent) bool {
-					return e.Kind == EvDeliver && e.Req && e.API == protocol.APIJoinGroup && e.At == r.At
+					return e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIJoinGroup && e.At == r.At
 				})
 				if assert.True(t, ok, "seed %d: restart at %v is a JoinGroup arriving", seed, tlAt(r)) {
 					assert.NotEqual(t, tlLeaderAt(tr, r.At), j.Peer, "seed %d: from a follower", seed)
 				}
 			}
-			assert.Empty(t, find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "Stable" }),
+			assert.Empty(t, simtest.Find(tr, func(e *TraceEvent) bool { return e.Kind == protocol.EvGroupState && e.State == "Stable" }),
 				"seed %d: never Stable while the assignor outlasts the request timeout", seed)
 		}
 	})
 	t.Run("control: fast assignor", func(t *testing.T) {
-		sc := parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "5s"))
+		sc := simtest.Parse(t, fmt.Sprintf(tmpl, "kafka-3.x", "5s"))
 		for _, seed := range tlSeeds {
 			res := run(t, sc, seed, Options{KeepTrace: true})
 			assert.Zero(t, check(t, seed, res.Trace, 5*time.Second), "seed %d", seed)
-			assert.Empty(t, find(res.Trace, kindOf(protocol.EvRequestTimeout, "")), "seed %d", seed)
+			assert.Empty(t, simtest.Find(res.Trace, simtest.KindOf(protocol.EvRequestTimeout, "")), "seed %d", seed)
 			assert.True(t, res.Summary.Groups[0].StableAtEnd)
 		}
 	})
@@ -395,7 +397,7 @@ func tlMixedRun(t *testing.T, profile, broker string, seed uint64) *Result {
 }
 
 func tlMixedRunSession(t *testing.T, profile, broker string, session, duration time.Duration, seed uint64) *Result {
-	sc := parse(t, fmt.Sprintf(tlMixedScenario, duration, broker, profile, session.Milliseconds()))
+	sc := simtest.Parse(t, fmt.Sprintf(tlMixedScenario, duration, broker, profile, session.Milliseconds()))
 	return tlRunSwitching(t, sc, seed, 1500*time.Millisecond, func(c *client.Config) { c.MaxPollInterval = 10 * time.Second })
 }
 
@@ -412,7 +414,7 @@ func tlJoinTimedOut(t *testing.T, seed uint64, tr []TraceEvent, m string, after 
 	})
 	require.True(t, ok, "seed %d %s: its JoinGroup times out client-side", seed, m)
 	_, sent := tlFirst(tr, func(e *TraceEvent) bool {
-		return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At == to.At-sim.Instant(joinTimeout)
+		return tlMsg(tracing.EvSend, m, protocol.APIJoinGroup, true)(e) && e.At == to.At-sim.Instant(joinTimeout)
 	})
 	assert.True(t, sent, "seed %d %s: timeout at %v = a JoinGroup send + max(request.timeout.ms, max.poll.interval.ms + 5 s)", seed, m, tlAt(to))
 	return to
@@ -442,14 +444,14 @@ func TestTimelineMixedMaxPollInterval(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, to.At, dead.At, "seed %d %s: disconnect", seed, m)
 			resend, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
+				return tlMsg(tracing.EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= to.At
 			})
 			require.True(t, ok, "seed %d %s: re-sends its JoinGroup", seed, m)
 			assert.Less(t, resend.At, gen.At, "seed %d %s", seed, m)
 			assert.LessOrEqual(t, tlAt(resend)-tlAt(to), 2*time.Second, "seed %d %s", seed, m)
 		}
 		for _, m := range []string{"g-0", "g-1"} {
-			for _, e := range find(tr, kindOf(protocol.EvRequestTimeout, m)) {
+			for _, e := range simtest.Find(tr, simtest.KindOf(protocol.EvRequestTimeout, m)) {
 				t.Errorf("seed %d: %s (max.poll.interval.ms 120000) times out %v at %v", seed, m, e.API, tlAt(e))
 			}
 		}
@@ -458,7 +460,7 @@ func TestTimelineMixedMaxPollInterval(t *testing.T) {
 			assert.Len(t, ids[m], 1, "seed %d %s: 3.x keeps the member id", seed, m)
 		}
 		assert.Equal(t, int32(4), gen.Count, "seed %d", seed)
-		assert.Empty(t, find(tr, kindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
+		assert.Empty(t, simtest.Find(tr, simtest.KindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
 		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
 	}
 }
@@ -508,11 +510,11 @@ func TestTimelineAbandonedMemberKafka27(t *testing.T) {
 			assert.Equal(t, found.At, reset.At, "seed %d %s: the retriable failure resets the generation once the coordinator is known again", seed, m)
 			assert.Equal(t, protocol.NetworkException.String(), reset.Reason, "seed %d %s: the timeout is a disconnect", seed, m)
 			rejoin, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= reset.At
+				return tlMsg(tracing.EvSend, m, protocol.APIJoinGroup, true)(e) && e.At >= reset.At
 			})
 			require.True(t, ok)
 			r, ok := tlFirst(tr, func(e *TraceEvent) bool {
-				return tlMsg(EvDeliver, m, protocol.APIJoinGroup, false)(e) && e.Corr == rejoin.Corr
+				return tlMsg(tracing.EvDeliver, m, protocol.APIJoinGroup, false)(e) && e.Corr == rejoin.Corr
 			})
 			require.True(t, ok)
 			assert.Equal(t, protocol.MemberIDRequired, r.Err, "seed %d %s: rejoins with an empty member id", seed, m)
@@ -540,7 +542,7 @@ func TestTimelineAbandonedMemberKafka27(t *testing.T) {
 			tlJoinTimedOut(t, seed, fixed.Trace, m, start.At, joinTimeout)
 			assert.Len(t, fids[m], 1, "seed %d %s: 2.8.1 keeps the id", seed, m)
 		}
-		assert.Empty(t, find(fixed.Trace, kindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
+		assert.Empty(t, simtest.Find(fixed.Trace, simtest.KindOf(protocol.EvMemberRemoved, "")), "seed %d", seed)
 		assert.Less(t, fixed.Summary.Groups[0].RebalanceCount, g.RebalanceCount, "seed %d", seed)
 
 		// 2.8.1+/3.0 broker (KAFKA-12890 DelayedSync) and a session longer

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/client"
 	cclient "github.com/rebalsim/rebalsim/model/client/consumer"
@@ -155,29 +156,36 @@ type slot struct {
 	name   string
 	group  int32 // index in world.groups
 	cohort int32 // index in the group's cohorts: whose client config and workload the process runs
-	index  int32
 	inc    uint32
+	alive  bool // a process exists (started, not crashed, not closed)
+	paused bool
 	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
 	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
 	links  []link           // the process's connections (newest per broker and channel)
 	buf    []held           // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
-	// metrics
-	aliveSince sim.Instant
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
+	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
+	// the slot's processes; the fields above are the process's wiring.
+	slotMetrics
+	// 216 bytes (208 before set; issue 15, memory per member;
+	// TestSlotSize): mind the padding when adding fields.
+}
+
+// slotMetrics is the measuring half of a slot: what the metrics and the
+// observation classifier know of its processes. Nothing in it drives the
+// simulation.
+type slotMetrics struct {
+	aliveSince sim.Instant // when the current process started (aliveSeconds)
 	owned      []protocol.TopicPartition
 	settledGen int32                // generation at which the member last completed onJoinComplete while STABLE; -1 none
 	coordSeen  int32                // broker the client last found as coordinator; -1 none
 	leaveInc   uint32               // incarnation of lastLeave
-	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc
-	alive      bool                 // a process exists (started, not crashed, not closed)
-	paused     bool
-	confirmed  bool // answered by the new coordinator since a failover (metrics)
-	// set is the client change a rolling restart's `set:` made for this
-	// slot's later processes (migration.go); nil: the cohort's config.
-	set *scenario.ClientChange
-	// 216 bytes (208 before set; issue 15, memory per member): mind the
-	// padding when adding fields.
+	lastLeave  protocol.LeaveReason // the last maybeLeaveGroup's reason, of incarnation leaveInc (classifyRemoval)
+	confirmed  bool                 // answered by the new coordinator since a failover
 }
 
 type broker struct {
@@ -218,6 +226,7 @@ type world struct {
 	bout      coordinator.Output
 	tev       TraceEvent
 	checks    []checker
+	view      runView // what the checkers see of the world (view.go)
 	viol      []Violation
 	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
 	atInstant int
@@ -401,7 +410,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		gi := len(w.groups) - 1
 		last := len(gs.cohorts) - 1
 		newSlot := func(ci, i int) *slot {
-			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), index: int32(i), settledGen: -1, coordSeen: -1}
+			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), slotMetrics: slotMetrics{settledGen: -1, coordSeen: -1}}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
 			gs.slots = append(gs.slots, len(w.slots))
 			w.slots = append(w.slots, s)
@@ -432,7 +441,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		g.m.from = sim.Instant(sc.MeasureFrom)
 	}
 	w.initConsumer()
-	w.checks = newCheckers(w)
+	w.checks, w.view = newCheckers(w.sc), worldView{w}
 	return w, nil
 }
 
@@ -481,7 +490,7 @@ func (w *world) emit(e *TraceEvent) {
 	w.rec.record(e)
 	w.observe(e)
 	for _, c := range w.checks {
-		if msg := c.check(w, e); msg != "" {
+		if msg := c.check(w.view, e); msg != "" {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg, Event: violationEvent(e)})
 		}
 	}
@@ -621,7 +630,7 @@ func (w *world) startProcess(s *slot) {
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
 	w.emit(&w.tev)
 	s.m.Start(now, &w.cout)
 	w.flushMember(s)
@@ -649,7 +658,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
 	w.emit(&w.tev)
 	w.setOwned(s, nil)
 }
@@ -739,13 +748,13 @@ func (w *world) flushBroker(b *broker) {
 // lost first transmission is traced (EvLost); the network retransmits it.
 func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint32, env envelope, fromName, toName string) {
 	why := w.net.SendOn(now, from, to, ch, epoch, env)
-	w.msgEvent(now, EvSend, fromName, toName, &env, "")
+	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, "")
 	switch why {
 	case sim.NotDropped:
 	case sim.DropLoss, sim.DropPartition, sim.DropHeld:
-		w.msgEvent(now, EvLost, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, why.String())
 	default:
-		w.msgEvent(now, EvDrop, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, why.String())
 	}
 }
 
@@ -827,17 +836,17 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	case sim.Dropped:
 		if d.IsMessage() {
-			w.msgEvent(now, EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
+			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
 		}
 		return
 	case sim.Lost:
 		if d.IsMessage() {
-			w.msgEvent(now, EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
+			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
 		}
 		return
 	case sim.Retransmitted:
 		if d.IsMessage() {
-			w.msgEvent(now, EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
+			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
 		}
 		return
 	case sim.Established, sim.ConnectFailed, sim.Disconnect:
@@ -850,7 +859,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		if b.down {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
-		w.msgEvent(now, EvDeliver, b.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, "")
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).
@@ -864,14 +873,14 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
 	if !s.alive || s.link(env.broker, w.conns[env.conn].ch) != env.conn {
-		w.msgEvent(now, EvDrop, w.nodeName(d.From), s.name, env, "no-process")
+		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
 		return
 	}
 	if s.paused {
 		s.buf = append(s.buf, held{outcome: sim.Deliver, d: d})
 		return
 	}
-	w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
 		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
 			w.confirm(s, now)
@@ -938,7 +947,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	now := w.q.Now()
 	s.paused = false
 	s.m.Resume(now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
 	buf := s.buf
 	s.buf = nil
@@ -952,7 +961,7 @@ func (w *world) resume(s *slot, inc uint32) {
 		}
 		d := h.d
 		env := &d.Msg
-		w.msgEvent(now, EvDeliver, s.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
 		s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 		w.flushMember(s)
 	}

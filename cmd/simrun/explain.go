@@ -6,13 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 )
 
 func init() { register(newExplainCmd) }
 
 // newExplainCmd runs the scenario with the trace kept and prints, for each
 // eviction and each coordinator-dead mark, its causal chain
-// (harness.Explain; docs/OBSERVABILITY.md).
+// (tracing.Explain; docs/OBSERVABILITY.md).
 func newExplainCmd(a *app) *cobra.Command {
 	var seed uint64
 	var member string
@@ -49,7 +50,7 @@ ones lost, the pauses, the timer that fired.`,
 		if err != nil {
 			return fail(exitBadInput, "simrun: %v", err)
 		}
-		xs := harness.Explain(sc, res.Trace, res.Observations, member)
+		xs := tracing.Explain(sc, res.Trace, res.Observations, member)
 		fmt.Fprintf(stdout, "scenario %s, seed %d: %d evictions and coordinator-dead marks", sc.Name, s, len(xs))
 		if member != "" {
 			fmt.Fprintf(stdout, " of %s", member)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments"
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -105,7 +106,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 	}
 	if perfetto != "" {
-		if err := harness.WritePerfettoFile(perfetto, res.Trace, res.Observations); err != nil {
+		if err := tracing.WritePerfettoFile(perfetto, res.Trace, res.Observations); err != nil {
 			return fail(exitBadInput, "simrun: writing perfetto trace: %v", err)
 		}
 	}
@@ -268,7 +269,7 @@ func causesOf(obs []harness.Observation, group string) string {
 	var names []string
 	n := map[string]int{}
 	for i := range obs {
-		if o := &obs[i]; o.Kind == harness.ObsEviction && o.Group == group {
+		if o := &obs[i]; o.Kind == tracing.ObsEviction && o.Group == group {
 			c := o.Cause()
 			if n[c] == 0 {
 				names = append(names, c)
@@ -312,7 +313,7 @@ func timelineItems(group string, obs []harness.Observation, tl *timelineCollecto
 		var text string
 		at := float64(o.At) / 1e6
 		switch o.Kind {
-		case harness.ObsSettle:
+		case tracing.ObsSettle:
 			r := o.Episode
 			at = float64(r.StartMs)
 			text = fmt.Sprintf("settle episode (%s): generations %d..%d (%d), %d members, %s, ends %.3f s",
@@ -321,13 +322,13 @@ func timelineItems(group string, obs []harness.Observation, tl *timelineCollecto
 				text = fmt.Sprintf("settle episode (%s) still in progress at the end of the run (generations %d..%d, %d members, %s so far)",
 					r.Trigger, r.FirstGeneration, r.Generation, r.Members, humanMs(float64(r.DurationMs)))
 			}
-		case harness.ObsEviction:
+		case tracing.ObsEviction:
 			text = fmt.Sprintf("EVICTION (%s, %s): %s removed", verdict, o.Cause(), who)
-		case harness.ObsLeave:
+		case tracing.ObsLeave:
 			text = who + " left the group (LeaveGroup: " + o.Leave.String() + ")"
-		case harness.ObsFence:
+		case tracing.ObsFence:
 			text = who + " fenced: its static member id was replaced by a new process"
-		case harness.ObsDeadMark:
+		case tracing.ObsDeadMark:
 			text = fmt.Sprintf("%s marks coordinator dead (%s, %s)", o.Member, o.Cause(), verdict)
 		default:
 			continue
@@ -364,13 +365,13 @@ type timelineCollector struct {
 func (tl *timelineCollector) observe(e *harness.TraceEvent) {
 	var text string
 	switch e.Kind {
-	case harness.EvFault:
+	case tracing.EvFault:
 		text = "fault " + e.Reason + " " + e.Detail
-	case harness.EvFaultEnd:
+	case tracing.EvFaultEnd:
 		text = "fault ends: " + e.Reason + " " + e.Detail
-	case harness.EvBrokerRole:
+	case tracing.EvBrokerRole:
 		text = "coordinator moved " + e.Peer + " → " + e.Node
-	case harness.EvProcess:
+	case tracing.EvProcess:
 		// Initial starts are noise; a start after a crash or close is news.
 		if e.State == "started" && !tl.ended[e.Node] {
 			return

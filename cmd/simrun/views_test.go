@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -39,7 +41,7 @@ func TestViewsAgree(t *testing.T) {
 	}
 	swarm, err := scenario.Parse("swarm.yaml", []byte(swarmScenario))
 	require.NoError(t, err)
-	slow, err := scenario.Parse("slow.yaml", []byte(slowPollScenario))
+	slow, err := scenario.Parse("slow.yaml", []byte(simtest.SlowPoll))
 	require.NoError(t, err)
 	cases = append(cases, runCase{"slow-poll", slow, 1})
 	for seed := uint64(1); seed <= 12; seed++ {
@@ -52,11 +54,11 @@ func TestViewsAgree(t *testing.T) {
 			res, err := harness.Run(c.sc, c.seed, harness.Options{KeepTrace: true})
 			require.NoError(t, err)
 			want := summaryCounts(&res.Summary)
-			obs := harness.CountObservations(res.Observations, "")
+			obs := tracing.CountObservations(res.Observations, "")
 			assert.Equal(t, want, viewCounts{obs.Evictions, obs.FalseEvictions, obs.DeadMarks, obs.FalseDeadMarks, obs.Leaves, obs.Fences}, "observations")
 			assert.Equal(t, want, humanCounts(c.sc, res), "human timeline")
 			assert.Equal(t, want, perfettoCounts(t, res), "perfetto")
-			ex := harness.Explain(c.sc, res.Trace, res.Observations, "")
+			ex := tracing.Explain(c.sc, res.Trace, res.Observations, "")
 			var exv viewCounts
 			for _, x := range ex {
 				if x.Kind == "eviction" {
@@ -87,7 +89,7 @@ func TestViewsAgree(t *testing.T) {
 				assert.Equal(t, [2]int{want.Evictions, want.DeadMarks}, [2]int{ev, dead}, "--timeline marks")
 			}
 			for _, o := range res.Observations {
-				if o.Kind == harness.ObsEviction && o.Cause() == "poll-timeout" {
+				if o.Kind == tracing.ObsEviction && o.Cause() == "poll-timeout" {
 					pollTimeouts++
 				}
 			}
@@ -106,25 +108,6 @@ func TestViewsAgree(t *testing.T) {
 	assert.Positive(t, total.Leaves)
 	assert.Positive(t, pollTimeouts, "a poll-timeout leave is an eviction in every view")
 }
-
-// slowPollScenario: g-1's poll() takes longer than max.poll.interval.ms, so
-// its heartbeat thread leaves the group (a poll-timeout eviction).
-const slowPollScenario = `
-name: slow-poll-views
-duration: 60s
-timing: exact
-coordinator: {brokers: 1, profile: kafka-3.x}
-network: {latency: 1ms}
-topics: [{name: t, partitions: 4}]
-groups:
-  - id: g
-    members: 2
-    subscribe: [t]
-    client: {profile: kafka-3.x, max.poll.interval.ms: 5000}
-    workload: {poll.interval: 200ms, poll.timeout: 500ms}
-faults:
-  - {at: 20s, slow-poll: g-1, for: 8s}
-`
 
 const swarmScenario = `
 name: swarm-views
@@ -192,7 +175,7 @@ func humanCounts(sc *scenario.Scenario, res *harness.Result) viewCounts {
 
 func perfettoCounts(t *testing.T, res *harness.Result) viewCounts {
 	var buf bytes.Buffer
-	require.NoError(t, harness.WritePerfetto(&buf, res.Trace, res.Observations))
+	require.NoError(t, tracing.WritePerfetto(&buf, res.Trace, res.Observations))
 	var doc struct {
 		TraceEvents []struct {
 			Cat  string            `json:"cat"`

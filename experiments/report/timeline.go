@@ -8,22 +8,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rebalsim/rebalsim/harness/tracing"
 )
 
-// Span is one state of one track over [Start, End) seconds.
-type Span struct {
-	Track      int
-	Start, End float64
-	State      string
-}
-
-// Mark is an instant on a track: an eviction, a coordinator-dead mark, a
-// fault.
-type Mark struct {
-	Track int
-	At    float64
-	Kind  string // a key of MarkStyles
-}
+// Span is one state of one track over [Start, End) seconds, and Mark an
+// instant on a track (its Kind a key of MarkStyles): the timeline data
+// tracing.TimelineOf reads from a run's trace.
+type (
+	Span = tracing.Span
+	Mark = tracing.Mark
+)
 
 // StateColors colours the client's MemberState and the coordinator's group
 // states (the same hue for the matching phases).

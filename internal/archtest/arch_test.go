@@ -31,20 +31,26 @@ var allowed = map[string][]string{
 	// The consumer group protocol's client and broker sides (KIP-848).
 	"model/client/consumer": {"model/protocol", "model/client/netclient", "vtime"},
 	// The network client both protocols' clients share (NetworkClient).
-	"model/client/netclient":      {"model/protocol"},
-	"model/coordinator/consumer":  {"model/protocol", "model/assign", "vtime"},
-	"scenario":                    {"model/assign", "internal/embedded"},
-	"harness":                     {"internal/atomicfile", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
-	"experiments":                 {"internal/atomicfile", "harness", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
-	"experiments/report":          {},
-	"explore":                     {"internal/atomicfile", "harness", "scenario", "sim", "model/protocol"},
-	"internal/atomicfile":         {},
-	"internal/embedded":           {},
-	"internal/datadriven":         {},
+	"model/client/netclient":     {"model/protocol"},
+	"model/coordinator/consumer": {"model/protocol", "model/assign", "vtime"},
+	"scenario":                   {"model/assign", "internal/embedded"},
+	"harness":                    {"internal/atomicfile", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
+	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
+	// they read a finished trace, never the engine.
+	"harness/tracing":     {"internal/atomicfile", "vtime", "model/protocol", "scenario"},
+	"experiments":         {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
+	"experiments/report":  {"harness/tracing"}, // it draws tracing's timeline data
+	"explore":             {"internal/atomicfile", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
+	"internal/atomicfile": {},
+	"internal/embedded":   {},
+	"internal/datadriven": {},
+	// Test scenarios and trace helpers shared by harness's and
+	// harness/tracing's tests; it must not import harness.
+	"internal/simtest":            {"harness/tracing", "model/protocol", "scenario", "vtime"},
 	"internal/archtest":           {},
 	"internal/kafkatests":         {},
 	"internal/kafkatests/extract": {"internal/kafkatests"},
-	"cmd/simrun":                  {"internal/atomicfile", "harness", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
+	"cmd/simrun":                  {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
 }
 
 func root(t *testing.T) string {

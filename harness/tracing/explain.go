@@ -1,4 +1,4 @@
-package harness
+package tracing
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
-	"github.com/rebalsim/rebalsim/sim"
+	"github.com/rebalsim/rebalsim/vtime"
 )
 
 // Explanation is the causal chain behind one eviction or one
 // coordinator-dead mark (`simrun explain`, docs/OBSERVABILITY.md).
 type Explanation struct {
-	At     sim.Instant
+	At     vtime.Instant
 	Kind   string // "eviction" or "coordinator-dead"
 	Member string // the member evicted, or that marked its coordinator dead
 	False  bool   // a false eviction / a false dead mark (DESIGN.md)
@@ -36,9 +36,9 @@ func (x Explanation) String() string {
 	return b.String()
 }
 
-func fmtT(t sim.Instant) string { return fmt.Sprintf("%10.3f s", float64(t)/1e9) }
+func fmtT(t vtime.Instant) string { return fmt.Sprintf("%10.3f s", float64(t)/1e9) }
 
-func fmtS(t sim.Instant) string { return fmt.Sprintf("%.3f s", float64(t)/1e9) }
+func fmtS(t vtime.Instant) string { return fmt.Sprintf("%.3f s", float64(t)/1e9) }
 
 // Explain takes a run's observations (Result.Observations) and its kept
 // trace (Options.KeepTrace) and, for each eviction and each coordinator-dead
@@ -48,7 +48,7 @@ func fmtS(t sim.Instant) string { return fmt.Sprintf("%.3f s", float64(t)/1e9) }
 // overlapping the deadline, and the timer that fired. Whether a mark or an
 // eviction is false is the classifier's verdict, not re-derived here.
 // member, when not empty, keeps only that member's.
-func Explain(sc *scenario.Scenario, trace []TraceEvent, obs []Observation, member string) []Explanation {
+func Explain(sc *scenario.Scenario, trace []Event, obs []Observation, member string) []Explanation {
 	var out []Explanation
 	for i := range obs {
 		o := &obs[i]
@@ -72,7 +72,7 @@ func Explain(sc *scenario.Scenario, trace []TraceEvent, obs []Observation, membe
 // index at: the group API of its last request before it (a rolling
 // restart's `set:` changes a member's protocol mid-run), else its group
 // entry's group.protocol.
-func consumerAt(sc *scenario.Scenario, trace []TraceEvent, at int, name string) bool {
+func consumerAt(sc *scenario.Scenario, trace []Event, at int, name string) bool {
 	for j := min(at, len(trace)-1); j >= 0; j-- {
 		if t := &trace[j]; t.Kind == EvSend && t.Req && t.Node == name {
 			switch t.API {
@@ -118,7 +118,7 @@ func groupTimeouts(sc *scenario.Scenario, name string, consumer bool) (session, 
 	return c.SessionTimeout, c.RequestTimeout, rebalance
 }
 
-func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) Explanation {
+func explainEviction(sc *scenario.Scenario, trace []Event, o *Observation) Explanation {
 	at, name := int(o.Seq), o.Member
 	e := &trace[at]
 	consumer := consumerAt(sc, trace, at, name)
@@ -133,7 +133,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 		for j := at - 1; j >= 0; j-- {
 			if t := &trace[j]; t.Kind == protocol.EvPollTimeout && t.Node == name {
 				x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's poll timer (max.poll.interval.ms %v) at %s: poll() was not called in time", rebalance, fmtS(t.At)))
-				x.Lines = append(x.Lines, windowCauses(trace, t.At-sim.Instant(rebalance), t.At, name)...)
+				x.Lines = append(x.Lines, windowCauses(trace, t.At-vtime.Instant(rebalance), t.At, name)...)
 				break
 			}
 		}
@@ -159,7 +159,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 			}
 		}
 	}
-	from := sim.Instant(0)
+	from := vtime.Instant(0)
 	if lastHB >= 0 {
 		t := &trace[lastHB]
 		from = t.At
@@ -200,7 +200,7 @@ func explainEviction(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	return x
 }
 
-func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, o *Observation) Explanation {
+func explainDeadMark(sc *scenario.Scenario, trace []Event, o *Observation) Explanation {
 	at := int(o.Seq)
 	e := &trace[at]
 	name := e.Node
@@ -219,7 +219,7 @@ func explainDeadMark(sc *scenario.Scenario, trace []TraceEvent, o *Observation) 
 	if session > window {
 		window = session
 	}
-	from := e.At - sim.Instant(window)
+	from := e.At - vtime.Instant(window)
 	if from < 0 {
 		from = 0
 	}
@@ -294,7 +294,7 @@ func brokerTrack(peer string) string {
 
 // brokerDownAt returns how broker was down at trace[at] ("crashed",
 // "host-down") or "" when it was running.
-func brokerDownAt(trace []TraceEvent, at int, broker string) string {
+func brokerDownAt(trace []Event, at int, broker string) string {
 	for j := at; j >= 0; j-- {
 		if t := &trace[j]; t.Kind == EvBrokerProcess && t.Node == broker {
 			if t.State == "started" {
@@ -310,7 +310,7 @@ func brokerDownAt(trace []TraceEvent, at int, broker string) string {
 // and says what became of it: lost on the way, answered but the answer
 // lost, or still unanswered. New network event kinds (retransmissions,
 // closed connections) belong in the switch below.
-func requestFate(trace []TraceEvent, j int, name string, corr uint64) (sent sim.Instant, fate string) {
+func requestFate(trace []Event, j int, name string, corr uint64) (sent vtime.Instant, fate string) {
 	sent = -1
 	k := j - 1
 	for ; k >= 0; k-- {
@@ -356,8 +356,8 @@ func requestOrResponse(req bool) string {
 // window (from, to] being explained; lost counts lost messages (only the
 // first maxLostLines are listed).
 type causeWindow struct {
-	trace    []TraceEvent
-	from, to sim.Instant
+	trace    []Event
+	from, to vtime.Instant
 	name     string
 	lost     int
 }
@@ -460,7 +460,7 @@ var openBefore = map[protocol.EventKind]bool{EvFault: true, EvProcess: true}
 
 // windowCauses lists what touched the member in (from, to]: every event of
 // a kind in causeFinders that concerns it.
-func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []string {
+func windowCauses(trace []Event, from, to vtime.Instant, name string) []string {
 	w := &causeWindow{trace: trace, from: from, to: to, name: name}
 	var lines []string
 	for j := range trace {
@@ -486,7 +486,7 @@ func windowCauses(trace []TraceEvent, from, to sim.Instant, name string) []strin
 // touches reports whether a fault event concerns the member: it names it, or
 // it is network-wide (loss, latency, coordinator failover) or changes the
 // topics (add-partitions).
-func touches(f *TraceEvent, name string) bool {
+func touches(f *Event, name string) bool {
 	switch scenario.FaultKind(f.Reason) {
 	case scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover, scenario.FaultAddPartitions:
 		return true
@@ -507,7 +507,7 @@ func touches(f *TraceEvent, name string) bool {
 
 // faultOpenAt reports whether the windowed fault started at trace[j] is
 // still open at instant t (its fault-end comes after t).
-func faultOpenAt(trace []TraceEvent, j int, t sim.Instant) bool {
+func faultOpenAt(trace []Event, j int, t vtime.Instant) bool {
 	f := &trace[j]
 	for k := j + 1; k < len(trace); k++ {
 		g := &trace[k]
@@ -522,7 +522,7 @@ func faultOpenAt(trace []TraceEvent, j int, t sim.Instant) bool {
 	return false
 }
 
-func pausedThrough(trace []TraceEvent, j int, t sim.Instant) bool {
+func pausedThrough(trace []Event, j int, t vtime.Instant) bool {
 	name := trace[j].Node
 	for k := j + 1; k < len(trace); k++ {
 		g := &trace[k]
@@ -534,7 +534,7 @@ func pausedThrough(trace []TraceEvent, j int, t sim.Instant) bool {
 }
 
 // sendTime finds the send of the message delivered at trace[j].
-func sendTime(trace []TraceEvent, j int) sim.Instant {
+func sendTime(trace []Event, j int) vtime.Instant {
 	d := &trace[j]
 	for k := j - 1; k >= 0; k-- {
 		s := &trace[k]

@@ -1,4 +1,4 @@
-package harness
+package tracing
 
 import (
 	"bufio"
@@ -63,7 +63,7 @@ type pfSend struct {
 // Chrome trace-event JSON document to out. Evictions, leaves, fences and
 // coordinator-dead marks are drawn from the run's observations
 // (Result.Observations), so they carry the classifier's cause and verdict.
-func WritePerfetto(out io.Writer, trace []TraceEvent, obs []Observation) error {
+func WritePerfetto(out io.Writer, trace []Event, obs []Observation) error {
 	p := &pfWriter{w: bufio.NewWriterSize(out, 1<<16), first: true,
 		tracks: map[string]pfTrack{}, open: map[pfTrack]string{}, groups: map[string]int{},
 		brokerT: map[string]string{}, flows: map[pfMsgKey]pfSend{}, nextTid: map[int]int{}}
@@ -95,7 +95,7 @@ func WritePerfetto(out io.Writer, trace []TraceEvent, obs []Observation) error {
 
 // WritePerfettoFile writes the Perfetto JSON to path atomically (a temporary
 // file in the same directory, renamed over path).
-func WritePerfettoFile(path string, trace []TraceEvent, obs []Observation) error {
+func WritePerfettoFile(path string, trace []Event, obs []Observation) error {
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func WritePerfettoFile(path string, trace []TraceEvent, obs []Observation) error
 	return f.Commit()
 }
 
-func us(e *TraceEvent) float64 { return float64(e.At) / 1e3 }
+func us(e *Event) float64 { return float64(e.At) / 1e3 }
 
 func (p *pfWriter) sep() {
 	if !p.first {
@@ -123,7 +123,7 @@ func (p *pfWriter) meta(pid, tid int, name, value string) {
 
 // track returns the track of a node: a member thread, a (broker, group)
 // thread or the harness thread.
-func (p *pfWriter) track(e *TraceEvent, node string) pfTrack {
+func (p *pfWriter) track(e *Event, node string) pfTrack {
 	key := node
 	if node != "harness" && e.Group != "" && isBroker(node) {
 		key = node + "|" + e.Group
@@ -204,7 +204,7 @@ func args(kv ...string) string {
 	return string(append(b, '}'))
 }
 
-func (p *pfWriter) event(e *TraceEvent) {
+func (p *pfWriter) event(e *Event) {
 	ts := us(e)
 	switch e.Kind {
 	case protocol.EvMemberState:
@@ -269,7 +269,7 @@ func (p *pfWriter) event(e *TraceEvent) {
 // observation draws one classified observation at the trace event that
 // produced it: evictions, leaves and fences on the coordinator's track,
 // dead marks on the member's.
-func (p *pfWriter) observation(e *TraceEvent, o *Observation) {
+func (p *pfWriter) observation(e *Event, o *Observation) {
 	ts := us(e)
 	verdict := "true"
 	if o.False {
@@ -290,7 +290,7 @@ func (p *pfWriter) observation(e *TraceEvent, o *Observation) {
 // trackOf is the track of a message endpoint: a broker's messages go on the
 // track of the group they concern (requests carry it; responses use the
 // group of the member at the other end, resolved by the sender's track).
-func (p *pfWriter) trackOf(e *TraceEvent, node string) pfTrack {
+func (p *pfWriter) trackOf(e *Event, node string) pfTrack {
 	if isBroker(node) && e.Group == "" {
 		// Responses carry no group: use the member's group.
 		if t, ok := p.tracks[otherEnd(e, node)]; ok && t.pid >= 1 && t.pid <= len(p.gnames) {
@@ -302,21 +302,21 @@ func (p *pfWriter) trackOf(e *TraceEvent, node string) pfTrack {
 	return p.track(e, node)
 }
 
-func otherEnd(e *TraceEvent, node string) string {
+func otherEnd(e *Event, node string) string {
 	if e.Node == node {
 		return e.Peer
 	}
 	return e.Node
 }
 
-func msgName(e *TraceEvent) string {
+func msgName(e *Event) string {
 	if e.Req {
 		return e.API.String() + " request"
 	}
 	return e.API.String() + " response"
 }
 
-func errName(e *TraceEvent) string {
+func errName(e *Event) string {
 	if e.Err == protocol.None {
 		return ""
 	}
