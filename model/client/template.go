@@ -99,7 +99,8 @@ func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
 	if t.behaviour.heartbeatTask {
 		m.hbt = &heartbeatTask{m: m, at: protocol.Never}
 	} else {
-		m.hbt = &heartbeatThread{m: m}
+		m.thread = heartbeatThread{m: m}
+		m.hbt = &m.thread
 	}
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
 	return m

@@ -72,6 +72,10 @@ type Broker struct {
 	timerSeq uint64
 	idSeq    uint64 // member id sequence
 
+	// byConn is the member whose request last passed on each connection
+	// (connMember's cache; indexed by Conn).
+	byConn []*member
+
 	hbResp [4]protocol.HeartbeatResponse // shared heartbeat responses (see heartbeatResponse)
 	ocOK   protocol.OffsetCommitResponse // the shared NONE OffsetCommit response (see handleOffsetCommit)
 }
