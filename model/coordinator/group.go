@@ -162,8 +162,8 @@ func newGroup(id string, part *partition) *group {
 		supported:   map[string]int{},
 		part:        part,
 	}
-	g.join = timer{index: -1, kind: tkJoin, g: g}
-	g.sync = timer{index: -1, kind: tkSync, g: g}
+	g.join = timer{id: -1, kind: tkJoin, g: g}
+	g.sync = timer{id: -1, kind: tkSync, g: g}
 	return g
 }
 

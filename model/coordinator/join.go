@@ -166,7 +166,7 @@ func (b *Broker) doNewMemberJoinGroup(now protocol.Instant, g *group, jr *joinRe
 	// doDynamicNewMemberJoinGroup: KIP-394 (requireKnownMemberId = v4+).
 	if b.feat.kip394 && r.Version >= 4 {
 		pm := &pendingMember{id: newID}
-		pm.timer = timer{index: -1, kind: tkPending, g: g, p: pm}
+		pm.timer = timer{id: -1, kind: tkPending, g: g, p: pm}
 		g.addPending(pm)
 		// addPendingMemberExpiration: the request's session timeout.
 		b.schedule(&pm.timer, now.Add(jr.session))
@@ -315,7 +315,7 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		joinCorr:     jr.corr,
 		joinVersion:  r.Version,
 	}
-	m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
+	m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
 	if g.state == PreparingRebalance && (g.generation == 0 || (b.feat.javaClassic && g.joinKind == joinInitial)) {
 		// Scala: generationId == 0; Java: previousState() == EMPTY, i.e. any
 		// rebalance started from Empty (the only one with an initial delay).
