@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -32,7 +33,7 @@ import (
 //	go test ./harness -run '^$' -bench EventFloor -benchtime 5000000x
 func BenchmarkEventFloor(b *testing.B) {
 	ev0 := TraceEvent{At: 0, Corr: 12345, Req: true, Event: protocol.Event{
-		Kind: EvSend, Node: "g-4711", Group: "g", Peer: "broker-1", API: protocol.APIHeartbeat, Gen: 17}}
+		Kind: tracing.EvSend, Node: "g-4711", Group: "g", Peer: "broker-1", API: protocol.APIHeartbeat, Gen: 17}}
 	for _, pending := range []int{1_000, 40_000, 400_000} {
 		for _, what := range []string{"queue", "trace", "queue+trace"} {
 			b.Run(fmt.Sprintf("pending=%d/%s", pending, what), func(b *testing.B) {
