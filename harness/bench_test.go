@@ -176,7 +176,7 @@ func recordCases(b *testing.B) []recordCase {
 // member-s/s at 1,000 members, >= 2 M at 100, 10,000 members × 1 h with a
 // rolling restart of 5 % in <= 15 s). Run:
 //
-//	go test ./harness -run '^$' -bench Record -benchtime 3x -count 3
+//	go test ./harness -run '^$' -bench '^BenchmarkRecord$' -benchtime 3x -count 3
 func BenchmarkRecord(b *testing.B) {
 	for _, c := range recordCases(b) {
 		name := c.name

@@ -65,7 +65,7 @@ type Queue[T any] struct {
 	now   Instant
 	fired uint64
 	// keyer, when set, gives each event a tie-break derived from the seed and
-	// the event's identity instead of a sequential draw (SetKeyer).
+	// the event's identity instead of insertion order (SetKeyer).
 	keyer   func(at Instant, v T) uint64
 	keySeed uint64
 	curKey  uint64
@@ -77,8 +77,8 @@ func (q *Queue[T]) Stop() { q.stop = true }
 
 // SetKeyer makes the tie-break of an event a hash of the seed and of
 // identity(at, v) — who the event is for and what it is — instead of
-// insertion order. Then the relative order of two
-// simultaneous events depends only on the seed and on the two events, not on
+// insertion order. Then the relative order of two simultaneous events
+// depends only on the seed and on the two events, not on
 // how many other events were scheduled before them: removing or adding
 // events elsewhere (an optimisation, another member) does not reshuffle the
 // interleavings of everyone else.
