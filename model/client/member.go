@@ -59,17 +59,11 @@ type Member struct {
 	coord      coordinatorLookup
 	join       joinFuture
 	app        appThread
-	hb         heartbeat   // Heartbeat's timers
-	hbt        heartbeater // the HeartbeatThread or the 0.10 HeartbeatTask
+	hb         heartbeat       // Heartbeat's timers
+	hbt        heartbeatSender // the HeartbeatThread or the 0.10 HeartbeatTask
 	autoCommit autoCommitState
 	net        netClient
 	meta       *metadataView // only with Config.Metadata.Cluster (metadata.go); nil otherwise
-
-	// thread is the HeartbeatThread hbt points to (unused with the 0.10
-	// HeartbeatTask): inside the Member, so a steady poll's failure check
-	// reads the Member's memory, not a second object's (issue 15: 616
-	// bytes, in the Member's 640-byte size class either way).
-	thread heartbeatThread
 }
 
 // NewMember builds a member from a validated configuration (it panics on an
