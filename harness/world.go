@@ -277,7 +277,7 @@ const connBase = 1
 
 func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) {
 	w := &world{sc: sc, seed: seed, streams: sim.NewStreams(seed)}
-	w.q = sim.NewQueue[ev](nil)
+	w.q = sim.NewQueue[ev]()
 	w.q.SetKeyer(seed, evIdentity)
 	w.net = sim.NewNetwork[envelope](w.streams.Stream("network"), toSimDist(sc.Network.Latency), sc.Network.Loss)
 	w.net.SetScheduler(w.scheduleDelivery)

@@ -12,7 +12,8 @@ import (
 func BenchmarkKernelScheduleFire(b *testing.B) {
 	for _, pending := range []int{100, 3000, 30000} {
 		b.Run(fmt.Sprintf("pending=%d", pending), func(b *testing.B) {
-			q := NewQueue[uint32](NewStreams(1).Stream("queue"))
+			q := NewQueue[uint32]()
+			q.SetKeyer(1, func(_ Instant, v uint32) uint64 { return uint64(v) })
 			r := NewStreams(1).Stream("bench")
 			for i := 0; i < pending; i++ {
 				q.Schedule(Instant(r.IntN(3_000_000)), uint32(i))
@@ -30,7 +31,7 @@ func BenchmarkKernelScheduleFire(b *testing.B) {
 // BenchmarkTimerRearm measures re-arming a timer before it fires (the
 // heartbeat-deadline pattern), including skipping the superseded entries.
 func BenchmarkTimerRearm(b *testing.B) {
-	q := NewQueue[uint32](nil)
+	q := NewQueue[uint32]()
 	timers := make([]Timer, 1000)
 	for i := range timers {
 		q.Arm(&timers[i], Instant(i), uint32(i))

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/vtime"
@@ -65,9 +64,8 @@ type Queue[T any] struct {
 	seq   uint64
 	now   Instant
 	fired uint64
-	tie   *rand.Rand
 	// keyer, when set, gives each event a tie-break derived from the seed and
-	// the event's identity instead of a sequential draw (SetKeyer).
+	// the event's identity instead of insertion order (SetKeyer).
 	keyer   func(at Instant, v T) uint64
 	keySeed uint64
 	curKey  uint64
@@ -78,9 +76,9 @@ type Queue[T any] struct {
 func (q *Queue[T]) Stop() { q.stop = true }
 
 // SetKeyer makes the tie-break of an event a hash of the seed and of
-// identity(at, v) — who the event is for and what it is — instead of the
-// next draw of the tie-break stream. Then the relative order of two
-// simultaneous events depends only on the seed and on the two events, not on
+// identity(at, v) — who the event is for and what it is — instead of
+// insertion order. Then the relative order of two simultaneous events
+// depends only on the seed and on the two events, not on
 // how many other events were scheduled before them: removing or adding
 // events elsewhere (an optimisation, another member) does not reshuffle the
 // interleavings of everyone else.
@@ -89,10 +87,10 @@ func (q *Queue[T]) SetKeyer(seed uint64, identity func(at Instant, v T) uint64) 
 	q.keySeed = splitmix(seed ^ 0x6a09e667f3bcc908)
 }
 
-// NewQueue returns an empty queue at instant 0. tieBreak is the random stream
-// that orders simultaneous events; nil orders them by insertion.
-func NewQueue[T any](tieBreak *rand.Rand) *Queue[T] {
-	return &Queue[T]{tie: tieBreak, heap: make([]entry, 0, 64)}
+// NewQueue returns an empty queue at instant 0. Simultaneous events fire in
+// insertion order until SetKeyer installs the seeded tie-break.
+func NewQueue[T any]() *Queue[T] {
+	return &Queue[T]{heap: make([]entry, 0, 64)}
 }
 
 // Now is the instant of the event being (or last) fired.
@@ -152,14 +150,9 @@ func (q *Queue[T]) push(at Instant, t *Timer, v T) uint32 {
 		q.slots = append(q.slots, slot[T]{timer: t, val: v})
 	}
 	q.seq++
-	var hi uint64
-	switch {
-	case q.keyer != nil:
+	hi := q.seq // no keyer: insertion order (the kernel's own tests)
+	if q.keyer != nil {
 		hi = splitmix(q.keySeed^q.keyer(at, v)^uint64(at)*0x9e3779b97f4a7c15) >> 32
-	case q.tie != nil:
-		hi = q.tie.Uint64() >> 32
-	default:
-		hi = q.seq
 	}
 	q.heap = append(q.heap, entry{at: at, key: hi<<32 | q.seq&0xffffffff, slot: s})
 	q.up(len(q.heap) - 1)

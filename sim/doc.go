@@ -11,8 +11,8 @@
 // gives one interleaving of simultaneous events, different seeds explore
 // different interleavings (this is how a consumer's two threads race), and
 // adding or removing events elsewhere reshuffles no one else. Without a
-// keyer the key is the next draw of the queue's tie-break stream (or, with a
-// nil stream, zero: insertion order); only the kernel's own tests use those.
+// keyer simultaneous events fire in insertion order; only the kernel's own
+// tests run a queue without one.
 //
 // Virtual time and durations are the vtime package's Instant, Never and
 // Dist (Instant, Never, Dist and Constant here are aliases of them).

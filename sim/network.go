@@ -221,10 +221,10 @@ type Network[M any] struct {
 	lossUp    float64
 	lossSplit NodeID
 	// conns holds each node's connections to lower-numbered nodes (a
-	// connection is filed under its higher endpoint): a member's few
-	// connections to the brokers are found by a short scan, not a map
-	// lookup, on every send and arrival.
-	conns  [][]connRef[M]
+	// connection is filed under its higher endpoint), in pages of
+	// connPage nodes: a member's few connections to the brokers are found
+	// by a short scan, not a map lookup, on every send and arrival.
+	conns  []*[connPage]nodeConns[M]
 	cuts   map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
 	ncuts  int
 	nodes  []nodeState
@@ -291,12 +291,34 @@ func pairKey(a, b NodeID) (uint64, int) {
 	return uint64(uint32(b))<<32 | uint64(uint32(a)), 1
 }
 
-// connRef is one entry of Network.conns: the connection between the node
-// it is filed under and lo, on channel ch.
+// connPage is how many nodes' connections one page of Network.conns holds.
+const connPage = 64
+
+// nodeConns are the connections filed under one node (Network.conns): the
+// first two inline, with their keys together in front, so that finding a
+// member's connection to its coordinator reads this record and the
+// connection itself, not a slice header, a slice and then a separately
+// allocated connection (issue 15: one cache miss fewer per send and per
+// arrival in a 10,000-member world). Pages never move, so a *conn stays
+// valid however many nodes are added.
+type nodeConns[M any] struct {
+	keys [2]connKey
+	c    [2]conn[M]
+	more []connRef[M] // the third connection on
+}
+
+// connKey names a connection filed under a node: the other endpoint lo and
+// the channel; used says the slot holds one.
+type connKey struct {
+	lo   NodeID
+	ch   uint8
+	used bool
+}
+
+// connRef is a connection of nodeConns.more.
 type connRef[M any] struct {
-	lo NodeID
-	ch uint8
-	c  *conn[M]
+	connKey
+	c *conn[M]
 }
 
 // lookup finds the a–b connection on ch (nil if it never existed) and
@@ -306,11 +328,18 @@ func (n *Network[M]) lookup(a, b NodeID, ch uint8) (*conn[M], int) {
 	if b < a {
 		lo, hi, side = b, a, 1
 	}
-	if int(hi) < len(n.conns) {
-		refs := n.conns[hi]
-		for i := range refs {
-			if refs[i].lo == lo && refs[i].ch == ch {
-				return refs[i].c, side
+	if int(hi)/connPage < len(n.conns) {
+		nc := &n.conns[int(hi)/connPage][int(hi)%connPage]
+		k := connKey{lo: lo, ch: ch, used: true}
+		if nc.keys[0] == k {
+			return &nc.c[0], side
+		}
+		if nc.keys[1] == k {
+			return &nc.c[1], side
+		}
+		for i := range nc.more {
+			if nc.more[i].connKey == k {
+				return nc.more[i].c, side
 			}
 		}
 	}
@@ -321,11 +350,20 @@ func (n *Network[M]) conn(a, b NodeID, ch uint8) (*conn[M], int) {
 	c, side := n.lookup(a, b, ch)
 	if c == nil {
 		lo, hi := min(a, b), max(a, b)
-		if int(hi) >= len(n.conns) {
-			n.conns = append(n.conns, make([][]connRef[M], int(hi)+1-len(n.conns))...)
+		for int(hi)/connPage >= len(n.conns) {
+			n.conns = append(n.conns, new([connPage]nodeConns[M]))
 		}
-		c = &conn[M]{}
-		n.conns[hi] = append(n.conns[hi], connRef[M]{lo: lo, ch: ch, c: c})
+		nc := &n.conns[int(hi)/connPage][int(hi)%connPage]
+		k := connKey{lo: lo, ch: ch, used: true}
+		switch {
+		case !nc.keys[0].used:
+			nc.keys[0], c = k, &nc.c[0]
+		case !nc.keys[1].used:
+			nc.keys[1], c = k, &nc.c[1]
+		default:
+			c = &conn[M]{}
+			nc.more = append(nc.more, connRef[M]{connKey: k, c: c})
+		}
 	}
 	return c, side
 }

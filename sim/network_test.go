@@ -20,7 +20,7 @@ type tnet struct {
 const ms = time.Millisecond
 
 func newTNet(lat Dist, loss float64) *tnet {
-	t := &tnet{q: NewQueue[Delivery[toy]](nil), at: map[int]Instant{}}
+	t := &tnet{q: NewQueue[Delivery[toy]](), at: map[int]Instant{}}
 	t.n = NewNetwork[toy](NewStreams(1).Stream("net"), lat, loss)
 	t.n.SetScheduler(func(d Delivery[toy]) { t.q.Schedule(d.At, d) })
 	return t

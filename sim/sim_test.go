@@ -14,19 +14,20 @@ import (
 )
 
 func TestQueueOrdersByTimeThenKeyThenSeq(t *testing.T) {
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	for i, at := range []Instant{30, 10, 20, 10, 0} {
 		q.Schedule(at, i)
 	}
 	var got []int
 	q.Run(Budget{Until: Never}, func(now Instant, v int) { got = append(got, v) })
-	// Without a tie-break stream equal times fire in insertion order.
+	// Without a keyer equal times fire in insertion order.
 	assert.Equal(t, []int{4, 1, 3, 2, 0}, got)
 }
 
 func TestQueueTieBreakDependsOnSeed(t *testing.T) {
 	order := func(seed uint64) []int {
-		q := NewQueue[int](NewStreams(seed).Stream("queue"))
+		q := NewQueue[int]()
+		q.SetKeyer(seed, func(_ Instant, v int) uint64 { return uint64(v) })
 		for i := 0; i < 20; i++ {
 			q.Schedule(5, i)
 		}
@@ -43,7 +44,8 @@ func TestQueueTieBreakDependsOnSeed(t *testing.T) {
 
 func TestQueueRandomScheduleIsSorted(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	q := NewQueue[int](r)
+	q := NewQueue[int]()
+	q.SetKeyer(1, func(_ Instant, v int) uint64 { return uint64(v) })
 	for i := 0; i < 10000; i++ {
 		q.Schedule(Instant(r.IntN(1000)), i)
 	}
@@ -58,7 +60,7 @@ func TestQueueRandomScheduleIsSorted(t *testing.T) {
 }
 
 func TestTimerCancelAndRearm(t *testing.T) {
-	q := NewQueue[string](nil)
+	q := NewQueue[string]()
 	var a, b Timer
 	q.Arm(&a, 10, "a@10")
 	q.Arm(&b, 20, "b@20")
@@ -78,7 +80,7 @@ func TestTimerCancelAndRearm(t *testing.T) {
 }
 
 func TestRunBudgets(t *testing.T) {
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	var fire func(now Instant, v int)
 	fire = func(now Instant, v int) { q.Schedule(now+10, v+1) } // a self-rescheduling ticker
 	q.Schedule(0, 0)
@@ -87,13 +89,13 @@ func TestRunBudgets(t *testing.T) {
 	assert.Equal(t, uint64(10), q.Fired())
 	assert.Equal(t, EventBudget, q.Run(Budget{Until: Never, MaxEvents: 15}, fire))
 	assert.Equal(t, uint64(15), q.Fired())
-	q2 := NewQueue[int](nil)
+	q2 := NewQueue[int]()
 	q2.Schedule(1, 1)
 	assert.Equal(t, Quiescent, q2.Run(Budget{Until: Never}, func(Instant, int) {}))
 }
 
 func TestScheduleInPastPanics(t *testing.T) {
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	q.Schedule(10, 1)
 	q.Pop()
 	assert.Panics(t, func() { q.Schedule(5, 2) })
@@ -144,10 +146,10 @@ func TestDistributions(t *testing.T) {
 
 // TestKeyerOrderIndependentOfOtherEvents: with SetKeyer, the order of two
 // simultaneous events depends on the seed and on their identities only, not
-// on how many other events were scheduled (the tie-break stream would shift).
+// on how many other events were scheduled (a draw per event would shift).
 func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 	order := func(seed uint64, noise int) []int {
-		q := NewQueue[int](nil)
+		q := NewQueue[int]()
 		q.SetKeyer(seed, func(_ Instant, v int) uint64 { return uint64(v) })
 		for i := 0; i < noise; i++ {
 			q.Schedule(1, 1000+i)
@@ -166,7 +168,7 @@ func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 	assert.Equal(t, order(1, 0), order(1, 37), "other events do not reshuffle ties")
 	assert.NotEqual(t, order(1, 0), order(2, 0), "the seed decides the interleaving")
 	// Equal identities keep insertion order (FIFO per connection).
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	q.SetKeyer(3, func(Instant, int) uint64 { return 7 })
 	for i := 0; i < 5; i++ {
 		q.Schedule(1, i)
@@ -175,7 +177,7 @@ func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 	q.Run(Budget{Until: Never}, func(_ Instant, v int) { got = append(got, v) })
 	assert.Equal(t, []int{0, 1, 2, 3, 4}, got)
 	// TieKey predicts the key of an event that was never scheduled.
-	q2 := NewQueue[int](nil)
+	q2 := NewQueue[int]()
 	q2.SetKeyer(3, func(_ Instant, v int) uint64 { return uint64(v) })
 	q2.Schedule(9, 4)
 	q2.Pop()
@@ -183,7 +185,7 @@ func TestKeyerOrderIndependentOfOtherEvents(t *testing.T) {
 }
 
 func TestRunStop(t *testing.T) {
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	for i := 0; i < 10; i++ {
 		q.Schedule(Instant(i), i)
 	}
@@ -205,7 +207,7 @@ func TestRunStop(t *testing.T) {
 // and its bottom-up pop keep exactly that order.
 func TestTimersMatchReferenceModel(t *testing.T) {
 	r := NewStreams(7).Stream("ops")
-	q := NewQueue[int](nil)
+	q := NewQueue[int]()
 	timers := make([]Timer, 40)
 	type live struct {
 		at  Instant

@@ -39,7 +39,7 @@ func TestAssertBecomeStableFromUnjoined(t *testing.T) {
 func TestHeartbeaterChosenByProfile(t *testing.T) {
 	for _, name := range ProfileNames() {
 		d := newDriver(t, name)
-		_, task := d.m.hbt.(*heartbeatTask)
+		_, task := d.m.hbt.heartbeater.(*heartbeatTask)
 		b, _ := lookupBehaviour(name)
 		require.Equal(t, b.heartbeatTask, task, name)
 	}

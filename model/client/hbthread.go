@@ -11,10 +11,10 @@ import (
 // and enforces max.poll.interval.ms (§8.2).
 type heartbeatThread struct {
 	m         *Member
-	enabled   bool
 	waitUntil protocol.Instant   // coordinator unknown: the next lookup pass
-	failed    protocol.ErrorCode // the thread's failure, thrown from the next poll()
 	wakeBase  protocol.Instant   // HeartbeatWakeCadence: one wake-up instant of the grid
+	failed    protocol.ErrorCode // the thread's failure, thrown from the next poll()
+	enabled   bool
 }
 
 // enable is HeartbeatThread.enable: timers restart from now.

@@ -59,8 +59,8 @@ type Member struct {
 	coord      coordinatorLookup
 	join       joinFuture
 	app        appThread
-	hb         heartbeat   // Heartbeat's timers
-	hbt        heartbeater // the HeartbeatThread or the 0.10 HeartbeatTask
+	hb         heartbeat       // Heartbeat's timers
+	hbt        heartbeatSender // the HeartbeatThread or the 0.10 HeartbeatTask
 	autoCommit autoCommitState
 	net        netClient
 	meta       *metadataView // only with Config.Metadata.Cluster (metadata.go); nil otherwise

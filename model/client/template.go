@@ -97,9 +97,10 @@ func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
 		autoCommit: autoCommitState{at: protocol.Never},
 	}
 	if t.behaviour.heartbeatTask {
-		m.hbt = &heartbeatTask{m: m, at: protocol.Never}
+		m.hbt.heartbeater = &heartbeatTask{m: m, at: protocol.Never}
 	} else {
-		m.hbt = &heartbeatThread{m: m}
+		m.hbt.thread = heartbeatThread{m: m}
+		m.hbt.heartbeater = &m.hbt.thread
 	}
 	m.hb.heartbeatDeadline, m.hb.sessionDeadline, m.hb.pollDeadline = protocol.Never, protocol.Never, protocol.Never
 	return m

@@ -87,7 +87,7 @@ func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *O
 	if n > 0 {
 		at = max(at, g.appends[n-1].timer.at)
 	}
-	op.timer = timer{index: -1, kind: tkAppend, g: g}
+	op.timer = timer{id: -1, kind: tkAppend, g: g}
 	g.appends = append(g.appends, op)
 	b.schedule(&op.timer, at)
 }

@@ -72,6 +72,10 @@ type Broker struct {
 	timerSeq uint64
 	idSeq    uint64 // member id sequence
 
+	// byConn is the member whose request last passed on each connection
+	// (connMember's cache; indexed by Conn).
+	byConn []*member
+
 	hbResp [4]protocol.HeartbeatResponse // shared heartbeat responses (see heartbeatResponse)
 	ocOK   protocol.OffsetCommitResponse // the shared NONE OffsetCommit response (see handleOffsetCommit)
 }
@@ -151,11 +155,11 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 	// InitialDelayedJoin chain (delay 0) and the DelayedJoin re-armed when
 	// only un-rejoined static members remain (rebalance timeout 0); both are
 	// finite, the bound catches a bug that would loop.
-	for fired := 0; len(b.timers) > 0; fired++ {
-		t := b.timers[0].t
-		if t.at > now || (!inclusive && t.at == now) {
+	for fired := 0; b.timers.len() > 0; fired++ {
+		if at := b.timers.h[0].at; at > now || (!inclusive && at == now) {
 			return
 		}
+		t := b.timers.top()
 		check(fired < 1<<24, "fireTimers: runaway timer loop")
 		b.timers.remove(0)
 		switch t.kind {
@@ -177,10 +181,10 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 
 // NextDeadline returns the earliest armed timer, or protocol.Never.
 func (b *Broker) NextDeadline() protocol.Instant {
-	if len(b.timers) == 0 {
+	if b.timers.len() == 0 {
 		return protocol.Never
 	}
-	return b.timers[0].at
+	return b.timers.h[0].at
 }
 
 // GroupState returns the group's state and generation on this broker; ok is
@@ -233,7 +237,7 @@ func (b *Broker) Elect(now protocol.Instant, groupID string, loadTime time.Durat
 	p := b.parts[groupID]
 	if p == nil {
 		p = &partition{groupID: groupID}
-		p.load = timer{index: -1, kind: tkLoad, part: p}
+		p.load = timer{id: -1, kind: tkLoad, part: p}
 		b.parts[groupID] = p
 	}
 	if p.state == partOwned || p.state == partLoading {
@@ -324,7 +328,7 @@ func groupFromRecord(id string, p *partition, rec *GroupRecord) *group {
 			protocols:        slices.Clone(mr.Protocols),
 			assignment:       mr.Assignment,
 		}
-		m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
+		m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
 		g.add(m)
 	}
 	return g

@@ -35,6 +35,9 @@ type member struct {
 	// resynced: the member has talked to this coordinator successfully since
 	// the group was loaded by a failover (trace attribution only, not Kafka).
 	resynced bool
+	// gone: removed from its group (group.remove); Broker.connMember's
+	// cache trusts a member only while it is not gone.
+	gone bool
 
 	hb timer // DelayedHeartbeat
 }
@@ -159,8 +162,8 @@ func newGroup(id string, part *partition) *group {
 		supported:   map[string]int{},
 		part:        part,
 	}
-	g.join = timer{index: -1, kind: tkJoin, g: g}
-	g.sync = timer{index: -1, kind: tkSync, g: g}
+	g.join = timer{id: -1, kind: tkJoin, g: g}
+	g.sync = timer{id: -1, kind: tkSync, g: g}
 	return g
 }
 
@@ -190,6 +193,7 @@ func (g *group) add(m *member) {
 	}
 	g.members = append(g.members, m)
 	g.byID[m.id] = m
+	m.gone = false
 	g.count(m.protocols, 1)
 	if m.isStatic() {
 		g.static[m.instanceID] = m
@@ -229,6 +233,7 @@ func (g *group) remove(id string) {
 		delete(g.static, m.instanceID)
 	}
 	delete(g.byID, id)
+	m.gone = true
 	g.count(m.protocols, -1)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)

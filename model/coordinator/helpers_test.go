@@ -274,11 +274,15 @@ func (f *fixture) checkIndexes() {
 		}
 		require.Equal(f.t, want, g.supported, "group %s: supported protocol counts", g.id)
 	}
-	h := f.b.timers
+	th := &f.b.timers
+	h := th.h
 	for i := range h {
-		require.Equal(f.t, i, h[i].t.index, "timer heap back-pointer")
-		require.Equal(f.t, h[i].at, h[i].t.at, "timer heap deadline")
-		require.Equal(f.t, h[i].seq, h[i].t.seq, "timer heap sequence")
+		t := th.ptr[h[i].id]
+		require.NotNil(f.t, t, "timer heap id")
+		require.Equal(f.t, h[i].id, t.id, "timer heap id back-pointer")
+		require.Equal(f.t, int32(i), th.pos[h[i].id], "timer heap position")
+		require.Equal(f.t, h[i].at, t.at, "timer heap deadline")
+		require.Equal(f.t, h[i].seq, t.seq, "timer heap sequence")
 		if i > 0 {
 			require.False(f.t, h[i].less(&h[(i-1)/4]), "timer heap order")
 		}

@@ -166,7 +166,7 @@ func (b *Broker) doNewMemberJoinGroup(now protocol.Instant, g *group, jr *joinRe
 	// doDynamicNewMemberJoinGroup: KIP-394 (requireKnownMemberId = v4+).
 	if b.feat.kip394 && r.Version >= 4 {
 		pm := &pendingMember{id: newID}
-		pm.timer = timer{index: -1, kind: tkPending, g: g, p: pm}
+		pm.timer = timer{id: -1, kind: tkPending, g: g, p: pm}
 		g.addPending(pm)
 		// addPendingMemberExpiration: the request's session timeout.
 		b.schedule(&pm.timer, now.Add(jr.session))
@@ -253,6 +253,31 @@ func (b *Broker) currentMember(g *group, memberID, instanceID string) (*member, 
 	return m, protocol.None
 }
 
+// connMember is currentMember for a request that arrived on conn, with a
+// one-entry cache per connection (not Kafka: a lookup shortcut with the same
+// answers). A member sends its Heartbeat and OffsetCommit requests on one
+// connection, so the member that last passed on conn is checked first: it is
+// the answer when it is still in g (not gone: group.add and group.remove keep
+// the flag, and g.byID[m.id] == m exactly when m is in g) under the same id.
+// Static members (KIP-345, whose instance id is checked first) always take
+// the map path. In a 10,000-member group this skips hashing the member id
+// and the map's random memory access on every heartbeat and commit.
+func (b *Broker) connMember(g *group, conn Conn, memberID, instanceID string) (*member, protocol.ErrorCode) {
+	if instanceID == "" && conn >= 0 && int(conn) < len(b.byConn) {
+		if m := b.byConn[conn]; m != nil && !m.gone && m.hb.g == g && m.id == memberID {
+			return m, protocol.None
+		}
+	}
+	m, errc := b.currentMember(g, memberID, instanceID)
+	if errc == protocol.None && conn >= 0 {
+		if int(conn) >= len(b.byConn) {
+			b.byConn = append(b.byConn, make([]*member, int(conn)+1-len(b.byConn))...)
+		}
+		b.byConn[conn] = m
+	}
+	return m, errc
+}
+
 // joinResult builds a successful JoinGroup response for m.
 func (b *Broker) joinResult(g *group, m *member, leader string, withMembers, skip bool) *protocol.JoinGroupResponse {
 	resp := &protocol.JoinGroupResponse{
@@ -290,7 +315,7 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		joinCorr:     jr.corr,
 		joinVersion:  r.Version,
 	}
-	m.hb = timer{index: -1, kind: tkHeartbeat, g: g, m: m}
+	m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
 	if g.state == PreparingRebalance && (g.generation == 0 || (b.feat.javaClassic && g.joinKind == joinInitial)) {
 		// Scala: generationId == 0; Java: previousState() == EMPTY, i.e. any
 		// rebalance started from Empty (the only one with an initial delay).

@@ -138,10 +138,10 @@ func (b *Broker) heartbeatResponse(errc protocol.ErrorCode) protocol.Response {
 // handleHeartbeat mirrors GroupCoordinator.handleHeartbeat (3.6.1, §12.8).
 // The hot path: no allocation when the answer is NONE.
 func (b *Broker) handleHeartbeat(now protocol.Instant, conn Conn, corr uint64, r *protocol.HeartbeatRequest, out *Output) {
-	b.reply(out, conn, corr, b.heartbeatResponse(b.heartbeat(now, r)))
+	b.reply(out, conn, corr, b.heartbeatResponse(b.heartbeat(now, conn, r)))
 }
 
-func (b *Broker) heartbeat(now protocol.Instant, r *protocol.HeartbeatRequest) protocol.ErrorCode {
+func (b *Broker) heartbeat(now protocol.Instant, conn Conn, r *protocol.HeartbeatRequest) protocol.ErrorCode {
 	p, errc := b.groupFor(r.GroupID, protocol.APIHeartbeat)
 	switch errc {
 	case protocol.None:
@@ -158,7 +158,7 @@ func (b *Broker) heartbeat(now protocol.Instant, r *protocol.HeartbeatRequest) p
 	if g.state == Dead {
 		return protocol.CoordinatorNotAvailable
 	}
-	m, errc := b.currentMember(g, r.MemberID, r.GroupInstanceID)
+	m, errc := b.connMember(g, conn, r.MemberID, r.GroupInstanceID)
 	if errc != protocol.None {
 		return errc
 	}
@@ -250,14 +250,14 @@ func (b *Broker) leaveOne(now protocol.Instant, g *group, lm *protocol.LeaveGrou
 func (b *Broker) handleOffsetCommit(now protocol.Instant, conn Conn, corr uint64, r *protocol.OffsetCommitRequest, out *Output) {
 	// Auto-commit makes this the second most frequent request: the NONE
 	// answer is one shared read-only response, as for heartbeats.
-	if errc := b.offsetCommit(now, r, out); errc != protocol.None {
+	if errc := b.offsetCommit(now, conn, r, out); errc != protocol.None {
 		b.reply(out, conn, corr, &protocol.OffsetCommitResponse{Error: errc})
 	} else {
 		b.reply(out, conn, corr, &b.ocOK)
 	}
 }
 
-func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequest, out *Output) protocol.ErrorCode {
+func (b *Broker) offsetCommit(now protocol.Instant, conn Conn, r *protocol.OffsetCommitRequest, out *Output) protocol.ErrorCode {
 	p, errc := b.groupFor(r.GroupID, protocol.APIOffsetCommit)
 	if errc != protocol.None {
 		return errc
@@ -286,7 +286,7 @@ func (b *Broker) offsetCommit(now protocol.Instant, r *protocol.OffsetCommitRequ
 	var m *member // the committing member, once validated
 	if r.GenerationID >= 0 || r.MemberID != protocol.UnknownMemberIDValue || r.GroupInstanceID != "" {
 		var errc protocol.ErrorCode
-		if m, errc = b.currentMember(g, r.MemberID, r.GroupInstanceID); errc != protocol.None {
+		if m, errc = b.connMember(g, conn, r.MemberID, r.GroupInstanceID); errc != protocol.None {
 			return errc
 		}
 		if r.GenerationID != g.generation {

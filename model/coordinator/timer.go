@@ -27,36 +27,52 @@ const (
 // so re-arming never allocates (Kafka's "reschedule" supersedes the previous
 // expiry, which is exactly heap.Fix on the same timer).
 type timer struct {
-	at    protocol.Instant
-	seq   uint64 // insertion order: the tie-break among equal deadlines
-	index int    // position in the heap; -1 when not armed
-	kind  timerKind
-	g     *group
-	m     *member
-	p     *pendingMember
-	part  *partition
+	at   protocol.Instant
+	seq  uint64 // insertion order: the tie-break among equal deadlines
+	id   int32  // while armed, its id in the broker's timerHeap; -1 when not armed
+	kind timerKind
+	g    *group
+	m    *member
+	p    *pendingMember
+	part *partition
 }
 
-func (t *timer) armed() bool { return t.index >= 0 }
+func (t *timer) armed() bool { return t.id >= 0 }
 
 // timerHeap is a 4-ary min-heap of armed timers ordered by (at, seq): a
 // total order (seq is unique), so equal deadlines fire in the order they
 // were armed and the firing order does not depend on the heap's shape.
 // Entries carry their keys so that sifting compares without following the
-// timer pointers (a 10,000-member group has 10,000 heartbeat timers).
-type timerHeap []heapEntry
+// timer pointers (a 10,000-member group has 10,000 heartbeat timers), and
+// each armed timer has a small id whose heap position is kept in pos, a
+// dense array beside the heap: sifting an entry updates pos, not a field of
+// the timer inside its member (issue 15: a heartbeat's re-arm moves an
+// entry through about seven levels, and writing each moved timer's position
+// into its own member was a cache miss per level in a 10,000-member world).
+type timerHeap struct {
+	h    []heapEntry
+	pos  []int32  // by id: the position in h of that timer's entry
+	ptr  []*timer // by id: the armed timer (nil: the id is free)
+	free []int32  // ids not in use
+}
 
 type heapEntry struct {
 	at  protocol.Instant
 	seq uint64
-	t   *timer
+	id  int32
 }
 
 func (a *heapEntry) less(b *heapEntry) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-func (h timerHeap) up(i int) {
+func (th *timerHeap) len() int { return len(th.h) }
+
+// top is the earliest armed timer (the heap must not be empty).
+func (th *timerHeap) top() *timer { return th.ptr[th.h[0].id] }
+
+func (th *timerHeap) up(i int) {
+	h, pos := th.h, th.pos
 	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 4
@@ -64,15 +80,16 @@ func (h timerHeap) up(i int) {
 			break
 		}
 		h[i] = h[p]
-		h[i].t.index = i
+		pos[h[i].id] = int32(i)
 		i = p
 	}
 	h[i] = x
-	x.t.index = i
+	pos[x.id] = int32(i)
 }
 
 // down sifts h[i] down; it reports whether it moved.
-func (h timerHeap) down(i int) bool {
+func (th *timerHeap) down(i int) bool {
+	h, pos := th.h, th.pos
 	n := len(h)
 	i0 := i
 	x := h[i]
@@ -92,36 +109,56 @@ func (h timerHeap) down(i int) bool {
 			break
 		}
 		h[i] = h[m]
-		h[i].t.index = i
+		pos[h[i].id] = int32(i)
 		i = m
 	}
 	h[i] = x
-	x.t.index = i
+	pos[x.id] = int32(i)
 	return i != i0
 }
 
 // fix restores the order after h[i]'s key changed (container/heap.Fix).
-func (h timerHeap) fix(i int) {
-	if !h.down(i) {
-		h.up(i)
+func (th *timerHeap) fix(i int) {
+	if !th.down(i) {
+		th.up(i)
 	}
 }
 
+// push arms t (not armed) with its at and seq.
+func (th *timerHeap) push(t *timer) {
+	var id int32
+	if n := len(th.free); n > 0 {
+		id = th.free[n-1]
+		th.free = th.free[:n-1]
+		th.ptr[id] = t
+	} else {
+		id = int32(len(th.ptr))
+		th.ptr = append(th.ptr, t)
+		th.pos = append(th.pos, 0)
+	}
+	t.id = id
+	th.h = append(th.h, heapEntry{at: t.at, seq: t.seq, id: id})
+	th.up(len(th.h) - 1)
+}
+
 // remove takes out the entry at i and disarms its timer.
-func (h *timerHeap) remove(i int) *timer {
-	old := *h
-	n := len(old) - 1
-	t := old[i].t
+func (th *timerHeap) remove(i int) *timer {
+	h := th.h
+	n := len(h) - 1
+	id := h[i].id
+	t := th.ptr[id]
 	if i != n {
-		old[i] = old[n]
-		old[i].t.index = i
+		h[i] = h[n]
+		th.pos[h[i].id] = int32(i)
 	}
-	old[n] = heapEntry{}
-	*h = old[:n]
+	h[n] = heapEntry{}
+	th.h = h[:n]
 	if i != n {
-		h.fix(i)
+		th.fix(i)
 	}
-	t.index = -1
+	th.ptr[id] = nil
+	th.free = append(th.free, id)
+	t.id = -1
 	return t
 }
 
@@ -131,12 +168,12 @@ func (b *Broker) schedule(t *timer, at protocol.Instant) {
 	t.at = at
 	t.seq = b.timerSeq
 	if t.armed() {
-		b.timers[t.index].at, b.timers[t.index].seq = at, t.seq
-		b.timers.fix(t.index)
+		i := b.timers.pos[t.id]
+		b.timers.h[i].at, b.timers.h[i].seq = at, t.seq
+		b.timers.fix(int(i))
 		return
 	}
-	b.timers = append(b.timers, heapEntry{at: at, seq: t.seq, t: t})
-	b.timers.up(len(b.timers) - 1)
+	b.timers.push(t)
 }
 
 // cancel disarms t; a no-op if it is not armed.
@@ -144,5 +181,5 @@ func (b *Broker) cancel(t *timer) {
 	if !t.armed() {
 		return
 	}
-	b.timers.remove(t.index)
+	b.timers.remove(int(b.timers.pos[t.id]))
 }
