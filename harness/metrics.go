@@ -199,7 +199,17 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			}
 		}
 	}
-	s.owned = append(s.owned[:0], now...)
+	// An exact-size copy: a member's first assignment in a small early
+	// generation can be far larger than its later ones, and the slice stays
+	// live for the whole run (issue 15, memory per member).
+	switch {
+	case len(now) == 0:
+		s.owned = nil
+	case cap(s.owned) == len(now):
+		s.owned = append(s.owned[:0], now...)
+	default:
+		s.owned = slices.Clone(now)
+	}
 }
 
 // observe updates metrics from one trace event.
