@@ -199,17 +199,7 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			}
 		}
 	}
-	// An exact-size copy: a member's first assignment in a small early
-	// generation can be far larger than its later ones, and the slice stays
-	// live for the whole run (issue 15, memory per member).
-	switch {
-	case len(now) == 0:
-		s.owned = nil
-	case cap(s.owned) == len(now):
-		s.owned = append(s.owned[:0], now...)
-	default:
-		s.owned = slices.Clone(now)
-	}
+	s.owned = append(s.owned[:0], now...)
 }
 
 // observe updates metrics from one trace event.
