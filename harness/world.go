@@ -50,24 +50,10 @@ type ev struct {
 }
 
 // putDel stores a delivery for a queue event and returns its index.
-func (w *world) putDel(d *sim.Delivery[envelope]) uint32 {
-	if n := len(w.delFree); n > 0 {
-		i := w.delFree[n-1]
-		w.delFree = w.delFree[:n-1]
-		w.dels[i] = *d
-		return i
-	}
-	w.dels = append(w.dels, *d)
-	return uint32(len(w.dels) - 1)
-}
+func (w *world) putDel(d *sim.Delivery[envelope]) uint32 { return w.dels.put(d) }
 
 // takeDel removes the delivery of a fired queue event from the table.
-func (w *world) takeDel(i uint32) sim.Delivery[envelope] {
-	d := w.dels[i]
-	w.dels[i] = sim.Delivery[envelope]{}
-	w.delFree = append(w.delFree, i)
-	return d
-}
+func (w *world) takeDel(i uint32) sim.Delivery[envelope] { return w.dels.take(i) }
 
 // scheduleDelivery schedules a network event (sim.Network's scheduler).
 func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
@@ -96,10 +82,12 @@ func envelopeBytes(e envelope) int {
 }
 
 // envelope is what travels on the simulated network.
+//
+// 48 bytes (the two 4-byte fields side by side; issue 15, memory).
 type envelope struct {
 	conn   coordinator.Conn // the TCP connection's id (world.conns)
-	corr   uint64
 	broker int32
+	corr   uint64
 	req    protocol.Request
 	resp   protocol.Response
 }
@@ -159,9 +147,9 @@ type slot struct {
 	inc    uint32
 	alive  bool // a process exists (started, not crashed, not closed)
 	paused bool
-	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
-	links  []link           // the process's connections (newest per broker and channel)
-	buf    []held           // what arrived while paused
+	m      memberProc // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
+	links  []link     // the process's connections (newest per broker and channel)
+	buf    []held     // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
 	// set is the client change a rolling restart's `set:` made for this
@@ -226,9 +214,8 @@ type world struct {
 	groups  []*groupState
 	conns   []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
-	// (ev.di), delFree its free entries.
-	dels      []sim.Delivery[envelope]
-	delFree   []uint32
+	// (ev.di).
+	dels      delTable
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
