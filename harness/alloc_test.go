@@ -36,9 +36,10 @@ func TestSteadyStateAllocationFree(t *testing.T) {
 // TestSlotSize: a member's slot (its process wiring, plus the embedded
 // slotMetrics the watchers keep) stays at 192 bytes, a Go size class (issue
 // 15, memory per member; issue 13 split the metrics half out without growing
-// it), and a kernel timer at 16.
+// it), a kernel timer and a connection's record (world.conns) at 16.
 func TestSlotSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(slot{}), uintptr(192))
 	require.LessOrEqual(t, unsafe.Sizeof(sim.Timer{}), uintptr(16))
+	require.LessOrEqual(t, unsafe.Sizeof(connInfo{}), uintptr(16))
 	require.LessOrEqual(t, unsafe.Sizeof(slotMetrics{}), uintptr(48))
 }

@@ -110,12 +110,14 @@ func chOf(coord bool) uint8 {
 // connInfo is one TCP connection a member process opened: the broker model
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
+//
+// 16 bytes: the broker it goes to, never read, is not kept (issue 15,
+// memory: the table holds two ids per member process ever started).
 type connInfo struct {
-	slot   int32
-	broker int32
-	ch     uint8
-	epoch  uint32
-	inc    uint32 // the slot's process incarnation that opened it (observe.go)
+	slot  int32
+	epoch uint32
+	inc   uint32 // the slot's process incarnation that opened it (observe.go)
+	ch    uint8
 }
 
 // link is a member process's current connection to a broker on a channel.
@@ -775,7 +777,7 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	}
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, connInfo{slot: s.id, broker: op.Broker, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
+	w.conns = append(w.conns, connInfo{slot: s.id, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
 	for i := range s.links {
 		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
 			s.links[i].conn = id
