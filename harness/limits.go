@@ -95,7 +95,7 @@ func (w *world) spinSlot(e *ev) int32 {
 	case evAppTick, evHBTick, evResume, evStart:
 		return e.idx
 	case evDeliver:
-		if n := int(e.to) - len(w.brokers); n >= 0 {
+		if n := int(e.to()) - len(w.brokers); n >= 0 {
 			return int32(n)
 		}
 	}

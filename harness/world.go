@@ -37,17 +37,25 @@ const (
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
 // the member's process incarnation (stale ticks for a dead process are
 // ignored). A network delivery (evDeliver, evServe) is kept in the world's
-// delivery table (world.dels) under di, with its endpoints from and to
-// copied here for the tie-break: the queue's slots stay 24 bytes of
-// payload instead of a whole Delivery, so sifting and firing touch less
-// memory.
+// delivery table (world.dels) under di; an evDeliver's endpoints are copied
+// here for the tie-break, in idx (from) and inc (to): the queue's slots
+// hold 16 bytes of payload instead of a whole Delivery, so sifting and
+// firing touch less memory (and a slot is 24 bytes, not 32: issue 15,
+// memory per member).
 type ev struct {
-	kind     evKind
-	idx      int32
-	inc      uint32
-	from, to sim.NodeID
-	di       uint32
+	kind evKind
+	idx  int32
+	inc  uint32
+	di   uint32
 }
+
+// deliverEv is the queue event of delivery d stored at di.
+func deliverEv(d *sim.Delivery[envelope], di uint32) ev {
+	return ev{kind: evDeliver, idx: int32(d.From), inc: uint32(d.To), di: di}
+}
+
+// to is an evDeliver's receiving node.
+func (e *ev) to() sim.NodeID { return sim.NodeID(e.inc) }
 
 // putDel stores a delivery for a queue event and returns its index.
 func (w *world) putDel(d *sim.Delivery[envelope]) uint32 { return w.dels.put(d) }
@@ -57,7 +65,7 @@ func (w *world) takeDel(i uint32) sim.Delivery[envelope] { return w.dels.take(i)
 
 // scheduleDelivery schedules a network event (sim.Network's scheduler).
 func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
-	w.q.Schedule(d.At, ev{kind: evDeliver, from: d.From, to: d.To, di: w.putDel(&d)})
+	w.q.Schedule(d.At, deliverEv(&d, w.putDel(&d)))
 }
 
 // evIdentity names who an event is for and what it is, for the queue's
@@ -66,11 +74,11 @@ func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
 // events does not depend on how many other events exist. Deliveries on one
 // connection direction share an identity, so they keep their FIFO order.
 func evIdentity(_ sim.Instant, e ev) uint64 {
-	id := uint64(e.kind)<<56 | uint64(uint32(e.idx))<<16
-	if e.kind == evDeliver {
-		id ^= uint64(uint32(e.from))<<32 | uint64(uint32(e.to))
+	id := uint64(e.kind) << 56
+	if e.kind == evDeliver { // idx, inc: the endpoints from, to
+		return id ^ (uint64(uint32(e.idx))<<32 | uint64(e.inc))
 	}
-	return id
+	return id | uint64(uint32(e.idx))<<16
 }
 
 // envelopeBytes is a message's estimated size on the wire.
@@ -863,7 +871,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 			// and request handlers, modelled as a single FIFO server).
 			start := max(now, b.busyUntil)
 			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), from: d.From, to: d.To, di: w.putDel(&d), inc: b.epoch})
+			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), di: w.putDel(&d), inc: b.epoch})
 			return
 		}
 		w.serve(now, b, env)
