@@ -42,5 +42,6 @@ func TestSlotSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(sim.Timer{}), uintptr(16))
 	require.LessOrEqual(t, unsafe.Sizeof(connInfo{}), uintptr(16))
 	require.LessOrEqual(t, unsafe.Sizeof(ev{}), uintptr(16), "a queue slot is a pointer and an ev")
+	require.LessOrEqual(t, unsafe.Sizeof(sim.Delivery[envelope]{}), uintptr(96), "the delivery table's entries")
 	require.LessOrEqual(t, unsafe.Sizeof(slotMetrics{}), uintptr(48))
 }
