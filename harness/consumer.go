@@ -269,14 +269,13 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 	}
 	w.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
 	p := cclient.NewProcess(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
-	s.cp = p
 	return &consumerProc{p: p}
 }
 
 // consumerSettled notes a consumer member that reached STABLE at its epoch
 // (the metrics' "settled": reconciled to its target).
 func (w *world) consumerSettled(s *slot) {
-	m := s.cp.Member()
+	m := s.cp().Member()
 	if m.State() == cclient.Stable && s.settledGen != m.Epoch() {
 		w.settle(s, m.Epoch())
 	}
@@ -469,8 +468,8 @@ func (w *world) brokerBelieves(g *groupState, s *slot, tp protocol.TopicPartitio
 		return false
 	}
 	var m *ccoord.Member
-	if s.cp != nil {
-		m = g.cs.group.Member(s.cp.Member().ID())
+	if s.cp() != nil {
+		m = g.cs.group.Member(s.cp().Member().ID())
 	} else {
 		// A classic member: its id is the one the coordinator gave this
 		// process (noteMemberIDs).

@@ -44,7 +44,7 @@ func (v worldView) health() []groupHealth {
 func (v worldView) sharedOwnership(node string) bool {
 	w := v.w
 	s := w.slotByName(node)
-	if s == nil || (s.cp == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
+	if s == nil || (s.cp() == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
 		return false
 	}
 	return w.groups[s.group].m.extra > 0

@@ -37,17 +37,25 @@ const (
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
 // the member's process incarnation (stale ticks for a dead process are
 // ignored). A network delivery (evDeliver, evServe) is kept in the world's
-// delivery table (world.dels) under di, with its endpoints from and to
-// copied here for the tie-break: the queue's slots stay 24 bytes of
-// payload instead of a whole Delivery, so sifting and firing touch less
-// memory.
+// delivery table (world.dels) under di; an evDeliver's endpoints are copied
+// here for the tie-break, in idx (from) and inc (to): the queue's slots
+// hold 16 bytes of payload instead of a whole Delivery, so sifting and
+// firing touch less memory (and a slot is 24 bytes, not 32: issue 15,
+// memory per member).
 type ev struct {
-	kind     evKind
-	idx      int32
-	inc      uint32
-	from, to sim.NodeID
-	di       uint32
+	kind evKind
+	idx  int32
+	inc  uint32
+	di   uint32
 }
+
+// deliverEv is the queue event of delivery d stored at di.
+func deliverEv(d *sim.Delivery[envelope], di uint32) ev {
+	return ev{kind: evDeliver, idx: int32(d.From), inc: uint32(d.To), di: di}
+}
+
+// to is an evDeliver's receiving node.
+func (e *ev) to() sim.NodeID { return sim.NodeID(e.inc) }
 
 // putDel stores a delivery for a queue event and returns its index.
 func (w *world) putDel(d *sim.Delivery[envelope]) uint32 {
@@ -71,7 +79,7 @@ func (w *world) takeDel(i uint32) sim.Delivery[envelope] {
 
 // scheduleDelivery schedules a network event (sim.Network's scheduler).
 func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
-	w.q.Schedule(d.At, ev{kind: evDeliver, from: d.From, to: d.To, di: w.putDel(&d)})
+	w.q.Schedule(d.At, deliverEv(&d, w.putDel(&d)))
 }
 
 // evIdentity names who an event is for and what it is, for the queue's
@@ -80,11 +88,11 @@ func (w *world) scheduleDelivery(d sim.Delivery[envelope]) {
 // events does not depend on how many other events exist. Deliveries on one
 // connection direction share an identity, so they keep their FIFO order.
 func evIdentity(_ sim.Instant, e ev) uint64 {
-	id := uint64(e.kind)<<56 | uint64(uint32(e.idx))<<16
-	if e.kind == evDeliver {
-		id ^= uint64(uint32(e.from))<<32 | uint64(uint32(e.to))
+	id := uint64(e.kind) << 56
+	if e.kind == evDeliver { // idx, inc: the endpoints from, to
+		return id ^ (uint64(uint32(e.idx))<<32 | uint64(e.inc))
 	}
-	return id
+	return id | uint64(uint32(e.idx))<<16
 }
 
 // envelopeBytes is a message's estimated size on the wire.
@@ -96,10 +104,12 @@ func envelopeBytes(e envelope) int {
 }
 
 // envelope is what travels on the simulated network.
+//
+// 48 bytes (the two 4-byte fields side by side; issue 15, memory).
 type envelope struct {
 	conn   coordinator.Conn // the TCP connection's id (world.conns)
-	corr   uint64
 	broker int32
+	corr   uint64
 	req    protocol.Request
 	resp   protocol.Response
 }
@@ -122,12 +132,14 @@ func chOf(coord bool) uint8 {
 // connInfo is one TCP connection a member process opened: the broker model
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
+//
+// 16 bytes: the broker it goes to, never read, is not kept (issue 15,
+// memory: the table holds two ids per member process ever started).
 type connInfo struct {
-	slot   int32
-	broker int32
-	ch     uint8
-	epoch  uint32
-	inc    uint32 // the slot's process incarnation that opened it (observe.go)
+	slot  int32
+	epoch uint32
+	inc   uint32 // the slot's process incarnation that opened it (observe.go)
+	ch    uint8
 }
 
 // link is a member process's current connection to a broker on a channel.
@@ -159,10 +171,9 @@ type slot struct {
 	inc    uint32
 	alive  bool // a process exists (started, not crashed, not closed)
 	paused bool
-	m      memberProc       // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
-	cp     *cclient.Process // m when the slot runs the consumer protocol, else nil
-	links  []link           // the process's connections (newest per broker and channel)
-	buf    []held           // what arrived while paused
+	m      memberProc // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
+	links  []link     // the process's connections (newest per broker and channel)
+	buf    []held     // what arrived while paused
 	app    sim.Timer
 	hb     sim.Timer
 	// set is the client change a rolling restart's `set:` made for this
@@ -171,8 +182,18 @@ type slot struct {
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 216 bytes (208 before set; issue 15, memory per member;
-	// TestSlotSize): mind the padding when adding fields.
+	// 192 bytes, a size class (216 before sim.Timer shrank to 16 bytes
+	// and cp became a method; issue 15, memory per member; TestSlotSize):
+	// mind the padding when adding fields.
+}
+
+// cp is the slot's consumer-protocol process (m's), or nil when the slot
+// runs the classic protocol or no process yet.
+func (s *slot) cp() *cclient.Process {
+	if c, ok := s.m.(*consumerProc); ok {
+		return c.p
+	}
+	return nil
 }
 
 // slotMetrics is the measuring half of a slot: what the metrics and the
@@ -217,7 +238,12 @@ type world struct {
 	groups  []*groupState
 	conns   []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
-	// (ev.di), delFree its free entries.
+	// (ev.di), delFree its free entries. Its size is the run's peak. In
+	// the steady state the pending deliveries come in bursts of up to
+	// about one a member, every few seconds (measured in a 1,000-member
+	// run: the members' timers start together at a rebalance), so a table
+	// that released its empty part between bursts allocates it again at
+	// each one (tried in issue 15: 130 MB allocated per 1,000-member hour).
 	dels      []sim.Delivery[envelope]
 	delFree   []uint32
 	faults    []scenario.Fault
@@ -611,7 +637,7 @@ func (w *world) startProcess(s *slot) {
 	s.links = s.links[:0]
 	w.net.Restart(s.node)
 	c := &w.groups[s.group].cohorts[s.cohort]
-	if s.cp = nil; s.consumer(c.sc) {
+	if s.consumer(c.sc) {
 		s.m = w.newConsumerProcess(s, *c)
 	} else {
 		if c.tmpl == nil {
@@ -683,7 +709,7 @@ func (w *world) flushMember(s *slot) {
 		w.connOp(s, w.cout.Conns[k])
 	}
 	w.cout.Reset()
-	if s.cp != nil {
+	if s.cp() != nil {
 		w.consumerSettled(s)
 	}
 	if !s.alive {
@@ -779,7 +805,7 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	}
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, connInfo{slot: s.id, broker: op.Broker, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
+	w.conns = append(w.conns, connInfo{slot: s.id, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
 	for i := range s.links {
 		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
 			s.links[i].conn = id
@@ -865,7 +891,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 			// and request handlers, modelled as a single FIFO server).
 			start := max(now, b.busyUntil)
 			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), from: d.From, to: d.To, di: w.putDel(&d), inc: b.epoch})
+			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), di: w.putDel(&d), inc: b.epoch})
 			return
 		}
 		w.serve(now, b, env)

@@ -30,29 +30,39 @@ func (a *entry) less(b *entry) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-// slot holds an entry's payload. dead marks the entry of a timer that was
-// re-armed or cancelled since: Next skips it by looking at the slot table
-// alone, without following the timer pointer into its owner's memory (a
-// cache miss per event in a 100,000-member world).
+// slot holds an entry's payload. A timer pointer equal to deadTimer marks
+// the entry of a timer that was re-armed or cancelled since: Next skips it
+// by looking at the slot table alone, without following the timer pointer
+// into its owner's memory (a cache miss per event in a 100,000-member
+// world). The mark lives in the pointer rather than in a bool beside it so
+// that a slot is 8 + sizeof(T) bytes, not 16 + sizeof(T) (issue 15, memory
+// per member: the table holds a few slots per member at its high-water mark).
 type slot[T any] struct {
-	timer *Timer // nil for plain events
-	dead  bool
+	timer *Timer // nil for plain events; deadTimer once cancelled
 	val   T
 }
+
+// deadTimer is the mark of a cancelled entry's slot (slot.timer). It is
+// never armed and never written to.
+var deadTimer = new(Timer)
 
 // Timer is a cancellable, re-armable timer living in a Queue. The zero value
 // is an unarmed timer. Cancellation is lazy: a cancelled or re-armed timer's
 // old entry stays in the heap, marked dead, and is skipped when it reaches
 // the top. A timer belongs to the one queue it is armed in, and must not be
 // copied while armed.
+//
+// A Timer is 16 bytes (issue 15, memory per member: every member holds
+// several): used replaced a uint64 arming count whose only reader asked
+// whether it was non-zero.
 type Timer struct {
-	gen  uint64
 	at   Instant
 	slot uint32 // the queue slot of the pending entry, while armed
+	used bool   // armed or cancelled at least once (the zero Timer's at, 0, is not a deadline)
 }
 
 // Armed reports whether the timer is armed and when it fires.
-func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.gen != 0 }
+func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
 
 // Queue is the event queue of one simulated world: a 4-ary min-heap of
 // (at, key) entries whose payloads live in a slot table with a free list. It
@@ -114,7 +124,7 @@ func (q *Queue[T]) After(d time.Duration, v T) { q.Schedule(q.now.Add(d), v) }
 // arming of t.
 func (q *Queue[T]) Arm(t *Timer, at Instant, v T) {
 	q.kill(t)
-	t.gen++
+	t.used = true
 	t.at = at
 	t.slot = q.push(at, t, v)
 }
@@ -122,14 +132,14 @@ func (q *Queue[T]) Arm(t *Timer, at Instant, v T) {
 // Cancel disarms t. Cancelling an unarmed timer does nothing.
 func (q *Queue[T]) Cancel(t *Timer) {
 	q.kill(t)
-	t.gen++
+	t.used = true
 	t.at = Never
 }
 
 // kill marks the pending entry of an armed timer dead.
 func (q *Queue[T]) kill(t *Timer) {
 	if _, armed := t.Armed(); armed {
-		q.slots[t.slot].dead = true
+		q.slots[t.slot].timer = deadTimer
 	}
 }
 
@@ -178,7 +188,7 @@ func (q *Queue[T]) CurrentTieKey() uint64 { return q.curKey >> 32 }
 func (q *Queue[T]) Next() Instant {
 	for len(q.heap) > 0 {
 		top := &q.heap[0]
-		if q.slots[top.slot].dead {
+		if q.slots[top.slot].timer == deadTimer {
 			q.release(q.pop())
 			continue
 		}

@@ -162,14 +162,20 @@ var LinuxTCP = TCP{
 
 // dir is one direction of a TCP connection: the sender's retransmission
 // state and the FIFO of what it sent.
+//
+// 48 bytes, a size class multiple (issue 15, memory per member: four per
+// member); mind the padding when adding fields.
 type dir[M any] struct {
-	last       Instant // latest arrival scheduled (in-order delivery)
-	srtt       time.Duration
-	rttvar     time.Duration
-	seq        uint32 // next sequence number (uint32: a direction sends a message every few seconds)
-	head       uint32
-	firstLoss  Instant        // first transmission of the head (tcp_retries2 clock)
-	held       *[]Delivery[M] // messages behind the head, by seq; nil until a loss (a pointer: 16 bytes less per direction)
+	last      Instant // latest arrival scheduled (in-order delivery)
+	srtt      time.Duration
+	rttvar    time.Duration
+	firstLoss Instant // first transmission of the head (tcp_retries2 clock)
+	seq       uint32  // next sequence number (uint32: a direction sends a message every few seconds)
+	head      uint32
+	// held is 1 + the index in Network.helds of the messages behind the
+	// head, by seq; 0 until a loss (an index, not a pointer: 8 bytes less
+	// per direction).
+	held       uint32
 	sampled    bool
 	recovering bool // the segment head is lost and awaits retransmission
 	backoff    uint8
@@ -224,14 +230,22 @@ type Network[M any] struct {
 	// connection is filed under its higher endpoint), in pages of
 	// connPage nodes: a member's few connections to the brokers are found
 	// by a short scan, not a map lookup, on every send and arrival.
-	conns  []*[connPage]nodeConns[M]
-	cuts   map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
-	ncuts  int
-	nodes  []nodeState
-	ndown  int // nodes down, to skip the check when 0
-	filter Filter[M]
-	sched  func(Delivery[M])
-	tcp    TCP
+	conns []*[connPage]nodeConns[M]
+	// more holds a node's connections beyond the two nodeConns keeps
+	// inline (a member that followed its coordinator to another broker);
+	// a map, not a slice in every nodeConns: 24 bytes less per node.
+	more map[NodeID][]connRef[M]
+	// helds are the directions' held messages (dir.held), heldFree the
+	// free entries.
+	helds    [][]Delivery[M]
+	heldFree []uint32
+	cuts     map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
+	ncuts    int
+	nodes    []nodeState
+	ndown    int // nodes down, to skip the check when 0
+	filter   Filter[M]
+	sched    func(Delivery[M])
+	tcp      TCP
 
 	// Bandwidth (SetBandwidth): each node's egress sends one message at a
 	// time at bytesPerSecond; txFree[n] is when node n's link is free.
@@ -291,8 +305,10 @@ func pairKey(a, b NodeID) (uint64, int) {
 	return uint64(uint32(b))<<32 | uint64(uint32(a)), 1
 }
 
-// connPage is how many nodes' connections one page of Network.conns holds.
-const connPage = 64
+// connPage is how many nodes' connections one page of Network.conns holds:
+// 68 × 240 bytes fill the 16 KiB size class (64 would leave 1 KiB of it
+// unused; TestConnSizes).
+const connPage = 68
 
 // nodeConns are the connections filed under one node (Network.conns): the
 // first two inline, with their keys together in front, so that finding a
@@ -300,11 +316,11 @@ const connPage = 64
 // connection itself, not a slice header, a slice and then a separately
 // allocated connection (issue 15: one cache miss fewer per send and per
 // arrival in a 10,000-member world). Pages never move, so a *conn stays
-// valid however many nodes are added.
+// valid however many nodes are added. The third connection on is in
+// Network.more.
 type nodeConns[M any] struct {
 	keys [2]connKey
 	c    [2]conn[M]
-	more []connRef[M] // the third connection on
 }
 
 // connKey names a connection filed under a node: the other endpoint lo and
@@ -315,7 +331,7 @@ type connKey struct {
 	used bool
 }
 
-// connRef is a connection of nodeConns.more.
+// connRef is a connection of Network.more.
 type connRef[M any] struct {
 	connKey
 	c *conn[M]
@@ -337,9 +353,12 @@ func (n *Network[M]) lookup(a, b NodeID, ch uint8) (*conn[M], int) {
 		if nc.keys[1] == k {
 			return &nc.c[1], side
 		}
-		for i := range nc.more {
-			if nc.more[i].connKey == k {
-				return nc.more[i].c, side
+		if len(n.more) > 0 {
+			more := n.more[hi]
+			for i := range more {
+				if more[i].connKey == k {
+					return more[i].c, side
+				}
 			}
 		}
 	}
@@ -362,7 +381,10 @@ func (n *Network[M]) conn(a, b NodeID, ch uint8) (*conn[M], int) {
 			nc.keys[1], c = k, &nc.c[1]
 		default:
 			c = &conn[M]{}
-			nc.more = append(nc.more, connRef[M]{connKey: k, c: c})
+			if n.more == nil {
+				n.more = make(map[NodeID][]connRef[M])
+			}
+			n.more[hi] = append(n.more[hi], connRef[M]{connKey: k, c: c})
 		}
 	}
 	return c, side
@@ -441,6 +463,8 @@ func (n *Network[M]) Open(now Instant, a, b NodeID, ch uint8) {
 	c, side := n.conn(a, b, ch)
 	c.epoch++
 	c.open = false
+	n.dropHeld(&c.d[0])
+	n.dropHeld(&c.d[1])
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 	c.boot[side], c.boot[1-side] = n.node(a).boot, n.node(b).boot
 	n.sched(Delivery[M]{At: now, From: a, To: b, Ch: ch, kind: segSyn, epoch: c.epoch, tx: now})
@@ -452,6 +476,8 @@ func (n *Network[M]) Close(a, b NodeID, ch uint8) {
 	c, _ := n.conn(a, b, ch)
 	c.epoch++
 	c.open = false
+	n.dropHeld(&c.d[0])
+	n.dropHeld(&c.d[1])
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 }
 
@@ -470,7 +496,7 @@ func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
 	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, fin: true, epoch: c.epoch, seq: dd.seq, tx: now}
 	dd.seq++
 	if dd.recovering {
-		dd.hold(d)
+		n.hold(dd, d)
 		return
 	}
 	n.transmit(now, dd, &d)
@@ -569,7 +595,7 @@ func (n *Network[M]) send(now Instant, c *conn[M], side int, from, to NodeID, ch
 	}
 	if dd.recovering {
 		d.tx = start
-		dd.hold(d)
+		n.hold(dd, d)
 		return DropHeld
 	}
 	d.tx = start
@@ -651,9 +677,9 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		// its own (no RTT sample either: Karn).
 		dd.recovering, dd.backoff = false, 0
 		var held []Delivery[M]
-		if dd.held != nil {
-			held = *dd.held
-			dd.held = nil
+		if dd.held != 0 {
+			held = n.helds[dd.held-1]
+			n.dropHeld(dd) // arrive may hold anew: a new slice, not this one
 		}
 		n.arrive(now, dd, d, false)
 		for i := range held {
@@ -662,7 +688,7 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		return Retransmitted, 0
 	case segData:
 		if dd.recovering && d.seq > dd.head {
-			dd.insertHeld(*d) // behind the lost head (whether or not it was lost too)
+			n.insertHeld(dd, *d) // behind the lost head (whether or not it was lost too)
 			return Pending, 0
 		}
 		if n.cut(d.From, d.To) {
@@ -723,18 +749,39 @@ func (n *Network[M]) arrive(t Instant, dd *dir[M], d *Delivery[M], sample bool) 
 }
 
 // hold queues d behind the lost head.
-func (dd *dir[M]) hold(d Delivery[M]) {
-	if dd.held == nil {
-		dd.held = new([]Delivery[M])
-	}
-	*dd.held = append(*dd.held, d)
+func (n *Network[M]) hold(dd *dir[M], d Delivery[M]) {
+	h := n.heldOf(dd)
+	*h = append(*h, d)
 }
 
-func (dd *dir[M]) insertHeld(d Delivery[M]) {
-	if dd.held == nil {
-		dd.held = new([]Delivery[M])
+// heldOf is dd's held messages, given an entry of Network.helds if it has
+// none.
+func (n *Network[M]) heldOf(dd *dir[M]) *[]Delivery[M] {
+	if dd.held == 0 {
+		if k := len(n.heldFree); k > 0 {
+			dd.held = n.heldFree[k-1] + 1
+			n.heldFree = n.heldFree[:k-1]
+		} else {
+			n.helds = append(n.helds, nil)
+			dd.held = uint32(len(n.helds))
+		}
 	}
-	i, _ := slices.BinarySearchFunc(*dd.held, d.seq, func(e Delivery[M], s uint32) int {
+	return &n.helds[dd.held-1]
+}
+
+// dropHeld frees dd's entry of Network.helds (its slice is left to whoever
+// still reads it).
+func (n *Network[M]) dropHeld(dd *dir[M]) {
+	if dd.held != 0 {
+		n.helds[dd.held-1] = nil
+		n.heldFree = append(n.heldFree, dd.held-1)
+		dd.held = 0
+	}
+}
+
+func (n *Network[M]) insertHeld(dd *dir[M], d Delivery[M]) {
+	h := n.heldOf(dd)
+	i, _ := slices.BinarySearchFunc(*h, d.seq, func(e Delivery[M], s uint32) int {
 		switch {
 		case e.seq < s:
 			return -1
@@ -743,7 +790,7 @@ func (dd *dir[M]) insertHeld(d Delivery[M]) {
 		}
 		return 0
 	})
-	*dd.held = slices.Insert(*dd.held, i, d)
+	*h = slices.Insert(*h, i, d)
 }
 
 // syn is one SYN transmission of the handshake a→b (T7): lost (the SYN or
