@@ -122,8 +122,8 @@ func (m *Member) tryConnect(now protocol.Instant, out *Output, broker int32) {
 // leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator,
 // starting from a rotating offset (netclient.Client.LeastLoadedNode).
 func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
-	b := m.net.LeastLoadedNode(now, m.cfg.Brokers, m.coord.nextBroker)
-	m.coord.nextBroker++
+	b := m.net.LeastLoadedNode(now, m.cfg.Brokers, int(m.coord.nextBroker))
+	m.coord.nextBroker = (m.coord.nextBroker + 1) % int32(len(m.cfg.Brokers))
 	return b
 }
 

@@ -72,7 +72,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 	applyNetDefaults(&cfg)
 	cfg.Topics = slices.Clone(cfg.Topics)
 	slices.Sort(cfg.Topics)
-	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.instanceID
+	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.static
 	coop := b.ownedInSubscription()
 	for _, name := range cfg.Assignors {
 		a, ok := lookup(name)
@@ -91,10 +91,13 @@ func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
 		panic("client: NewMember: nil rng")
 	}
 	m := &Member{
-		cfg: t, name: name, instanceID: instanceID, b: t.behaviour, rng: rng, cooperative: t.cooperative,
+		cfg: t, name: name, rng: rng, cooperative: t.cooperative,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
 		autoCommit: autoCommitState{at: protocol.Never},
+	}
+	if instanceID != "" {
+		m.static = &instanceID
 	}
 	if t.behaviour.heartbeatTask {
 		m.hbt.heartbeater = &heartbeatTask{m: m, at: protocol.Never}
