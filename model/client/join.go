@@ -173,17 +173,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 	if m.cfg.behaviour.rejoinReasonSent {
 		req.Reason = m.rejoinReason.String()
 	}
-	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.cfg.behaviour.ownedInSubscription() && len(m.owned) > 0 {
-		sub.OwnedPartitions = slices.Clone(m.owned)
-	}
-	if m.cfg.behaviour.subscription >= subscriptionV2 {
-		sub.GenerationID = m.gen.id
-	}
-	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
-	for i, name := range m.cfg.Assignors {
-		req.Protocols[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
-	}
+	req.Protocols = m.joinProtocols()
 	var timeout time.Duration
 	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
 	switch m.cfg.behaviour.join.timeout {
@@ -195,6 +185,38 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
 	}
 	m.join.joinCorr = m.send(now, out, m.coord.node, true, req, timeout)
+}
+
+// joinProtocols is ConsumerCoordinator.metadata(): one protocol per
+// configured assignor, each with the member's subscription (topics, owned
+// partitions from 2.4, generation from 3.x's subscription v2).
+//
+// A subscription without owned partitions is the same for every member of
+// the template that joins at the same generation (a whole eager group after
+// its revocation, every first join): that list is built once and shared by
+// them and by the coordinator that keeps it (issue 15: 176 bytes per member
+// at two assignors). It is never changed in place (nothing writes a
+// request's protocols), so sharing it changes no output.
+func (m *Member) joinProtocols() []protocol.GroupProtocol {
+	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
+	if m.cfg.behaviour.ownedInSubscription() && len(m.owned) > 0 {
+		sub.OwnedPartitions = slices.Clone(m.owned)
+	}
+	if m.cfg.behaviour.subscription >= subscriptionV2 {
+		sub.GenerationID = m.gen.id
+	}
+	shared := sub.OwnedPartitions == nil
+	if c := m.cfg.joinProtocols; shared && c != nil && c[0].Metadata.GenerationID == sub.GenerationID {
+		return c
+	}
+	ps := make([]protocol.GroupProtocol, len(m.cfg.Assignors))
+	for i, name := range m.cfg.Assignors {
+		ps[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
+	}
+	if shared && len(ps) > 0 {
+		m.cfg.joinProtocols = ps
+	}
+	return ps
 }
 
 // sendSyncGroupRequest is AbstractCoordinator.sendSyncGroupRequest.

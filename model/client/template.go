@@ -15,14 +15,14 @@ import (
 // group.instance.id, which Template.NewMember takes per member. A world of
 // 100,000 members keeps one copy of the configuration instead of one each
 // (issue 15: memory per member). A Template is not safe for concurrent use:
-// members built from it share a scratch buffer, so every member of one
+// members built from it share a scratch buffer and a cache, so every member of one
 // Template must be driven from one goroutine (one simulated world).
 type Template struct {
 	t *template
 }
 
 // template is what the members of one Template share (read-only but for
-// scratch).
+// scratch and the joinProtocols cache).
 type template struct {
 	Config
 	lookup      func(string) (assign.Assignor, bool)
@@ -32,6 +32,10 @@ type template struct {
 	// scratch is the network client's list of requests one close fails; a
 	// nested call takes it and leaves nil.
 	scratch []inflight
+	// joinProtocols is the last JoinGroup protocol list without owned
+	// partitions (Member.joinProtocols), shared by the members that send the
+	// same one; read-only once built.
+	joinProtocols []protocol.GroupProtocol
 }
 
 // NewTemplate validates cfg (as NewMember does, but for the client id, which
