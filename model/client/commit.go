@@ -38,7 +38,7 @@ type joinPrepCommit struct {
 	corr     uint64
 	deadline protocol.Instant
 	retryAt  protocol.Instant
-	gen      generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+	gen      *generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
 }
 
 // commitKind tags an OffsetCommit in flight with the caller whose future

@@ -71,9 +71,9 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 				return // waiting for onJoinPrepare's auto-commit
 			}
 			m.needsJoinPrepare = false
-			gen := m.gen
+			gen := *m.gen
 			if m.cfg.AutoCommit && !m.cfg.behaviour.asyncJoinPrepareCommit {
-				gen = m.autoCommit.p.gen // ≤3.1: arguments read before the synchronous commit
+				gen = *m.autoCommit.p.gen // ≤3.1: arguments read before the synchronous commit
 			}
 			m.autoCommit.p = nil // onJoinPrepare's commit is over (prepIdle)
 			if m.onJoinPrepare(now, out, gen) {
@@ -339,7 +339,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		if m.cfg.behaviour.fourStates {
 			m.becomeCompletingRebalance(now, out)
 		}
-		m.gen = generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
+		m.gen = &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
 		m.hb.req = nil
 		leader := r.Leader == r.MemberID
 		detail := "follower"
@@ -371,7 +371,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
 			return
 		}
-		m.gen = generation{id: protocol.NoGeneration, memberID: r.MemberID}
+		m.gen = &generation{id: protocol.NoGeneration, memberID: r.MemberID}
 		m.hb.req = nil
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)

@@ -34,11 +34,13 @@ const joinVersionMemberIDRequired = 4
 // (commit.go) and the network client (netclient.go). See doc.go for how to
 // drive it.
 //
-// Member is 512 bytes, a size class without a malloc header
-// (TestMemberSize): keep it so when adding fields (issue 15, memory per
-// member at 100,000 members). Hence the profile's behaviour is cfg.behaviour,
-// the group.instance.id and onJoinPrepare's commit sit behind pointers that
-// are nil for most members most of the time, and the sub-structs keep their
+// Member is 480 bytes, a size class (TestMemberSize; above 512 bytes an
+// object with pointers also carries an 8-byte malloc header): keep it so when
+// adding fields (issue 15, memory per member at 100,000 members). Hence the
+// profile's behaviour is cfg.behaviour, the generation is a pointer to an
+// immutable value (shared with the requests in flight), the
+// group.instance.id and onJoinPrepare's commit sit behind pointers that are
+// nil for most members most of the time, and the sub-structs keep their
 // small fields together.
 type Member struct {
 	cfg         *template // shared by the members built from one Template (all but the two names)
@@ -50,7 +52,7 @@ type Member struct {
 	state            MemberState
 	onApp            bool // the thread handling the current event is the application thread
 	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
-	gen              generation
+	gen              *generation // immutable: replaced whole, never changed in place (shared by the requests in flight)
 	rejoinNeeded     bool
 	rejoinReason     RejoinReason
 	needsJoinPrepare bool
@@ -415,7 +417,7 @@ func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why s
 	m.becomeUnjoined(out)
 	detail := "drop-id"
 	if keepID {
-		m.gen = generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
+		m.gen = &generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
 		detail = "keep-id"
 	} else {
 		m.gen = noGeneration
