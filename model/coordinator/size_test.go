@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
 // TestMemberSize keeps the coordinator's member in the 208-byte allocation
@@ -23,4 +25,34 @@ func TestStaticMemberKeepsInstanceID(t *testing.T) {
 	d := member{static: instanceIDRef("")}
 	require.False(t, d.isStatic())
 	require.Equal(t, "", d.instanceID())
+}
+
+// TestOutputResetKeepsNoResponses: Output.Reset leaves no reply, event or
+// record reachable from its buffers (a rebalance's n JoinGroup and SyncGroup
+// responses were kept alive by the stale slots), drops a buffer a burst grew
+// beyond outputKeep, and keeps a steady flush's buffers without allocating.
+func TestOutputResetKeepsNoResponses(t *testing.T) {
+	var o Output
+	o.Replies = append(o.Replies, Reply{Conn: 1, Corr: 2, Resp: &protocol.HeartbeatResponse{}})
+	o.Events = append(o.Events, protocol.Event{Detail: "x"})
+	o.Persist = append(o.Persist, GroupRecord{GroupID: "g"})
+	o.Reset()
+	require.Empty(t, o.Replies)
+	require.Equal(t, Reply{}, o.Replies[:1][0], "the reply's slot is zeroed")
+	require.Equal(t, protocol.Event{}, o.Events[:1][0])
+	require.Equal(t, GroupRecord{}, o.Persist[:1][0])
+
+	for range outputKeep + 1 {
+		o.Replies = append(o.Replies, Reply{Resp: &protocol.HeartbeatResponse{}})
+	}
+	o.Reset()
+	require.Zero(t, cap(o.Replies), "a burst's buffer is dropped")
+
+	resp := &protocol.HeartbeatResponse{}
+	steady := func() {
+		o.Replies = append(o.Replies, Reply{Resp: resp}, Reply{Resp: resp})
+		o.Reset()
+	}
+	steady()
+	require.Zero(t, testing.AllocsPerRun(100, steady))
 }
