@@ -50,8 +50,8 @@ type Member struct {
 	cooperative bool // the rebalance protocol is COOPERATIVE (KIP-429)
 
 	state            MemberState
-	onApp            bool // the thread handling the current event is the application thread
-	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
+	onApp            bool        // the thread handling the current event is the application thread
+	frozen           bool        // Pause..Resume: no lazy poll replay (lazy.go)
 	gen              *generation // immutable: replaced whole, never changed in place (shared by the requests in flight)
 	rejoinNeeded     bool
 	rejoinReason     RejoinReason

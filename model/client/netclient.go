@@ -38,7 +38,7 @@ type netClient struct {
 
 // reqData is what a request's handler captured when it was sent.
 type reqData struct {
-	commit  commitKind // OffsetCommit: whose future listens (commit.go)
+	commit  commitKind  // OffsetCommit: whose future listens (commit.go)
 	sentGen *generation // CoordinatorResponseHandler.sentGeneration (the member's immutable generation at send)
 }
 
