@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -117,4 +118,16 @@ func TestRequestTimeoutFailsTheConnectionsRequests(t *testing.T) {
 	require.Len(t, n.Inflight(), 1)
 	require.Equal(t, find, n.Inflight()[0].Corr)
 	require.True(t, n.Conn(0, true).InBackoff(protocol.Instant(0).Add(30*time.Second)))
+}
+
+// TestRequestEntrySize: an in-flight entry with a 16-byte owner datum (the
+// classic member's reqData: a commit kind and a generation pointer) is 56
+// bytes, so a steady consumer's two entries fit the 112-byte size class
+// (issue 15: memory per member). The unsent request is held behind a pointer.
+func TestRequestEntrySize(t *testing.T) {
+	type data struct {
+		kind uint8
+		gen  *int
+	}
+	require.LessOrEqual(t, unsafe.Sizeof(Request[data]{}), uintptr(56))
 }
