@@ -1,7 +1,6 @@
 package client
 
 import (
-	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -218,7 +217,11 @@ func (m *Member) applyCallback(out *Output) {
 		}
 		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id, Count: int32(len(parts))})
 	case cbAssigned:
-		m.owned = slices.Clone(m.join.assignment)
+		// Shared, not copied: neither list is ever changed in place (each is
+		// replaced whole: a new SyncGroup assignment, subtract), so the owned
+		// set and the join's assignment can be one array (issue 15: memory
+		// per member).
+		m.owned = m.join.assignment
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
 	case cbNone:
 	}
