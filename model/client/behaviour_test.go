@@ -203,3 +203,19 @@ func TestHeartbeatPathAllocations(t *testing.T) {
 func TestMemberSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(Member{}), uintptr(480))
 }
+
+// TestQueuedEventSize keeps a queued network event at 32 bytes (a member
+// keeps its queue's capacity; issue 15) and checks that the close reason,
+// kept as an index into the template's table, reads back as given.
+func TestQueuedEventSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(queued{}), uintptr(32))
+	var tm template
+	a, ok := tm.whyIndex("peer-closed")
+	require.True(t, ok)
+	b, _ := tm.whyIndex("reset")
+	a2, _ := tm.whyIndex("peer-closed")
+	require.Equal(t, a, a2)
+	require.NotEqual(t, a, b)
+	require.Equal(t, "peer-closed", tm.whys[a])
+	require.Equal(t, "reset", tm.whys[b])
+}

@@ -142,7 +142,14 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 // giving up retransmitting, or an RST from a rebooted peer ("reset"). Seen at
 // the next network poll.
 func (m *Member) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *Output) {
-	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
+	i, ok := m.cfg.whyIndex(why)
+	if !ok {
+		if !m.stopped && m.started {
+			m.assertFailed(out, "net", "more distinct connection-close reasons than the table holds")
+		}
+		return
+	}
+	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: i}, out)
 }
 
 // Connected tells the member that a connection it asked for (Output.Conns)

@@ -22,7 +22,7 @@ type Template struct {
 }
 
 // template is what the members of one Template share (read-only but for
-// scratch and the joinProtocols cache).
+// scratch, the joinProtocols cache and the whys table).
 type template struct {
 	Config
 	lookup      func(string) (assign.Assignor, bool)
@@ -36,6 +36,9 @@ type template struct {
 	// partitions (Member.joinProtocols), shared by the members that send the
 	// same one; read-only once built.
 	joinProtocols []protocol.GroupProtocol
+	// whys are the connection-close reasons the members were told
+	// (queued.why indexes it).
+	whys []string
 }
 
 // NewTemplate validates cfg (as NewMember does, but for the client id, which
