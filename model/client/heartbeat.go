@@ -9,7 +9,7 @@ import (
 // heartbeatSender is the member's heartbeater with the HeartbeatThread's
 // state inside it (and so inside the Member): a steady poll's failure check
 // reads the Member's memory, not a second object's (issue 15; the Member
-// still fits the 512-byte size class). With the 0.10
+// still fits its size class, TestMemberSize). With the 0.10
 // HeartbeatTask the thread is unused and heartbeater points to the task.
 type heartbeatSender struct {
 	heartbeater

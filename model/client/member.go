@@ -92,7 +92,7 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 
 // instanceID is the member's group.instance.id, "" for a dynamic member.
 // Kept behind a pointer, nil for the usual dynamic member, so the Member
-// stays in the 512-byte size class (TestMemberSize).
+// stays in its size class (TestMemberSize).
 func (m *Member) instanceID() string {
 	if m.static == nil {
 		return ""
