@@ -136,7 +136,8 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 		}
 		m.autoCommit.req = req
 	}
-	corr := m.net.Send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout, reqData{commit: kind, sentGen: m.gen}, netOwner{m})
+	corr := m.net.Send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout, reqData{sentGen: m.gen}, netOwner{m})
+	m.net.TagLast(uint8(kind)) // the commit kind (reqData)
 	return corr, commitOK
 }
 
@@ -173,7 +174,7 @@ func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) 
 	}
 	m.autoCommit.at = now.Add(m.autoCommitInterval())
 	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
-		m.commitCompleted(now, out, inflight{Data: reqData{commit: commitAuto}}, res)
+		m.commitCompleted(now, out, inflight{Tag: uint8(commitAuto)}, res)
 	}
 }
 
@@ -296,7 +297,7 @@ func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitRes
 
 // commitCompleted runs the listener of a commit's future.
 func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, res commitResult) {
-	switch e.Data.commit {
+	switch commitKind(e.Tag) {
 	case commitTask:
 		// AutoCommitTask's callback: reschedule(now + interval), success or not.
 		m.autoCommit.taskBusy = false

@@ -264,7 +264,11 @@ type Request[T any] struct {
 	// (checkDisconnects).
 	unsent  bool
 	failNow bool
-	Data    T
+	// Tag is a small datum of the owner's beside Data, in what would be
+	// padding (TagLast sets it): the classic member's commit kind, so its
+	// Data is one pointer and an entry 48 bytes (issue 15).
+	Tag  uint8
+	Data T
 	// held is the request and its timeout, kept while unsent (nil once it
 	// left): behind a pointer because almost every request leaves at once
 	// on a READY connection, so an entry is 24 bytes smaller (issue 15: a
@@ -603,6 +607,12 @@ func (n *Client[T]) Send(now protocol.Instant, out *Output, broker int32, coord 
 	}
 	n.inflight = append(n.inflight, e)
 	return corr
+}
+
+// TagLast sets the Tag of the request Send recorded last (Send always
+// records one).
+func (n *Client[T]) TagLast(tag uint8) {
+	n.inflight[len(n.inflight)-1].Tag = tag
 }
 
 // fail fails every request on one connection (or, with anyConn, on every
