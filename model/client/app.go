@@ -1,7 +1,6 @@
 package client
 
 import (
-	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -86,10 +85,10 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 // blockedInJoin: poll() cannot return before the group is joined
 // (kafka-0.10's blocking ensureCoordinatorReady/ensureActiveGroup).
 func (m *Member) blockedInJoin() bool {
-	if m.prepActive() && !m.b.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
+	if m.prepActive() && !m.cfg.behaviour.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
 		return true // ≤3.1: onJoinPrepare's synchronous auto-commit
 	}
-	return m.b.blockingJoin && (m.rejoinNeededOrPending() || !m.coord.known)
+	return m.cfg.behaviour.blockingJoin && (m.rejoinNeededOrPending() || !m.coord.known)
 }
 
 // recordsAvailable: the fetch would return records. They are always waiting
@@ -100,7 +99,7 @@ func (m *Member) recordsAvailable() bool {
 	if len(m.owned) == 0 || m.prepBlocksRecords() {
 		return false
 	}
-	if m.b.nonBlockingJoin {
+	if m.cfg.behaviour.nonBlockingJoin {
 		return true
 	}
 	return m.coord.known && !m.rejoinNeededOrPending()
@@ -181,7 +180,7 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 			return // ensureActiveGroup returned false
 		}
 	}
-	if !m.b.commit010 {
+	if !m.cfg.behaviour.commit010 {
 		m.maybeAutoCommitOffsetsAsync(now, out)
 	}
 }
@@ -218,7 +217,11 @@ func (m *Member) applyCallback(out *Output) {
 		}
 		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id, Count: int32(len(parts))})
 	case cbAssigned:
-		m.owned = slices.Clone(m.join.assignment)
+		// Shared, not copied: neither list is ever changed in place (each is
+		// replaced whole: a new SyncGroup assignment, subtract), so the owned
+		// set and the join's assignment can be one array (issue 15: memory
+		// per member).
+		m.owned = m.join.assignment
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
 	case cbNone:
 	}
@@ -245,9 +248,9 @@ func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 // for a dynamic member with a known coordinator, a member id and state ≠
 // UNJOINED; then always reset (member id dropped) and request a rejoin.
 func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason protocol.LeaveReason) {
-	dynamic := m.instanceID == "" || !m.b.staticMembership
+	dynamic := m.instanceID() == "" || !m.cfg.behaviour.staticMembership
 	hasMember := m.gen.memberID != ""
-	if m.b.coordinator010 {
+	if m.cfg.behaviour.coordinator010 {
 		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0
 	}
 	detail := "not-sent"
@@ -298,9 +301,9 @@ const (
 type appThread struct {
 	phase        appPhase
 	cont         appCont          // what happens when a busy period ends
+	cb           cbKind           // the callback running during a busy period
 	busyUntil    protocol.Instant // appBusy: the end of the busy period
 	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
-	cb           cbKind           // the callback running during a busy period
 	cbParts      []protocol.TopicPartition
 	pendingSync  *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
 }

@@ -194,3 +194,28 @@ func TestHeartbeatPathAllocations(t *testing.T) {
 	require.Zero(t, allocs)
 	require.Less(t, unsafe.Sizeof(Member{}), uintptr(1024))
 }
+
+// TestMemberSize keeps the client Member inside the 480-byte allocation size
+// class (issue 15: live heap per member at 100,000 members). Above 512 bytes
+// an object with pointers also carries an 8-byte malloc header (Go 1.22+), so
+// 513 bytes would take the 576-byte class and 569 the 640-byte one. Fails
+// when a field added pushes it out.
+func TestMemberSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(Member{}), uintptr(480))
+}
+
+// TestQueuedEventSize keeps a queued network event at 32 bytes (a member
+// keeps its queue's capacity; issue 15) and checks that the close reason,
+// kept as an index into the template's table, reads back as given.
+func TestQueuedEventSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(queued{}), uintptr(32))
+	var tm template
+	a, ok := tm.whyIndex("peer-closed")
+	require.True(t, ok)
+	b, _ := tm.whyIndex("reset")
+	a2, _ := tm.whyIndex("peer-closed")
+	require.Equal(t, a, a2)
+	require.NotEqual(t, a, b)
+	require.Equal(t, "peer-closed", tm.whys[a])
+	require.Equal(t, "reset", tm.whys[b])
+}

@@ -24,13 +24,21 @@ type autoCommitState struct {
 	runAt    protocol.Instant // 0.10: the run time of the task whose commit is in flight
 	taskBusy bool             // 0.10: the task's commit is in flight
 	fenced   bool             // asyncCommitFenced: FencedInstanceIdException thrown from the next poll()
+	prep     prepPhase        // onJoinPrepare's commit
 	req      *protocol.OffsetCommitRequest
+	// p is onJoinPrepare's commit while it is under way and until the
+	// join reads its generation (prep != prepIdle, or just back to it);
+	// nil otherwise. Allocated per rebalance rather than kept in every
+	// Member (issue 15: the Member's size class, TestMemberSize).
+	p *joinPrepCommit
+}
 
-	prep         prepPhase // onJoinPrepare's commit
-	prepCorr     uint64
-	prepDeadline protocol.Instant
-	prepRetryAt  protocol.Instant
-	prepGen      generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+// joinPrepCommit is the state of onJoinPrepare's auto-commit.
+type joinPrepCommit struct {
+	corr     uint64
+	deadline protocol.Instant
+	retryAt  protocol.Instant
+	gen      *generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
 }
 
 // commitKind tags an OffsetCommit in flight with the caller whose future
@@ -117,18 +125,19 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 	if len(m.owned) == 0 {
 		return 0, commitOK
 	}
-	if !m.b.commit010 && m.state != Stable {
+	if !m.cfg.behaviour.commit010 && m.state != Stable {
 		return 0, commitFailed
 	}
 	req := m.autoCommit.req
 	if req == nil || req.GenerationID != m.gen.id || req.MemberID != m.gen.memberID || !samePartitions(req.Partitions, m.owned) {
 		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID, Partitions: m.owned}
-		if m.b.staticMembership {
-			req.GroupInstanceID = m.instanceID
+		if m.cfg.behaviour.staticMembership {
+			req.GroupInstanceID = m.instanceID()
 		}
 		m.autoCommit.req = req
 	}
-	corr := m.net.Send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout, reqData{commit: kind, sentGen: m.gen}, netOwner{m})
+	corr := m.net.Send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout, reqData{sentGen: m.gen}, netOwner{m})
+	m.net.TagLast(uint8(kind)) // the commit kind (reqData)
 	return corr, commitOK
 }
 
@@ -165,7 +174,7 @@ func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) 
 	}
 	m.autoCommit.at = now.Add(m.autoCommitInterval())
 	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
-		m.commitCompleted(now, out, inflight{Data: reqData{commit: commitAuto}}, res)
+		m.commitCompleted(now, out, inflight{Tag: uint8(commitAuto)}, res)
 	}
 }
 
@@ -177,7 +186,7 @@ func (m *Member) nextAutoCommitDeadline() protocol.Instant {
 	if !m.cfg.AutoCommit {
 		return protocol.Never
 	}
-	if m.b.commit010 || (m.coord.known && !m.rejoinNeededOrPending()) {
+	if m.cfg.behaviour.commit010 || (m.coord.known && !m.rejoinNeededOrPending()) {
 		return m.autoCommit.at
 	}
 	return protocol.Never
@@ -205,32 +214,35 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 			m.autoCommit.prep = prepIdle
 			return true
 		case prepIdle:
-			m.autoCommit.prepGen = m.gen // ≤3.1: onJoinPrepare's arguments were read before the commit
-			m.autoCommit.prepDeadline = protocol.Never
-			if !m.b.commit010 {
-				m.autoCommit.prepDeadline = now.Add(m.cfg.MaxPollInterval)
+			if m.autoCommit.p == nil {
+				m.autoCommit.p = new(joinPrepCommit)
 			}
-			m.autoCommit.prep, m.autoCommit.prepRetryAt = prepBackoff, now
+			p := m.autoCommit.p
+			*p = joinPrepCommit{gen: m.gen, deadline: protocol.Never} // ≤3.1: onJoinPrepare's arguments were read before the commit
+			if !m.cfg.behaviour.commit010 {
+				p.deadline = now.Add(m.cfg.MaxPollInterval)
+			}
+			m.autoCommit.prep, p.retryAt = prepBackoff, now
 		case prepInFlight:
-			if now >= m.autoCommit.prepDeadline {
-				m.autoCommit.prep, m.autoCommit.prepCorr = prepIdle, 0 // timed out: continue to join
+			if now >= m.autoCommit.p.deadline {
+				m.autoCommit.prep, m.autoCommit.p.corr = prepIdle, 0 // timed out: continue to join
 				return true
 			}
 			return false
 		case prepBackoff:
-			if now >= m.autoCommit.prepDeadline {
+			if now >= m.autoCommit.p.deadline {
 				m.autoCommit.prep = prepIdle
 				return true
 			}
-			if now < m.autoCommit.prepRetryAt {
-				if !m.b.asyncJoinPrepareCommit {
-					m.startBusy(now, m.autoCommit.prepRetryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
+			if now < m.autoCommit.p.retryAt {
+				if !m.cfg.behaviour.asyncJoinPrepareCommit {
+					m.startBusy(now, m.autoCommit.p.retryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
 				}
 				return false
 			}
 			corr, res := m.sendOffsetCommit(now, out, commitPrepare)
 			if corr != 0 {
-				m.autoCommit.prep, m.autoCommit.prepCorr = prepInFlight, corr
+				m.autoCommit.prep, m.autoCommit.p.corr = prepInFlight, corr
 				return false
 			}
 			m.autoCommit.prep = prepInFlight
@@ -250,7 +262,7 @@ func (m *Member) prepActive() bool {
 // marked every owned partition pending revocation (KAFKA-14196). 3.2+
 // COOPERATIVE keeps fetching.
 func (m *Member) prepBlocksRecords() bool {
-	return m.prepActive() && (!m.b.asyncJoinPrepareCommit || !m.cooperative)
+	return m.prepActive() && (!m.cfg.behaviour.asyncJoinPrepareCommit || !m.cooperative)
 }
 
 // nextPrepDeadline is when onJoinPrepare's commit has something to do
@@ -261,9 +273,9 @@ func (m *Member) nextPrepDeadline() protocol.Instant {
 	}
 	switch m.autoCommit.prep {
 	case prepInFlight:
-		return m.autoCommit.prepDeadline
+		return m.autoCommit.p.deadline
 	case prepBackoff:
-		return min(m.autoCommit.prepDeadline, m.autoCommit.prepRetryAt)
+		return min(m.autoCommit.p.deadline, m.autoCommit.p.retryAt)
 	case prepIdle, prepDone:
 	}
 	return protocol.Never
@@ -272,12 +284,12 @@ func (m *Member) nextPrepDeadline() protocol.Instant {
 // prepCommitDone completes onJoinPrepare's commit future (corr 0: completed
 // locally).
 func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitResult) {
-	if m.autoCommit.prep != prepInFlight || corr != m.autoCommit.prepCorr {
+	if m.autoCommit.prep != prepInFlight || corr != m.autoCommit.p.corr {
 		return // a commit onJoinPrepare stopped waiting for
 	}
-	m.autoCommit.prepCorr = 0
+	m.autoCommit.p.corr = 0
 	if res == commitRetriable {
-		m.autoCommit.prep, m.autoCommit.prepRetryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
+		m.autoCommit.prep, m.autoCommit.p.retryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
 		return
 	}
 	m.autoCommit.prep = prepDone
@@ -285,7 +297,7 @@ func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitRes
 
 // commitCompleted runs the listener of a commit's future.
 func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, res commitResult) {
-	switch e.Data.commit {
+	switch commitKind(e.Tag) {
 	case commitTask:
 		// AutoCommitTask's callback: reschedule(now + interval), success or not.
 		m.autoCommit.taskBusy = false
@@ -302,7 +314,7 @@ func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, 
 			// logged only
 		}
 	case commitPrepare:
-		if res == commitFenced && m.b.asyncJoinPrepareCommit {
+		if res == commitFenced && m.cfg.behaviour.asyncJoinPrepareCommit {
 			m.autoCommit.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
 		}
 		m.prepCommitDone(now, e.Corr, res)
@@ -334,7 +346,7 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 	case protocol.CoordinatorLoadInProgress:
 		return commitRetriable // "just retry"
 	case protocol.UnknownTopicOrPartition:
-		if m.b.commit010 {
+		if m.cfg.behaviour.commit010 {
 			return commitFailed // 0.10.0: "Unexpected error in commit"
 		}
 		return commitRetriable // 2.x+: "just retry"
@@ -343,27 +355,27 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		return commitRetriable
 	case protocol.UnknownMemberID, protocol.IllegalGeneration:
 		switch {
-		case m.b.commit010:
+		case m.cfg.behaviour.commit010:
 			m.requestRejoin(out, RejoinCommitFailed)
-		case !m.b.sentGenCheck:
+		case !m.cfg.behaviour.sentGenCheck:
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
 		case !m.generationUnchanged(e.Data.sentGen) && m.state == PreparingRebalance:
 			// RebalanceInProgressException: the member already moved on.
 		default:
-			keep := err == protocol.IllegalGeneration && m.b.illegalGenerationKeepsID
+			keep := err == protocol.IllegalGeneration && m.cfg.behaviour.illegalGenerationKeepsID
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, keep, RejoinCommitFailed)
 		}
 		return commitFailed
 	case protocol.RebalanceInProgress:
 		switch {
-		case m.b.commit010, m.b.commitRebalanceRejoinOnly:
+		case m.cfg.behaviour.commit010, m.cfg.behaviour.commitRebalanceRejoinOnly:
 			m.requestRejoin(out, RejoinCommitFailed)
 		default:
 			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
 		}
 		return commitFailed
 	case protocol.FencedInstanceID:
-		if m.b.commit010 || !m.generationUnchanged(e.Data.sentGen) {
+		if m.cfg.behaviour.commit010 || !m.generationUnchanged(e.Data.sentGen) {
 			return commitFailed // 0.10: unexpected; 2.6+ stale: CommitFailed/RebalanceInProgress
 		}
 		return commitFenced

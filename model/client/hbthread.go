@@ -99,7 +99,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	if !t.enabled || m.stopped {
 		return false
 	}
-	if (m.b.fourStates && m.state.hasNotJoinedGroup()) || (!m.b.fourStates && m.state != Stable) || t.failed != protocol.None {
+	if (m.cfg.behaviour.fourStates && m.state.hasNotJoinedGroup()) || (!m.cfg.behaviour.fourStates && m.state != Stable) || t.failed != protocol.None {
 		t.enabled = false
 		return false
 	}
@@ -107,7 +107,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 		if now < t.waitUntil {
 			return false
 		}
-		switch m.b.pacing {
+		switch m.cfg.behaviour.pacing {
 		case pacing23:
 			if m.coord.findCorr == 0 {
 				m.lookupCoordinator(now, out)
@@ -189,8 +189,8 @@ func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
 func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
 	if m.hb.req == nil || m.hb.req.GenerationID != m.gen.id || m.hb.req.MemberID != m.gen.memberID {
 		m.hb.req = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
-		if m.b.staticMembership {
-			m.hb.req.GroupInstanceID = m.instanceID
+		if m.cfg.behaviour.staticMembership {
+			m.hb.req.GroupInstanceID = m.instanceID()
 		}
 	}
 	m.send(now, out, m.coord.node, true, m.hb.req, m.cfg.RequestTimeout)
@@ -218,13 +218,13 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 	case protocol.RebalanceInProgress:
 		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
 		// error is ignored. Either way the listener counts it as liveness.
-		if !m.b.fourStates || m.state == Stable {
+		if !m.cfg.behaviour.fourStates || m.state == Stable {
 			m.requestRejoin(out, RejoinRebalanceInProgress)
 		}
 		outcome = hbReceived
 	case protocol.IllegalGeneration:
 		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
+			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.cfg.behaviour.illegalGenerationKeepsID, RejoinIllegalGeneration)
 		} else {
 			outcome = hbReceived
 		}

@@ -8,8 +8,8 @@ import (
 
 // heartbeatSender is the member's heartbeater with the HeartbeatThread's
 // state inside it (and so inside the Member): a steady poll's failure check
-// reads the Member's memory, not a second object's (issue 15; the Member is
-// 616 bytes, in the same 640-byte size class as without it). With the 0.10
+// reads the Member's memory, not a second object's (issue 15; the Member
+// still fits its size class, TestMemberSize). With the 0.10
 // HeartbeatTask the thread is unused and heartbeater points to the task.
 type heartbeatSender struct {
 	heartbeater
@@ -91,7 +91,7 @@ func (m *Member) hbSent(now protocol.Instant) {
 // after the KIP-580 exponential backoff of the consecutive failures (3.7+).
 func (m *Member) hbFail(now protocol.Instant) {
 	d := m.cfg.RetryBackoff
-	if m.b.exponentialBackoff {
+	if m.cfg.behaviour.exponentialBackoff {
 		d = protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.hb.attempts, m.rng)
 		m.hb.attempts++
 	}

@@ -35,14 +35,14 @@ const (
 // joinFuture is AbstractCoordinator.joinFuture with onJoinComplete's progress.
 type joinFuture struct {
 	status     joinStatus
-	err        protocol.ErrorCode // joinFailed: the future's exception
+	complete   joinCompletePhase  // onJoinComplete progress
+	revoked    bool               // onJoinComplete revoked partitions (COOPERATIVE)
 	kind       failKind           // joinFailed: how joinGroupIfNeeded treats it
+	err        protocol.ErrorCode // joinFailed: the future's exception
 	joinCorr   uint64             // the JoinGroup in flight (0: none)
 	syncCorr   uint64             // the SyncGroup in flight (0: none)
 	assignment []protocol.TopicPartition
-	retryAt    protocol.Instant  // 3.5+: no JoinGroup before (KAFKA-12639)
-	complete   joinCompletePhase // onJoinComplete progress
-	revoked    bool              // onJoinComplete revoked partitions (COOPERATIVE)
+	retryAt    protocol.Instant // 3.5+: no JoinGroup before (KAFKA-12639)
 }
 
 // joinCompletePhase is the progress of ConsumerCoordinator.onJoinComplete,
@@ -71,10 +71,11 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 				return // waiting for onJoinPrepare's auto-commit
 			}
 			m.needsJoinPrepare = false
-			gen := m.gen
-			if m.cfg.AutoCommit && !m.b.asyncJoinPrepareCommit {
-				gen = m.autoCommit.prepGen // ≤3.1: arguments read before the synchronous commit
+			gen := *m.gen
+			if m.cfg.AutoCommit && !m.cfg.behaviour.asyncJoinPrepareCommit {
+				gen = *m.autoCommit.p.gen // ≤3.1: arguments read before the synchronous commit
 			}
+			m.autoCommit.p = nil // onJoinPrepare's commit is over (prepIdle)
 			if m.onJoinPrepare(now, out, gen) {
 				return // a callback runs; appIterate re-enters here afterwards
 			}
@@ -109,16 +110,16 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 				return
 			case failRetriable:
 			}
-			if m.b.retriableJoinResetsGeneration {
+			if m.cfg.behaviour.retriableJoinResetsGeneration {
 				// KAFKA-10134 side effect (2.6.1–2.8.0): rejoin as a new member.
 				m.resetStateAndGeneration(out, protocol.APIJoinGroup, err.String(), false)
 			}
 			switch {
-			case !m.b.nonBlockingJoin:
+			case !m.cfg.behaviour.nonBlockingJoin:
 				// Timer.sleep(retry.backoff.ms): the thread sleeps, handling nothing.
 				m.startBusy(now, m.cfg.RetryBackoff, contResume)
 				return
-			case m.b.joinLoopReturnsOnExpiredTimer:
+			case m.cfg.behaviour.joinLoopReturnsOnExpiredTimer:
 				// KAFKA-12639 (3.5+): return on the expired zero timer; the
 				// next ConsumerCoordinator.poll comes after the network poll,
 				// which pollForFetches caps at retry.backoff.ms.
@@ -153,7 +154,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		return
 	}
 	rebalanceTimeout := m.cfg.MaxPollInterval
-	if m.b.join.version == 0 {
+	if m.cfg.behaviour.join.version == 0 {
 		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
 		rebalanceTimeout = m.cfg.SessionTimeout
 	}
@@ -164,28 +165,18 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		RebalanceTimeout: rebalanceTimeout,
 		MemberID:         m.gen.memberID,
 		ProtocolType:     protocol.ConsumerProtocolType,
-		Version:          m.b.join.version,
+		Version:          m.cfg.behaviour.join.version,
 	}
-	if m.b.staticMembership {
-		req.GroupInstanceID = m.instanceID
+	if m.cfg.behaviour.staticMembership {
+		req.GroupInstanceID = m.instanceID()
 	}
-	if m.b.rejoinReasonSent {
+	if m.cfg.behaviour.rejoinReasonSent {
 		req.Reason = m.rejoinReason.String()
 	}
-	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.b.ownedInSubscription() && len(m.owned) > 0 {
-		sub.OwnedPartitions = slices.Clone(m.owned)
-	}
-	if m.b.subscription >= subscriptionV2 {
-		sub.GenerationID = m.gen.id
-	}
-	req.Protocols = make([]protocol.GroupProtocol, len(m.cfg.Assignors))
-	for i, name := range m.cfg.Assignors {
-		req.Protocols[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
-	}
+	req.Protocols = m.joinProtocols()
 	var timeout time.Duration
 	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
-	switch m.b.join.timeout {
+	switch m.cfg.behaviour.join.timeout {
 	case joinTimeoutRequest:
 		timeout = m.cfg.RequestTimeout
 	case joinTimeoutRebalance:
@@ -194,6 +185,38 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
 	}
 	m.join.joinCorr = m.send(now, out, m.coord.node, true, req, timeout)
+}
+
+// joinProtocols is ConsumerCoordinator.metadata(): one protocol per
+// configured assignor, each with the member's subscription (topics, owned
+// partitions from 2.4, generation from 3.x's subscription v2).
+//
+// A subscription without owned partitions is the same for every member of
+// the template that joins at the same generation (a whole eager group after
+// its revocation, every first join): that list is built once and shared by
+// them and by the coordinator that keeps it (issue 15: 176 bytes per member
+// at two assignors). It is never changed in place (nothing writes a
+// request's protocols), so sharing it changes no output.
+func (m *Member) joinProtocols() []protocol.GroupProtocol {
+	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
+	if m.cfg.behaviour.ownedInSubscription() && len(m.owned) > 0 {
+		sub.OwnedPartitions = slices.Clone(m.owned)
+	}
+	if m.cfg.behaviour.subscription >= subscriptionV2 {
+		sub.GenerationID = m.gen.id
+	}
+	shared := sub.OwnedPartitions == nil
+	if c := m.cfg.joinProtocols; shared && c != nil && c[0].Metadata.GenerationID == sub.GenerationID {
+		return c
+	}
+	ps := make([]protocol.GroupProtocol, len(m.cfg.Assignors))
+	for i, name := range m.cfg.Assignors {
+		ps[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
+	}
+	if shared && len(ps) > 0 {
+		m.cfg.joinProtocols = ps
+	}
+	return ps
 }
 
 // sendSyncGroupRequest is AbstractCoordinator.sendSyncGroupRequest.
@@ -218,7 +241,7 @@ func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
 	m.join.err = err
 	m.join.kind = kind
 	m.join.joinCorr, m.join.syncCorr = 0, 0
-	if !m.b.fourStates {
+	if !m.cfg.behaviour.fourStates {
 		m.becomeUnjoined(out)
 	}
 }
@@ -236,7 +259,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 		return false
 	}
 	switch {
-	case m.b.ownedInSubscription() && (gen.id == protocol.NoGeneration || gen.memberID == ""):
+	case m.cfg.behaviour.ownedInSubscription() && (gen.id == protocol.NoGeneration || gen.memberID == ""):
 		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
 	case !m.cooperative:
 		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
@@ -293,7 +316,7 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 // other than "consumer" fails the join with INCONSISTENT_GROUP_PROTOCOL
 // (an empty one, from an older broker, is not checked).
 func (m *Member) protocolTypeInconsistent(protocolType string) bool {
-	return m.b.protocolTypeChecked && protocolType != "" && protocolType != protocol.ConsumerProtocolType
+	return m.cfg.behaviour.protocolTypeChecked && protocolType != "" && protocolType != protocol.ConsumerProtocolType
 }
 
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
@@ -313,10 +336,10 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			m.failJoin(out, protocol.UnknownServerError, failRetriable)
 			return
 		}
-		if m.b.fourStates {
+		if m.cfg.behaviour.fourStates {
 			m.becomeCompletingRebalance(now, out)
 		}
-		m.gen = generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
+		m.gen = &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
 		m.hb.req = nil
 		leader := r.Leader == r.MemberID
 		detail := "follower"
@@ -344,16 +367,16 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		protocol.UnsupportedVersion:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.MemberIDRequired:
-		if m.b.join.version < joinVersionMemberIDRequired {
+		if m.cfg.behaviour.join.version < joinVersionMemberIDRequired {
 			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
 			return
 		}
-		m.gen = generation{id: protocol.NoGeneration, memberID: r.MemberID}
+		m.gen = &generation{id: protocol.NoGeneration, memberID: r.MemberID}
 		m.hb.req = nil
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.RebalanceInProgress:
-		if m.b.joinRebalanceInProgressRetriable {
+		if m.cfg.behaviour.joinRebalanceInProgressRetriable {
 			m.failJoin(out, r.Error, failImmediate) // KAFKA-10870 (2.8+)
 		} else {
 			m.failJoin(out, r.Error, failFatal) // "unexpected error"
@@ -378,10 +401,10 @@ func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protoc
 		GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID,
 		Assignments: assignments,
 	}
-	if m.b.staticMembership {
-		req.GroupInstanceID = m.instanceID
+	if m.cfg.behaviour.staticMembership {
+		req.GroupInstanceID = m.instanceID()
 	}
-	if m.b.protocolTypeChecked {
+	if m.cfg.behaviour.protocolTypeChecked {
 		req.ProtocolType = protocol.ConsumerProtocolType
 		req.ProtocolName = m.gen.protocol
 	}
@@ -408,7 +431,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 		m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 		return
 	}
-	if !m.b.stickyClaimsAllGenerations {
+	if !m.cfg.behaviour.stickyClaimsAllGenerations {
 		// Before KAFKA-14639 (3.5.0) AbstractStickyAssignor counted only
 		// the highest generation's claims (3.4.0 allSubscriptionsEqual).
 		switch a.(type) {
@@ -453,7 +476,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 			return
 		}
 		want := CompletingRebalance
-		if !m.b.fourStates {
+		if !m.cfg.behaviour.fourStates {
 			want = PreparingRebalance
 		}
 		if m.gen.hasReset() || m.state != want {
@@ -462,7 +485,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 			m.failJoin(out, protocol.IllegalGeneration, failImmediate)
 			return
 		}
-		if m.b.protocolTypeChecked && r.ProtocolName != "" && r.ProtocolName != m.gen.protocol {
+		if m.cfg.behaviour.protocolTypeChecked && r.ProtocolName != "" && r.ProtocolName != m.gen.protocol {
 			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 			return
 		}
@@ -475,7 +498,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 	case protocol.GroupAuthorizationFailed, protocol.FencedInstanceID:
 		m.failJoin(out, r.Error, failFatal)
 	case protocol.RebalanceInProgress:
-		if m.b.syncRebalanceResetsGeneration {
+		if m.cfg.behaviour.syncRebalanceResetsGeneration {
 			// KAFKA-13891 (3.3.0–3.3.1): resetStateOnResponseError without
 			// the sent-generation guard the other errors have
 			// (AbstractCoordinator 3.3.1 826-830).
@@ -489,7 +512,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.IllegalGeneration:
 		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, m.b.illegalGenerationKeepsID, RejoinIllegalGeneration)
+			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, m.cfg.behaviour.illegalGenerationKeepsID, RejoinIllegalGeneration)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:

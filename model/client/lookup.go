@@ -14,13 +14,16 @@ import (
 // coordinatorLookup is AbstractCoordinator's coordinator and
 // findCoordinatorFuture, with ensureCoordinatorReady's pacing.
 type coordinatorLookup struct {
-	known      bool
-	node       int32            // the coordinator's broker id
-	findCorr   uint64           // the outstanding findCoordinatorFuture's request (0: none)
-	stale      findStale        // a completed future still referenced (2.8+)
-	attempts   int32            // ensureCoordinatorReady's local attempts counter (this poll() call)
+	known    bool
+	stale    findStale // a completed future still referenced (2.8+)
+	node     int32     // the coordinator's broker id
+	findCorr uint64    // the outstanding findCoordinatorFuture's request (0: none)
+	attempts int32     // ensureCoordinatorReady's local attempts counter (this poll() call)
+	// nextBroker is leastLoadedNode's round-robin position, kept modulo
+	// len(Config.Brokers) (the same offsets as an unbounded counter; an int32
+	// because the broker list is that short).
+	nextBroker int32
 	retryAt    protocol.Instant // no lookup before (backoff after a failed one)
-	nextBroker int              // leastLoadedNode's round-robin position
 }
 
 // markCoordinatorUnknown is AbstractCoordinator.markCoordinatorUnknown (≤0.10
@@ -37,7 +40,7 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 	m.coord.known = false
 	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: protocol.DeadReasonText(reason, err), Dead: reason, DeadErr: err,
 		Peer: brokerName(old), Gen: m.gen.id})
-	if m.b.coordinator010 || isDisconnect {
+	if m.cfg.behaviour.coordinator010 || isDisconnect {
 		return
 	}
 	// disconnectAsync(oldCoordinator): the coordinator connection is closed
@@ -159,7 +162,7 @@ func (m *Member) findDone(corr uint64, failed bool) bool {
 		return false
 	}
 	m.coord.findCorr = 0
-	if !m.onApp && m.b.pacing != pacing23 {
+	if !m.onApp && m.cfg.behaviour.pacing != pacing23 {
 		m.coord.stale = findStaleDone
 		if failed {
 			m.coord.stale = findStaleFailed
@@ -187,7 +190,7 @@ func (m *Member) findCoordinatorFailed(now protocol.Instant, current bool) {
 
 // findBackoff is the application thread's sleep after a failed lookup.
 func (m *Member) findBackoff() time.Duration {
-	if !m.b.exponentialBackoff {
+	if !m.cfg.behaviour.exponentialBackoff {
 		return m.cfg.RetryBackoff
 	}
 	d := protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.coord.attempts, m.rng)
@@ -209,7 +212,7 @@ func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
 	if c == nil {
 		return false
 	}
-	if m.b.coordinator010 {
+	if m.cfg.behaviour.coordinator010 {
 		return c.Failed()
 	}
 	return c.InBackoff(now)

@@ -34,20 +34,25 @@ const joinVersionMemberIDRequired = 4
 // (commit.go) and the network client (netclient.go). See doc.go for how to
 // drive it.
 //
-// Member is 576 bytes (a size class): keep it so when adding fields (issue 15,
-// memory per member at 100,000 members).
+// Member is 480 bytes, a size class (TestMemberSize; above 512 bytes an
+// object with pointers also carries an 8-byte malloc header): keep it so when
+// adding fields (issue 15, memory per member at 100,000 members). Hence the
+// profile's behaviour is cfg.behaviour, the generation is a pointer to an
+// immutable value (shared with the requests in flight), the
+// group.instance.id and onJoinPrepare's commit sit behind pointers that are
+// nil for most members most of the time, and the sub-structs keep their
+// small fields together.
 type Member struct {
 	cfg         *template // shared by the members built from one Template (all but the two names)
 	name        string    // client.id (Config.Name)
-	instanceID  string    // group.instance.id (Config.GroupInstanceID); "" when dynamic
-	b           *behaviour
+	static      *string   // group.instance.id (Config.GroupInstanceID); nil when dynamic (instanceID)
 	rng         *rand.Rand
 	cooperative bool // the rebalance protocol is COOPERATIVE (KIP-429)
 
 	state            MemberState
-	onApp            bool // the thread handling the current event is the application thread
-	frozen           bool // Pause..Resume: no lazy poll replay (lazy.go)
-	gen              generation
+	onApp            bool        // the thread handling the current event is the application thread
+	frozen           bool        // Pause..Resume: no lazy poll replay (lazy.go)
+	gen              *generation // immutable: replaced whole, never changed in place (shared by the requests in flight)
 	rejoinNeeded     bool
 	rejoinReason     RejoinReason
 	needsJoinPrepare bool
@@ -83,6 +88,16 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 		panic("client: NewMember: " + err.Error())
 	}
 	return t.newMember(cfg.Name, cfg.GroupInstanceID, rng)
+}
+
+// instanceID is the member's group.instance.id, "" for a dynamic member.
+// Kept behind a pointer, nil for the usual dynamic member, so the Member
+// stays in its size class (TestMemberSize).
+func (m *Member) instanceID() string {
+	if m.static == nil {
+		return ""
+	}
+	return *m.static
 }
 
 // ---- public API ----
@@ -127,7 +142,14 @@ func (m *Member) Disconnected(now protocol.Instant, broker int32, out *Output) {
 // giving up retransmitting, or an RST from a rebooted peer ("reset"). Seen at
 // the next network poll.
 func (m *Member) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *Output) {
-	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: why}, out)
+	i, ok := m.cfg.whyIndex(why)
+	if !ok {
+		if !m.stopped && m.started {
+			m.assertFailed(out, "net", "more distinct connection-close reasons than the table holds")
+		}
+		return
+	}
+	m.netEvent(now, queued{kind: qConnDown, broker: broker, coord: coord, why: i}, out)
 }
 
 // Connected tells the member that a connection it asked for (Output.Conns)
@@ -266,7 +288,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 	}
 	if len(m.owned) > 0 {
 		kind := cbRevoked
-		if m.b.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID == "" ||
+		if m.cfg.behaviour.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID == "" ||
 			m.state == PreparingRebalance || m.state == CompletingRebalance) {
 			kind = cbLost
 		}
@@ -358,7 +380,7 @@ func (m *Member) becomePreparingRebalance(out *Output) {
 // becomeCompletingRebalance is the JoinGroup NONE handler (2.6.1+,
 // KAFKA-10134): the heartbeat thread is enabled, which resets its timers.
 func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
-	if m.state != PreparingRebalance || !m.b.fourStates {
+	if m.state != PreparingRebalance || !m.cfg.behaviour.fourStates {
 		m.assertFailed(out, "join", "becomeCompletingRebalance from "+m.state.String())
 		return
 	}
@@ -370,7 +392,7 @@ func (m *Member) becomeCompletingRebalance(now protocol.Instant, out *Output) {
 // success listener that also enabled the heartbeat thread (≤2.6.0).
 func (m *Member) becomeStable(now protocol.Instant, out *Output) {
 	want := PreparingRebalance // REBALANCING before 2.6.1
-	if m.b.fourStates {
+	if m.cfg.behaviour.fourStates {
 		want = CompletingRebalance
 	}
 	if m.state != want {
@@ -378,7 +400,7 @@ func (m *Member) becomeStable(now protocol.Instant, out *Output) {
 		return
 	}
 	m.setState(Stable, out)
-	if !m.b.fourStates {
+	if !m.cfg.behaviour.fourStates {
 		m.hbt.enable(now) // the HeartbeatThread; the 0.10 task restarts in onJoinComplete
 	}
 }
@@ -402,13 +424,13 @@ func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why s
 	m.becomeUnjoined(out)
 	detail := "drop-id"
 	if keepID {
-		m.gen = generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
+		m.gen = &generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
 		detail = "keep-id"
 	} else {
 		m.gen = noGeneration
 	}
 	m.hb.req = nil
-	if m.b.resetSetsJoinPrepare {
+	if m.cfg.behaviour.resetSetsJoinPrepare {
 		m.needsJoinPrepare = true
 	}
 	m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: detail, API: api, Reason: why})

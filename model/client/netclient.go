@@ -37,9 +37,11 @@ type netClient struct {
 }
 
 // reqData is what a request's handler captured when it was sent.
+//
+// An OffsetCommit's commit kind (whose future listens, commit.go) is the
+// entry's Tag, beside it, so an entry is 48 bytes (two: the 96-byte class).
 type reqData struct {
-	commit  commitKind // OffsetCommit: whose future listens (commit.go)
-	sentGen generation // CoordinatorResponseHandler.sentGeneration
+	sentGen *generation // CoordinatorResponseHandler.sentGeneration (the member's immutable generation at send)
 }
 
 // inflight is one request awaiting its response.
@@ -122,8 +124,8 @@ func (m *Member) tryConnect(now protocol.Instant, out *Output, broker int32) {
 // leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator,
 // starting from a rotating offset (netclient.Client.LeastLoadedNode).
 func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
-	b := m.net.LeastLoadedNode(now, m.cfg.Brokers, m.coord.nextBroker)
-	m.coord.nextBroker++
+	b := m.net.LeastLoadedNode(now, m.cfg.Brokers, int(m.coord.nextBroker))
+	m.coord.nextBroker = (m.coord.nextBroker + 1) % int32(len(m.cfg.Brokers))
 	return b
 }
 
@@ -139,13 +141,35 @@ const (
 )
 
 // queued is a network event no thread could handle yet.
+//
+// 32 bytes: the close reason is an index into the template's table of
+// reasons, not a string (issue 15: a member keeps its queue's capacity).
 type queued struct {
 	kind   queuedKind
-	coord  bool // which connection (qConnDown, qConnected, qConnectFailed)
+	coord  bool   // which connection (qConnDown, qConnected, qConnectFailed)
+	why    uint16 // qConnDown: template.whys index: peer-closed, or reset (an RST, or tcp_retries2 gave up)
 	broker int32
 	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
 	resp   protocol.Response // qResponse
-	why    string            // qConnDown: peer-closed, or reset (an RST, or tcp_retries2 gave up)
+}
+
+// maxCloseReasons bounds the template's table of connection-close reasons
+// (queued.why is a uint16); the harness passes a handful of constants.
+const maxCloseReasons = 1 << 16
+
+// whyIndex interns a connection-close reason in the template's table;
+// false when the table is full.
+func (t *template) whyIndex(why string) (uint16, bool) {
+	for i, w := range t.whys {
+		if w == why {
+			return uint16(i), true
+		}
+	}
+	if len(t.whys) >= maxCloseReasons {
+		return 0, false
+	}
+	t.whys = append(t.whys, why)
+	return uint16(len(t.whys) - 1), true
 }
 
 // flushQueue handles queued network events in arrival order on the current
@@ -165,7 +189,7 @@ func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
 		case qDisconnect:
 			m.net.ResetBroker(now, out, q.broker, q.corr, netOwner{m})
 		case qConnDown:
-			m.net.RemoteDisconnect(now, out, q.broker, q.coord, q.why, netOwner{m})
+			m.net.RemoteDisconnect(now, out, q.broker, q.coord, m.cfg.whys[q.why], netOwner{m})
 		case qConnected:
 			m.net.Connected(now, out, q.broker, q.coord, netOwner{m})
 		case qConnectFailed:

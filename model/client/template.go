@@ -15,14 +15,14 @@ import (
 // group.instance.id, which Template.NewMember takes per member. A world of
 // 100,000 members keeps one copy of the configuration instead of one each
 // (issue 15: memory per member). A Template is not safe for concurrent use:
-// members built from it share a scratch buffer, so every member of one
+// members built from it share a scratch buffer and a cache, so every member of one
 // Template must be driven from one goroutine (one simulated world).
 type Template struct {
 	t *template
 }
 
 // template is what the members of one Template share (read-only but for
-// scratch).
+// scratch, the joinProtocols cache and the whys table).
 type template struct {
 	Config
 	lookup      func(string) (assign.Assignor, bool)
@@ -32,6 +32,13 @@ type template struct {
 	// scratch is the network client's list of requests one close fails; a
 	// nested call takes it and leaves nil.
 	scratch []inflight
+	// joinProtocols is the last JoinGroup protocol list without owned
+	// partitions (Member.joinProtocols), shared by the members that send the
+	// same one; read-only once built.
+	joinProtocols []protocol.GroupProtocol
+	// whys are the connection-close reasons the members were told
+	// (queued.why indexes it).
+	whys []string
 }
 
 // NewTemplate validates cfg (as NewMember does, but for the client id, which
@@ -72,7 +79,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 	applyNetDefaults(&cfg)
 	cfg.Topics = slices.Clone(cfg.Topics)
 	slices.Sort(cfg.Topics)
-	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.instanceID
+	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.static
 	coop := b.ownedInSubscription()
 	for _, name := range cfg.Assignors {
 		a, ok := lookup(name)
@@ -91,10 +98,13 @@ func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
 		panic("client: NewMember: nil rng")
 	}
 	m := &Member{
-		cfg: t, name: name, instanceID: instanceID, b: t.behaviour, rng: rng, cooperative: t.cooperative,
+		cfg: t, name: name, rng: rng, cooperative: t.cooperative,
 		state: Unjoined, gen: noGeneration,
 		rejoinNeeded: true, rejoinReason: RejoinInitial, needsJoinPrepare: true,
 		autoCommit: autoCommitState{at: protocol.Never},
+	}
+	if instanceID != "" {
+		m.static = &instanceID
 	}
 	if t.behaviour.heartbeatTask {
 		m.hbt.heartbeater = &heartbeatTask{m: m, at: protocol.Never}

@@ -45,6 +45,39 @@ func TestTemplateMembersShareConfiguration(t *testing.T) {
 	assert.Equal(t, []string{"t"}, a.cfg.Topics)
 }
 
+// TestTemplateMembersShareJoinProtocols: members of one Template joining at
+// the same generation without owned partitions send one shared protocol list
+// (issue 15: memory per member), equal to the one a member builds alone; a
+// member with owned partitions (subscription v1+, 2.4) or at another
+// generation (v2, 3.x) gets its own, with its own content.
+func TestTemplateMembersShareJoinProtocols(t *testing.T) {
+	cfg := testConfig("kafka-3.x")
+	cfg.Name = ""
+	cfg.Assignors = []string{"range", "cooperative-sticky"}
+	tmpl, err := NewTemplate(cfg)
+	require.NoError(t, err)
+	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+	a, b, c := tmpl.NewMember("g-0", "", rng()), tmpl.NewMember("g-1", "", rng()), tmpl.NewMember("g-2", "", rng())
+	pa, pb := a.joinProtocols(), b.joinProtocols()
+	require.Len(t, pa, 2)
+	assert.Same(t, &pa[0], &pb[0], "one list for both")
+	own := cfg
+	own.Name = "g-0"
+	assert.Equal(t, NewMember(own, rng()).joinProtocols(), pa)
+
+	c.owned = []protocol.TopicPartition{{Topic: "t", Partition: 0}}
+	pc := c.joinProtocols()
+	assert.NotSame(t, &pa[0], &pc[0])
+	assert.Equal(t, c.owned, pc[1].Metadata.OwnedPartitions)
+	assert.Nil(t, pa[1].Metadata.OwnedPartitions, "the shared list is unchanged")
+
+	c.owned, c.gen = nil, &generation{id: 7}
+	pc = c.joinProtocols()
+	assert.NotSame(t, &pa[0], &pc[0])
+	assert.Equal(t, int32(7), pc[0].Metadata.GenerationID)
+	assert.Equal(t, protocol.NoGeneration, pa[0].Metadata.GenerationID)
+}
+
 // TestNewTemplateRejectsInvalidConfiguration: NewTemplate validates as
 // NewMember does (Config.Validate, the assignors), returning the error
 // NewMember panics with; a member needs a name.

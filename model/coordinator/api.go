@@ -103,9 +103,26 @@ type Output struct {
 	Persist []GroupRecord
 }
 
-// Reset empties the buffers, keeping capacity.
+// Reset empties the buffers, keeping capacity up to outputKeep entries.
+// The entries are zeroed: a stale reply would keep its response (and a stale
+// record its members) alive until the slot is overwritten, which after a
+// rebalance of n members is n JoinGroup and SyncGroup responses for good
+// (issue 15: memory per member). A buffer a burst grew beyond outputKeep is
+// dropped, so the burst's capacity is not kept either.
 func (o *Output) Reset() {
-	o.Replies = o.Replies[:0]
-	o.Events = o.Events[:0]
-	o.Persist = o.Persist[:0]
+	o.Replies = resetBuf(o.Replies)
+	o.Events = resetBuf(o.Events)
+	o.Persist = resetBuf(o.Persist)
+}
+
+// outputKeep is the capacity an Output buffer keeps across Reset: more than
+// a steady flush needs, so the steady state does not allocate.
+const outputKeep = 256
+
+func resetBuf[T any](s []T) []T {
+	if cap(s) > outputKeep {
+		return nil
+	}
+	clear(s)
+	return s[:0]
 }

@@ -321,15 +321,14 @@ func groupFromRecord(id string, p *partition, rec *GroupRecord) *group {
 		mr := &rec.Members[i]
 		m := &member{
 			id:               mr.MemberID,
-			instanceID:       mr.GroupInstanceID,
+			static:           instanceIDRef(mr.GroupInstanceID),
 			sessionTimeout:   mr.SessionTimeout,
 			rebalanceTimeout: mr.RebalanceTimeout,
-			protocolType:     rec.ProtocolType,
 			protocols:        slices.Clone(mr.Protocols),
 			assignment:       mr.Assignment,
 		}
 		m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
-		g.add(m)
+		g.add(m, rec.ProtocolType)
 	}
 	return g
 }

@@ -12,16 +12,15 @@ import (
 // the (Conn, Corr) of the parked request.
 type member struct {
 	id               string
-	instanceID       string // "" = dynamic
+	static           *string // group.instance.id; nil = dynamic (instanceID)
 	clientID         string
 	sessionTimeout   time.Duration
 	rebalanceTimeout time.Duration
-	protocolType     string
 	protocols        []protocol.GroupProtocol
 	assignment       protocol.Assignment
 
-	// The parked JoinGroup and SyncGroup (ordered for size: 240 bytes, a
-	// size class; issue 15, memory per member).
+	// The parked JoinGroup and SyncGroup (ordered for size: the member is
+	// 208 bytes, a size class, TestMemberSize; issue 15, memory per member).
 	joinConn     Conn
 	syncConn     Conn
 	joinCorr     uint64
@@ -43,7 +42,24 @@ type member struct {
 }
 
 // isStatic mirrors MemberMetadata.isStaticMember.
-func (m *member) isStatic() bool { return m.instanceID != "" }
+func (m *member) isStatic() bool { return m.static != nil }
+
+// instanceID is the member's group.instance.id ("" = dynamic). Kept behind a
+// pointer, nil for the usual dynamic member (issue 15: memory per member).
+func (m *member) instanceID() string {
+	if m.static == nil {
+		return ""
+	}
+	return *m.static
+}
+
+// instanceIDRef is what member.static holds for group.instance.id id.
+func instanceIDRef(id string) *string {
+	if id == "" {
+		return nil
+	}
+	return &id
+}
 
 // hasSatisfiedHeartbeat mirrors MemberMetadata.hasSatisfiedHeartbeat with
 // heartbeatSatisfied=false (it is only true transiently inside
@@ -185,18 +201,21 @@ func (g *group) hasAllMembersJoined() bool {
 }
 
 // add mirrors GroupMetadata.add: the first member sets the protocol type
-// and, when there is no leader, becomes leader.
-func (g *group) add(m *member) {
+// and, when there is no leader, becomes leader. protocolType is the member's
+// (MemberMetadata.protocolType); it is not kept per member because a member
+// of a non-empty group always has the group's (supportsProtocols), and only
+// the first member's is read (issue 15: memory per member).
+func (g *group) add(m *member, protocolType string) {
 	check(!g.has(m.id), "add: member already present")
 	if len(g.members) == 0 {
-		g.protocolType = m.protocolType
+		g.protocolType = protocolType
 	}
 	g.members = append(g.members, m)
 	g.byID[m.id] = m
 	m.gone = false
 	g.count(m.protocols, 1)
 	if m.isStatic() {
-		g.static[m.instanceID] = m
+		g.static[m.instanceID()] = m
 	}
 	if g.leader == "" {
 		g.leader = m.id
@@ -229,8 +248,8 @@ func (g *group) remove(id string) {
 			g.failover.pending = false
 		}
 	}
-	if m.isStatic() && g.static[m.instanceID] == m {
-		delete(g.static, m.instanceID)
+	if m.isStatic() && g.static[m.instanceID()] == m {
+		delete(g.static, m.instanceID())
 	}
 	delete(g.byID, id)
 	m.gone = true
@@ -355,7 +374,7 @@ func (g *group) currentMemberMetadata() []protocol.JoinGroupMember {
 	for _, m := range g.members {
 		md, ok := m.metadata(g.protocolName)
 		check(ok, "currentMemberMetadata: member lacks selected protocol")
-		out = append(out, protocol.JoinGroupMember{MemberID: m.id, GroupInstanceID: m.instanceID, Metadata: md})
+		out = append(out, protocol.JoinGroupMember{MemberID: m.id, GroupInstanceID: m.instanceID(), Metadata: md})
 	}
 	return out
 }
@@ -378,7 +397,7 @@ func (g *group) record(assignment map[string]protocol.Assignment) GroupRecord {
 		}
 		rec.Members = append(rec.Members, MemberRecord{
 			MemberID:         m.id,
-			GroupInstanceID:  m.instanceID,
+			GroupInstanceID:  m.instanceID(),
 			SessionTimeout:   m.sessionTimeout,
 			RebalanceTimeout: m.rebalanceTimeout,
 			Protocols:        m.protocols, // shared: protocols are replaced whole (setProtocols), never changed in place

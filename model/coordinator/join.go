@@ -300,11 +300,10 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 	r := jr.r
 	m := &member{
 		id:               memberID,
-		instanceID:       r.GroupInstanceID,
+		static:           instanceIDRef(r.GroupInstanceID),
 		clientID:         r.ClientID,
 		sessionTimeout:   jr.session,
 		rebalanceTimeout: jr.rebalance,
-		protocolType:     r.ProtocolType,
 		protocols:        r.Protocols,
 		// Without the new-member timeout (≤2.1) there is no isNew: a
 		// parked new member counts as alive like any other.
@@ -326,7 +325,7 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		// (tryCompleteHeartbeat(isPending) sees group.has(memberId)).
 		b.cancel(&pm.timer)
 	}
-	g.add(m)
+	g.add(m, r.ProtocolType)
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: m.id, Detail: r.ClientID})
 	// The 5-minute cap on a new member's parked JoinGroup (KAFKA-7610,
 	// 2.2+). Before 2.2 addMemberAndRebalance arms no expiry (0.11.0.0
@@ -444,7 +443,7 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 	if g.leader == oldID {
 		g.leader = newID
 	}
-	g.static[m.instanceID] = m
+	g.static[m.instanceID()] = m
 	b.emit(out, removedEvent(g.id, oldID, removedFenced))
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: newID, Detail: clientID})
 	if clientID != "" {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -117,4 +118,27 @@ func TestRequestTimeoutFailsTheConnectionsRequests(t *testing.T) {
 	require.Len(t, n.Inflight(), 1)
 	require.Equal(t, find, n.Inflight()[0].Corr)
 	require.True(t, n.Conn(0, true).InBackoff(protocol.Instant(0).Add(30*time.Second)))
+}
+
+// TestRequestEntrySize: an in-flight entry with a pointer-sized owner datum
+// (the classic member's reqData: its generation; the commit kind is the Tag)
+// is 48 bytes, so a steady consumer's two entries fit the 96-byte size class
+// (issue 15: memory per member). The unsent request is held behind a pointer.
+// TagLast tags the request Send recorded.
+func TestRequestEntrySize(t *testing.T) {
+	type data struct{ gen *int }
+	require.LessOrEqual(t, unsafe.Sizeof(Request[data]{}), uintptr(48))
+
+	o := newOwner(EraOf("kafka-3.7"))
+	var n Client[int]
+	n.ConnFor(0, true).state = Ready
+	var out Output
+	a := n.Send(0, &out, 0, true, &protocol.HeartbeatRequest{}, time.Second, 1, o)
+	n.TagLast(3)
+	b := n.Send(0, &out, 0, true, &protocol.HeartbeatRequest{}, time.Second, 2, o)
+	n.TagLast(4)
+	ra, _ := n.Complete(a)
+	rb, _ := n.Complete(b)
+	require.Equal(t, uint8(3), ra.Tag)
+	require.Equal(t, uint8(4), rb.Tag)
 }

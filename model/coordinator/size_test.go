@@ -1,0 +1,58 @@
+package coordinator
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// TestMemberSize keeps the coordinator's member in the 208-byte allocation
+// size class (issue 15: live heap per member at 100,000 members; it was 232
+// bytes, in the 240-byte class). Fails when a field added pushes it out.
+func TestMemberSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(member{}), uintptr(208))
+}
+
+// TestStaticMemberKeepsInstanceID: the group.instance.id, kept behind a
+// pointer, reads back as sent; a dynamic member has none and is not static.
+func TestStaticMemberKeepsInstanceID(t *testing.T) {
+	s := member{static: instanceIDRef("i-1")}
+	require.True(t, s.isStatic())
+	require.Equal(t, "i-1", s.instanceID())
+	d := member{static: instanceIDRef("")}
+	require.False(t, d.isStatic())
+	require.Equal(t, "", d.instanceID())
+}
+
+// TestOutputResetKeepsNoResponses: Output.Reset leaves no reply, event or
+// record reachable from its buffers (a rebalance's n JoinGroup and SyncGroup
+// responses were kept alive by the stale slots), drops a buffer a burst grew
+// beyond outputKeep, and keeps a steady flush's buffers without allocating.
+func TestOutputResetKeepsNoResponses(t *testing.T) {
+	var o Output
+	o.Replies = append(o.Replies, Reply{Conn: 1, Corr: 2, Resp: &protocol.HeartbeatResponse{}})
+	o.Events = append(o.Events, protocol.Event{Detail: "x"})
+	o.Persist = append(o.Persist, GroupRecord{GroupID: "g"})
+	o.Reset()
+	require.Empty(t, o.Replies)
+	require.Equal(t, Reply{}, o.Replies[:1][0], "the reply's slot is zeroed")
+	require.Equal(t, protocol.Event{}, o.Events[:1][0])
+	require.Equal(t, GroupRecord{}, o.Persist[:1][0])
+
+	for range outputKeep + 1 {
+		o.Replies = append(o.Replies, Reply{Resp: &protocol.HeartbeatResponse{}})
+	}
+	o.Reset()
+	require.Zero(t, cap(o.Replies), "a burst's buffer is dropped")
+
+	resp := &protocol.HeartbeatResponse{}
+	steady := func() {
+		o.Replies = append(o.Replies, Reply{Resp: resp}, Reply{Resp: resp})
+		o.Reset()
+	}
+	steady()
+	require.Zero(t, testing.AllocsPerRun(100, steady))
+}
