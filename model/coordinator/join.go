@@ -142,15 +142,28 @@ func (b *Broker) acceptJoiningMember(g *group, memberID string, isUnknownMember 
 	return false
 }
 
+// joinRefused answers the JoinGroup with the error both
+// GroupCoordinator.doNewMemberJoinGroup and doCurrentMemberJoinGroup check
+// first, in their order: COORDINATOR_NOT_AVAILABLE for a Dead group,
+// INCONSISTENT_GROUP_PROTOCOL when the group does not support the member's
+// protocols (group.supportsProtocols); it reports whether it answered.
+func (b *Broker) joinRefused(g *group, jr *joinReq, out *Output) bool {
+	r := jr.r
+	switch {
+	case g.state == Dead:
+		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.CoordinatorNotAvailable)
+	case !g.supportsProtocols(r.ProtocolType, r.Protocols):
+		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.InconsistentGroupProtocol)
+	default:
+		return false
+	}
+	return true
+}
+
 // doNewMemberJoinGroup mirrors GroupCoordinator.doNewMemberJoinGroup.
 func (b *Broker) doNewMemberJoinGroup(now protocol.Instant, g *group, jr *joinReq, out *Output) {
 	r := jr.r
-	if g.state == Dead {
-		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.CoordinatorNotAvailable)
-		return
-	}
-	if !g.supportsProtocols(r.ProtocolType, r.Protocols) {
-		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.InconsistentGroupProtocol)
+	if b.joinRefused(g, jr, out) {
 		return
 	}
 	newID := b.newMemberID(r.ClientID, r.GroupInstanceID)
@@ -179,12 +192,7 @@ func (b *Broker) doNewMemberJoinGroup(now protocol.Instant, g *group, jr *joinRe
 // doCurrentMemberJoinGroup mirrors GroupCoordinator.doCurrentMemberJoinGroup.
 func (b *Broker) doCurrentMemberJoinGroup(now protocol.Instant, g *group, jr *joinReq, out *Output) {
 	r := jr.r
-	if g.state == Dead {
-		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.CoordinatorNotAvailable)
-		return
-	}
-	if !g.supportsProtocols(r.ProtocolType, r.Protocols) {
-		b.joinError(out, jr.conn, jr.corr, r.MemberID, protocol.InconsistentGroupProtocol)
+	if b.joinRefused(g, jr, out) {
 		return
 	}
 	if _, pending := g.pendingByID[r.MemberID]; pending {
