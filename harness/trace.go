@@ -92,5 +92,8 @@ func (r *recorder) sum() string {
 
 func appendStr(b []byte, s string) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+	if len(s) == 0 {
+		return b
+	}
 	return append(b, s...)
 }

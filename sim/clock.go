@@ -203,6 +203,14 @@ func (q *Queue[T]) Pop() (at Instant, v T, ok bool) {
 	if q.Next() == Never {
 		return 0, v, false
 	}
+	at, v = q.fireTop()
+	return at, v, true
+}
+
+// fireTop removes the top entry, which Next has just found live, advances
+// the clock to it and returns it (Pop without a second Next: Run has
+// already called it).
+func (q *Queue[T]) fireTop() (at Instant, v T) {
 	e := q.pop()
 	sl := &q.slots[e.slot]
 	if sl.timer != nil {
@@ -213,7 +221,7 @@ func (q *Queue[T]) Pop() (at Instant, v T, ok bool) {
 	q.now = e.at
 	q.curKey = e.key
 	q.fired++
-	return e.at, v, true
+	return e.at, v
 }
 
 func (q *Queue[T]) release(e entry) {
@@ -343,7 +351,7 @@ func (q *Queue[T]) Run(b Budget, fire func(now Instant, v T)) StopReason {
 			}
 			return TimeBudget
 		}
-		at, v, _ := q.Pop()
+		at, v := q.fireTop()
 		fire(at, v)
 	}
 }
