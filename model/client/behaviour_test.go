@@ -204,6 +204,21 @@ func TestMemberSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(Member{}), uintptr(480))
 }
 
+// TestGenerationHeartbeat: a JoinGroup response's generation carries its
+// Heartbeat request inside one 96-byte object (issue 15: a 48-byte
+// generation and a 64-byte request were two), and the request is not part of
+// the generation's identity (Generation.equals compares id, member id and
+// protocol name).
+func TestGenerationHeartbeat(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(generation{}), uintptr(96))
+	a := &generation{id: 3, memberID: "m-1", protocol: "range", hasProtocol: true, hbReady: true}
+	a.hb = protocol.HeartbeatRequest{GroupID: "g", GenerationID: 3, MemberID: "m-1"}
+	b := &generation{id: 3, memberID: "m-1", protocol: "range", hasProtocol: true}
+	require.True(t, a.same(b))
+	require.False(t, a.same(&generation{id: 3, memberID: "m-1", protocol: "range"}))
+	require.False(t, a.same(&generation{id: 4, memberID: "m-1", protocol: "range", hasProtocol: true}))
+}
+
 // TestQueuedEventSize keeps a queued network event at 32 bytes (a member
 // keeps its queue's capacity; issue 15) and checks that the close reason,
 // kept as an index into the template's table, reads back as given.

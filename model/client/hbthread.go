@@ -185,8 +185,13 @@ func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
 
 // sendHeartbeat is AbstractCoordinator.sendHeartbeatRequest. The request value
 // is immutable once sent, so one is shared by every heartbeat of a generation
-// (no allocation per heartbeat).
+// (no allocation per heartbeat): the one inside a JoinGroup response's
+// generation, else (a generation reset or built elsewhere) one cached here.
 func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
+	if m.gen.hbReady {
+		m.send(now, out, m.coord.node, true, &m.gen.hb, m.cfg.RequestTimeout)
+		return
+	}
 	if m.hb.req == nil || m.hb.req.GenerationID != m.gen.id || m.hb.req.MemberID != m.gen.memberID {
 		m.hb.req = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
 		if m.cfg.behaviour.staticMembership {

@@ -339,7 +339,12 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		if m.cfg.behaviour.fourStates {
 			m.becomeCompletingRebalance(now, out)
 		}
-		m.gen = &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
+		g := &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true, hbReady: true}
+		g.hb = protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: g.id, MemberID: g.memberID}
+		if m.cfg.behaviour.staticMembership {
+			g.hb.GroupInstanceID = m.instanceID()
+		}
+		m.gen = g
 		m.hb.req = nil
 		leader := r.Leader == r.MemberID
 		detail := "follower"
