@@ -345,7 +345,6 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			g.hb.GroupInstanceID = m.instanceID()
 		}
 		m.gen = g
-		m.hb.req = nil
 		leader := r.Leader == r.MemberID
 		detail := "follower"
 		if leader {
@@ -377,7 +376,6 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			return
 		}
 		m.gen = &generation{id: protocol.NoGeneration, memberID: r.MemberID}
-		m.hb.req = nil
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.RebalanceInProgress:
