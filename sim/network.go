@@ -163,22 +163,32 @@ var LinuxTCP = TCP{
 // dir is one direction of a TCP connection: the sender's retransmission
 // state and the FIFO of what it sent.
 //
-// 48 bytes, a size class multiple (issue 15, memory per member: four per
-// member); mind the padding when adding fields.
+// 40 bytes (issue 15, memory per member: four per member; a node's record
+// of two connections 208 bytes); mind the padding when adding fields.
 type dir[M any] struct {
-	last      Instant // latest arrival scheduled (in-order delivery)
-	srtt      time.Duration
-	rttvar    time.Duration
-	firstLoss Instant // first transmission of the head (tcp_retries2 clock)
-	seq       uint32  // next sequence number (uint32: a direction sends a message every few seconds)
-	head      uint32
-	// held is 1 + the index in Network.helds of the messages behind the
-	// head, by seq; 0 until a loss (an index, not a pointer: 8 bytes less
-	// per direction).
-	held       uint32
-	sampled    bool
-	recovering bool // the segment head is lost and awaits retransmission
-	backoff    uint8
+	last   Instant // latest arrival scheduled (in-order delivery)
+	srtt   time.Duration
+	rttvar time.Duration
+	seq    uint32 // next sequence number (uint32: a direction sends a message every few seconds)
+	head   uint32
+	// rec is 1 + the index in Network.recs of the direction's recovery
+	// (its segment head is lost and awaits retransmission: when the head
+	// was first sent, what waits behind it); 0 when not recovering. An
+	// index, not a pointer, and the loss time out of line: a direction
+	// recovers rarely, so it is 40 bytes, not 48.
+	rec     uint32
+	sampled bool
+	backoff uint8
+}
+
+// recovering: the direction's segment head is lost and awaits
+// retransmission.
+func (d *dir[M]) recovering() bool { return d.rec != 0 }
+
+// recovery is a recovering direction's state (dir.rec).
+type recovery[M any] struct {
+	firstLoss Instant       // first transmission of the head (tcp_retries2 clock)
+	held      []Delivery[M] // the messages behind the head, by seq
 }
 
 // conn is one TCP connection between two nodes on one channel. epoch
@@ -235,17 +245,17 @@ type Network[M any] struct {
 	// inline (a member that followed its coordinator to another broker);
 	// a map, not a slice in every nodeConns: 24 bytes less per node.
 	more map[NodeID][]connRef[M]
-	// helds are the directions' held messages (dir.held), heldFree the
+	// recs are the recovering directions' states (dir.rec), recFree the
 	// free entries.
-	helds    [][]Delivery[M]
-	heldFree []uint32
-	cuts     map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
-	ncuts    int
-	nodes    []nodeState
-	ndown    int // nodes down, to skip the check when 0
-	filter   Filter[M]
-	sched    func(Delivery[M])
-	tcp      TCP
+	recs    []recovery[M]
+	recFree []uint32
+	cuts    map[uint64]*[2]bool // per node pair, lo→hi and hi→lo
+	ncuts   int
+	nodes   []nodeState
+	ndown   int // nodes down, to skip the check when 0
+	filter  Filter[M]
+	sched   func(Delivery[M])
+	tcp     TCP
 
 	// Bandwidth (SetBandwidth): each node's egress sends one message at a
 	// time at bytesPerSecond; txFree[n] is when node n's link is free.
@@ -306,9 +316,9 @@ func pairKey(a, b NodeID) (uint64, int) {
 }
 
 // connPage is how many nodes' connections one page of Network.conns holds:
-// 68 × 240 bytes fill the 16 KiB size class (64 would leave 1 KiB of it
-// unused; TestConnSizes).
-const connPage = 68
+// 78 × 208 bytes fill the 16 KiB size class to within 160 bytes (64 would
+// leave 3 KiB of it unused; TestConnSizes).
+const connPage = 78
 
 // nodeConns are the connections filed under one node (Network.conns): the
 // first two inline, with their keys together in front, so that finding a
@@ -463,8 +473,8 @@ func (n *Network[M]) Open(now Instant, a, b NodeID, ch uint8) {
 	c, side := n.conn(a, b, ch)
 	c.epoch++
 	c.open = false
-	n.dropHeld(&c.d[0])
-	n.dropHeld(&c.d[1])
+	n.dropRec(&c.d[0])
+	n.dropRec(&c.d[1])
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 	c.boot[side], c.boot[1-side] = n.node(a).boot, n.node(b).boot
 	n.sched(Delivery[M]{At: now, From: a, To: b, Ch: ch, kind: segSyn, epoch: c.epoch, tx: now})
@@ -476,8 +486,8 @@ func (n *Network[M]) Close(a, b NodeID, ch uint8) {
 	c, _ := n.conn(a, b, ch)
 	c.epoch++
 	c.open = false
-	n.dropHeld(&c.d[0])
-	n.dropHeld(&c.d[1])
+	n.dropRec(&c.d[0])
+	n.dropRec(&c.d[1])
 	c.d[0], c.d[1] = dir[M]{}, dir[M]{}
 }
 
@@ -495,7 +505,7 @@ func (n *Network[M]) Abort(now Instant, from, to NodeID, ch uint8) {
 	dd := &c.d[side]
 	d := Delivery[M]{From: from, To: to, Ch: ch, kind: segData, fin: true, epoch: c.epoch, seq: dd.seq, tx: now}
 	dd.seq++
-	if dd.recovering {
+	if dd.recovering() {
 		n.hold(dd, d)
 		return
 	}
@@ -593,7 +603,7 @@ func (n *Network[M]) send(now Instant, c *conn[M], side int, from, to NodeID, ch
 		start = start.Add(tx)
 		n.txFree[from] = start
 	}
-	if dd.recovering {
+	if dd.recovering() {
 		d.tx = start
 		n.hold(dd, d)
 		return DropHeld
@@ -618,8 +628,12 @@ func (n *Network[M]) transmit(t Instant, dd *dir[M], d *Delivery[M]) DropReason 
 // retransmission timer fires after the backed-off RTO, unless that passes
 // the give-up time.
 func (n *Network[M]) lose(t Instant, dd *dir[M], d *Delivery[M]) {
-	if !dd.recovering || dd.head != d.seq {
-		dd.recovering, dd.head, dd.backoff, dd.firstLoss = true, d.seq, 0, t
+	if !dd.recovering() || dd.head != d.seq {
+		if dd.rec == 0 {
+			n.newRec(dd)
+		}
+		dd.head, dd.backoff = d.seq, 0
+		n.recs[dd.rec-1].firstLoss = t
 	} else if dd.backoff < 30 {
 		dd.backoff++
 	}
@@ -659,10 +673,10 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 	case segReady:
 		return Established, d.From
 	case segRetx:
-		if !dd.recovering || dd.head != d.seq {
+		if !dd.recovering() || dd.head != d.seq {
 			return Dropped, 0
 		}
-		if time.Duration(now-dd.firstLoss) >= n.tcp.GiveUp {
+		if time.Duration(now-n.recs[dd.rec-1].firstLoss) >= n.tcp.GiveUp {
 			// tcp_retries2: the sender's kernel aborts with ETIMEDOUT.
 			n.Close(d.From, d.To, d.Ch)
 			return Disconnect, d.From
@@ -675,19 +689,16 @@ func (n *Network[M]) Handle(now Instant, d *Delivery[M]) (Outcome, NodeID) {
 		// The head gets through: the backoff is cleared and what waited
 		// behind it follows in one burst, in order, with no loss draw of
 		// its own (no RTT sample either: Karn).
-		dd.recovering, dd.backoff = false, 0
-		var held []Delivery[M]
-		if dd.held != 0 {
-			held = n.helds[dd.held-1]
-			n.dropHeld(dd) // arrive may hold anew: a new slice, not this one
-		}
+		dd.backoff = 0
+		held := n.recs[dd.rec-1].held
+		n.dropRec(dd) // not recovering; arrive may hold anew: a new slice, not this one
 		n.arrive(now, dd, d, false)
 		for i := range held {
 			n.arrive(now, dd, &held[i], false)
 		}
 		return Retransmitted, 0
 	case segData:
-		if dd.recovering && d.seq > dd.head {
+		if dd.recovering() && d.seq > dd.head {
 			n.insertHeld(dd, *d) // behind the lost head (whether or not it was lost too)
 			return Pending, 0
 		}
@@ -754,28 +765,29 @@ func (n *Network[M]) hold(dd *dir[M], d Delivery[M]) {
 	*h = append(*h, d)
 }
 
-// heldOf is dd's held messages, given an entry of Network.helds if it has
-// none.
+// heldOf is the held messages of dd, which is recovering.
 func (n *Network[M]) heldOf(dd *dir[M]) *[]Delivery[M] {
-	if dd.held == 0 {
-		if k := len(n.heldFree); k > 0 {
-			dd.held = n.heldFree[k-1] + 1
-			n.heldFree = n.heldFree[:k-1]
-		} else {
-			n.helds = append(n.helds, nil)
-			dd.held = uint32(len(n.helds))
-		}
-	}
-	return &n.helds[dd.held-1]
+	return &n.recs[dd.rec-1].held
 }
 
-// dropHeld frees dd's entry of Network.helds (its slice is left to whoever
-// still reads it).
-func (n *Network[M]) dropHeld(dd *dir[M]) {
-	if dd.held != 0 {
-		n.helds[dd.held-1] = nil
-		n.heldFree = append(n.heldFree, dd.held-1)
-		dd.held = 0
+// newRec gives dd an entry of Network.recs: it starts recovering.
+func (n *Network[M]) newRec(dd *dir[M]) {
+	if k := len(n.recFree); k > 0 {
+		dd.rec = n.recFree[k-1] + 1
+		n.recFree = n.recFree[:k-1]
+	} else {
+		n.recs = append(n.recs, recovery[M]{})
+		dd.rec = uint32(len(n.recs))
+	}
+}
+
+// dropRec frees dd's entry of Network.recs (its held slice is left to
+// whoever still reads it): dd no longer recovers.
+func (n *Network[M]) dropRec(dd *dir[M]) {
+	if dd.rec != 0 {
+		n.recs[dd.rec-1] = recovery[M]{}
+		n.recFree = append(n.recFree, dd.rec-1)
+		dd.rec = 0
 	}
 }
 

@@ -192,7 +192,9 @@ func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, 
 	if len(parts) == 0 {
 		return false
 	}
-	m.app.cb, m.app.cbParts = kind, parts
+	p := new([]protocol.TopicPartition)
+	*p = parts
+	m.app.cb, m.app.cbParts = kind, p
 	d := m.cfg.CallbackTime.Draw(m.rng)
 	if d <= 0 {
 		m.applyCallback(out)
@@ -206,7 +208,10 @@ func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, 
 // ownership event: EvRevoked carries the removed partitions, EvAssigned the
 // full owned set after the change.
 func (m *Member) applyCallback(out *Output) {
-	kind, parts := m.app.cb, m.app.cbParts
+	kind, parts := m.app.cb, []protocol.TopicPartition(nil)
+	if m.app.cbParts != nil {
+		parts = *m.app.cbParts
+	}
 	m.app.cb, m.app.cbParts = cbNone, nil
 	switch kind {
 	case cbRevoked, cbLost:
@@ -304,8 +309,11 @@ type appThread struct {
 	cb           cbKind           // the callback running during a busy period
 	busyUntil    protocol.Instant // appBusy: the end of the busy period
 	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
-	cbParts      []protocol.TopicPartition
-	pendingSync  *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
+	// cbParts is the running callback's partitions, behind a pointer (nil:
+	// none): set only while a callback runs, so 16 bytes of the Member are
+	// not kept for it (issue 15: the Member in the 448-byte size class).
+	cbParts     *[]protocol.TopicPartition
+	pendingSync *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
 }
 
 func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {

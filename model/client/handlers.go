@@ -76,7 +76,7 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 // generationUnchanged is CoordinatorResponseHandler.generationUnchanged; before
 // 2.6 (KAFKA-9823) responses always acted.
 func (m *Member) generationUnchanged(sent *generation) bool {
-	return !m.cfg.behaviour.sentGenCheck || *m.gen == *sent
+	return !m.cfg.behaviour.sentGenCheck || m.gen.same(sent)
 }
 
 func rejoinReasonFor(err protocol.ErrorCode) RejoinReason {

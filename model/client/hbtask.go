@@ -101,7 +101,6 @@ func (t *heartbeatTask) handleResponse(now protocol.Instant, out *Output, _ infl
 	case protocol.UnknownMemberID:
 		// memberId = UNKNOWN_MEMBER_ID; rejoinNeeded = true (generation id kept).
 		m.gen = &generation{id: m.gen.id, protocol: m.gen.protocol, hasProtocol: m.gen.hasProtocol} // a new value: generations are never changed in place
-		m.hb.req = nil
 		m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: protocol.APIHeartbeat, Reason: err.String()})
 		m.requestRejoin(out, RejoinUnknownMemberID)
 	case protocol.GroupAuthorizationFailed:

@@ -11,25 +11,25 @@ import (
 // and enforces max.poll.interval.ms (§8.2).
 type heartbeatThread struct {
 	m         *Member
-	waitUntil protocol.Instant   // coordinator unknown: the next lookup pass
-	wakeBase  protocol.Instant   // HeartbeatWakeCadence: one wake-up instant of the grid
-	failed    protocol.ErrorCode // the thread's failure, thrown from the next poll()
-	enabled   bool
+	waitUntil protocol.Instant // coordinator unknown: the next lookup pass
+	wakeBase  protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
+	// The thread's failure and enabled flag are Member.hb.threadFailed
+	// and threadEnabled (in heartbeat's padding).
 }
 
 // enable is HeartbeatThread.enable: timers restart from now.
 func (t *heartbeatThread) enable(now protocol.Instant) {
 	m := t.m
-	t.enabled = true
+	t.m.hb.threadEnabled = true
 	m.hbResetTimeouts(now)
 	if m.cfg.Sim.HeartbeatWakeCadence {
 		t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
 	}
 }
 
-func (t *heartbeatThread) disable()                            { t.enabled = false }
+func (t *heartbeatThread) disable()                            { t.m.hb.threadEnabled = false }
 func (t *heartbeatThread) polled(now protocol.Instant)         { t.m.hbPoll(now) }
-func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.failed }
+func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.m.hb.threadFailed }
 func (t *heartbeatThread) taskDeadline() protocol.Instant      { return protocol.Never }
 func (t *heartbeatThread) pollTasks(protocol.Instant, *Output) {}
 func (t *heartbeatThread) reset(protocol.Instant)              {}
@@ -37,7 +37,7 @@ func (t *heartbeatThread) requestFailed(now protocol.Instant)  { t.m.hbFail(now)
 
 // canPoll: the heartbeat thread is enabled and can take the monitor.
 func (t *heartbeatThread) canPoll() bool {
-	return t.enabled && t.failed == protocol.None && !t.m.monitorHeld()
+	return t.m.hb.threadEnabled && t.m.hb.threadFailed == protocol.None && !t.m.monitorHeld()
 }
 
 // tick runs the HeartbeatThread loop (§8.2) for everything expired up to
@@ -64,7 +64,7 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 // nextDeadline is the thread's next timer, or protocol.Never.
 func (t *heartbeatThread) nextDeadline() protocol.Instant {
 	m := t.m
-	if !t.enabled {
+	if !t.m.hb.threadEnabled {
 		return protocol.Never
 	}
 	var d protocol.Instant
@@ -96,11 +96,11 @@ func (t *heartbeatThread) nextDeadline() protocol.Instant {
 // at once (Java: no wait in that branch).
 func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	m := t.m
-	if !t.enabled || m.stopped {
+	if !t.m.hb.threadEnabled || m.stopped {
 		return false
 	}
-	if (m.cfg.behaviour.fourStates && m.state.hasNotJoinedGroup()) || (!m.cfg.behaviour.fourStates && m.state != Stable) || t.failed != protocol.None {
-		t.enabled = false
+	if (m.cfg.behaviour.fourStates && m.state.hasNotJoinedGroup()) || (!m.cfg.behaviour.fourStates && m.state != Stable) || t.m.hb.threadFailed != protocol.None {
+		t.m.hb.threadEnabled = false
 		return false
 	}
 	if !m.checkCoordinator(now, out) {
@@ -185,15 +185,20 @@ func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
 
 // sendHeartbeat is AbstractCoordinator.sendHeartbeatRequest. The request value
 // is immutable once sent, so one is shared by every heartbeat of a generation
-// (no allocation per heartbeat).
+// (no allocation per heartbeat): the one inside a JoinGroup response's
+// generation. Any other generation (a reset one; the HeartbeatThread does not
+// heartbeat without a joined generation) gets a new request per heartbeat:
+// not worth 8 bytes of every Member (issue 15).
 func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
-	if m.hb.req == nil || m.hb.req.GenerationID != m.gen.id || m.hb.req.MemberID != m.gen.memberID {
-		m.hb.req = &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
-		if m.cfg.behaviour.staticMembership {
-			m.hb.req.GroupInstanceID = m.instanceID()
-		}
+	if m.gen.hbReady {
+		m.send(now, out, m.coord.node, true, &m.gen.hb, m.cfg.RequestTimeout)
+		return
 	}
-	m.send(now, out, m.coord.node, true, m.hb.req, m.cfg.RequestTimeout)
+	req := &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
+	if m.cfg.behaviour.staticMembership {
+		req.GroupInstanceID = m.instanceID()
+	}
+	m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
 }
 
 // hbOutcome is what the HeartbeatThread's future listener does.
@@ -258,8 +263,8 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 	case hbFailed:
 		m.hbFail(now)
 	case hbFenced:
-		t.failed = err
-		t.enabled = false
+		t.m.hb.threadFailed = err
+		t.m.hb.threadEnabled = false
 		if m.onApp && m.app.phase == appPolling {
 			m.fatal(out, err, "heartbeat")
 		}

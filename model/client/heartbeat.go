@@ -61,9 +61,11 @@ type heartbeat struct {
 	sessionDeadline   protocol.Instant // sessionTimer
 	pollDeadline      protocol.Instant // pollTimer
 	attempts          int32            // 3.7+ heartbeatAttempts (KIP-580)
-	// req is the HeartbeatRequest of the current generation, shared by its
-	// heartbeats (sendHeartbeat).
-	req *protocol.HeartbeatRequest
+	// The HeartbeatThread's failure (thrown from the next poll()) and
+	// enabled flag, here beside attempts rather than in heartbeatThread's
+	// padding (issue 15: the Member stays in the 448-byte size class).
+	threadFailed  protocol.ErrorCode
+	threadEnabled bool
 
 	// 0.10 form.
 	lastSend         protocol.Instant

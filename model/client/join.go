@@ -339,8 +339,12 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		if m.cfg.behaviour.fourStates {
 			m.becomeCompletingRebalance(now, out)
 		}
-		m.gen = &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true}
-		m.hb.req = nil
+		g := &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true, hbReady: true}
+		g.hb = protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: g.id, MemberID: g.memberID}
+		if m.cfg.behaviour.staticMembership {
+			g.hb.GroupInstanceID = m.instanceID()
+		}
+		m.gen = g
 		leader := r.Leader == r.MemberID
 		detail := "follower"
 		if leader {
@@ -372,7 +376,6 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			return
 		}
 		m.gen = &generation{id: protocol.NoGeneration, memberID: r.MemberID}
-		m.hb.req = nil
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.RebalanceInProgress:

@@ -292,7 +292,8 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 			m.state == PreparingRebalance || m.state == CompletingRebalance) {
 			kind = cbLost
 		}
-		m.app.cb, m.app.cbParts = kind, slices.Clone(m.owned)
+		parts := slices.Clone(m.owned)
+		m.app.cb, m.app.cbParts = kind, &parts
 		m.applyCallback(out)
 	}
 	m.maybeLeaveGroup(now, out, protocol.LeaveClose)
@@ -429,7 +430,6 @@ func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why s
 	} else {
 		m.gen = noGeneration
 	}
-	m.hb.req = nil
 	if m.cfg.behaviour.resetSetsJoinPrepare {
 		m.needsJoinPrepare = true
 	}

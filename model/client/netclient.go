@@ -68,7 +68,7 @@ func (o netOwner) Failed(now protocol.Instant, out *Output, e inflight, disconne
 // "disconnect").
 func (o netOwner) TimedOut(now protocol.Instant, out *Output, e inflight) {
 	m := o.m
-	if e.Coord && m.coord.known && m.coord.node == e.Broker {
+	if e.Coord() && m.coord.known && m.coord.node == e.Broker {
 		m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
 	}
 }

@@ -90,7 +90,7 @@ func TestRequestTimeoutClosesTheConnection(t *testing.T) {
 	// The commit in flight on the same connection failed with it: no
 	// request of that connection is left.
 	for _, e := range d.m.net.Inflight() {
-		assert.False(t, e.Coord && e.Broker == hb.Broker && !e.Unsent(), "request %v still in flight", e.API)
+		assert.False(t, e.Coord() && e.Broker == hb.Broker && !e.Unsent(), "request %v still in flight", e.API)
 	}
 }
 

@@ -97,8 +97,20 @@ func (r RejoinReason) String() string {
 type generation struct {
 	id          int32
 	hasProtocol bool // beside id: 40 bytes, not 48
+	hbReady     bool // hb is this generation's Heartbeat request
 	memberID    string
 	protocol    string
+	// hb is the Heartbeat request of a generation the JoinGroup response
+	// gave, filled when the generation is made (so the value stays
+	// immutable): one 96-byte object instead of a 48-byte generation and a
+	// 64-byte request (issue 15: memory per member). Not part of the
+	// generation's identity (same).
+	hb protocol.HeartbeatRequest
+}
+
+// same is Generation.equals: the id, member id and protocol name.
+func (g *generation) same(o *generation) bool {
+	return g.id == o.id && g.hasProtocol == o.hasProtocol && g.memberID == o.memberID && g.protocol == o.protocol
 }
 
 // noGeneration is Generation.NO_GENERATION, shared: a Member's generation is

@@ -572,7 +572,7 @@ func (o procOwner) Emit(out *ProcOutput, ev protocol.Event) {
 // connection forgets the coordinator with cause request-timeout (the
 // DisconnectException that follows would say disconnect).
 func (o procOwner) TimedOut(_ protocol.Instant, out *ProcOutput, e netclient.Request[struct{}]) {
-	if e.Coord && e.Broker == o.p.lookup.coord {
+	if e.Coord() && e.Broker == o.p.lookup.coord {
 		o.p.coordDead(out, protocol.DeadRequestTimeout, protocol.None)
 	}
 }

@@ -257,24 +257,30 @@ type Request[T any] struct {
 	Deadline protocol.Instant
 	Broker   int32
 	API      protocol.APIKey
-	Coord    bool // on the coordinator connection (node id MAX_VALUE - broker), not the ordinary one
-	// unsent: still in the unsent queue (its connection is being set up);
-	// its expiry is a TimeoutException, not a disconnect. failNow: its node
-	// is in reconnect backoff, so it fails as a disconnect at the next poll
-	// (checkDisconnects).
-	unsent  bool
-	failNow bool
+	// flags: reqCoord, on the coordinator connection (node id MAX_VALUE -
+	// broker), not the ordinary one; reqUnsent, still in the unsent queue
+	// (its connection is being set up; its expiry is a TimeoutException,
+	// not a disconnect); reqFailNow, its node is in reconnect backoff, so it
+	// fails as a disconnect at the next poll (checkDisconnects). Bits of one
+	// byte so an entry is 40 bytes, not 48 (issue 15).
+	flags uint8
 	// Tag is a small datum of the owner's beside Data, in what would be
 	// padding (TagLast sets it): the classic member's commit kind, so its
-	// Data is one pointer and an entry 48 bytes (issue 15).
+	// Data is one pointer and an entry 40 bytes (issue 15).
 	Tag  uint8
 	Data T
 	// held is the request and its timeout, kept while unsent (nil once it
 	// left): behind a pointer because almost every request leaves at once
 	// on a READY connection, so an entry is 24 bytes smaller (issue 15: a
-	// steady consumer's two in-flight entries fit 112 bytes, not 144).
+	// steady consumer's two in-flight entries fit 80 bytes, not 128).
 	held *heldRequest
 }
+
+const (
+	reqCoord uint8 = 1 << iota
+	reqUnsent
+	reqFailNow
+)
 
 // heldRequest is an unsent request waiting for its connection.
 type heldRequest struct {
@@ -282,8 +288,16 @@ type heldRequest struct {
 	timeout time.Duration
 }
 
+// Coord reports whether the request is on the coordinator connection (node
+// id MAX_VALUE - broker), not the ordinary one.
+func (r *Request[T]) Coord() bool { return r.flags&reqCoord != 0 }
+
 // Unsent reports whether the request still waits in the unsent queue.
-func (r *Request[T]) Unsent() bool { return r.unsent }
+func (r *Request[T]) Unsent() bool { return r.flags&reqUnsent != 0 }
+
+// failNow: the request's node is in reconnect backoff, so it fails as a
+// disconnect at the next poll (checkDisconnects).
+func (r *Request[T]) failNow() bool { return r.flags&reqFailNow != 0 }
 
 // BrokerName is a broker's id as events carry it.
 func BrokerName(id int32) string { return strconv.Itoa(int(id)) }
@@ -437,8 +451,8 @@ func (n *Client[T]) Connected(now protocol.Instant, out *Output, broker int32, c
 	o.Emit(out, protocol.Event{Kind: protocol.EvConnected, Peer: BrokerName(broker), Detail: connDetail(coord)})
 	for i := range n.inflight {
 		e := &n.inflight[i]
-		if e.unsent && !e.failNow && e.Broker == broker && e.Coord == coord {
-			e.unsent = false
+		if e.Unsent() && !e.failNow() && e.Broker == broker && e.Coord() == coord {
+			e.flags &^= reqUnsent
 			if !cfg.Era.EnqueueTimer {
 				e.Deadline = now.Add(e.held.timeout)
 			}
@@ -508,7 +522,7 @@ func (n *Client[T]) LeastLoadedNode(now protocol.Instant, brokers []int32, offse
 		case c.state == Ready:
 			load := 0
 			for i := range n.inflight {
-				if n.inflight[i].Broker == b && !n.inflight[i].Coord && !n.inflight[i].unsent {
+				if n.inflight[i].Broker == b && !n.inflight[i].Coord() && !n.inflight[i].Unsent() {
 					load++
 				}
 			}
@@ -590,19 +604,22 @@ func (n *Client[T]) handleSetupTimeouts(now protocol.Instant, out *Output, o Own
 func (n *Client[T]) Send(now protocol.Instant, out *Output, broker int32, coord bool, req protocol.Request, timeout time.Duration, data T, o Owner[T]) uint64 {
 	n.lastCorr++
 	corr := n.lastCorr
-	e := Request[T]{Corr: corr, Deadline: now.Add(timeout), Broker: broker, API: req.API(), Coord: coord, Data: data}
+	e := Request[T]{Corr: corr, Deadline: now.Add(timeout), Broker: broker, API: req.API(), Data: data}
+	if coord {
+		e.flags = reqCoord
+	}
 	c := n.ConnFor(broker, coord)
 	switch c.state {
 	case Ready:
 		out.Sends = append(out.Sends, Send{Broker: broker, Corr: corr, Req: req, Coord: coord})
 	case Connecting:
-		e.unsent, e.held = true, &heldRequest{req: req, timeout: timeout}
+		e.flags, e.held = e.flags|reqUnsent, &heldRequest{req: req, timeout: timeout}
 	case Disconnected:
-		e.unsent, e.held = true, &heldRequest{req: req, timeout: timeout}
+		e.flags, e.held = e.flags|reqUnsent, &heldRequest{req: req, timeout: timeout}
 		if c.CanConnect(now) {
 			n.initiateConnect(now, out, c, o)
 		} else {
-			e.failNow, e.Deadline = true, now
+			e.flags, e.Deadline = e.flags|reqFailNow, now
 		}
 	}
 	n.inflight = append(n.inflight, e)
@@ -624,7 +641,7 @@ func (n *Client[T]) fail(now protocol.Instant, out *Output, broker int32, coord,
 	*scratch = nil // a nested call (or another owner's) allocates its own
 	kept := n.inflight[:0]
 	for _, e := range n.inflight {
-		if e.Broker == broker && (anyConn || e.Coord == coord) && (upTo == 0 || e.Corr <= upTo) {
+		if e.Broker == broker && (anyConn || e.Coord() == coord) && (upTo == 0 || e.Corr <= upTo) {
 			list = append(list, e)
 		} else {
 			kept = append(kept, e)
@@ -659,18 +676,18 @@ func (n *Client[T]) HandleTimeouts(now protocol.Instant, out *Output, o Owner[T]
 			return
 		}
 		e := n.inflight[idx]
-		if e.unsent {
+		if e.Unsent() {
 			n.inflight = slices.Delete(n.inflight, idx, idx+1)
-			if !e.failNow {
+			if !e.failNow() {
 				o.Emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.API, Peer: BrokerName(e.Broker), Detail: "unsent", ReqCorr: e.Corr})
 			}
-			o.Failed(now, out, e, e.failNow)
+			o.Failed(now, out, e, e.failNow())
 			continue
 		}
 		o.Emit(out, protocol.Event{Kind: protocol.EvRequestTimeout, API: e.API, Peer: BrokerName(e.Broker), ReqCorr: e.Corr})
 		o.TimedOut(now, out, e)
 		// Every request was sent through ConnFor: its state exists.
-		c := n.Conn(e.Broker, e.Coord)
+		c := n.Conn(e.Broker, e.Coord())
 		if c == nil {
 			o.Invariant(out, "a request timed out on a connection the client never had")
 			return
