@@ -815,7 +815,20 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	s.links = append(s.links, link{broker: op.Broker, ch: ch, conn: id})
 }
 
+// msgEvent traces one message event (send, deliver, drop, lost,
+// retransmit). When only the trace hash reads the trace, it is hashed
+// straight from the envelope, and neither the metrics (observe) nor the
+// checkers see it: none of them reacts to a message event
+// (TestMessageEventsReachNoWatcher; issue 15).
 func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
+	if w.rec.hashOnly {
+		if env.req != nil {
+			w.rec.recordMsg(now, kind, node, env.req.Group(), peer, reason, env.req.API(), protocol.None, env.corr, true)
+		} else {
+			w.rec.recordMsg(now, kind, node, "", peer, reason, env.resp.API(), env.resp.Err(), env.corr, false)
+		}
+		return
+	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Peer: peer, Reason: reason}, Corr: env.corr}
 	if env.req != nil {
 		w.tev.API = env.req.API()
