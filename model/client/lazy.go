@@ -25,9 +25,14 @@ import (
 
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
+//
+// m.hb.threadFailed is m.hbt.failure() read without the interface call
+// (issue 15: steady runs twice per member event): only the heartbeat thread
+// sets it, and the 0.10 heartbeat task, whose failure() is always None,
+// leaves it None (TestThreadFailedIsFailure).
 func (m *Member) steady() bool {
 	return !m.cfg.Sim.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
-		m.hbt.failure() == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
+		m.hb.threadFailed == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
 		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }
 

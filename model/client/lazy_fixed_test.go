@@ -80,3 +80,40 @@ func TestFastForwardFixedPollsMatchLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadFailedIsFailure: steady reads m.hb.threadFailed for
+// m.hbt.failure(); they agree for both heartbeaters, including after the
+// heartbeat thread fails on a fenced instance id.
+func TestThreadFailedIsFailure(t *testing.T) {
+	for _, profile := range []string{"kafka-3.x", "kafka-2.x", "kafka-0.10"} {
+		t.Run(profile, func(t *testing.T) {
+			d := newDriver(t, profile, autoCommit, func(cfg *Config) {
+				if profile != "kafka-0.10" {
+					cfg.GroupInstanceID = "i-0"
+				}
+			})
+			same := func(step string) {
+				t.Helper()
+				require.Equal(t, d.m.hbt.failure(), d.m.hb.threadFailed, step)
+			}
+			same("new")
+			d.stable(tp(0))
+			same("stable")
+			for i := range 5 {
+				d.advance(3 * time.Second)
+				same("advanced")
+				for d.count(protocol.APIHeartbeat) > 0 {
+					resp := &protocol.HeartbeatResponse{}
+					if i == 3 {
+						resp.Error = protocol.FencedInstanceID
+					}
+					d.respond(d.pop(protocol.APIHeartbeat), resp)
+					same("answered")
+				}
+			}
+			if profile != "kafka-0.10" {
+				assert.Equal(t, protocol.FencedInstanceID, d.m.hbt.failure(), "the thread failed")
+			}
+		})
+	}
+}
