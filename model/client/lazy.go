@@ -50,7 +50,13 @@ func (m *Member) eventfulAt() protocol.Instant {
 	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
 	}
-	return min(d, m.hbt.taskDeadline())
+	if m.cfg.behaviour.heartbeatTask {
+		// Only the 0.10 heartbeat task has a delayed task; the thread's
+		// taskDeadline is Never (no interface call per member event,
+		// issue 15).
+		d = min(d, m.hbt.taskDeadline())
+	}
+	return d
 }
 
 // fastForward replays every uneventful poll() due before now, and the one
