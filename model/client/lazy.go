@@ -65,6 +65,13 @@ func (m *Member) eventfulAt() protocol.Instant {
 // a poll due at now to its own simulator event, so the seed's tie-break
 // orders the two as it would without lazy replay.
 func (m *Member) fastForward(now protocol.Instant, appThread bool) {
+	if m.app.busyUntil > now || (m.app.busyUntil == now && !appThread) {
+		// No poll is due: the loop below would not run, whatever the
+		// state. Checked first because it is the common case (a response
+		// a millisecond after its request, the heartbeat thread's own
+		// replay after the harness's CatchUp; issue 15).
+		return
+	}
 	if !m.started || m.frozen || !m.steady() {
 		return
 	}
