@@ -52,6 +52,10 @@ type atLeastConst struct {
 func (a atLeastConst) Draw(*rand.Rand) time.Duration { return a.v }
 func (a atLeastConst) String() string                { return atLeast{a.c, a.min}.String() }
 
+// Fixed is every draw's value: the client's lazy poll replay then replays a
+// run of polls at once (client.fixedDist).
+func (a atLeastConst) Fixed() time.Duration { return a.v }
+
 // pollDist is a poll.interval or poll.timeout with MinPollCost applied.
 func pollDist(d scenario.Dist) sim.Dist {
 	sd := toSimDist(d)

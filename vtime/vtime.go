@@ -54,3 +54,7 @@ func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
 
 // String is the constant as a duration.
 func (c Const) String() string { return time.Duration(c).String() }
+
+// Fixed is the constant: every draw returns it and takes nothing from the
+// random stream (a model may then skip the draws; issue 15).
+func (c Const) Fixed() time.Duration { return time.Duration(c) }

@@ -1,6 +1,10 @@
 package client
 
-import "github.com/rebalsim/rebalsim/model/protocol"
+import (
+	"time"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
 
 // This file is a performance device, not Kafka behaviour: it lets the
 // application thread's uneventful poll() calls be replayed lazily.
@@ -21,9 +25,14 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
+//
+// m.hb.threadFailed is m.hbt.failure() read without the interface call
+// (issue 15: steady runs twice per member event): only the heartbeat thread
+// sets it, and the 0.10 heartbeat task, whose failure() is always None,
+// leaves it None (TestThreadFailedIsFailure).
 func (m *Member) steady() bool {
 	return !m.cfg.Sim.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
-		m.hbt.failure() == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
+		m.hb.threadFailed == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
 		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
 }
 
@@ -41,7 +50,13 @@ func (m *Member) eventfulAt() protocol.Instant {
 	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
 	}
-	return min(d, m.hbt.taskDeadline())
+	if m.cfg.behaviour.heartbeatTask {
+		// Only the 0.10 heartbeat task has a delayed task; the thread's
+		// taskDeadline is Never (no interface call per member event,
+		// issue 15).
+		d = min(d, m.hbt.taskDeadline())
+	}
+	return d
 }
 
 // fastForward replays every uneventful poll() due before now, and the one
@@ -50,10 +65,34 @@ func (m *Member) eventfulAt() protocol.Instant {
 // a poll due at now to its own simulator event, so the seed's tie-break
 // orders the two as it would without lazy replay.
 func (m *Member) fastForward(now protocol.Instant, appThread bool) {
+	if m.app.busyUntil > now || (m.app.busyUntil == now && !appThread) {
+		// No poll is due: the loop below would not run, whatever the
+		// state. Checked first because it is the common case (a response
+		// a millisecond after its request, the heartbeat thread's own
+		// replay after the harness's CatchUp; issue 15).
+		return
+	}
 	if !m.started || m.frozen || !m.steady() {
 		return
 	}
 	limit := m.eventfulAt()
+	if d := m.cfg.fixedPoll; d > 0 {
+		// The loop below in one step (issue 15: about ten polls a member
+		// between two of its events): polls at t, t+d, t+2d, ... while
+		// before end; the draws take nothing from the stream, and a poll
+		// only moves the poll timer, so the last one's is what remains.
+		end := now
+		if appThread {
+			end++ // the poll due exactly at now too
+		}
+		end = min(end, limit)
+		if t := m.app.busyUntil; t < end {
+			last := t.Add(time.Duration((int64(end-t)-1)/int64(d)) * d)
+			m.hbt.polled(last)
+			m.app.busyUntil = last.Add(d)
+		}
+		return
+	}
 	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
 		t := m.app.busyUntil
 		// pollStart + one appIterate pass that finds records at once.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/client/netclient"
@@ -39,6 +40,27 @@ type template struct {
 	// whys are the connection-close reasons the members were told
 	// (queued.why indexes it).
 	whys []string
+	// fixedPoll, when > 0, is every PollInterval draw, and neither
+	// PollInterval nor PollTimeout takes from the random stream: the lazy
+	// poll replay then needs no loop (fastForward).
+	fixedPoll time.Duration
+}
+
+// fixedDist is a Dist whose every draw is one value and takes nothing from
+// the random stream (vtime.Const; the harness's poll distributions).
+type fixedDist interface {
+	Fixed() time.Duration
+}
+
+// fixedPoll is the poll cadence fastForward may replay in one step: the
+// constant PollInterval when both poll distributions are fixed, else 0.
+func fixedPoll(cfg *Config) time.Duration {
+	iv, ok1 := cfg.PollInterval.(fixedDist)
+	_, ok2 := cfg.PollTimeout.(fixedDist)
+	if !ok1 || !ok2 {
+		return 0
+	}
+	return max(iv.Fixed(), 0)
 }
 
 // NewTemplate validates cfg (as NewMember does, but for the client id, which
@@ -90,7 +112,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 			coop = false
 		}
 	}
-	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg)}, nil
+	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg), fixedPoll: fixedPoll(&cfg)}, nil
 }
 
 func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {

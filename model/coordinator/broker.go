@@ -65,8 +65,13 @@ type Broker struct {
 	cfg  Config
 	feat features
 
-	parts        map[string]*partition // lookup only; never iterated
-	coordinators map[string]int32      // FindCoordinator metadata (lookup only)
+	parts map[string]*partition // lookup only; never iterated
+	// lastPart is the partition groupFor found last: almost every request
+	// is for the same group, and a partition, once in parts, stays its
+	// group's (never removed or replaced), so it is looked up by id
+	// without hashing (issue 15).
+	lastPart     *partition
+	coordinators map[string]int32 // FindCoordinator metadata (lookup only)
 
 	timers   timerHeap
 	timerSeq uint64
@@ -376,9 +381,13 @@ func (b *Broker) groupFor(groupID string, api protocol.APIKey) (*partition, prot
 	}
 	// Not modelled: the coordinator is always started (isActive), so
 	// COORDINATOR_NOT_AVAILABLE from this check never happens.
-	p := b.parts[groupID]
-	if p == nil {
-		return nil, protocol.NotCoordinator
+	p := b.lastPart
+	if p == nil || p.groupID != groupID {
+		p = b.parts[groupID]
+		if p == nil {
+			return nil, protocol.NotCoordinator
+		}
+		b.lastPart = p
 	}
 	switch p.state {
 	case partLoading:
