@@ -253,6 +253,12 @@ func (g *group) remove(id string) {
 	}
 	delete(g.byID, id)
 	m.gone = true
+	// A removed member stays reachable from Broker.byConn, the connection
+	// cache, until its connection is used again (never, for a crashed
+	// process); its assignment would keep alive the whole backing array the
+	// leader's assignor built for every member of that generation (issue
+	// 15: memory per member). Nothing reads it after removal.
+	m.assignment = protocol.Assignment{}
 	g.count(m.protocols, -1)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)
