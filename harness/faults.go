@@ -305,7 +305,7 @@ func (w *world) addPartitions(topic string, n int) {
 		for p := before; p < int32(n); p++ {
 			tp := protocol.TopicPartition{Topic: topic, Partition: p}
 			if m.index != nil {
-				m.index[tp] = len(g.partitions)
+				m.addIndex(tp, len(g.partitions))
 			}
 			g.partitions = append(g.partitions, tp)
 			m.owners = append(m.owners, 0)

@@ -57,7 +57,7 @@ func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
 		return nil
 	}
 	g := w.groups[s.group]
-	i, ok := g.m.index[tp]
+	i, ok := g.m.indexOf(tp)
 	if !ok || g.m.owners[i] < 2 {
 		return nil
 	}
