@@ -50,6 +50,15 @@ func (v worldView) sharedOwnership(node string) bool {
 	return w.groups[s.group].m.extra > 0
 }
 
+func (v worldView) memberSlot(node string) (int32, bool) {
+	if s := v.w.slotByName(node); s != nil && s.name == node {
+		return s.id, true
+	}
+	return 0, false
+}
+
+func (v worldView) slotName(i int32) string { return v.w.slots[i].name }
+
 func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
 	w := v.w
 	s := w.slotByName(node)
