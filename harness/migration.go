@@ -189,7 +189,8 @@ func recordOf(cg *ccoord.ClassicGroup) coordinator.GroupRecord {
 	rec := coordinator.GroupRecord{GroupID: cg.ID, GenerationID: cg.Generation, ProtocolType: cg.ProtocolType, ProtocolName: cg.ProtocolName}
 	for _, m := range cg.Members {
 		rec.Members = append(rec.Members, coordinator.MemberRecord{MemberID: m.ID, GroupInstanceID: m.InstanceID,
-			SessionTimeout: m.SessionTimeout, RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols, Assignment: m.Assignment})
+			MemberConfig: &coordinator.MemberConfig{SessionTimeout: m.SessionTimeout, RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols},
+			Assignment:   m.Assignment})
 	}
 	return rec
 }

@@ -59,9 +59,7 @@ type appendOp struct {
 	oldID, newID  string
 	currentLeader string // group.leaderOrNull before the replacement
 	skipSupported bool   // KIP-814 supportSkippingAssignment
-	oldProtocols  []protocol.GroupProtocol
-	oldRebalance  time.Duration
-	oldSession    time.Duration
+	oldConfig     *MemberConfig
 	oldClientID   string
 	joinConn      Conn // the restart's JoinGroup (responseCallback)
 	joinCorr      uint64
@@ -202,9 +200,7 @@ func (b *Broker) onStaticMemberStored(now protocol.Instant, g *group, op *append
 	// group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs,
 	// oldSessionTimeoutMs, callback = null): the parked JoinGroup is dropped.
 	parked := m.awaitingJoin && m.joinConn == op.joinConn && m.joinCorr == op.joinCorr
-	g.setProtocols(m, op.oldProtocols)
-	m.rebalanceTimeout = op.oldRebalance
-	m.sessionTimeout = op.oldSession
+	g.setConfig(m, op.oldConfig)
 	if m.awaitingJoin {
 		m.awaitingJoin = false
 		g.numAwaitingJoin--

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -9,11 +10,13 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// TestMemberSize keeps the coordinator's member in the 208-byte allocation
+// TestMemberSize keeps the coordinator's member in the 160-byte allocation
 // size class (issue 15: live heap per member at 100,000 members; it was 232
-// bytes, in the 240-byte class). Fails when a field added pushes it out.
+// bytes, then 208 before its timeouts and protocols moved to a shared
+// MemberConfig and its timer shrank to 40 bytes). Fails when a field added
+// pushes it out.
 func TestMemberSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(member{}), uintptr(208))
+	require.LessOrEqual(t, unsafe.Sizeof(member{}), uintptr(160))
 }
 
 // TestStaticMemberKeepsInstanceID: the group.instance.id, kept behind a
@@ -55,4 +58,23 @@ func TestOutputResetKeepsNoResponses(t *testing.T) {
 	}
 	steady()
 	require.Zero(t, testing.AllocsPerRun(100, steady))
+}
+
+// TestMemberConfigShared: members joining with the same timeouts and the
+// same protocol list share one MemberConfig (issue 15), the most recent
+// first; different timeouts or another list (even an equal one) get their
+// own; the cache keeps at most maxConfigs.
+func TestMemberConfigShared(t *testing.T) {
+	var b Broker
+	ps := []protocol.GroupProtocol{{Name: "range"}}
+	a := b.config(time.Second, 2*time.Second, ps)
+	require.Same(t, a, b.config(time.Second, 2*time.Second, ps))
+	require.NotSame(t, a, b.config(time.Second, 3*time.Second, ps))
+	require.NotSame(t, a, b.config(time.Second, 2*time.Second, []protocol.GroupProtocol{{Name: "range"}}))
+	require.Same(t, a, b.config(time.Second, 2*time.Second, ps))
+	require.Same(t, a, b.configs[0], "most recent first")
+	for i := range 2 * maxConfigs {
+		b.config(time.Duration(i), 0, nil)
+	}
+	require.Len(t, b.configs, maxConfigs)
 }

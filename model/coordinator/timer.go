@@ -26,15 +26,16 @@ const (
 // timer is one armed deadline. It is embedded in the object it belongs to,
 // so re-arming never allocates (Kafka's "reschedule" supersedes the previous
 // expiry, which is exactly heap.Fix on the same timer).
+//
+// 40 bytes (issue 15, memory per member: every member embeds one): the
+// arming order lives only in the heap entry, and the one object a timer
+// is for besides its group is in who, by kind.
 type timer struct {
 	at   protocol.Instant
-	seq  uint64 // insertion order: the tie-break among equal deadlines
-	id   int32  // while armed, its id in the broker's timerHeap; -1 when not armed
+	id   int32 // while armed, its id in the broker's timerHeap; -1 when not armed
 	kind timerKind
 	g    *group
-	m    *member
-	p    *pendingMember
-	part *partition
+	who  any // tkHeartbeat: *member; tkPending: *pendingMember; tkLoad: *partition; else nil
 }
 
 func (t *timer) armed() bool { return t.id >= 0 }
@@ -124,8 +125,8 @@ func (th *timerHeap) fix(i int) {
 	}
 }
 
-// push arms t (not armed) with its at and seq.
-func (th *timerHeap) push(t *timer) {
+// push arms t (not armed) with its at and arming order seq.
+func (th *timerHeap) push(t *timer, seq uint64) {
 	var id int32
 	if n := len(th.free); n > 0 {
 		id = th.free[n-1]
@@ -137,7 +138,7 @@ func (th *timerHeap) push(t *timer) {
 		th.pos = append(th.pos, 0)
 	}
 	t.id = id
-	th.h = append(th.h, heapEntry{at: t.at, seq: t.seq, id: id})
+	th.h = append(th.h, heapEntry{at: t.at, seq: seq, id: id})
 	th.up(len(th.h) - 1)
 }
 
@@ -166,14 +167,13 @@ func (th *timerHeap) remove(i int) *timer {
 func (b *Broker) schedule(t *timer, at protocol.Instant) {
 	b.timerSeq++
 	t.at = at
-	t.seq = b.timerSeq
 	if t.armed() {
 		i := b.timers.pos[t.id]
-		b.timers.h[i].at, b.timers.h[i].seq = at, t.seq
+		b.timers.h[i].at, b.timers.h[i].seq = at, b.timerSeq
 		b.timers.fix(int(i))
 		return
 	}
-	b.timers.push(t)
+	b.timers.push(t, b.timerSeq)
 }
 
 // cancel disarms t; a no-op if it is not armed.
