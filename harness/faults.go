@@ -191,7 +191,7 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 		return
 	}
 	if f.Set != nil {
-		s.set = f.Set // its processes from now on run the new client settings
+		s.rareState().set = f.Set // its processes from now on run the new client settings
 	}
 	if !w.net.IsHostDown(s.node) { // as FaultRestart: not on a host that is down
 		w.startProcess(s)
@@ -410,7 +410,11 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 			if !s.alive {
 				continue
 			}
-			for _, l := range s.links {
+			for i := 0; ; i++ {
+				l, ok := s.linkAt(i)
+				if !ok {
+					break
+				}
 				if l.broker == int32(b.node) {
 					w.net.Abort(now, b.node, s.node, l.ch)
 				}

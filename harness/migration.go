@@ -42,16 +42,16 @@ import (
 // consumer reports whether the slot's next process runs the consumer
 // protocol: its rolling restart's `set:`, else its cohort's config.
 func (s *slot) consumer(g *scenario.Group) bool {
-	if s.set != nil && s.set.GroupProtocol != "" {
-		return s.set.GroupProtocol == scenario.ProtocolConsumer
+	if set := s.clientChange(); set != nil && set.GroupProtocol != "" {
+		return set.GroupProtocol == scenario.ProtocolConsumer
 	}
 	return g.Consumer()
 }
 
 // remoteAssignor is the slot's group.remote.assignor.
 func (s *slot) remoteAssignor(g *scenario.Group) string {
-	if s.set != nil && s.set.RemoteAssignor != "" {
-		return s.set.RemoteAssignor
+	if set := s.clientChange(); set != nil && set.RemoteAssignor != "" {
+		return set.RemoteAssignor
 	}
 	return g.Client.RemoteAssignor
 }

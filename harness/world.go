@@ -172,19 +172,86 @@ type slot struct {
 	alive  bool // a process exists (started, not crashed, not closed)
 	paused bool
 	m      memberProc // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
-	links  []link     // the process's connections (newest per broker and channel)
-	buf    []held     // what arrived while paused
-	app    sim.Timer
-	hb     sim.Timer
-	// set is the client change a rolling restart's `set:` made for this
-	// slot's later processes (migration.go); nil: the cohort's config.
-	set *scenario.ClientChange
+	// links are the process's connections (newest per broker and
+	// channel): the first two here (a used one has a non-zero conn), any
+	// more in rare.more (a member that followed its coordinator); see
+	// link, setLink, linkAt.
+	links [2]link
+	app   sim.Timer
+	hb    sim.Timer
+	// rare is what few slots ever need (nil until then).
+	rare *slotRare
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 192 bytes, a size class (216 before sim.Timer shrank to 16 bytes
-	// and cp became a method; issue 15, memory per member; TestSlotSize):
-	// mind the padding when adding fields.
+	// 168 bytes, in the 176-byte size class (216 before sim.Timer shrank
+	// to 16 bytes and cp became a method, 192 before the links went inline
+	// and the paused buffer and set to rare; issue 15, memory per member;
+	// TestSlotSize): mind the padding when adding fields.
+}
+
+// slotRare is the part of a slot that few slots ever use.
+type slotRare struct {
+	buf  []held // what arrived while paused
+	more []link // links beyond the slot's two
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
+}
+
+// rareState is s.rare, made on first use.
+func (s *slot) rareState() *slotRare {
+	if s.rare == nil {
+		s.rare = &slotRare{}
+	}
+	return s.rare
+}
+
+// clientChange is s's rolling-restart client change (nil: none).
+func (s *slot) clientChange() *scenario.ClientChange {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.set
+}
+
+// linkAt is the process's i-th link (in the order they were added), false
+// past the last.
+func (s *slot) linkAt(i int) (link, bool) {
+	if i < len(s.links) {
+		return s.links[i], s.links[i].conn != 0
+	}
+	if s.rare != nil && i-len(s.links) < len(s.rare.more) {
+		return s.rare.more[i-len(s.links)], true
+	}
+	return link{}, false
+}
+
+// setLink makes conn the process's connection to broker on ch.
+func (s *slot) setLink(broker int32, ch uint8, conn coordinator.Conn) {
+	for i := range s.links {
+		if l := &s.links[i]; l.conn == 0 || (l.broker == broker && l.ch == ch) {
+			*l = link{broker: broker, ch: ch, conn: conn}
+			return
+		}
+	}
+	r := s.rareState()
+	for i := range r.more {
+		if r.more[i].broker == broker && r.more[i].ch == ch {
+			r.more[i].conn = conn
+			return
+		}
+	}
+	r.more = append(r.more, link{broker: broker, ch: ch, conn: conn})
+}
+
+// clearProcess forgets the process's links and what it was holding.
+func (s *slot) clearProcess() {
+	s.links = [2]link{}
+	if s.rare != nil {
+		s.rare.buf = s.rare.buf[:0]
+		s.rare.more = s.rare.more[:0]
+	}
 }
 
 // cp is the slot's consumer-protocol process (m's), or nil when the slot
@@ -633,8 +700,7 @@ func (w *world) startProcess(s *slot) {
 	s.inc++
 	s.alive = true
 	s.paused = false
-	s.buf = s.buf[:0]
-	s.links = s.links[:0]
+	s.clearProcess()
 	w.net.Restart(s.node)
 	c := &w.groups[s.group].cohorts[s.cohort]
 	if s.consumer(c.sc) {
@@ -673,14 +739,17 @@ func (w *world) stopProcess(s *slot, how string) {
 	now := w.q.Now()
 	if how != "host-down" {
 		w.net.Crash(s.node)
-		for _, l := range s.links {
+		for i := 0; ; i++ {
+			l, ok := s.linkAt(i)
+			if !ok {
+				break
+			}
 			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
 		}
 	}
-	s.links = s.links[:0]
+	s.clearProcess()
 	s.alive = false
 	s.paused = false
-	s.buf = s.buf[:0]
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
@@ -787,8 +856,15 @@ func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint3
 // link is the Conn id of the process's connection to broker on ch.
 func (s *slot) link(broker int32, ch uint8) coordinator.Conn {
 	for _, l := range s.links {
-		if l.broker == broker && l.ch == ch {
+		if l.broker == broker && l.ch == ch && l.conn != 0 {
 			return l.conn
+		}
+	}
+	if s.rare != nil {
+		for _, l := range s.rare.more {
+			if l.broker == broker && l.ch == ch {
+				return l.conn
+			}
 		}
 	}
 	return 0
@@ -806,13 +882,7 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
 	w.conns = append(w.conns, connInfo{slot: s.id, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
-	for i := range s.links {
-		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
-			s.links[i].conn = id
-			return
-		}
-	}
-	s.links = append(s.links, link{broker: op.Broker, ch: ch, conn: id})
+	s.setLink(op.Broker, ch, id)
 }
 
 func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
@@ -903,7 +973,8 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	}
 	if s.paused {
-		s.buf = append(s.buf, held{outcome: sim.Deliver, d: d})
+		r := s.rareState()
+		r.buf = append(r.buf, held{outcome: sim.Deliver, d: d})
 		return
 	}
 	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
@@ -943,7 +1014,8 @@ func (w *world) connEvent(o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelop
 	}
 	if s.paused {
 		// The kernel takes it; the process sees it when it resumes.
-		s.buf = append(s.buf, held{outcome: o, broker: broker, coord: coord, why: why})
+		r := s.rareState()
+		r.buf = append(r.buf, held{outcome: o, broker: broker, coord: coord, why: why})
 		return
 	}
 	w.memberConn(s, o, broker, coord, why)
@@ -975,8 +1047,10 @@ func (w *world) resume(s *slot, inc uint32) {
 	s.m.Resume(now)
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
-	buf := s.buf
-	s.buf = nil
+	var buf []held
+	if s.rare != nil {
+		buf, s.rare.buf = s.rare.buf, nil
+	}
 	for _, h := range buf {
 		if !s.live(inc) {
 			break
