@@ -188,9 +188,10 @@ func classicGroupOf(rec *coordinator.GroupRecord) *ccoord.ClassicGroup {
 func recordOf(cg *ccoord.ClassicGroup) coordinator.GroupRecord {
 	rec := coordinator.GroupRecord{GroupID: cg.ID, GenerationID: cg.Generation, ProtocolType: cg.ProtocolType, ProtocolName: cg.ProtocolName}
 	for _, m := range cg.Members {
-		rec.Members = append(rec.Members, coordinator.MemberRecord{MemberID: m.ID, GroupInstanceID: m.InstanceID,
-			MemberConfig: &coordinator.MemberConfig{SessionTimeout: m.SessionTimeout, RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols},
-			Assignment:   m.Assignment})
+		rec.Members = append(rec.Members, coordinator.MemberRecord{MemberID: m.ID,
+			MemberConfig: &coordinator.MemberConfig{GroupInstanceID: m.InstanceID, SessionTimeout: m.SessionTimeout,
+				RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols},
+			Assignment: m.Assignment})
 	}
 	return rec
 }

@@ -329,12 +329,12 @@ func groupFromRecord(id string, p *partition, rec *GroupRecord) *group {
 		mr := &rec.Members[i]
 		c := cfgs[mr.MemberConfig]
 		if c == nil {
-			c = &MemberConfig{SessionTimeout: mr.SessionTimeout, RebalanceTimeout: mr.RebalanceTimeout, Protocols: slices.Clone(mr.Protocols)}
+			c = &MemberConfig{GroupInstanceID: mr.GroupInstanceID, SessionTimeout: mr.SessionTimeout, RebalanceTimeout: mr.RebalanceTimeout,
+				Protocols: slices.Clone(mr.Protocols)}
 			cfgs[mr.MemberConfig] = c
 		}
 		m := &member{
 			id:         mr.MemberID,
-			static:     instanceIDRef(mr.GroupInstanceID),
 			cfg:        c,
 			assignment: mr.Assignment,
 		}

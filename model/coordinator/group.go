@@ -11,20 +11,22 @@ import (
 // member mirrors MemberMetadata.scala. The awaiting join/sync callbacks are
 // the (Conn, Corr) of the parked request.
 type member struct {
-	id       string
-	static   *string // group.instance.id; nil = dynamic (instanceID)
-	clientID string
-	// cfg is the session and rebalance timeouts and the protocols, shared
-	// and replaced whole (Broker.config, setConfig): 8 bytes instead of 40.
+	id string
+	// cfg is the group.instance.id, the session and rebalance timeouts and
+	// the protocols, shared and replaced whole (Broker.config, setConfig):
+	// 8 bytes instead of 48.
 	cfg        *MemberConfig
 	assignment protocol.Assignment
 
 	// The parked JoinGroup and SyncGroup (ordered for size: the member is
-	// 160 bytes, a size class, TestMemberSize; issue 15, memory per member).
-	joinConn     Conn
-	syncConn     Conn
-	joinCorr     uint64
-	syncCorr     uint64
+	// 144 bytes, a size class, TestMemberSize; issue 15, memory per member).
+	joinConn Conn
+	syncConn Conn
+	joinCorr uint64
+	syncCorr uint64
+	// clientIDLen is the length of the member's client.id, all that the
+	// group record's size (recordSize) needs of it: 4 bytes, not 16.
+	clientIDLen  int32
 	joinVersion  int16
 	awaitingJoin bool // awaitingJoinCallback != null
 	awaitingSync bool // awaitingSyncCallback != null
@@ -42,24 +44,10 @@ type member struct {
 }
 
 // isStatic mirrors MemberMetadata.isStaticMember.
-func (m *member) isStatic() bool { return m.static != nil }
+func (m *member) isStatic() bool { return m.cfg.GroupInstanceID != "" }
 
-// instanceID is the member's group.instance.id ("" = dynamic). Kept behind a
-// pointer, nil for the usual dynamic member (issue 15: memory per member).
-func (m *member) instanceID() string {
-	if m.static == nil {
-		return ""
-	}
-	return *m.static
-}
-
-// instanceIDRef is what member.static holds for group.instance.id id.
-func instanceIDRef(id string) *string {
-	if id == "" {
-		return nil
-	}
-	return &id
-}
+// instanceID is the member's group.instance.id ("" = dynamic).
+func (m *member) instanceID() string { return m.cfg.GroupInstanceID }
 
 // hasSatisfiedHeartbeat mirrors MemberMetadata.hasSatisfiedHeartbeat with
 // heartbeatSatisfied=false (it is only true transiently inside
@@ -329,14 +317,15 @@ func (g *group) setConfig(m *member, c *MemberConfig) {
 // sharing (config): a group's cohorts each send one protocol list.
 const maxConfigs = 8
 
-// config returns a MemberConfig with these timeouts and protocols: one made
-// recently when one has the same timeouts and the very same protocol list
+// config returns a MemberConfig with this instance id, these timeouts and
+// protocols: one made recently when one has the same instance id (a static
+// member's is its own) and timeouts and the very same protocol list
 // (the same slice: a member's protocol list is never changed in place, so
 // the two are equal), else a new one. Sharing it changes nothing a member
-// does; it saves 40 bytes a member and 32 a record (issue 15).
-func (b *Broker) config(session, rebalance time.Duration, protocols []protocol.GroupProtocol) *MemberConfig {
+// does; it saves 40 bytes a member and 48 a record (issue 15).
+func (b *Broker) config(instanceID string, session, rebalance time.Duration, protocols []protocol.GroupProtocol) *MemberConfig {
 	for i, c := range b.configs {
-		if c.SessionTimeout == session && c.RebalanceTimeout == rebalance && sameSlice(c.Protocols, protocols) {
+		if c.GroupInstanceID == instanceID && c.SessionTimeout == session && c.RebalanceTimeout == rebalance && sameSlice(c.Protocols, protocols) {
 			if i > 0 { // most recent first
 				copy(b.configs[1:i+1], b.configs[:i])
 				b.configs[0] = c
@@ -344,7 +333,7 @@ func (b *Broker) config(session, rebalance time.Duration, protocols []protocol.G
 			return c
 		}
 	}
-	c := &MemberConfig{SessionTimeout: session, RebalanceTimeout: rebalance, Protocols: protocols}
+	c := &MemberConfig{GroupInstanceID: instanceID, SessionTimeout: session, RebalanceTimeout: rebalance, Protocols: protocols}
 	if len(b.configs) < maxConfigs {
 		b.configs = append(b.configs, nil)
 	}
@@ -438,10 +427,9 @@ func (g *group) record(assignment map[string]protocol.Assignment) GroupRecord {
 			a = assignment[m.id]
 		}
 		rec.Members = append(rec.Members, MemberRecord{
-			MemberID:        m.id,
-			GroupInstanceID: m.instanceID(),
-			MemberConfig:    m.cfg, // shared: replaced whole (setConfig), never changed in place
-			Assignment:      a,
+			MemberID:     m.id,
+			MemberConfig: m.cfg, // shared: replaced whole (setConfig), never changed in place
+			Assignment:   a,
 		})
 	}
 	slices.SortFunc(rec.Members, func(a, b MemberRecord) int { return strings.Compare(a.MemberID, b.MemberID) })

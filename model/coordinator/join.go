@@ -307,10 +307,9 @@ func (b *Broker) joinResult(g *group, m *member, leader string, withMembers, ski
 func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID string, jr *joinReq, out *Output) {
 	r := jr.r
 	m := &member{
-		id:       memberID,
-		static:   instanceIDRef(r.GroupInstanceID),
-		clientID: r.ClientID,
-		cfg:      b.config(jr.session, jr.rebalance, r.Protocols),
+		id:          memberID,
+		clientIDLen: int32(len(r.ClientID)),
+		cfg:         b.config(r.GroupInstanceID, jr.session, jr.rebalance, r.Protocols),
 		// Without the new-member timeout (≤2.1) there is no isNew: a
 		// parked new member counts as alive like any other.
 		isNew:        b.feat.newMemberTimeout,
@@ -361,14 +360,14 @@ func (b *Broker) updateMember(g *group, m *member, jr *joinReq) {
 		rebalance = jr.rebalance
 		session = jr.session
 	}
-	g.setConfig(m, b.config(session, rebalance, jr.r.Protocols))
+	g.setConfig(m, b.config(m.cfg.GroupInstanceID, session, rebalance, jr.r.Protocols))
 	if !m.awaitingJoin {
 		g.numAwaitingJoin++
 	}
 	m.awaitingJoin = true
 	m.joinConn, m.joinCorr, m.joinVersion = jr.conn, jr.corr, jr.r.Version
 	if jr.r.ClientID != "" {
-		m.clientID = jr.r.ClientID
+		m.clientIDLen = int32(len(jr.r.ClientID))
 	}
 }
 
@@ -386,7 +385,7 @@ func (b *Broker) memberReason(g *group, reason string) string {
 // GroupCoordinator.updateStaticMemberAndRebalance (§13).
 func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, m *member, newID string, jr *joinReq, out *Output) {
 	currentLeader := g.leader
-	oldID, oldClientID := m.id, m.clientID
+	oldID, oldClientIDLen := m.id, m.clientIDLen
 	oldConfig := m.cfg
 	b.replaceStaticMember(g, m, newID, jr.r.ClientID, out)
 	// The old id's heartbeat expiry is superseded by the new id's.
@@ -409,7 +408,7 @@ func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, 
 		// replacement on an append error.
 		b.storeGroup(now, g, &appendOp{kind: appendStatic, rec: g.record(nil), m: m, oldID: oldID, newID: newID,
 			currentLeader: currentLeader, skipSupported: b.feat.skipAssignment && jr.r.Version >= 9,
-			oldConfig: oldConfig, oldClientID: oldClientID,
+			oldConfig: oldConfig, oldClientIDLen: oldClientIDLen,
 			joinConn: jr.conn, joinCorr: jr.corr}, out)
 	case CompletingRebalance:
 		if b.feat.staticRebalanceInCompleting {
@@ -454,7 +453,7 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 	b.emit(out, removedEvent(g.id, oldID, removedFenced))
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: newID, Detail: clientID})
 	if clientID != "" {
-		m.clientID = clientID
+		m.clientIDLen = int32(len(clientID))
 	}
 }
 
