@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 	"github.com/stretchr/testify/require"
 )
@@ -73,4 +74,17 @@ func TestSlotLinks(t *testing.T) {
 	_, ok := s.linkAt(0)
 	require.False(t, ok)
 	require.Equal(t, coordinator.Conn(0), s.link(2, chCoord))
+}
+
+// TestGroupPartitionRuns: a group's partition list kept as runs (issue 15)
+// lists each topic's partitions in order, then the added ones.
+func TestGroupPartitionRuns(t *testing.T) {
+	var g groupState
+	g.addPartitions("a", 0, 2)
+	g.addPartitions("b", 0, 1)
+	g.addPartitions("a", 2, 1)
+	g.addPartitions("c", 0, 0)
+	require.Equal(t, []protocol.TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1},
+		{Topic: "b", Partition: 0}, {Topic: "a", Partition: 2}}, g.partitionList())
+	require.Equal(t, 4, g.nparts)
 }

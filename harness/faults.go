@@ -303,11 +303,9 @@ func (w *world) addPartitions(topic string, n int) {
 		m := g.m
 		m.integrate(now)
 		for p := before; p < int32(n); p++ {
-			tp := protocol.TopicPartition{Topic: topic, Partition: p}
 			if m.index != nil {
-				m.addIndex(tp, len(g.partitions))
+				m.addIndex(protocol.TopicPartition{Topic: topic, Partition: p}, g.nparts+int(p-before))
 			}
-			g.partitions = append(g.partitions, tp)
 			m.owners = append(m.owners, 0)
 			m.zero++
 			if m.lastOwner != nil {
@@ -315,6 +313,7 @@ func (w *world) addPartitions(topic string, n int) {
 				m.mark = append(m.mark, 0)
 			}
 		}
+		g.addPartitions(topic, before, int32(n)-before)
 	}
 }
 

@@ -189,15 +189,15 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 	}
 	if m.index == nil {
 		m.index = map[string][]int32{}
-		for i, tp := range g.partitions {
+		for i, tp := range g.partitionList() {
 			m.addIndex(tp, i)
 		}
 	}
 	at := w.q.Now()
 	m.integrate(at)
 	if m.lastOwner == nil {
-		m.lastOwner = make([]int32, len(g.partitions))
-		m.mark = make([]uint32, len(g.partitions))
+		m.lastOwner = make([]int32, g.nparts)
+		m.mark = make([]uint32, g.nparts)
 	}
 	m.stamp++
 	for _, tp := range s.owned {

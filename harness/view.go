@@ -18,7 +18,7 @@ func (v worldView) faults() []scenario.Fault { return v.w.faults }
 
 func (v worldView) partitions(group string) []protocol.TopicPartition {
 	if g := v.w.groupByID(group); g != nil {
-		return g.partitions
+		return g.partitionList()
 	}
 	return nil
 }

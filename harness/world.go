@@ -346,13 +346,45 @@ type groupState struct {
 	record     *coordinator.GroupRecord
 	slots      []int // slot indexes, in member-index order
 	joins      int   // join faults applied so far
-	partitions []protocol.TopicPartition
+	partitions []partRun
+	nparts     int
 	m          *groupMetrics
 	cs         *consumerState // the consumer protocol's state (consumer.go); nil for a classic group
 	// cluster is the group's topic metadata when an add-partitions fault
 	// changes one of its topics (faults.go addPartitions); nil otherwise,
 	// and then the clients never refresh metadata.
 	cluster *client.Cluster
+}
+
+// partRun is partitions first..first+n-1 of topic: a group keeps its
+// partition list (groupState.partitions, nparts in all; partitionList) as
+// runs, 24 bytes a topic, not a TopicPartition of 24 bytes
+// a partition (issue 15, memory per member).
+type partRun struct {
+	topic    string
+	first, n int32
+}
+
+// addPartitions appends partitions first..first+n-1 of topic to the group's
+// partition list.
+func (g *groupState) addPartitions(topic string, first, n int32) {
+	if n > 0 {
+		g.partitions = append(g.partitions, partRun{topic: topic, first: first, n: n})
+		g.nparts += int(n)
+	}
+}
+
+// partitionList is the group's partitions, in order: every subscribed
+// topic's 0..n-1 in order of first subscription, then any an add-partitions
+// fault added. A new slice at each call.
+func (g *groupState) partitionList() []protocol.TopicPartition {
+	out := make([]protocol.TopicPartition, 0, g.nparts)
+	for _, r := range g.partitions {
+		for p := r.first; p < r.first+r.n; p++ {
+			out = append(out, protocol.TopicPartition{Topic: r.topic, Partition: p})
+		}
+	}
+	return out
 }
 
 // cohort is one `groups:` entry of a group: its members' client
@@ -436,12 +468,10 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 				subscribed = append(subscribed, name)
 				n := topics[name]
 				meta = append(meta, assign.Topic{Name: name, Partitions: int32(n)})
-				for p := 0; p < n; p++ {
-					gs.partitions = append(gs.partitions, protocol.TopicPartition{Topic: name, Partition: int32(p)})
-				}
+				gs.addPartitions(name, 0, int32(n))
 			}
 		}
-		gs.m = newGroupMetrics(len(gs.partitions))
+		gs.m = newGroupMetrics(gs.nparts)
 		for _, f := range sc.Faults {
 			if f.Kind == scenario.FaultAddPartitions && slices.Contains(subscribed, f.Target) {
 				gs.cluster = &client.Cluster{Topics: slices.Clone(meta)}
