@@ -133,14 +133,27 @@ func chOf(coord bool) uint8 {
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
 //
-// 16 bytes: the broker it goes to, never read, is not kept (issue 15,
-// memory: the table holds two ids per member process ever started).
+// 12 bytes: the broker it goes to, never read, is not kept, and the
+// channel is the top bit of the incarnation (issue 15, memory: the table
+// holds two ids per member process ever started).
 type connInfo struct {
 	slot  int32
 	epoch uint32
-	inc   uint32 // the slot's process incarnation that opened it (observe.go)
-	ch    uint8
+	incCh uint32 // the slot's process incarnation that opened it (observe.go), and the channel in bit 31
 }
+
+func newConnInfo(slot int32, epoch, inc uint32, ch uint8) connInfo {
+	if inc>>31 != 0 || ch > 1 {
+		panic("harness: connInfo: incarnation or channel out of range")
+	}
+	return connInfo{slot: slot, epoch: epoch, incCh: inc | uint32(ch)<<31}
+}
+
+// inc is the incarnation of the slot's process that opened the connection.
+func (c connInfo) inc() uint32 { return c.incCh &^ (1 << 31) }
+
+// ch is the connection's channel (chNode, chCoord).
+func (c connInfo) ch() uint8 { return uint8(c.incCh >> 31) }
 
 // link is a member process's current connection to a broker on a channel.
 type link struct {
@@ -181,13 +194,16 @@ type slot struct {
 	hb    sim.Timer
 	// rare is what few slots ever need (nil until then).
 	rare *slotRare
+	// spinWin is the spin guard's count (world.spinning).
+	spinWin uint64
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 168 bytes, in the 176-byte size class (216 before sim.Timer shrank
-	// to 16 bytes and cp became a method, 192 before the links went inline
-	// and the paused buffer and set to rare; issue 15, memory per member;
-	// TestSlotSize): mind the padding when adding fields.
+	// 176 bytes, a size class (216 before sim.Timer shrank to 16 bytes
+	// and cp became a method, 192 before the links went inline and the
+	// paused buffer and set to rare, then the spin guard's count came in;
+	// issue 15, memory per member; TestSlotSize): mind the padding when
+	// adding fields.
 }
 
 // slotRare is the part of a slot that few slots ever use.
@@ -330,8 +346,7 @@ type world struct {
 	obs []Observation
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
-	// spin and maxEvents keep every run finite (limits.go).
-	spin      spinGuard
+	// maxEvents and each slot's spinWin keep every run finite (limits.go).
 	maxEvents int64
 }
 
@@ -344,8 +359,8 @@ type groupState struct {
 	members    int      // initial members over all cohorts (join faults add more)
 	coord      int32    // current coordinator broker
 	record     *coordinator.GroupRecord
-	slots      []int // slot indexes, in member-index order
-	joins      int   // join faults applied so far
+	slots      []int32 // slot indexes, in member-index order
+	joins      int     // join faults applied so far
 	partitions []partRun
 	nparts     int
 	m          *groupMetrics
@@ -535,7 +550,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		newSlot := func(ci, i int) *slot {
 			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), slotMetrics: slotMetrics{settledGen: -1, coordSeen: -1}}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
-			gs.slots = append(gs.slots, len(w.slots))
+			gs.slots = append(gs.slots, int32(len(w.slots)))
 			w.slots = append(w.slots, s)
 			return s
 		}
@@ -863,7 +878,7 @@ func (w *world) flushBroker(b *broker) {
 		ci := w.conns[r.Conn]
 		s := w.slots[ci.slot]
 		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
-		w.send(now, b.node, s.node, ci.ch, ci.epoch, env, b.name, s.name)
+		w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
@@ -911,7 +926,7 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	}
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, connInfo{slot: s.id, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
+	w.conns = append(w.conns, newConnInfo(s.id, w.net.Epoch(s.node, b.node, ch), s.inc, ch))
 	s.setLink(op.Broker, ch, id)
 }
 
@@ -998,7 +1013,7 @@ func (w *world) deliver(now sim.Instant, d sim.Delivery[envelope]) {
 		return
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
-	if !s.alive || s.link(env.broker, w.conns[env.conn].ch) != env.conn {
+	if !s.alive || s.link(env.broker, w.conns[env.conn].ch()) != env.conn {
 		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
 		return
 	}
