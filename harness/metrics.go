@@ -220,7 +220,11 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			}
 		}
 	}
-	s.owned = append(s.owned[:0], now...)
+	// Not a copy (issue 15: 24 bytes a partition per member): now is an
+	// assigned event's list, which a model never changes once it has
+	// published it (a client replaces its owned list whole; the kept trace
+	// holds the same lists), or the fresh list EvRevoked's handling made.
+	s.owned = now
 }
 
 // observe updates metrics from one trace event.
