@@ -79,3 +79,15 @@ func TestMemberConfigShared(t *testing.T) {
 	}
 	require.Len(t, b.configs, maxConfigs)
 }
+
+// TestHeapEntryPacked: a timer heap entry (16 bytes, issue 15) orders equal
+// deadlines by arming order whatever the ids, and gives back both.
+func TestHeapEntryPacked(t *testing.T) {
+	require.Equal(t, uintptr(16), unsafe.Sizeof(heapEntry{}))
+	a, b := newHeapEntry(5, 7, 1<<idBits-1), newHeapEntry(5, 8, 0)
+	require.True(t, a.less(&b))
+	require.False(t, b.less(&a))
+	require.Equal(t, int32(1<<idBits-1), a.id())
+	require.Equal(t, uint64(8), b.seq())
+	require.Panics(t, func() { newHeapEntry(0, 0, 1<<idBits) })
+}
