@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 	"github.com/stretchr/testify/require"
 )
@@ -34,14 +36,55 @@ func TestSteadyStateAllocationFree(t *testing.T) {
 }
 
 // TestSlotSize: a member's slot (its process wiring, plus the embedded
-// slotMetrics the watchers keep) stays at 192 bytes, a Go size class (issue
-// 15, memory per member; issue 13 split the metrics half out without growing
-// it), a kernel timer and a connection's record (world.conns) at 16.
+// slotMetrics the watchers keep) stays within 176 bytes, a Go size class
+// (issue 15, memory per member; issue 13 split the metrics half out without
+// growing it), a kernel timer at 16 and a connection's record (world.conns) at 12.
 func TestSlotSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(slot{}), uintptr(192))
+	require.LessOrEqual(t, unsafe.Sizeof(slot{}), uintptr(176))
 	require.LessOrEqual(t, unsafe.Sizeof(sim.Timer{}), uintptr(16))
-	require.LessOrEqual(t, unsafe.Sizeof(connInfo{}), uintptr(16))
+	require.LessOrEqual(t, unsafe.Sizeof(connInfo{}), uintptr(12))
 	require.LessOrEqual(t, unsafe.Sizeof(ev{}), uintptr(16), "a queue slot is a pointer and an ev")
 	require.LessOrEqual(t, unsafe.Sizeof(sim.Delivery[envelope]{}), uintptr(96), "the delivery table's entries")
 	require.LessOrEqual(t, unsafe.Sizeof(slotMetrics{}), uintptr(48))
+}
+
+// TestSlotLinks: a slot keeps its first two connections inline and the
+// rest in rare (issue 15), in the order they were added, a re-opened one
+// replaced in place, and forgets them all with the process.
+func TestSlotLinks(t *testing.T) {
+	var s slot
+	s.setLink(0, chNode, 1)
+	s.setLink(1, chCoord, 2)
+	require.Nil(t, s.rare, "two links fit inline")
+	s.setLink(2, chCoord, 3)
+	s.setLink(1, chCoord, 4) // re-opened
+	s.setLink(2, chCoord, 5)
+	var got []link
+	for i := 0; ; i++ {
+		l, ok := s.linkAt(i)
+		if !ok {
+			break
+		}
+		got = append(got, l)
+	}
+	require.Equal(t, []link{{0, chNode, 1}, {1, chCoord, 4}, {2, chCoord, 5}}, got)
+	require.Equal(t, coordinator.Conn(5), s.link(2, chCoord))
+	require.Equal(t, coordinator.Conn(0), s.link(2, chNode))
+	s.clearProcess()
+	_, ok := s.linkAt(0)
+	require.False(t, ok)
+	require.Equal(t, coordinator.Conn(0), s.link(2, chCoord))
+}
+
+// TestGroupPartitionRuns: a group's partition list kept as runs (issue 15)
+// lists each topic's partitions in order, then the added ones.
+func TestGroupPartitionRuns(t *testing.T) {
+	var g groupState
+	g.addPartitions("a", 0, 2)
+	g.addPartitions("b", 0, 1)
+	g.addPartitions("a", 2, 1)
+	g.addPartitions("c", 0, 0)
+	require.Equal(t, []protocol.TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1},
+		{Topic: "b", Partition: 0}, {Topic: "a", Partition: 2}}, g.partitionList())
+	require.Equal(t, 4, g.nparts)
 }

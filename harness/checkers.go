@@ -45,6 +45,12 @@ type runView interface {
 	// that the group's coordinator believes hold it (assigned or pending
 	// revocation).
 	holders(node string, tp protocol.TopicPartition) []string
+	// memberSlot is the index of the member slot named node (its process's
+	// node: "<group>-<index>"), false for any other node; slotName is
+	// slot i's name. Checkers keep per-member state in arrays by slot
+	// instead of maps by name (issue 15, memory per member).
+	memberSlot(node string) (int32, bool)
+	slotName(i int32) string
 }
 
 // groupHealth is one group as the liveness checker sees it.
@@ -100,11 +106,13 @@ func (modelAssertChecker) final(runView) string { return "" }
 // a map entry of about 70), owners named by an interned id; a generation's
 // array is kept for the whole run, since a slow member may apply an old
 // generation's assignment late. A partition outside the group's topics (none
-// in practice) goes to a map.
+// in practice) goes to a map. An owner's id is its member slot + 1
+// (runView.memberSlot), or, for a node that is not a member slot (none in
+// practice), -(its index in names + 1).
 type singleOwnerChecker struct {
 	groups map[string]*ownerGroup
-	ids    map[string]int32 // node name → id+1
-	names  []string         // id → node name
+	ids    map[string]int32 // node name → id, for nodes that are not member slots
+	names  []string         // -id-1 → node name
 	other  map[ownerKey]string
 }
 
@@ -153,12 +161,7 @@ func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 		return ""
 	}
 	g := c.group(v, e.Group)
-	id := c.ids[e.Node]
-	if id == 0 {
-		c.names = append(c.names, e.Node)
-		id = int32(len(c.names))
-		c.ids[e.Node] = id
-	}
+	id := c.ownerID(v, e.Node)
 	owners := g.gens[e.Gen]
 	if owners == nil {
 		owners = make([]int32, g.size)
@@ -168,7 +171,7 @@ func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 		if t, ok := g.topics[tp.Topic]; ok && tp.Partition >= 0 && tp.Partition < t.n {
 			i := t.base + tp.Partition
 			if prev := owners[i]; prev != 0 && prev != id {
-				return fmt.Sprintf("%s-%d assigned to %s and %s in generation %d", tp.Topic, tp.Partition, c.names[prev-1], e.Node, e.Gen)
+				return fmt.Sprintf("%s-%d assigned to %s and %s in generation %d", tp.Topic, tp.Partition, c.ownerName(v, prev), e.Node, e.Gen)
 			}
 			owners[i] = id
 			continue
@@ -180,6 +183,28 @@ func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 		c.other[k] = e.Node
 	}
 	return ""
+}
+
+// ownerID is node's owner id (non-zero).
+func (c *singleOwnerChecker) ownerID(v runView, node string) int32 {
+	if i, ok := v.memberSlot(node); ok {
+		return i + 1
+	}
+	id := c.ids[node]
+	if id == 0 {
+		c.names = append(c.names, node)
+		id = -int32(len(c.names))
+		c.ids[node] = id
+	}
+	return id
+}
+
+// ownerName is the node name of owner id.
+func (c *singleOwnerChecker) ownerName(v runView, id int32) string {
+	if id > 0 {
+		return v.slotName(id - 1)
+	}
+	return c.names[-id-1]
 }
 
 // group returns the owners of group id, indexing its partitions on first use.
@@ -210,7 +235,12 @@ func (c *singleOwnerChecker) final(runView) string { return "" }
 // when a failover reloads the group at its last persisted generation, as
 // Kafka does) or at a client process (except by resetGeneration).
 type generationChecker struct {
-	coord  map[string]int32
+	coord map[string]int32
+	// slots is each member slot's process's last joined generation, by
+	// slot (runView.memberSlot: 8 bytes a member, not a map entry of about
+	// 44; issue 15, memory); client the same for any other node (none in
+	// practice).
+	slots  []clientGen
 	client map[string]clientGen
 	// groups interns group ids for clientGen.group (a map entry of 24
 	// bytes instead of 40: one per member process; issue 15, memory).
@@ -219,17 +249,51 @@ type generationChecker struct {
 
 type clientGen struct {
 	gen   int32
-	group int32 // generationChecker.groups
+	group int32 // generationChecker.groupID (from 1); 0: no entry
 }
 
-// groupID is group's interned id.
+// joined is node's last joined generation, if it has one.
+func (c *generationChecker) joined(v runView, node string) (clientGen, bool) {
+	if i, ok := v.memberSlot(node); ok {
+		if int(i) < len(c.slots) && c.slots[i].group != 0 {
+			return c.slots[i], true
+		}
+		return clientGen{}, false
+	}
+	cg, ok := c.client[node]
+	return cg, ok
+}
+
+// setJoined records node's joined generation; forget drops it.
+func (c *generationChecker) setJoined(v runView, node string, cg clientGen) {
+	if i, ok := v.memberSlot(node); ok {
+		if int(i) >= len(c.slots) {
+			c.slots = append(c.slots, make([]clientGen, int(i)+1-len(c.slots))...)
+		}
+		c.slots[i] = cg
+		return
+	}
+	c.client[node] = cg
+}
+
+func (c *generationChecker) forget(v runView, node string) {
+	if i, ok := v.memberSlot(node); ok {
+		if int(i) < len(c.slots) {
+			c.slots[i] = clientGen{}
+		}
+		return
+	}
+	delete(c.client, node)
+}
+
+// groupID is group's interned id, from 1.
 func (c *generationChecker) groupID(group string) int32 {
 	id, ok := c.groups[group]
 	if !ok {
 		if c.groups == nil {
 			c.groups = map[string]int32{}
 		}
-		id = int32(len(c.groups))
+		id = int32(len(c.groups)) + 1
 		c.groups[group] = id
 	}
 	return id
@@ -237,7 +301,7 @@ func (c *generationChecker) groupID(group string) int32 {
 
 func (c *generationChecker) name() string { return "monotonic-generations" }
 
-func (c *generationChecker) check(_ runView, e *TraceEvent) string {
+func (c *generationChecker) check(v runView, e *TraceEvent) string {
 	switch e.Kind {
 	case protocol.EvGenerationComplete:
 		if prev, ok := c.coord[e.Group]; ok && e.Gen <= prev {
@@ -257,13 +321,18 @@ func (c *generationChecker) check(_ runView, e *TraceEvent) string {
 				delete(c.client, node)
 			}
 		}
+		for i := range c.slots {
+			if c.slots[i].group == gid {
+				c.slots[i] = clientGen{}
+			}
+		}
 	case protocol.EvJoined:
-		if prev, ok := c.client[e.Node]; ok && e.Gen < prev.gen {
+		if prev, ok := c.joined(v, e.Node); ok && e.Gen < prev.gen {
 			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev.gen)
 		}
-		c.client[e.Node] = clientGen{gen: e.Gen, group: c.groupID(e.Group)}
+		c.setJoined(v, e.Node, clientGen{gen: e.Gen, group: c.groupID(e.Group)})
 	case tracing.EvProcess, protocol.EvGenerationReset:
-		delete(c.client, e.Node) // a new process, or a reset, starts over
+		c.forget(v, e.Node) // a new process, or a reset, starts over
 	}
 	return ""
 }

@@ -306,7 +306,7 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 	ci := w.conns[env.conn]
 	s := w.slots[ci.slot]
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
-	w.send(now, b.node, s.node, ci.ch, ci.epoch, reply, b.name, s.name)
+	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
@@ -343,7 +343,7 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 	ci := w.conns[env.conn]
 	s := w.slots[ci.slot]
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}}
-	w.send(now, b.node, s.node, ci.ch, ci.epoch, reply, b.name, s.name)
+	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
 }
 
 // flushConsumerCoord traces what the consumer-group coordinator did and

@@ -191,7 +191,7 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 		return
 	}
 	if f.Set != nil {
-		s.set = f.Set // its processes from now on run the new client settings
+		s.rareState().set = f.Set // its processes from now on run the new client settings
 	}
 	if !w.net.IsHostDown(s.node) { // as FaultRestart: not on a host that is down
 		w.startProcess(s)
@@ -303,11 +303,9 @@ func (w *world) addPartitions(topic string, n int) {
 		m := g.m
 		m.integrate(now)
 		for p := before; p < int32(n); p++ {
-			tp := protocol.TopicPartition{Topic: topic, Partition: p}
 			if m.index != nil {
-				m.index[tp] = len(g.partitions)
+				m.addIndex(protocol.TopicPartition{Topic: topic, Partition: p}, g.nparts+int(p-before))
 			}
-			g.partitions = append(g.partitions, tp)
 			m.owners = append(m.owners, 0)
 			m.zero++
 			if m.lastOwner != nil {
@@ -315,6 +313,7 @@ func (w *world) addPartitions(topic string, n int) {
 				m.mark = append(m.mark, 0)
 			}
 		}
+		g.addPartitions(topic, before, int32(n)-before)
 	}
 }
 
@@ -410,7 +409,11 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 			if !s.alive {
 				continue
 			}
-			for _, l := range s.links {
+			for i := 0; ; i++ {
+				l, ok := s.linkAt(i)
+				if !ok {
+					break
+				}
 				if l.broker == int32(b.node) {
 					w.net.Abort(now, b.node, s.node, l.ch)
 				}

@@ -65,28 +65,21 @@ func pollDist(d scenario.Dist) sim.Dist {
 	return atLeast{sd, MinPollCost}
 }
 
-// spinGuard counts each member's events per millisecond of virtual time.
-// A slot's word is the millisecond being counted (bits 16 on: a run's
+// spinning counts one event of slot si at now and reports a spin: the spin
+// guard counts each member's events per millisecond of virtual time in its
+// slot's spinWin, the millisecond being counted (bits 16 on: a run's
 // instants, int64 nanoseconds, are under 2^44 ms) and the count in it (bits
-// 0–15: the run stops at SpinEventsPerMs + 1): 8 bytes a member, not 12
-// (issue 15, memory).
-type spinGuard struct {
-	win []uint64
-}
-
-// spinning counts one event of slot si at now and reports a spin.
+// 0–15: the run stops at SpinEventsPerMs + 1): 8 bytes a member, in the
+// slot's size class (issue 15, memory).
 func (w *world) spinning(si int32, now sim.Instant) bool {
-	g := &w.spin
-	if g.win == nil {
-		g.win = make([]uint64, len(w.slots))
-	}
+	s := w.slots[si]
 	ms := uint64(now) / uint64(time.Millisecond)
-	v := g.win[si]
+	v := s.spinWin
 	if v>>16 != ms {
 		v = ms << 16
 	}
 	v++
-	g.win[si] = v
+	s.spinWin = v
 	if v&0xffff <= SpinEventsPerMs {
 		return false
 	}

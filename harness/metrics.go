@@ -51,7 +51,7 @@ type groupMetrics struct {
 	stamp               uint32
 	moved               int // partitions moved (PartitionsMoved)
 	movedAfterFault     int
-	index               map[protocol.TopicPartition]int
+	index               map[string][]int32
 	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
 	lastChange          sim.Instant
 	tracking            bool
@@ -159,6 +159,27 @@ func (m *groupMetrics) adjust(i int, delta int32) {
 	}
 }
 
+// addIndex files partition tp at position i of the group's partition list
+// (a topic's partitions are added in order: 0..n-1, then the ones an
+// add-partitions fault adds). The index is 4 bytes a partition, not a map
+// entry of about 65 (issue 15, memory per member).
+func (m *groupMetrics) addIndex(tp protocol.TopicPartition, i int) {
+	if ps := m.index[tp.Topic]; int(tp.Partition) == len(ps) {
+		m.index[tp.Topic] = append(ps, int32(i))
+		return
+	}
+	panic("harness: partition " + tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) + " filed out of order")
+}
+
+// indexOf is tp's position in the group's partition list (index).
+func (m *groupMetrics) indexOf(tp protocol.TopicPartition) (int, bool) {
+	ps := m.index[tp.Topic]
+	if tp.Partition < 0 || int(tp.Partition) >= len(ps) {
+		return 0, false
+	}
+	return int(ps[tp.Partition]), true
+}
+
 // setOwned replaces the partitions the slot's process owns.
 func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 	g := w.groups[s.group]
@@ -167,26 +188,26 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 		return
 	}
 	if m.index == nil {
-		m.index = make(map[protocol.TopicPartition]int, len(g.partitions))
-		for i, tp := range g.partitions {
-			m.index[tp] = i
+		m.index = map[string][]int32{}
+		for i, tp := range g.partitionList() {
+			m.addIndex(tp, i)
 		}
 	}
 	at := w.q.Now()
 	m.integrate(at)
 	if m.lastOwner == nil {
-		m.lastOwner = make([]int32, len(g.partitions))
-		m.mark = make([]uint32, len(g.partitions))
+		m.lastOwner = make([]int32, g.nparts)
+		m.mark = make([]uint32, g.nparts)
 	}
 	m.stamp++
 	for _, tp := range s.owned {
-		if i, ok := m.index[tp]; ok {
+		if i, ok := m.indexOf(tp); ok {
 			m.adjust(i, -1)
 			m.mark[i] = m.stamp
 		}
 	}
 	for _, tp := range now {
-		if i, ok := m.index[tp]; ok {
+		if i, ok := m.indexOf(tp); ok {
 			m.adjust(i, +1)
 			if m.mark[i] != m.stamp { // newly owned
 				if prev := m.lastOwner[i]; prev != 0 && prev != s.id+1 && at >= m.from {
@@ -199,7 +220,11 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 			}
 		}
 	}
-	s.owned = append(s.owned[:0], now...)
+	// Not a copy (issue 15: 24 bytes a partition per member): now is an
+	// assigned event's list, which a model never changes once it has
+	// published it (a client replaces its owned list whole; the kept trace
+	// holds the same lists), or the fresh list EvRevoked's handling made.
+	s.owned = now
 }
 
 // observe updates metrics from one trace event.

@@ -42,16 +42,16 @@ import (
 // consumer reports whether the slot's next process runs the consumer
 // protocol: its rolling restart's `set:`, else its cohort's config.
 func (s *slot) consumer(g *scenario.Group) bool {
-	if s.set != nil && s.set.GroupProtocol != "" {
-		return s.set.GroupProtocol == scenario.ProtocolConsumer
+	if set := s.clientChange(); set != nil && set.GroupProtocol != "" {
+		return set.GroupProtocol == scenario.ProtocolConsumer
 	}
 	return g.Consumer()
 }
 
 // remoteAssignor is the slot's group.remote.assignor.
 func (s *slot) remoteAssignor(g *scenario.Group) string {
-	if s.set != nil && s.set.RemoteAssignor != "" {
-		return s.set.RemoteAssignor
+	if set := s.clientChange(); set != nil && set.RemoteAssignor != "" {
+		return set.RemoteAssignor
 	}
 	return g.Client.RemoteAssignor
 }
@@ -188,8 +188,10 @@ func classicGroupOf(rec *coordinator.GroupRecord) *ccoord.ClassicGroup {
 func recordOf(cg *ccoord.ClassicGroup) coordinator.GroupRecord {
 	rec := coordinator.GroupRecord{GroupID: cg.ID, GenerationID: cg.Generation, ProtocolType: cg.ProtocolType, ProtocolName: cg.ProtocolName}
 	for _, m := range cg.Members {
-		rec.Members = append(rec.Members, coordinator.MemberRecord{MemberID: m.ID, GroupInstanceID: m.InstanceID,
-			SessionTimeout: m.SessionTimeout, RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols, Assignment: m.Assignment})
+		rec.Members = append(rec.Members, coordinator.MemberRecord{MemberID: m.ID,
+			MemberConfig: &coordinator.MemberConfig{GroupInstanceID: m.InstanceID, SessionTimeout: m.SessionTimeout,
+				RebalanceTimeout: m.RebalanceTimeout, Protocols: m.Protocols},
+			Assignment: m.Assignment})
 	}
 	return rec
 }

@@ -28,7 +28,7 @@ func (w *world) noteMemberIDs(replies []coordinator.Reply) {
 			continue
 		}
 		ci := w.conns[r.Conn]
-		owner := memberProcess{slot: ci.slot, inc: ci.inc}
+		owner := memberProcess{slot: ci.slot, inc: ci.inc()}
 		if w.memberOf == nil {
 			w.memberOf = make(map[string]memberProcess)
 		}

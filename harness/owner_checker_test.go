@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -42,15 +44,53 @@ func TestSingleOwnerCheckerLayout(t *testing.T) {
 	assert.Equal(t, "b-9 assigned to g-0 and g-3 in generation 4", assigned("g-3", 4, b9))
 
 	assert.Len(t, c.groups["g"].gens[1], 5, "one owner slot per partition of the group")
+	assert.Equal(t, "b-2 assigned to g-3 and g-1 in generation 5", func() string {
+		assigned("g-3", 5, b2)
+		return assigned("g-1", 5, b2)
+	}(), "a non-slot owner first, a slot second")
 }
 
-// partitionsView is a runView that knows only group g's partitions: what
-// the single-owner checker reads (any other question panics on the nil
-// embedded runView).
+// TestGenerationCheckerBySlot: the monotonic-generations checker keeps a
+// member's last joined generation by slot (issue 15) and by name for other
+// nodes, and forgets it at a new process, a reset and a coordinator move.
+func TestGenerationCheckerBySlot(t *testing.T) {
+	v := partitionsView{}
+	c := &generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}}
+	ev := func(kind protocol.EventKind, node string, gen int32) string {
+		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: kind, Node: node, Group: "g", Gen: gen}})
+	}
+	for _, node := range []string{"g-1", "g-3"} {
+		assert.Empty(t, ev(protocol.EvJoined, node, 3))
+		assert.Equal(t, "client "+node+": joined generation 2 after 3", ev(protocol.EvJoined, node, 2))
+		assert.Empty(t, ev(protocol.EvGenerationReset, node, -1))
+		assert.Empty(t, ev(protocol.EvJoined, node, 2), "a reset starts over")
+		assert.Empty(t, ev(tracing.EvProcess, node, 0))
+		assert.Empty(t, ev(protocol.EvJoined, node, 1), "a new process starts over")
+		assert.Empty(t, ev(tracing.EvBrokerRole, "broker-1", 0))
+		assert.Empty(t, ev(protocol.EvJoined, node, 0), "a coordinator move starts over")
+		assert.Equal(t, "client "+node+": joined generation -1 after 0", ev(protocol.EvJoined, node, -1))
+	}
+	assert.Len(t, c.client, 1, "g-3 by name")
+	assert.Len(t, c.slots, 2, "g-1 by slot")
+}
+
+// partitionsView is a runView that knows only group g's partitions and
+// three member slots, g-0, g-1 and g-2 (g-3 is not a slot: the checker's
+// fallback by name): what the single-owner checker reads (any other
+// question panics on the nil embedded runView).
 type partitionsView struct {
 	runView
 	parts []protocol.TopicPartition
 }
+
+var partitionsViewSlots = []string{"g-0", "g-1", "g-2"}
+
+func (v partitionsView) memberSlot(node string) (int32, bool) {
+	i := slices.Index(partitionsViewSlots, node)
+	return int32(i), i >= 0
+}
+
+func (v partitionsView) slotName(i int32) string { return partitionsViewSlots[i] }
 
 func (v partitionsView) partitions(group string) []protocol.TopicPartition {
 	if group == "g" {

@@ -18,7 +18,7 @@ func (v worldView) faults() []scenario.Fault { return v.w.faults }
 
 func (v worldView) partitions(group string) []protocol.TopicPartition {
 	if g := v.w.groupByID(group); g != nil {
-		return g.partitions
+		return g.partitionList()
 	}
 	return nil
 }
@@ -50,6 +50,15 @@ func (v worldView) sharedOwnership(node string) bool {
 	return w.groups[s.group].m.extra > 0
 }
 
+func (v worldView) memberSlot(node string) (int32, bool) {
+	if s := v.w.slotByName(node); s != nil && s.name == node {
+		return s.id, true
+	}
+	return 0, false
+}
+
+func (v worldView) slotName(i int32) string { return v.w.slots[i].name }
+
 func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
 	w := v.w
 	s := w.slotByName(node)
@@ -57,7 +66,7 @@ func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
 		return nil
 	}
 	g := w.groups[s.group]
-	i, ok := g.m.index[tp]
+	i, ok := g.m.indexOf(tp)
 	if !ok || g.m.owners[i] < 2 {
 		return nil
 	}

@@ -134,14 +134,27 @@ func chOf(coord bool) uint8 {
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
 //
-// 16 bytes: the broker it goes to, never read, is not kept (issue 15,
-// memory: the table holds two ids per member process ever started).
+// 12 bytes: the broker it goes to, never read, is not kept, and the
+// channel is the top bit of the incarnation (issue 15, memory: the table
+// holds two ids per member process ever started).
 type connInfo struct {
 	slot  int32
 	epoch uint32
-	inc   uint32 // the slot's process incarnation that opened it (observe.go)
-	ch    uint8
+	incCh uint32 // the slot's process incarnation that opened it (observe.go), and the channel in bit 31
 }
+
+func newConnInfo(slot int32, epoch, inc uint32, ch uint8) connInfo {
+	if inc>>31 != 0 || ch > 1 {
+		panic("harness: connInfo: incarnation or channel out of range")
+	}
+	return connInfo{slot: slot, epoch: epoch, incCh: inc | uint32(ch)<<31}
+}
+
+// inc is the incarnation of the slot's process that opened the connection.
+func (c connInfo) inc() uint32 { return c.incCh &^ (1 << 31) }
+
+// ch is the connection's channel (chNode, chCoord).
+func (c connInfo) ch() uint8 { return uint8(c.incCh >> 31) }
 
 // link is a member process's current connection to a broker on a channel.
 type link struct {
@@ -173,19 +186,89 @@ type slot struct {
 	alive  bool // a process exists (started, not crashed, not closed)
 	paused bool
 	m      memberProc // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
-	links  []link     // the process's connections (newest per broker and channel)
-	buf    []held     // what arrived while paused
-	app    sim.Timer
-	hb     sim.Timer
-	// set is the client change a rolling restart's `set:` made for this
-	// slot's later processes (migration.go); nil: the cohort's config.
-	set *scenario.ClientChange
+	// links are the process's connections (newest per broker and
+	// channel): the first two here (a used one has a non-zero conn), any
+	// more in rare.more (a member that followed its coordinator); see
+	// link, setLink, linkAt.
+	links [2]link
+	app   sim.Timer
+	hb    sim.Timer
+	// rare is what few slots ever need (nil until then).
+	rare *slotRare
+	// spinWin is the spin guard's count (world.spinning).
+	spinWin uint64
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 192 bytes, a size class (216 before sim.Timer shrank to 16 bytes
-	// and cp became a method; issue 15, memory per member; TestSlotSize):
-	// mind the padding when adding fields.
+	// 176 bytes, a size class (216 before sim.Timer shrank to 16 bytes
+	// and cp became a method, 192 before the links went inline and the
+	// paused buffer and set to rare, then the spin guard's count came in;
+	// issue 15, memory per member; TestSlotSize): mind the padding when
+	// adding fields.
+}
+
+// slotRare is the part of a slot that few slots ever use.
+type slotRare struct {
+	buf  []held // what arrived while paused
+	more []link // links beyond the slot's two
+	// set is the client change a rolling restart's `set:` made for this
+	// slot's later processes (migration.go); nil: the cohort's config.
+	set *scenario.ClientChange
+}
+
+// rareState is s.rare, made on first use.
+func (s *slot) rareState() *slotRare {
+	if s.rare == nil {
+		s.rare = &slotRare{}
+	}
+	return s.rare
+}
+
+// clientChange is s's rolling-restart client change (nil: none).
+func (s *slot) clientChange() *scenario.ClientChange {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.set
+}
+
+// linkAt is the process's i-th link (in the order they were added), false
+// past the last.
+func (s *slot) linkAt(i int) (link, bool) {
+	if i < len(s.links) {
+		return s.links[i], s.links[i].conn != 0
+	}
+	if s.rare != nil && i-len(s.links) < len(s.rare.more) {
+		return s.rare.more[i-len(s.links)], true
+	}
+	return link{}, false
+}
+
+// setLink makes conn the process's connection to broker on ch.
+func (s *slot) setLink(broker int32, ch uint8, conn coordinator.Conn) {
+	for i := range s.links {
+		if l := &s.links[i]; l.conn == 0 || (l.broker == broker && l.ch == ch) {
+			*l = link{broker: broker, ch: ch, conn: conn}
+			return
+		}
+	}
+	r := s.rareState()
+	for i := range r.more {
+		if r.more[i].broker == broker && r.more[i].ch == ch {
+			r.more[i].conn = conn
+			return
+		}
+	}
+	r.more = append(r.more, link{broker: broker, ch: ch, conn: conn})
+}
+
+// clearProcess forgets the process's links and what it was holding.
+func (s *slot) clearProcess() {
+	s.links = [2]link{}
+	if s.rare != nil {
+		s.rare.buf = s.rare.buf[:0]
+		s.rare.more = s.rare.more[:0]
+	}
 }
 
 // cp is the slot's consumer-protocol process (m's), or nil when the slot
@@ -264,8 +347,7 @@ type world struct {
 	obs []Observation
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
-	// spin and maxEvents keep every run finite (limits.go).
-	spin      spinGuard
+	// maxEvents and each slot's spinWin keep every run finite (limits.go).
 	maxEvents int64
 }
 
@@ -278,15 +360,47 @@ type groupState struct {
 	members    int      // initial members over all cohorts (join faults add more)
 	coord      int32    // current coordinator broker
 	record     *coordinator.GroupRecord
-	slots      []int // slot indexes, in member-index order
-	joins      int   // join faults applied so far
-	partitions []protocol.TopicPartition
+	slots      []int32 // slot indexes, in member-index order
+	joins      int     // join faults applied so far
+	partitions []partRun
+	nparts     int
 	m          *groupMetrics
 	cs         *consumerState // the consumer protocol's state (consumer.go); nil for a classic group
 	// cluster is the group's topic metadata when an add-partitions fault
 	// changes one of its topics (faults.go addPartitions); nil otherwise,
 	// and then the clients never refresh metadata.
 	cluster *client.Cluster
+}
+
+// partRun is partitions first..first+n-1 of topic: a group keeps its
+// partition list (groupState.partitions, nparts in all; partitionList) as
+// runs, 24 bytes a topic, not a TopicPartition of 24 bytes
+// a partition (issue 15, memory per member).
+type partRun struct {
+	topic    string
+	first, n int32
+}
+
+// addPartitions appends partitions first..first+n-1 of topic to the group's
+// partition list.
+func (g *groupState) addPartitions(topic string, first, n int32) {
+	if n > 0 {
+		g.partitions = append(g.partitions, partRun{topic: topic, first: first, n: n})
+		g.nparts += int(n)
+	}
+}
+
+// partitionList is the group's partitions, in order: every subscribed
+// topic's 0..n-1 in order of first subscription, then any an add-partitions
+// fault added. A new slice at each call.
+func (g *groupState) partitionList() []protocol.TopicPartition {
+	out := make([]protocol.TopicPartition, 0, g.nparts)
+	for _, r := range g.partitions {
+		for p := r.first; p < r.first+r.n; p++ {
+			out = append(out, protocol.TopicPartition{Topic: r.topic, Partition: p})
+		}
+	}
+	return out
 }
 
 // cohort is one `groups:` entry of a group: its members' client
@@ -370,12 +484,10 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 				subscribed = append(subscribed, name)
 				n := topics[name]
 				meta = append(meta, assign.Topic{Name: name, Partitions: int32(n)})
-				for p := 0; p < n; p++ {
-					gs.partitions = append(gs.partitions, protocol.TopicPartition{Topic: name, Partition: int32(p)})
-				}
+				gs.addPartitions(name, 0, int32(n))
 			}
 		}
-		gs.m = newGroupMetrics(len(gs.partitions))
+		gs.m = newGroupMetrics(gs.nparts)
 		for _, f := range sc.Faults {
 			if f.Kind == scenario.FaultAddPartitions && slices.Contains(subscribed, f.Target) {
 				gs.cluster = &client.Cluster{Topics: slices.Clone(meta)}
@@ -439,7 +551,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 		newSlot := func(ci, i int) *slot {
 			s := &slot{id: int32(len(w.slots)), name: id + "-" + strconv.Itoa(i), group: int32(gi), cohort: int32(ci), slotMetrics: slotMetrics{settledGen: -1, coordSeen: -1}}
 			s.node = sim.NodeID(len(w.brokers) + len(w.slots))
-			gs.slots = append(gs.slots, len(w.slots))
+			gs.slots = append(gs.slots, int32(len(w.slots)))
 			w.slots = append(w.slots, s)
 			return s
 		}
@@ -634,8 +746,7 @@ func (w *world) startProcess(s *slot) {
 	s.inc++
 	s.alive = true
 	s.paused = false
-	s.buf = s.buf[:0]
-	s.links = s.links[:0]
+	s.clearProcess()
 	w.net.Restart(s.node)
 	c := &w.groups[s.group].cohorts[s.cohort]
 	if s.consumer(c.sc) {
@@ -674,14 +785,17 @@ func (w *world) stopProcess(s *slot, how string) {
 	now := w.q.Now()
 	if how != "host-down" {
 		w.net.Crash(s.node)
-		for _, l := range s.links {
+		for i := 0; ; i++ {
+			l, ok := s.linkAt(i)
+			if !ok {
+				break
+			}
 			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
 		}
 	}
-	s.links = s.links[:0]
+	s.clearProcess()
 	s.alive = false
 	s.paused = false
-	s.buf = s.buf[:0]
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
@@ -765,7 +879,7 @@ func (w *world) flushBroker(b *broker) {
 		ci := w.conns[r.Conn]
 		s := w.slots[ci.slot]
 		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
-		w.send(now, b.node, s.node, ci.ch, ci.epoch, env, b.name, s.name)
+		w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
@@ -788,8 +902,15 @@ func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint3
 // link is the Conn id of the process's connection to broker on ch.
 func (s *slot) link(broker int32, ch uint8) coordinator.Conn {
 	for _, l := range s.links {
-		if l.broker == broker && l.ch == ch {
+		if l.broker == broker && l.ch == ch && l.conn != 0 {
 			return l.conn
+		}
+	}
+	if s.rare != nil {
+		for _, l := range s.rare.more {
+			if l.broker == broker && l.ch == ch {
+				return l.conn
+			}
 		}
 	}
 	return 0
@@ -806,14 +927,8 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 	}
 	w.net.Open(now, s.node, b.node, ch)
 	id := coordinator.Conn(len(w.conns))
-	w.conns = append(w.conns, connInfo{slot: s.id, ch: ch, epoch: w.net.Epoch(s.node, b.node, ch), inc: s.inc})
-	for i := range s.links {
-		if s.links[i].broker == op.Broker && s.links[i].ch == ch {
-			s.links[i].conn = id
-			return
-		}
-	}
-	s.links = append(s.links, link{broker: op.Broker, ch: ch, conn: id})
+	w.conns = append(w.conns, newConnInfo(s.id, w.net.Epoch(s.node, b.node, ch), s.inc, ch))
+	s.setLink(op.Broker, ch, id)
 }
 
 // msgEvent traces one message event (send, deliver, drop, lost,
@@ -912,12 +1027,13 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		return
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
-	if !s.alive || s.link(env.broker, w.conns[env.conn].ch) != env.conn {
+	if !s.alive || s.link(env.broker, w.conns[env.conn].ch()) != env.conn {
 		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
 		return
 	}
 	if s.paused {
-		s.buf = append(s.buf, held{outcome: sim.Deliver, d: *d})
+		r := s.rareState()
+		r.buf = append(r.buf, held{outcome: sim.Deliver, d: *d})
 		return
 	}
 	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
@@ -957,7 +1073,8 @@ func (w *world) connEvent(o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelop
 	}
 	if s.paused {
 		// The kernel takes it; the process sees it when it resumes.
-		s.buf = append(s.buf, held{outcome: o, broker: broker, coord: coord, why: why})
+		r := s.rareState()
+		r.buf = append(r.buf, held{outcome: o, broker: broker, coord: coord, why: why})
 		return
 	}
 	w.memberConn(s, o, broker, coord, why)
@@ -989,8 +1106,10 @@ func (w *world) resume(s *slot, inc uint32) {
 	s.m.Resume(now)
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
 	w.emit(&w.tev)
-	buf := s.buf
-	s.buf = nil
+	var buf []held
+	if s.rare != nil {
+		buf, s.rare.buf = s.rare.buf, nil
+	}
 	for _, h := range buf {
 		if !s.live(inc) {
 			break

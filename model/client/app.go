@@ -220,14 +220,14 @@ func (m *Member) applyCallback(out *Output) {
 		if kind == cbLost {
 			detail = "lost"
 		}
-		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id, Count: int32(len(parts))})
+		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: detail, Partitions: parts, Gen: m.gen.id(), Count: int32(len(parts))})
 	case cbAssigned:
 		// Shared, not copied: neither list is ever changed in place (each is
 		// replaced whole: a new SyncGroup assignment, subtract), so the owned
 		// set and the join's assignment can be one array (issue 15: memory
 		// per member).
 		m.owned = m.join.assignment
-		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id, Count: int32(len(m.owned))})
+		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id(), Count: int32(len(m.owned))})
 	case cbNone:
 	}
 }
@@ -254,19 +254,19 @@ func subtract(a, b []protocol.TopicPartition) []protocol.TopicPartition {
 // UNJOINED; then always reset (member id dropped) and request a rejoin.
 func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason protocol.LeaveReason) {
 	dynamic := m.instanceID() == "" || !m.cfg.behaviour.staticMembership
-	hasMember := m.gen.memberID != ""
+	hasMember := m.gen.memberID() != ""
 	if m.cfg.behaviour.coordinator010 {
-		hasMember = m.gen.id > 0 // ≤0.10: coordinator known and generation > 0
+		hasMember = m.gen.id() > 0 // ≤0.10: coordinator known and generation > 0
 	}
 	detail := "not-sent"
 	if dynamic && m.coord.known && m.state != Unjoined && hasMember {
 		m.send(now, out, m.coord.node, true, &protocol.LeaveGroupRequest{
 			GroupID: m.cfg.GroupID,
-			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID, Reason: reason.String()}},
+			Members: []protocol.LeaveGroupMember{{MemberID: m.gen.memberID(), Reason: reason.String()}},
 		}, m.cfg.RequestTimeout)
 		detail = "sent"
 	}
-	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason.String(), Leave: reason, Detail: detail, Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason.String(), Leave: reason, Detail: detail, Gen: m.gen.id()})
 	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason.String(), false)
 	m.requestRejoin(out, RejoinLeftGroup)
 }

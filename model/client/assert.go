@@ -10,6 +10,6 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // and the member stops as on a fatal error, so a broken state is never
 // carried on silently (nor does one model bug panic a whole sweep).
 func (m *Member) assertFailed(out *Output, part, what string) {
-	m.emit(out, protocol.Event{Kind: protocol.EvAssertFailed, Detail: part + ": " + what, Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvAssertFailed, Detail: part + ": " + what, Gen: m.gen.id()})
 	m.fatal(out, protocol.UnknownServerError, "assert")
 }

@@ -205,18 +205,22 @@ func TestMemberSize(t *testing.T) {
 }
 
 // TestGenerationHeartbeat: a JoinGroup response's generation carries its
-// Heartbeat request inside one 96-byte object (issue 15: a 48-byte
-// generation and a 64-byte request were two), and the request is not part of
+// Heartbeat request inside one 80-byte object, which also holds the
+// generation's id and member id (issue 15: a 48-byte generation and a
+// 64-byte request were two), and the request's other fields are not part of
 // the generation's identity (Generation.equals compares id, member id and
 // protocol name).
 func TestGenerationHeartbeat(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(generation{}), uintptr(96))
-	a := &generation{id: 3, memberID: "m-1", protocol: "range", hasProtocol: true, hbReady: true}
-	a.hb = protocol.HeartbeatRequest{GroupID: "g", GenerationID: 3, MemberID: "m-1"}
-	b := &generation{id: 3, memberID: "m-1", protocol: "range", hasProtocol: true}
+	require.LessOrEqual(t, unsafe.Sizeof(generation{}), uintptr(80))
+	a := &generation{protocol: "range", hasProtocol: true, hbReady: true}
+	a.hb = protocol.HeartbeatRequest{GroupID: "g", GenerationID: 3, MemberID: "m-1", GroupInstanceID: "i"}
+	require.Equal(t, int32(3), a.id())
+	require.Equal(t, "m-1", a.memberID())
+	b := newGeneration(3, "m-1", "range", true)
 	require.True(t, a.same(b))
-	require.False(t, a.same(&generation{id: 3, memberID: "m-1", protocol: "range"}))
-	require.False(t, a.same(&generation{id: 4, memberID: "m-1", protocol: "range", hasProtocol: true}))
+	require.False(t, a.same(newGeneration(3, "m-1", "range", false)))
+	require.False(t, a.same(newGeneration(4, "m-1", "range", true)))
+	require.False(t, a.same(newGeneration(3, "m-2", "range", true)))
 }
 
 // TestQueuedEventSize keeps a queued network event at 32 bytes (a member

@@ -129,8 +129,8 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 		return 0, commitFailed
 	}
 	req := m.autoCommit.req
-	if req == nil || req.GenerationID != m.gen.id || req.MemberID != m.gen.memberID || !samePartitions(req.Partitions, m.owned) {
-		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID, Partitions: m.owned}
+	if req == nil || req.GenerationID != m.gen.id() || req.MemberID != m.gen.memberID() || !samePartitions(req.Partitions, m.owned) {
+		req = &protocol.OffsetCommitRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id(), MemberID: m.gen.memberID(), Partitions: m.owned}
 		if m.cfg.behaviour.staticMembership {
 			req.GroupInstanceID = m.instanceID()
 		}

@@ -62,7 +62,7 @@ func TestJoinGroupRequestTimeout(t *testing.T) {
 func TestRetainMemberIdAfterJoinGroupDisconnect(t *testing.T) {
 	d := newDriver(t, "kafka-3.6")
 	d.stable(tp(0))
-	d.m.gen = &generation{id: 1, memberID: "m1", protocol: "range", hasProtocol: true}
+	d.m.gen = newGeneration(1, "m1", "range", true)
 	d.call(func(o *Output) { d.m.requestRejoin(o, RejoinRebalanceInProgress) })
 	d.advance(200 * time.Millisecond) // processing ends; poll() sends JoinGroup
 	j := d.pop(protocol.APIJoinGroup)
@@ -277,7 +277,7 @@ func TestResponseWithOldGeneration(t *testing.T) {
 				d.respond(j, &protocol.JoinGroupResponse{GenerationID: 1, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m1"})
 				req = d.pop(protocol.APISyncGroup)
 			}
-			newer := &generation{id: 2, memberID: "m2", protocol: "range", hasProtocol: true}
+			newer := newGeneration(2, "m2", "range", true)
 			d.m.gen = newer // changed meanwhile (as the Java tests do)
 			var resp protocol.Response
 			if c.api == protocol.APIJoinGroup {
@@ -366,7 +366,7 @@ func TestHeartbeatResponseWithOldGeneration(t *testing.T) {
 			d.stable(tp(0))
 			d.advance(3 * time.Second)
 			hb := d.pop(protocol.APIHeartbeat)
-			newer := &generation{id: 2, memberID: "m1", protocol: "range", hasProtocol: true}
+			newer := newGeneration(2, "m1", "range", true)
 			d.m.gen = newer
 			d.respond(hb, &protocol.HeartbeatResponse{Error: c.err})
 			require.Equal(t, *newer, *d.m.gen)

@@ -26,7 +26,7 @@ func (t *heartbeatTask) requestFailed(now protocol.Instant) { t.done(now, false)
 func (t *heartbeatTask) run(now protocol.Instant, out *Output) {
 	m := t.m
 	t.at = protocol.Never
-	if m.gen.id < 0 || m.rejoinNeeded || !m.coord.known {
+	if m.gen.id() < 0 || m.rejoinNeeded || !m.coord.known {
 		return // not rescheduled; the next reset() does
 	}
 	if m.hbSessionExpired010(now) {
@@ -100,7 +100,7 @@ func (t *heartbeatTask) handleResponse(now protocol.Instant, out *Output, _ infl
 		m.requestRejoin(out, rejoinReasonFor(err))
 	case protocol.UnknownMemberID:
 		// memberId = UNKNOWN_MEMBER_ID; rejoinNeeded = true (generation id kept).
-		m.gen = &generation{id: m.gen.id, protocol: m.gen.protocol, hasProtocol: m.gen.hasProtocol} // a new value: generations are never changed in place
+		m.gen = newGeneration(m.gen.id(), "", m.gen.protocol, m.gen.hasProtocol) // a new value: generations are never changed in place
 		m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: protocol.APIHeartbeat, Reason: err.String()})
 		m.requestRejoin(out, RejoinUnknownMemberID)
 	case protocol.GroupAuthorizationFailed:

@@ -153,7 +153,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	}
 	if m.app.phase != appPolling && now >= m.hb.pollDeadline {
 		// handlePollTimeoutExpiry: max.poll.interval.ms since the last poll().
-		m.emit(out, protocol.Event{Kind: protocol.EvPollTimeout, Gen: m.gen.id})
+		m.emit(out, protocol.Event{Kind: protocol.EvPollTimeout, Gen: m.gen.id()})
 		m.maybeLeaveGroup(now, out, protocol.LeavePollTimeout)
 		return true
 	}
@@ -194,7 +194,7 @@ func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
 		m.send(now, out, m.coord.node, true, &m.gen.hb, m.cfg.RequestTimeout)
 		return
 	}
-	req := &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID}
+	req := &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id(), MemberID: m.gen.memberID()}
 	if m.cfg.behaviour.staticMembership {
 		req.GroupInstanceID = m.instanceID()
 	}

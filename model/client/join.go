@@ -163,7 +163,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 		GroupID:          m.cfg.GroupID,
 		SessionTimeout:   m.cfg.SessionTimeout,
 		RebalanceTimeout: rebalanceTimeout,
-		MemberID:         m.gen.memberID,
+		MemberID:         m.gen.memberID(),
 		ProtocolType:     protocol.ConsumerProtocolType,
 		Version:          m.cfg.behaviour.join.version,
 	}
@@ -203,7 +203,7 @@ func (m *Member) joinProtocols() []protocol.GroupProtocol {
 		sub.OwnedPartitions = slices.Clone(m.owned)
 	}
 	if m.cfg.behaviour.subscription >= subscriptionV2 {
-		sub.GenerationID = m.gen.id
+		sub.GenerationID = m.gen.id()
 	}
 	shared := sub.OwnedPartitions == nil
 	if c := m.cfg.joinProtocols; shared && c != nil && c[0].Metadata.GenerationID == sub.GenerationID {
@@ -259,7 +259,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 		return false
 	}
 	switch {
-	case m.cfg.behaviour.ownedInSubscription() && (gen.id == protocol.NoGeneration || gen.memberID == ""):
+	case m.cfg.behaviour.ownedInSubscription() && (gen.id() == protocol.NoGeneration || gen.memberID() == ""):
 		return m.invokeCallback(now, out, cbLost, slices.Clone(m.owned), contResume)
 	case !m.cooperative:
 		return m.invokeCallback(now, out, cbRevoked, slices.Clone(m.owned), contResume)
@@ -339,8 +339,8 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		if m.cfg.behaviour.fourStates {
 			m.becomeCompletingRebalance(now, out)
 		}
-		g := &generation{id: r.GenerationID, memberID: r.MemberID, protocol: r.ProtocolName, hasProtocol: true, hbReady: true}
-		g.hb = protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: g.id, MemberID: g.memberID}
+		g := &generation{protocol: r.ProtocolName, hasProtocol: true, hbReady: true}
+		g.hb = protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: r.GenerationID, MemberID: r.MemberID}
 		if m.cfg.behaviour.staticMembership {
 			g.hb.GroupInstanceID = m.instanceID()
 		}
@@ -375,7 +375,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 			m.failJoin(out, r.Error, failFatal) // not expected below v4: "unexpected error"
 			return
 		}
-		m.gen = &generation{id: protocol.NoGeneration, memberID: r.MemberID}
+		m.gen = newGeneration(protocol.NoGeneration, r.MemberID, "", false)
 		m.requestRejoin(out, RejoinMemberIDRequired)
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.RebalanceInProgress:
@@ -401,7 +401,7 @@ func (m *Member) onJoinFollower(now protocol.Instant, out *Output) {
 
 func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protocol.SyncGroupRequest {
 	req := &protocol.SyncGroupRequest{
-		GroupID: m.cfg.GroupID, GenerationID: m.gen.id, MemberID: m.gen.memberID,
+		GroupID: m.cfg.GroupID, GenerationID: m.gen.id(), MemberID: m.gen.memberID(),
 		Assignments: assignments,
 	}
 	if m.cfg.behaviour.staticMembership {

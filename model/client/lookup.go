@@ -39,7 +39,7 @@ func (m *Member) markCoordinatorUnknown(now protocol.Instant, out *Output, reaso
 	old := m.coord.node
 	m.coord.known = false
 	m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorDead, Reason: protocol.DeadReasonText(reason, err), Dead: reason, DeadErr: err,
-		Peer: brokerName(old), Gen: m.gen.id})
+		Peer: brokerName(old), Gen: m.gen.id()})
 	if m.cfg.behaviour.coordinator010 || isDisconnect {
 		return
 	}
@@ -100,10 +100,10 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		m.coord.known = true
 		m.coord.node = r.NodeID
 		m.coord.retryAt = 0
-		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id})
+		m.emit(out, protocol.Event{Kind: protocol.EvCoordinatorFound, Peer: brokerName(r.NodeID), Gen: m.gen.id()})
 		m.tryConnect(now, out, r.NodeID)
 		m.hbResetSession(now)
-		if m.gen.id > 0 {
+		if m.gen.id() > 0 {
 			// 0.10 GroupCoordinatorResponseHandler: start sending heartbeats
 			// only with a valid generation (heartbeatTask.reset()).
 			m.hbt.reset(now)

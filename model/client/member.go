@@ -288,7 +288,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 	}
 	if len(m.owned) > 0 {
 		kind := cbRevoked
-		if m.cfg.behaviour.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID == "" ||
+		if m.cfg.behaviour.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID() == "" ||
 			m.state == PreparingRebalance || m.state == CompletingRebalance) {
 			kind = cbLost
 		}
@@ -308,7 +308,9 @@ func (m *Member) Owned() []protocol.TopicPartition { return m.owned }
 func (m *Member) State() MemberState { return m.state }
 
 // Generation returns the current generation id and member id.
-func (m *Member) Generation() (generationID int32, memberID string) { return m.gen.id, m.gen.memberID }
+func (m *Member) Generation() (generationID int32, memberID string) {
+	return m.gen.id(), m.gen.memberID()
+}
 
 // Stopped reports whether the member was closed or stopped by a fatal error.
 func (m *Member) Stopped() bool { return m.stopped }
@@ -342,11 +344,11 @@ func (m *Member) fatal(out *Output, err protocol.ErrorCode, detail string) {
 		return
 	}
 	m.fatalErr = err
-	m.emit(out, protocol.Event{Kind: protocol.EvFatal, Err: err, Detail: detail, Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvFatal, Err: err, Detail: detail, Gen: m.gen.id()})
 	if len(m.owned) > 0 {
 		parts := m.owned
 		m.owned = nil
-		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "lost", Reason: "fatal", Partitions: parts, Gen: m.gen.id})
+		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "lost", Reason: "fatal", Partitions: parts, Gen: m.gen.id()})
 	}
 	m.stop()
 }
@@ -356,7 +358,7 @@ func (m *Member) fatal(out *Output, err protocol.ErrorCode, detail string) {
 func (m *Member) setState(to MemberState, out *Output) {
 	from := m.state
 	m.state = to
-	m.emit(out, protocol.Event{Kind: protocol.EvMemberState, State: to.String(), Detail: from.String(), Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvMemberState, State: to.String(), Detail: from.String(), Gen: m.gen.id()})
 }
 
 // becomeUnjoined is resetStateAndGeneration's state change. The heartbeat
@@ -410,7 +412,7 @@ func (m *Member) becomeStable(now protocol.Instant, out *Output) {
 func (m *Member) requestRejoin(out *Output, reason RejoinReason) {
 	m.rejoinNeeded = true
 	m.rejoinReason = reason
-	m.emit(out, protocol.Event{Kind: protocol.EvRejoinRequested, Reason: reason.String(), Gen: m.gen.id})
+	m.emit(out, protocol.Event{Kind: protocol.EvRejoinRequested, Reason: reason.String(), Gen: m.gen.id()})
 }
 
 // rejoinNeededOrPending is AbstractCoordinator.rejoinNeededOrPending. The
@@ -425,7 +427,7 @@ func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why s
 	m.becomeUnjoined(out)
 	detail := "drop-id"
 	if keepID {
-		m.gen = &generation{id: protocol.NoGeneration, memberID: m.gen.memberID}
+		m.gen = newGeneration(protocol.NoGeneration, m.gen.memberID(), "", false)
 		detail = "keep-id"
 	} else {
 		m.gen = noGeneration

@@ -55,7 +55,7 @@ func (o netOwner) Rand() *rand.Rand       { return o.m.rng }
 func (o netOwner) Stopped() bool          { return o.m.stopped }
 func (o netOwner) Scratch() *[]inflight   { return &o.m.cfg.scratch }
 func (o netOwner) Emit(out *Output, ev protocol.Event) {
-	ev.Gen = o.m.gen.id
+	ev.Gen = o.m.gen.id()
 	o.m.emit(out, ev)
 }
 func (o netOwner) Failed(now protocol.Instant, out *Output, e inflight, disconnect bool) {

@@ -95,33 +95,45 @@ func (r RejoinReason) String() string {
 // generation is AbstractCoordinator.Generation: (generationId, memberId,
 // protocolName); hasProtocol false stands for a null protocol name.
 type generation struct {
-	id          int32
-	hasProtocol bool // beside id: 40 bytes, not 48
-	hbReady     bool // hb is this generation's Heartbeat request
-	memberID    string
+	// hb holds the generation's id and member id (GenerationID,
+	// MemberID: id, memberID). When hbReady it is the whole Heartbeat
+	// request of a generation the JoinGroup response gave, filled when the
+	// generation is made (so the value stays immutable): one 80-byte
+	// object instead of a 48-byte generation and a 64-byte request, and
+	// the id and member id kept once (issue 15: memory per member). Its
+	// GroupID and GroupInstanceID are not part of the generation's
+	// identity (same).
+	hb          protocol.HeartbeatRequest
 	protocol    string
-	// hb is the Heartbeat request of a generation the JoinGroup response
-	// gave, filled when the generation is made (so the value stays
-	// immutable): one 96-byte object instead of a 48-byte generation and a
-	// 64-byte request (issue 15: memory per member). Not part of the
-	// generation's identity (same).
-	hb protocol.HeartbeatRequest
+	hasProtocol bool
+	hbReady     bool // hb is this generation's Heartbeat request
 }
+
+// newGeneration is a generation that carries no Heartbeat request.
+func newGeneration(id int32, memberID, proto string, hasProtocol bool) *generation {
+	return &generation{hb: protocol.HeartbeatRequest{GenerationID: id, MemberID: memberID}, protocol: proto, hasProtocol: hasProtocol}
+}
+
+// id is Generation.generationId.
+func (g *generation) id() int32 { return g.hb.GenerationID }
+
+// memberID is Generation.memberId.
+func (g *generation) memberID() string { return g.hb.MemberID }
 
 // same is Generation.equals: the id, member id and protocol name.
 func (g *generation) same(o *generation) bool {
-	return g.id == o.id && g.hasProtocol == o.hasProtocol && g.memberID == o.memberID && g.protocol == o.protocol
+	return g.id() == o.id() && g.hasProtocol == o.hasProtocol && g.memberID() == o.memberID() && g.protocol == o.protocol
 }
 
 // noGeneration is Generation.NO_GENERATION, shared: a Member's generation is
 // a pointer to an immutable value, replaced whole when it changes, so the
 // Member and every request in flight (reqData.sentGen) hold 8 bytes instead
 // of 40 (issue 15: memory per member).
-var noGeneration = &generation{id: protocol.NoGeneration}
+var noGeneration = newGeneration(protocol.NoGeneration, "", "", false)
 
 // hasReset is AbstractCoordinator.hasGenerationReset: id -1 and no protocol
 // (the member id may survive, KAFKA-13419).
-func (g *generation) hasReset() bool { return g.id == protocol.NoGeneration && !g.hasProtocol }
+func (g *generation) hasReset() bool { return g.id() == protocol.NoGeneration && !g.hasProtocol }
 
 // Coordinator-dead reasons (EvCoordinatorDead.Dead; Reason is their text).
 const (

@@ -71,7 +71,7 @@ func TestTemplateMembersShareJoinProtocols(t *testing.T) {
 	assert.Equal(t, c.owned, pc[1].Metadata.OwnedPartitions)
 	assert.Nil(t, pa[1].Metadata.OwnedPartitions, "the shared list is unchanged")
 
-	c.owned, c.gen = nil, &generation{id: 7}
+	c.owned, c.gen = nil, newGeneration(7, "", "", false)
 	pc = c.joinProtocols()
 	assert.NotSame(t, &pa[0], &pc[0])
 	assert.Equal(t, int32(7), pc[0].Metadata.GenerationID)

@@ -55,16 +55,14 @@ type appendOp struct {
 	assignment map[string]protocol.Assignment
 
 	// appendStatic: the replaced member and what a revert restores.
-	m             *member
-	oldID, newID  string
-	currentLeader string // group.leaderOrNull before the replacement
-	skipSupported bool   // KIP-814 supportSkippingAssignment
-	oldProtocols  []protocol.GroupProtocol
-	oldRebalance  time.Duration
-	oldSession    time.Duration
-	oldClientID   string
-	joinConn      Conn // the restart's JoinGroup (responseCallback)
-	joinCorr      uint64
+	m              *member
+	oldID, newID   string
+	currentLeader  string // group.leaderOrNull before the replacement
+	skipSupported  bool   // KIP-814 supportSkippingAssignment
+	oldConfig      *MemberConfig
+	oldClientIDLen int32
+	joinConn       Conn // the restart's JoinGroup (responseCallback)
+	joinCorr       uint64
 }
 
 // storeGroup mirrors GroupMetadataManager.storeGroup: draw the append's
@@ -202,16 +200,14 @@ func (b *Broker) onStaticMemberStored(now protocol.Instant, g *group, op *append
 	// group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs,
 	// oldSessionTimeoutMs, callback = null): the parked JoinGroup is dropped.
 	parked := m.awaitingJoin && m.joinConn == op.joinConn && m.joinCorr == op.joinCorr
-	g.setProtocols(m, op.oldProtocols)
-	m.rebalanceTimeout = op.oldRebalance
-	m.sessionTimeout = op.oldSession
+	g.setConfig(m, op.oldConfig)
 	if m.awaitingJoin {
 		m.awaitingJoin = false
 		g.numAwaitingJoin--
 		check(g.numAwaitingJoin >= 0, "onStaticMemberStored: numAwaitingJoin < 0")
 	}
 	b.replaceStaticMember(g, m, op.oldID, "", out)
-	m.clientID = op.oldClientID
+	m.clientIDLen = op.oldClientIDLen
 	b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
 	if !parked {
 		// Deviation: the restart's JoinGroup was already answered (a
@@ -329,7 +325,7 @@ func recordSize(g *group, rec *GroupRecord) int64 {
 		mr := &rec.Members[i]
 		n += 2 + len(mr.MemberID) + 2 + len(mr.GroupInstanceID) + 2 + 2 + clientHostLen + 8
 		if m := g.byID[mr.MemberID]; m != nil {
-			n += len(m.clientID)
+			n += int(m.clientIDLen)
 		}
 		n += 4 + 2 + 4 + 4 + 4 // subscription: length, version, topic array, user data length, generation
 		for j := range mr.Protocols {

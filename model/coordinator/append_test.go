@@ -272,8 +272,8 @@ func TestStaticRestartAppendError(t *testing.T) {
 			assert.Equal(t, Stable, f.state())
 			assert.Equal(t, []string{l.MemberID}, f.b.Members(testGroup))
 			m := f.b.parts[testGroup].group.byID[l.MemberID]
-			assert.Equal(t, defaultSessionTimeout, m.sessionTimeout)
-			assert.Equal(t, defaultRebalanceTimeout, m.rebalanceTimeout)
+			assert.Equal(t, defaultSessionTimeout, m.cfg.SessionTimeout)
+			assert.Equal(t, defaultRebalanceTimeout, m.cfg.RebalanceTimeout)
 			assert.False(t, m.awaitingJoin)
 			assert.Equal(t, 0, f.b.parts[testGroup].group.numAwaitingJoin)
 			// The old id still works.

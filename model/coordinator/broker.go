@@ -81,6 +81,11 @@ type Broker struct {
 	// (connMember's cache; indexed by Conn).
 	byConn []*member
 
+	// configs are the member configurations made last (config): a member
+	// that joins with the timeouts and protocol list of one of them shares
+	// it.
+	configs []*MemberConfig
+
 	hbResp [4]protocol.HeartbeatResponse // shared heartbeat responses (see heartbeatResponse)
 	ocOK   protocol.OffsetCommitResponse // the shared NONE OffsetCommit response (see handleOffsetCommit)
 }
@@ -169,15 +174,15 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 		b.timers.remove(0)
 		switch t.kind {
 		case tkHeartbeat:
-			b.onExpireHeartbeat(t.at, t.g, t.m, out)
+			b.onExpireHeartbeat(t.at, t.g, t.who.(*member), out)
 		case tkPending:
-			b.onExpirePendingMember(t.at, t.g, t.p, out)
+			b.onExpirePendingMember(t.at, t.g, t.who.(*pendingMember), out)
 		case tkJoin:
 			b.onCompleteJoinTimer(t.at, t.g, out)
 		case tkSync:
 			b.onExpirePendingSync(t.at, t.g, out)
 		case tkLoad:
-			b.onGroupLoaded(t.at, t.part, out)
+			b.onGroupLoaded(t.at, t.who.(*partition), out)
 		case tkAppend:
 			b.onAppendTimer(t.at, t, out)
 		}
@@ -242,7 +247,7 @@ func (b *Broker) Elect(now protocol.Instant, groupID string, loadTime time.Durat
 	p := b.parts[groupID]
 	if p == nil {
 		p = &partition{groupID: groupID}
-		p.load = timer{id: -1, kind: tkLoad, part: p}
+		p.load = timer{id: -1, kind: tkLoad, who: p}
 		b.parts[groupID] = p
 	}
 	if p.state == partOwned || p.state == partLoading {
@@ -322,17 +327,23 @@ func groupFromRecord(id string, p *partition, rec *GroupRecord) *group {
 	g.generation = rec.GenerationID
 	g.protocolType = rec.ProtocolType
 	g.protocolName = rec.ProtocolName
+	// The loaded members' configurations, copied once per distinct one of
+	// the record (shared as they were).
+	cfgs := map[*MemberConfig]*MemberConfig{}
 	for i := range rec.Members {
 		mr := &rec.Members[i]
-		m := &member{
-			id:               mr.MemberID,
-			static:           instanceIDRef(mr.GroupInstanceID),
-			sessionTimeout:   mr.SessionTimeout,
-			rebalanceTimeout: mr.RebalanceTimeout,
-			protocols:        slices.Clone(mr.Protocols),
-			assignment:       mr.Assignment,
+		c := cfgs[mr.MemberConfig]
+		if c == nil {
+			c = &MemberConfig{GroupInstanceID: mr.GroupInstanceID, SessionTimeout: mr.SessionTimeout, RebalanceTimeout: mr.RebalanceTimeout,
+				Protocols: slices.Clone(mr.Protocols)}
+			cfgs[mr.MemberConfig] = c
 		}
-		m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
+		m := &member{
+			id:         mr.MemberID,
+			cfg:        c,
+			assignment: mr.Assignment,
+		}
+		m.hb = timer{id: -1, kind: tkHeartbeat, g: g, who: m}
 		g.add(m, rec.ProtocolType)
 	}
 	return g

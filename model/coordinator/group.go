@@ -11,20 +11,22 @@ import (
 // member mirrors MemberMetadata.scala. The awaiting join/sync callbacks are
 // the (Conn, Corr) of the parked request.
 type member struct {
-	id               string
-	static           *string // group.instance.id; nil = dynamic (instanceID)
-	clientID         string
-	sessionTimeout   time.Duration
-	rebalanceTimeout time.Duration
-	protocols        []protocol.GroupProtocol
-	assignment       protocol.Assignment
+	id string
+	// cfg is the group.instance.id, the session and rebalance timeouts and
+	// the protocols, shared and replaced whole (Broker.config, setConfig):
+	// 8 bytes instead of 48.
+	cfg        *MemberConfig
+	assignment protocol.Assignment
 
 	// The parked JoinGroup and SyncGroup (ordered for size: the member is
-	// 208 bytes, a size class, TestMemberSize; issue 15, memory per member).
-	joinConn     Conn
-	syncConn     Conn
-	joinCorr     uint64
-	syncCorr     uint64
+	// 144 bytes, a size class, TestMemberSize; issue 15, memory per member).
+	joinConn Conn
+	syncConn Conn
+	joinCorr uint64
+	syncCorr uint64
+	// clientIDLen is the length of the member's client.id, all that the
+	// group record's size (recordSize) needs of it: 4 bytes, not 16.
+	clientIDLen  int32
 	joinVersion  int16
 	awaitingJoin bool // awaitingJoinCallback != null
 	awaitingSync bool // awaitingSyncCallback != null
@@ -42,24 +44,10 @@ type member struct {
 }
 
 // isStatic mirrors MemberMetadata.isStaticMember.
-func (m *member) isStatic() bool { return m.static != nil }
+func (m *member) isStatic() bool { return m.cfg.GroupInstanceID != "" }
 
-// instanceID is the member's group.instance.id ("" = dynamic). Kept behind a
-// pointer, nil for the usual dynamic member (issue 15: memory per member).
-func (m *member) instanceID() string {
-	if m.static == nil {
-		return ""
-	}
-	return *m.static
-}
-
-// instanceIDRef is what member.static holds for group.instance.id id.
-func instanceIDRef(id string) *string {
-	if id == "" {
-		return nil
-	}
-	return &id
-}
+// instanceID is the member's group.instance.id ("" = dynamic).
+func (m *member) instanceID() string { return m.cfg.GroupInstanceID }
 
 // hasSatisfiedHeartbeat mirrors MemberMetadata.hasSatisfiedHeartbeat with
 // heartbeatSatisfied=false (it is only true transiently inside
@@ -75,9 +63,10 @@ func (m *member) hasSatisfiedHeartbeat() bool {
 // metadata returns the member's metadata for the named protocol
 // (MemberMetadata.metadata).
 func (m *member) metadata(name string) (protocol.Subscription, bool) {
-	for i := range m.protocols {
-		if m.protocols[i].Name == name {
-			return m.protocols[i].Metadata, true
+	ps := m.cfg.Protocols
+	for i := range ps {
+		if ps[i].Name == name {
+			return ps[i].Metadata, true
 		}
 	}
 	return protocol.Subscription{}, false
@@ -86,11 +75,12 @@ func (m *member) metadata(name string) (protocol.Subscription, bool) {
 // matches mirrors MemberMetadata.matches: same protocols, same order, same
 // metadata.
 func (m *member) matches(protocols []protocol.GroupProtocol) bool {
-	if len(protocols) != len(m.protocols) {
+	ps := m.cfg.Protocols
+	if len(protocols) != len(ps) {
 		return false
 	}
 	for i := range protocols {
-		if protocols[i].Name != m.protocols[i].Name || !protocols[i].Metadata.Equal(m.protocols[i].Metadata) {
+		if protocols[i].Name != ps[i].Name || !protocols[i].Metadata.Equal(ps[i].Metadata) {
 			return false
 		}
 	}
@@ -190,7 +180,7 @@ func (g *group) has(id string) bool { _, ok := g.byID[id]; return ok }
 func (g *group) rebalanceTimeout() time.Duration {
 	var d time.Duration
 	for _, m := range g.members {
-		d = max(d, m.rebalanceTimeout)
+		d = max(d, m.cfg.RebalanceTimeout)
 	}
 	return d
 }
@@ -213,7 +203,7 @@ func (g *group) add(m *member, protocolType string) {
 	g.members = append(g.members, m)
 	g.byID[m.id] = m
 	m.gone = false
-	g.count(m.protocols, 1)
+	g.count(m.cfg.Protocols, 1)
 	if m.isStatic() {
 		g.static[m.instanceID()] = m
 	}
@@ -253,7 +243,13 @@ func (g *group) remove(id string) {
 	}
 	delete(g.byID, id)
 	m.gone = true
-	g.count(m.protocols, -1)
+	// A removed member stays reachable from Broker.byConn, the connection
+	// cache, until its connection is used again (never, for a crashed
+	// process); its assignment would keep alive the whole backing array the
+	// leader's assignor built for every member of that generation (issue
+	// 15: memory per member). Nothing reads it after removal.
+	m.assignment = protocol.Assignment{}
+	g.count(m.cfg.Protocols, -1)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)
 	if g.leader == id {
@@ -307,14 +303,49 @@ func (g *group) count(protocols []protocol.GroupProtocol, d int) {
 	}
 }
 
-// setProtocols replaces a member's protocols, keeping the supported counts
-// (the protocol half of GroupMetadata.updateMember).
-func (g *group) setProtocols(m *member, protocols []protocol.GroupProtocol) {
+// setConfig replaces a member's timeouts and protocols, keeping the
+// supported counts (GroupMetadata.updateMember).
+func (g *group) setConfig(m *member, c *MemberConfig) {
 	if g.byID[m.id] == m {
-		g.count(m.protocols, -1)
-		g.count(protocols, 1)
+		g.count(m.cfg.Protocols, -1)
+		g.count(c.Protocols, 1)
 	}
-	m.protocols = protocols
+	m.cfg = c
+}
+
+// maxConfigs is how many recent member configurations a broker keeps for
+// sharing (config): a group's cohorts each send one protocol list.
+const maxConfigs = 8
+
+// config returns a MemberConfig with this instance id, these timeouts and
+// protocols: one made recently when one has the same instance id (a static
+// member's is its own) and timeouts and the very same protocol list
+// (the same slice: a member's protocol list is never changed in place, so
+// the two are equal), else a new one. Sharing it changes nothing a member
+// does; it saves 40 bytes a member and 48 a record (issue 15).
+func (b *Broker) config(instanceID string, session, rebalance time.Duration, protocols []protocol.GroupProtocol) *MemberConfig {
+	for i, c := range b.configs {
+		if c.GroupInstanceID == instanceID && c.SessionTimeout == session && c.RebalanceTimeout == rebalance && sameSlice(c.Protocols, protocols) {
+			if i > 0 { // most recent first
+				copy(b.configs[1:i+1], b.configs[:i])
+				b.configs[0] = c
+			}
+			return c
+		}
+	}
+	c := &MemberConfig{GroupInstanceID: instanceID, SessionTimeout: session, RebalanceTimeout: rebalance, Protocols: protocols}
+	if len(b.configs) < maxConfigs {
+		b.configs = append(b.configs, nil)
+	}
+	copy(b.configs[1:], b.configs)
+	b.configs[0] = c
+	return c
+}
+
+// sameSlice reports whether a and b are the same slice: the same array and
+// length (two empty ones are the same when both or neither are nil).
+func sameSlice(a, b []protocol.GroupProtocol) bool {
+	return len(a) == len(b) && (a == nil) == (b == nil) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // supportsProtocols mirrors GroupMetadata.supportsProtocols.
@@ -343,7 +374,7 @@ func (g *group) supportedByAll(name string) bool {
 // the vote both coordinators share).
 func (g *group) selectProtocol() string {
 	check(len(g.members) > 0, "selectProtocol: no members")
-	name := protocol.SelectProtocol(len(g.members), func(i int) []protocol.GroupProtocol { return g.members[i].protocols }, g.supportedByAll)
+	name := protocol.SelectProtocol(len(g.members), func(i int) []protocol.GroupProtocol { return g.members[i].cfg.Protocols }, g.supportedByAll)
 	check(name != "", "selectProtocol: no common protocol")
 	return name
 }
@@ -396,12 +427,9 @@ func (g *group) record(assignment map[string]protocol.Assignment) GroupRecord {
 			a = assignment[m.id]
 		}
 		rec.Members = append(rec.Members, MemberRecord{
-			MemberID:         m.id,
-			GroupInstanceID:  m.instanceID(),
-			SessionTimeout:   m.sessionTimeout,
-			RebalanceTimeout: m.rebalanceTimeout,
-			Protocols:        m.protocols, // shared: protocols are replaced whole (setProtocols), never changed in place
-			Assignment:       a,
+			MemberID:     m.id,
+			MemberConfig: m.cfg, // shared: replaced whole (setConfig), never changed in place
+			Assignment:   a,
 		})
 	}
 	slices.SortFunc(rec.Members, func(a, b MemberRecord) int { return strings.Compare(a.MemberID, b.MemberID) })

@@ -265,7 +265,7 @@ func (f *fixture) checkIndexes() {
 		want := map[string]int{}
 		for _, m := range g.members {
 			seen := map[string]bool{}
-			for _, gp := range m.protocols {
+			for _, gp := range m.cfg.Protocols {
 				if !seen[gp.Name] {
 					seen[gp.Name] = true
 					want[gp.Name]++
@@ -276,13 +276,16 @@ func (f *fixture) checkIndexes() {
 	}
 	th := &f.b.timers
 	h := th.h
+	seqs := map[uint64]bool{}
 	for i := range h {
-		t := th.ptr[h[i].id]
+		t := th.ptr[h[i].id()]
 		require.NotNil(f.t, t, "timer heap id")
-		require.Equal(f.t, h[i].id, t.id, "timer heap id back-pointer")
-		require.Equal(f.t, int32(i), th.pos[h[i].id], "timer heap position")
+		require.Equal(f.t, h[i].id(), t.id, "timer heap id back-pointer")
+		require.Equal(f.t, int32(i), th.pos[h[i].id()], "timer heap position")
 		require.Equal(f.t, h[i].at, t.at, "timer heap deadline")
-		require.Equal(f.t, h[i].seq, t.seq, "timer heap sequence")
+		require.False(f.t, seqs[h[i].seq()], "timer heap sequence unique")
+		require.LessOrEqual(f.t, h[i].seq(), f.b.timerSeq, "timer heap sequence issued")
+		seqs[h[i].seq()] = true
 		if i > 0 {
 			require.False(f.t, h[i].less(&h[(i-1)/4]), "timer heap order")
 		}

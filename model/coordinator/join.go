@@ -179,7 +179,7 @@ func (b *Broker) doNewMemberJoinGroup(now protocol.Instant, g *group, jr *joinRe
 	// doDynamicNewMemberJoinGroup: KIP-394 (requireKnownMemberId = v4+).
 	if b.feat.kip394 && r.Version >= 4 {
 		pm := &pendingMember{id: newID}
-		pm.timer = timer{id: -1, kind: tkPending, g: g, p: pm}
+		pm.timer = timer{id: -1, kind: tkPending, g: g, who: pm}
 		g.addPending(pm)
 		// addPendingMemberExpiration: the request's session timeout.
 		b.schedule(&pm.timer, now.Add(jr.session))
@@ -307,12 +307,9 @@ func (b *Broker) joinResult(g *group, m *member, leader string, withMembers, ski
 func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID string, jr *joinReq, out *Output) {
 	r := jr.r
 	m := &member{
-		id:               memberID,
-		static:           instanceIDRef(r.GroupInstanceID),
-		clientID:         r.ClientID,
-		sessionTimeout:   jr.session,
-		rebalanceTimeout: jr.rebalance,
-		protocols:        r.Protocols,
+		id:          memberID,
+		clientIDLen: int32(len(r.ClientID)),
+		cfg:         b.config(r.GroupInstanceID, jr.session, jr.rebalance, r.Protocols),
 		// Without the new-member timeout (≤2.1) there is no isNew: a
 		// parked new member counts as alive like any other.
 		isNew:        b.feat.newMemberTimeout,
@@ -322,7 +319,7 @@ func (b *Broker) addMemberAndRebalance(now protocol.Instant, g *group, memberID 
 		joinCorr:     jr.corr,
 		joinVersion:  r.Version,
 	}
-	m.hb = timer{id: -1, kind: tkHeartbeat, g: g, m: m}
+	m.hb = timer{id: -1, kind: tkHeartbeat, g: g, who: m}
 	if g.state == PreparingRebalance && (g.generation == 0 || (b.feat.javaClassic && g.joinKind == joinInitial)) {
 		// Scala: generationId == 0; Java: previousState() == EMPTY, i.e. any
 		// rebalance started from Empty (the only one with an initial delay).
@@ -356,20 +353,21 @@ func (b *Broker) updateMemberAndRebalance(now protocol.Instant, g *group, m *mem
 // Kafka simply replaces the callback, so the older request is never
 // answered (it stays parked, like any request on an abandoned connection).
 func (b *Broker) updateMember(g *group, m *member, jr *joinReq) {
-	g.setProtocols(m, jr.r.Protocols)
+	session, rebalance := m.cfg.SessionTimeout, m.cfg.RebalanceTimeout
 	if b.feat.updateTimeoutsOnRejoin {
 		// KAFKA-14009 (3.3.2/3.4.0); before, updateMember kept the
 		// member's first timeouts (GroupMetadata.scala 2.8.1 521-534).
-		m.rebalanceTimeout = jr.rebalance
-		m.sessionTimeout = jr.session
+		rebalance = jr.rebalance
+		session = jr.session
 	}
+	g.setConfig(m, b.config(m.cfg.GroupInstanceID, session, rebalance, jr.r.Protocols))
 	if !m.awaitingJoin {
 		g.numAwaitingJoin++
 	}
 	m.awaitingJoin = true
 	m.joinConn, m.joinCorr, m.joinVersion = jr.conn, jr.corr, jr.r.Version
 	if jr.r.ClientID != "" {
-		m.clientID = jr.r.ClientID
+		m.clientIDLen = int32(len(jr.r.ClientID))
 	}
 }
 
@@ -387,8 +385,8 @@ func (b *Broker) memberReason(g *group, reason string) string {
 // GroupCoordinator.updateStaticMemberAndRebalance (§13).
 func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, m *member, newID string, jr *joinReq, out *Output) {
 	currentLeader := g.leader
-	oldID, oldClientID := m.id, m.clientID
-	oldProtocols, oldRebalance, oldSession := m.protocols, m.rebalanceTimeout, m.sessionTimeout
+	oldID, oldClientIDLen := m.id, m.clientIDLen
+	oldConfig := m.cfg
 	b.replaceStaticMember(g, m, newID, jr.r.ClientID, out)
 	// The old id's heartbeat expiry is superseded by the new id's.
 	b.completeAndScheduleNextHeartbeatExpiration(now, g, m)
@@ -410,7 +408,7 @@ func (b *Broker) updateStaticMemberAndRebalance(now protocol.Instant, g *group, 
 		// replacement on an append error.
 		b.storeGroup(now, g, &appendOp{kind: appendStatic, rec: g.record(nil), m: m, oldID: oldID, newID: newID,
 			currentLeader: currentLeader, skipSupported: b.feat.skipAssignment && jr.r.Version >= 9,
-			oldProtocols: oldProtocols, oldRebalance: oldRebalance, oldSession: oldSession, oldClientID: oldClientID,
+			oldConfig: oldConfig, oldClientIDLen: oldClientIDLen,
 			joinConn: jr.conn, joinCorr: jr.corr}, out)
 	case CompletingRebalance:
 		if b.feat.staticRebalanceInCompleting {
@@ -455,7 +453,7 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 	b.emit(out, removedEvent(g.id, oldID, removedFenced))
 	b.emit(out, protocol.Event{Kind: protocol.EvMemberAdded, Group: g.id, Peer: newID, Detail: clientID})
 	if clientID != "" {
-		m.clientID = clientID
+		m.clientIDLen = int32(len(clientID))
 	}
 }
 

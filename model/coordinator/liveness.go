@@ -9,7 +9,7 @@ import (
 // completeAndScheduleNextHeartbeatExpiration mirrors the Scala method of
 // that name: the member's session restarts at now + its session timeout.
 func (b *Broker) completeAndScheduleNextHeartbeatExpiration(now protocol.Instant, g *group, m *member) {
-	b.completeAndScheduleNextExpiration(now, g, m, m.sessionTimeout)
+	b.completeAndScheduleNextExpiration(now, g, m, m.cfg.SessionTimeout)
 }
 
 // completeAndScheduleNextExpiration mirrors

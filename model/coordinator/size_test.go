@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -9,20 +10,22 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// TestMemberSize keeps the coordinator's member in the 208-byte allocation
+// TestMemberSize keeps the coordinator's member in the 144-byte allocation
 // size class (issue 15: live heap per member at 100,000 members; it was 232
-// bytes, in the 240-byte class). Fails when a field added pushes it out.
+// bytes, then 208 before its instance id, timeouts and protocols moved to a
+// shared MemberConfig, its client.id became a length and its timer shrank to
+// 40 bytes). Fails when a field added pushes it out.
 func TestMemberSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(member{}), uintptr(208))
+	require.LessOrEqual(t, unsafe.Sizeof(member{}), uintptr(144))
 }
 
 // TestStaticMemberKeepsInstanceID: the group.instance.id, kept behind a
 // pointer, reads back as sent; a dynamic member has none and is not static.
 func TestStaticMemberKeepsInstanceID(t *testing.T) {
-	s := member{static: instanceIDRef("i-1")}
+	s := member{cfg: &MemberConfig{GroupInstanceID: "i-1"}}
 	require.True(t, s.isStatic())
 	require.Equal(t, "i-1", s.instanceID())
-	d := member{static: instanceIDRef("")}
+	d := member{cfg: &MemberConfig{}}
 	require.False(t, d.isStatic())
 	require.Equal(t, "", d.instanceID())
 }
@@ -55,4 +58,36 @@ func TestOutputResetKeepsNoResponses(t *testing.T) {
 	}
 	steady()
 	require.Zero(t, testing.AllocsPerRun(100, steady))
+}
+
+// TestMemberConfigShared: dynamic members joining with the same timeouts
+// and the same protocol list share one MemberConfig (issue 15), the most recent
+// first; different timeouts or another list (even an equal one) get their
+// own; the cache keeps at most maxConfigs.
+func TestMemberConfigShared(t *testing.T) {
+	var b Broker
+	ps := []protocol.GroupProtocol{{Name: "range"}}
+	a := b.config("", time.Second, 2*time.Second, ps)
+	require.Same(t, a, b.config("", time.Second, 2*time.Second, ps))
+	require.NotSame(t, a, b.config("", time.Second, 3*time.Second, ps))
+	require.NotSame(t, a, b.config("", time.Second, 2*time.Second, []protocol.GroupProtocol{{Name: "range"}}))
+	require.NotSame(t, a, b.config("i-1", time.Second, 2*time.Second, ps), "a static member's own")
+	require.Same(t, a, b.config("", time.Second, 2*time.Second, ps))
+	require.Same(t, a, b.configs[0], "most recent first")
+	for i := range 2 * maxConfigs {
+		b.config("", time.Duration(i), 0, nil)
+	}
+	require.Len(t, b.configs, maxConfigs)
+}
+
+// TestHeapEntryPacked: a timer heap entry (16 bytes, issue 15) orders equal
+// deadlines by arming order whatever the ids, and gives back both.
+func TestHeapEntryPacked(t *testing.T) {
+	require.Equal(t, uintptr(16), unsafe.Sizeof(heapEntry{}))
+	a, b := newHeapEntry(5, 7, 1<<idBits-1), newHeapEntry(5, 8, 0)
+	require.True(t, a.less(&b))
+	require.False(t, b.less(&a))
+	require.Equal(t, int32(1<<idBits-1), a.id())
+	require.Equal(t, uint64(8), b.seq())
+	require.Panics(t, func() { newHeapEntry(0, 0, 1<<idBits) })
 }

@@ -26,15 +26,16 @@ const (
 // timer is one armed deadline. It is embedded in the object it belongs to,
 // so re-arming never allocates (Kafka's "reschedule" supersedes the previous
 // expiry, which is exactly heap.Fix on the same timer).
+//
+// 40 bytes (issue 15, memory per member: every member embeds one): the
+// arming order lives only in the heap entry, and the one object a timer
+// is for besides its group is in who, by kind.
 type timer struct {
 	at   protocol.Instant
-	seq  uint64 // insertion order: the tie-break among equal deadlines
-	id   int32  // while armed, its id in the broker's timerHeap; -1 when not armed
+	id   int32 // while armed, its id in the broker's timerHeap; -1 when not armed
 	kind timerKind
 	g    *group
-	m    *member
-	p    *pendingMember
-	part *partition
+	who  any // tkHeartbeat: *member; tkPending: *pendingMember; tkLoad: *partition; else nil
 }
 
 func (t *timer) armed() bool { return t.id >= 0 }
@@ -56,20 +57,39 @@ type timerHeap struct {
 	free []int32  // ids not in use
 }
 
+// heapEntry is an armed timer's deadline, arming order and id: 16 bytes,
+// not 24 (issue 15, memory per member: a heartbeat timer per member), the
+// order in the high 40 bits of key and the id in the low 24 (seqBits,
+// idBits). A sequence is unique, so ordering by key is ordering by
+// sequence.
 type heapEntry struct {
 	at  protocol.Instant
-	seq uint64
-	id  int32
+	key uint64
 }
 
+const (
+	idBits  = 24
+	seqBits = 64 - idBits
+)
+
+func newHeapEntry(at protocol.Instant, seq uint64, id int32) heapEntry {
+	if seq>>seqBits != 0 || id < 0 || id >= 1<<idBits {
+		panic("coordinator: timer sequence or id out of range")
+	}
+	return heapEntry{at: at, key: seq<<idBits | uint64(id)}
+}
+
+func (e *heapEntry) id() int32   { return int32(e.key & (1<<idBits - 1)) }
+func (e *heapEntry) seq() uint64 { return e.key >> idBits }
+
 func (a *heapEntry) less(b *heapEntry) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
 func (th *timerHeap) len() int { return len(th.h) }
 
 // top is the earliest armed timer (the heap must not be empty).
-func (th *timerHeap) top() *timer { return th.ptr[th.h[0].id] }
+func (th *timerHeap) top() *timer { return th.ptr[th.h[0].id()] }
 
 func (th *timerHeap) up(i int) {
 	h, pos := th.h, th.pos
@@ -80,11 +100,11 @@ func (th *timerHeap) up(i int) {
 			break
 		}
 		h[i] = h[p]
-		pos[h[i].id] = int32(i)
+		pos[h[i].id()] = int32(i)
 		i = p
 	}
 	h[i] = x
-	pos[x.id] = int32(i)
+	pos[x.id()] = int32(i)
 }
 
 // down sifts h[i] down; it reports whether it moved.
@@ -109,11 +129,11 @@ func (th *timerHeap) down(i int) bool {
 			break
 		}
 		h[i] = h[m]
-		pos[h[i].id] = int32(i)
+		pos[h[i].id()] = int32(i)
 		i = m
 	}
 	h[i] = x
-	pos[x.id] = int32(i)
+	pos[x.id()] = int32(i)
 	return i != i0
 }
 
@@ -124,8 +144,8 @@ func (th *timerHeap) fix(i int) {
 	}
 }
 
-// push arms t (not armed) with its at and seq.
-func (th *timerHeap) push(t *timer) {
+// push arms t (not armed) with its at and arming order seq.
+func (th *timerHeap) push(t *timer, seq uint64) {
 	var id int32
 	if n := len(th.free); n > 0 {
 		id = th.free[n-1]
@@ -137,7 +157,7 @@ func (th *timerHeap) push(t *timer) {
 		th.pos = append(th.pos, 0)
 	}
 	t.id = id
-	th.h = append(th.h, heapEntry{at: t.at, seq: t.seq, id: id})
+	th.h = append(th.h, newHeapEntry(t.at, seq, id))
 	th.up(len(th.h) - 1)
 }
 
@@ -145,11 +165,11 @@ func (th *timerHeap) push(t *timer) {
 func (th *timerHeap) remove(i int) *timer {
 	h := th.h
 	n := len(h) - 1
-	id := h[i].id
+	id := h[i].id()
 	t := th.ptr[id]
 	if i != n {
 		h[i] = h[n]
-		th.pos[h[i].id] = int32(i)
+		th.pos[h[i].id()] = int32(i)
 	}
 	h[n] = heapEntry{}
 	th.h = h[:n]
@@ -166,14 +186,13 @@ func (th *timerHeap) remove(i int) *timer {
 func (b *Broker) schedule(t *timer, at protocol.Instant) {
 	b.timerSeq++
 	t.at = at
-	t.seq = b.timerSeq
 	if t.armed() {
 		i := b.timers.pos[t.id]
-		b.timers.h[i].at, b.timers.h[i].seq = at, t.seq
+		b.timers.h[i] = newHeapEntry(at, b.timerSeq, t.id)
 		b.timers.fix(int(i))
 		return
 	}
-	b.timers.push(t)
+	b.timers.push(t, b.timerSeq)
 }
 
 // cancel disarms t; a no-op if it is not armed.
