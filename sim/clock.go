@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/rebalsim/rebalsim/vtime"
@@ -14,7 +15,7 @@ type Instant = vtime.Instant
 // Never is the instant of an unarmed deadline (vtime.Never).
 const Never = vtime.Never
 
-// entry is one heap entry: no pointers, so sifting is cheap and needs no
+// entry is one queue entry: no pointers, so sifting is cheap and needs no
 // write barriers. The queue's total order is (at, key): time, then key, whose
 // high 32 bits are a tie-break derived from the seed (so one seed gives one
 // interleaving of simultaneous events and other seeds explore others) and
@@ -42,6 +43,21 @@ type slot[T any] struct {
 	val   T
 }
 
+// link is the entry of a slot while it waits in a calendar bucket: a bucket
+// is a list threaded through the link table (parallel to the slot table),
+// so the calendar allocates nothing once the tables have reached their
+// high-water mark (per-bucket arrays grew, bucket by bucket, for as long as
+// a run lasted: TestSteadyStateAllocationFree), and a bucket costs 4 bytes
+// (issue 15).
+type link struct {
+	at   Instant
+	key  uint64
+	next uint32 // the bucket's next slot (noSlot: the last)
+}
+
+// noSlot ends a bucket list.
+const noSlot = ^uint32(0)
+
 // deadTimer is the mark of a cancelled entry's slot (slot.timer). It is
 // never armed and never written to.
 var deadTimer = new(Timer)
@@ -64,12 +80,44 @@ type Timer struct {
 // Armed reports whether the timer is armed and when it fires.
 func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
 
-// Queue is the event queue of one simulated world: a 4-ary min-heap of
-// (at, key) entries whose payloads live in a slot table with a free list. It
-// is not safe for concurrent use (a world is single-threaded by design).
+// Queue is the event queue of one simulated world. It is not safe for
+// concurrent use (a world is single-threaded by design).
+//
+// The entries, (at, key) and a payload slot in a table with a free list,
+// live in three tiers (a
+// calendar queue; issue 15: the one 4-ary heap of every entry was a fifth of
+// the 100-member hour and the largest single cost of the 10,000-member one,
+// whose heap of ~23,500 entries, 564 KB, missed the cache on every pop):
+//
+//   - near, a 4-ary min-heap of the entries before the horizon
+//     (base << bucketShift ns). Two thirds of all events are message
+//     deliveries 0–2 ms ahead: they land here, in a heap of a few to a few
+//     hundred entries that stays in the L1 cache.
+//   - ring, a calendar of ringBuckets unsorted buckets of 2^bucketShift ns
+//     each, for the entries of the ringBuckets buckets from the horizon on
+//     (timers 100 ms–17 s ahead: heartbeats, auto-commits, polls). A bucket
+//     is a list of slots; a push links its slot in front, and nothing is
+//     sorted until the bucket is reached.
+//   - far, a 4-ary min-heap of the entries beyond the ring (rare: session
+//     timeouts, a scenario's late actions).
+//
+// When near is empty, the entries of the earliest non-empty bucket (found
+// in a bitmap) are copied into near, which is heapified, and the horizon
+// moves past the bucket; far's
+// entries that the moved window now covers go into their buckets. Every
+// entry in near is before the horizon and every entry in ring and far at or
+// after it, so the top of near is the queue's least (at, key): the order of
+// pops is exactly the one heap's, whatever the tiers' shapes (the test
+// TestQueueMatchesOneHeap replays random workloads against that heap).
 type Queue[T any] struct {
-	heap  []entry
+	near  []entry
+	ring  []uint32 // ringBuckets bucket lists' first slots, allocated at the first use
+	occ   []uint64 // bit i: ring[i] is not empty
+	nRing int      // entries in ring
+	far   []entry
+	base  int64 // the horizon's bucket: near holds the entries of buckets < base
 	slots []slot[T]
+	links []link // parallel to slots
 	free  []uint32
 	seq   uint64
 	now   Instant
@@ -81,6 +129,17 @@ type Queue[T any] struct {
 	curKey  uint64
 	stop    bool
 }
+
+// The calendar's shape. A bucket is 2^22 ns (4.2 ms): a 10,000-member
+// world fires about 19 events per ms, so a reached bucket brings some 30
+// timers into near; 4096 buckets span 17.2 s, which holds the heartbeat
+// (3 s), auto-commit (5 s) and poll timers, and the ring's bucket headers
+// and bitmap take 16 KB + 512 B per queue.
+const (
+	bucketShift = 22
+	ringBuckets = 4096 // a power of two
+	ringMask    = ringBuckets - 1
+)
 
 // Stop makes Run return Stopped after the event being fired.
 func (q *Queue[T]) Stop() { q.stop = true }
@@ -100,7 +159,7 @@ func (q *Queue[T]) SetKeyer(seed uint64, identity func(at Instant, v T) uint64) 
 // NewQueue returns an empty queue at instant 0. Simultaneous events fire in
 // insertion order until SetKeyer installs the seeded tie-break.
 func NewQueue[T any]() *Queue[T] {
-	return &Queue[T]{heap: make([]entry, 0, 64)}
+	return &Queue[T]{near: make([]entry, 0, 64)}
 }
 
 // Now is the instant of the event being (or last) fired.
@@ -109,8 +168,8 @@ func (q *Queue[T]) Now() Instant { return q.now }
 // Fired is the number of events fired so far (cancelled timers excluded).
 func (q *Queue[T]) Fired() uint64 { return q.fired }
 
-// Len is the number of entries in the heap, including cancelled timers.
-func (q *Queue[T]) Len() int { return len(q.heap) }
+// Len is the number of entries in the queue, including cancelled timers.
+func (q *Queue[T]) Len() int { return len(q.near) + q.nRing + len(q.far) }
 
 // Schedule adds an event at instant at, which must not be in the past.
 func (q *Queue[T]) Schedule(at Instant, v T) {
@@ -151,22 +210,90 @@ func (q *Queue[T]) push(at Instant, t *Timer, v T) uint32 {
 	if n := len(q.free); n > 0 {
 		s = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[s] = slot[T]{timer: t, val: v}
 	} else {
 		if len(q.slots) >= 1<<32-1 {
 			panic("sim: more than 2^32 pending events")
 		}
 		s = uint32(len(q.slots))
-		q.slots = append(q.slots, slot[T]{timer: t, val: v})
+		q.slots = append(q.slots, slot[T]{})
+		q.links = append(q.links, link{})
 	}
 	q.seq++
 	hi := q.seq // no keyer: insertion order (the kernel's own tests)
 	if q.keyer != nil {
 		hi = splitmix(q.keySeed^q.keyer(at, v)^uint64(at)*0x9e3779b97f4a7c15) >> 32
 	}
-	q.heap = append(q.heap, entry{at: at, key: hi<<32 | q.seq&0xffffffff, slot: s})
-	q.up(len(q.heap) - 1)
+	q.slots[s] = slot[T]{timer: t, val: v}
+	q.insert(entry{at: at, key: hi<<32 | q.seq&0xffffffff, slot: s})
 	return s
+}
+
+// insert puts e in its tier.
+func (q *Queue[T]) insert(e entry) {
+	b := int64(e.at) >> bucketShift
+	switch {
+	case b < q.base:
+		q.near = append(q.near, e)
+		up(q.near, len(q.near)-1)
+	case b < q.base+ringBuckets:
+		if q.ring == nil {
+			q.ring = make([]uint32, ringBuckets)
+			q.occ = make([]uint64, ringBuckets/64)
+		}
+		i := b & ringMask
+		if q.occ[i>>6]&(1<<(i&63)) == 0 {
+			q.ring[i] = noSlot
+			q.occ[i>>6] |= 1 << (i & 63)
+		}
+		q.links[e.slot] = link{at: e.at, key: e.key, next: q.ring[i]}
+		q.ring[i] = e.slot
+		q.nRing++
+	default:
+		q.far = append(q.far, e)
+		up(q.far, len(q.far)-1)
+	}
+}
+
+// advance moves the entries of the earliest non-empty bucket into near
+// (which must be empty) and the horizon past the bucket. It reports false
+// when the queue is empty.
+func (q *Queue[T]) advance() bool {
+	if q.nRing == 0 {
+		if len(q.far) == 0 {
+			return false
+		}
+		q.base = int64(q.far[0].at) >> bucketShift
+		q.refill()
+	}
+	// The first set bit from the horizon's position on, wrapping around:
+	// the ring holds buckets base … base+ringBuckets-1 only.
+	p := q.base & ringMask
+	w := p >> 6
+	m := q.occ[w] &^ (1<<(p&63) - 1)
+	for m == 0 {
+		w = (w + 1) & (ringBuckets/64 - 1)
+		m = q.occ[w]
+	}
+	i := w<<6 + int64(bits.TrailingZeros64(m))
+	q.occ[w] &^= 1 << (i & 63)
+	for sl := q.ring[i]; sl != noSlot; {
+		x := &q.links[sl]
+		q.near = append(q.near, entry{at: x.at, key: x.key, slot: sl})
+		sl = x.next
+	}
+	q.nRing -= len(q.near)
+	q.base += (i-p)&ringMask + 1
+	q.refill()
+	heapify(q.near)
+	return true
+}
+
+// refill moves far's entries that the ring's window now covers into their
+// buckets.
+func (q *Queue[T]) refill() {
+	for len(q.far) > 0 && int64(q.far[0].at)>>bucketShift < q.base+ringBuckets {
+		q.insert(popHeap(&q.far))
+	}
 }
 
 // TieKey is the tie-break an event v at instant at would get under the
@@ -184,17 +311,19 @@ func (q *Queue[T]) TieKey(at Instant, v T) uint64 {
 func (q *Queue[T]) CurrentTieKey() uint64 { return q.curKey >> 32 }
 
 // Next returns the instant of the earliest live event, or Never. It discards
-// cancelled timers at the top of the heap.
+// cancelled timers at the top of the queue.
 func (q *Queue[T]) Next() Instant {
-	for len(q.heap) > 0 {
-		top := &q.heap[0]
+	for {
+		if len(q.near) == 0 && !q.advance() {
+			return Never
+		}
+		top := &q.near[0] // advance leaves near non-empty
 		if q.slots[top.slot].timer == deadTimer {
-			q.release(q.pop())
+			q.release(popHeap(&q.near))
 			continue
 		}
 		return top.at
 	}
-	return Never
 }
 
 // Pop removes the earliest live event, advances the clock to it and returns
@@ -211,7 +340,7 @@ func (q *Queue[T]) Pop() (at Instant, v T, ok bool) {
 // the clock to it and returns it (Pop without a second Next: Run has
 // already called it).
 func (q *Queue[T]) fireTop() (at Instant, v T) {
-	e := q.pop()
+	e := popHeap(&q.near)
 	sl := &q.slots[e.slot]
 	if sl.timer != nil {
 		sl.timer.at = Never
@@ -229,20 +358,20 @@ func (q *Queue[T]) release(e entry) {
 	q.free = append(q.free, e.slot)
 }
 
-// pop removes the top entry. The hole it leaves is moved down along the
-// smallest children to a leaf, and the last entry is sifted up from there
-// (Floyd's bottom-up deletion): the last entry usually belongs near the
-// bottom, so this makes about one comparison fewer per level than sifting it
-// down from the root, and the comparisons left are easier to predict. The
-// order is total ((at, key) is unique), so the sequence of pops does not
-// depend on how the heap is arranged.
-func (q *Queue[T]) pop() entry {
-	h := q.heap
+// popHeap removes the top entry of the 4-ary heap *hp. The hole it leaves
+// is moved down along the smallest children to a leaf, and the last entry is
+// sifted up from there (Floyd's bottom-up deletion): the last entry usually
+// belongs near the bottom, so this makes about one comparison fewer per
+// level than sifting it down from the root, and the comparisons left are
+// easier to predict. The order is total ((at, key) is unique), so the
+// sequence of pops does not depend on how the heap is arranged.
+func popHeap(hp *[]entry) entry {
+	h := *hp
 	top := h[0]
 	n := len(h) - 1
 	x := h[n]
 	h = h[:n]
-	q.heap = h
+	*hp = h
 	if n == 0 {
 		return top
 	}
@@ -277,12 +406,12 @@ func (q *Queue[T]) pop() entry {
 		i = m
 	}
 	h[i] = x
-	q.up(i)
+	up(h, i)
 	return top
 }
 
-func (q *Queue[T]) up(i int) {
-	h := q.heap
+// up sifts h[i] up the 4-ary heap h.
+func up(h []entry, i int) {
 	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 4
@@ -293,6 +422,34 @@ func (q *Queue[T]) up(i int) {
 		i = p
 	}
 	h[i] = x
+}
+
+// heapify makes h a 4-ary heap (Floyd's: sift every inner node down,
+// the last first).
+func heapify(h []entry) {
+	n := len(h)
+	for i := (n - 2) / 4; i >= 0 && n > 1; i-- {
+		x := h[i]
+		j := i
+		for {
+			c := 4*j + 1
+			if c >= n {
+				break
+			}
+			m := c
+			for k := c + 1; k < c+4 && k < n; k++ {
+				if h[k].less(&h[m]) {
+					m = k
+				}
+			}
+			if !h[m].less(&x) {
+				break
+			}
+			h[j] = h[m]
+			j = m
+		}
+		h[j] = x
+	}
 }
 
 // Budget limits a run: simulated time and number of events.
