@@ -84,44 +84,58 @@ func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
 // concurrent use (a world is single-threaded by design).
 //
 // The entries, (at, key) and a payload slot in a table with a free list,
-// live in three tiers (a
-// calendar queue; issue 15: the one 4-ary heap of every entry was a fifth of
-// the 100-member hour and the largest single cost of the 10,000-member one,
-// whose heap of ~23,500 entries, 564 KB, missed the cache on every pop):
+// live in four tiers, each holding later entries than the one before (a
+// two-level calendar queue; issue 15: the one 4-ary heap of every entry was
+// a fifth of the 100-member hour, mostly mispredicted comparisons, and the
+// largest single cost of the 10,000-member one, whose heap of ~23,500
+// entries, 564 KB, missed the cache on every pop):
 //
-//   - near, a 4-ary min-heap of the entries before the horizon
-//     (base << bucketShift ns). Two thirds of all events are message
-//     deliveries 0–2 ms ahead: they land here, in a heap of a few to a few
-//     hundred entries that stays in the L1 cache.
-//   - ring, a calendar of ringBuckets unsorted buckets of 2^bucketShift ns
-//     each, for the entries of the ringBuckets buckets from the horizon on
-//     (timers 100 ms–17 s ahead: heartbeats, auto-commits, polls). A bucket
-//     is a list of slots; a push links its slot in front, and nothing is
-//     sorted until the bucket is reached.
+//   - near, a 4-ary min-heap of the entries before the fine horizon
+//     (fbase << fineShift ns): the contents of one fine bucket, and what is
+//     scheduled before its end (an event at now, whatever its key).
+//   - fine, fineBuckets unsorted buckets of 2^fineShift ns (16 µs) from the
+//     fine horizon to the end of the coarse bucket being worked through
+//     (cbase << coarseShift): most message deliveries, 0–2 ms ahead.
+//   - ring, a calendar of ringBuckets unsorted buckets of 2^coarseShift ns
+//     (4.2 ms) from there on, 17 s in all: the timers (polls 100 ms,
+//     heartbeats 3 s, auto-commits 5 s ahead).
 //   - far, a 4-ary min-heap of the entries beyond the ring (rare: session
 //     timeouts, a scenario's late actions).
 //
-// When near is empty, the entries of the earliest non-empty bucket (found
-// in a bitmap) are copied into near, which is heapified, and the horizon
-// moves past the bucket; far's
-// entries that the moved window now covers go into their buckets. Every
-// entry in near is before the horizon and every entry in ring and far at or
-// after it, so the top of near is the queue's least (at, key): the order of
-// pops is exactly the one heap's, whatever the tiers' shapes (the test
-// TestQueueMatchesOneHeap replays random workloads against that heap).
+// A bucket is a list of slots threaded through the link table; a push links
+// its slot in front, and nothing is sorted until the bucket is reached. When
+// near is empty, the earliest non-empty fine bucket (found in a bitmap) is
+// copied into near, which is heapified, and the fine horizon moves past it;
+// when fine is empty too, the earliest non-empty ring bucket is spread over
+// the fine buckets, the coarse horizon moves past it, and far's entries that
+// the moved window now covers go into their ring buckets. Every entry of a
+// tier precedes every entry of the next, so the top of near is the queue's
+// least (at, key): the order of pops is exactly the one heap's, whatever the
+// tiers' shapes (TestQueueMatchesOneHeap replays random workloads against
+// that heap).
+//
+// Why two levels: the record scenarios' events come in bursts (the members
+// of a group heartbeat and commit in step): at 100 members, 4.2 ms buckets
+// hand near some 200 entries at a time (weighted by event) and 16 µs ones
+// about 2, while a ring of 16 µs buckets spanning the 5 s timers would take
+// 1.3 MB per queue.
 type Queue[T any] struct {
-	near  []entry
-	ring  []uint32 // ringBuckets bucket lists' first slots, allocated at the first use
-	occ   []uint64 // bit i: ring[i] is not empty
-	nRing int      // entries in ring
-	far   []entry
-	base  int64 // the horizon's bucket: near holds the entries of buckets < base
-	slots []slot[T]
-	links []link // parallel to slots
-	free  []uint32
-	seq   uint64
-	now   Instant
-	fired uint64
+	near    []entry
+	fine    [fineBuckets]uint32 // the fine buckets' first slots
+	fineOcc [fineBuckets / 64]uint64
+	nFine   int      // entries in fine
+	ring    []uint32 // the ring buckets' first slots, allocated at the first use
+	occ     []uint64 // bit i: ring[i] is not empty
+	nRing   int      // entries in ring
+	far     []entry
+	fbase   int64 // the fine horizon: near holds the entries of fine buckets < fbase
+	cbase   int64 // the coarse horizon: fine holds the entries of fine buckets < cbase << (coarseShift-fineShift)
+	slots   []slot[T]
+	links   []link // parallel to slots
+	free    []uint32
+	seq     uint64
+	now     Instant
+	fired   uint64
 	// keyer, when set, gives each event a tie-break derived from the seed and
 	// the event's identity instead of insertion order (SetKeyer).
 	keyer   func(at Instant, v T) uint64
@@ -130,13 +144,15 @@ type Queue[T any] struct {
 	stop    bool
 }
 
-// The calendar's shape. A bucket is 2^22 ns (4.2 ms): a 10,000-member
-// world fires about 19 events per ms, so a reached bucket brings some 30
-// timers into near; 4096 buckets span 17.2 s, which holds the heartbeat
-// (3 s), auto-commit (5 s) and poll timers, and the ring's bucket headers
-// and bitmap take 16 KB + 512 B per queue.
+// The calendar's shape: fine buckets of 2^14 ns (16.4 µs), 256 to a ring
+// bucket of 2^22 ns (4.2 ms); 4096 ring buckets span 17.2 s, which holds the
+// heartbeat (3 s), auto-commit (5 s) and poll timers. The bucket heads and
+// bitmaps take 17.6 KB per queue.
 const (
-	bucketShift = 22
+	fineShift   = 14
+	coarseShift = 22
+	fineBuckets = 1 << (coarseShift - fineShift)
+	fineMask    = fineBuckets - 1
 	ringBuckets = 4096 // a power of two
 	ringMask    = ringBuckets - 1
 )
@@ -169,7 +185,7 @@ func (q *Queue[T]) Now() Instant { return q.now }
 func (q *Queue[T]) Fired() uint64 { return q.fired }
 
 // Len is the number of entries in the queue, including cancelled timers.
-func (q *Queue[T]) Len() int { return len(q.near) + q.nRing + len(q.far) }
+func (q *Queue[T]) Len() int { return len(q.near) + q.nFine + q.nRing + len(q.far) }
 
 // Schedule adds an event at instant at, which must not be in the past.
 func (q *Queue[T]) Schedule(at Instant, v T) {
@@ -230,23 +246,20 @@ func (q *Queue[T]) push(at Instant, t *Timer, v T) uint32 {
 
 // insert puts e in its tier.
 func (q *Queue[T]) insert(e entry) {
-	b := int64(e.at) >> bucketShift
+	f := int64(e.at) >> fineShift
 	switch {
-	case b < q.base:
+	case f < q.fbase:
 		q.near = append(q.near, e)
 		up(q.near, len(q.near)-1)
-	case b < q.base+ringBuckets:
+	case f < q.cbase<<(coarseShift-fineShift):
+		q.link(q.fine[:], q.fineOcc[:], f&fineMask, e)
+		q.nFine++
+	case f>>(coarseShift-fineShift) < q.cbase+ringBuckets:
 		if q.ring == nil {
 			q.ring = make([]uint32, ringBuckets)
 			q.occ = make([]uint64, ringBuckets/64)
 		}
-		i := b & ringMask
-		if q.occ[i>>6]&(1<<(i&63)) == 0 {
-			q.ring[i] = noSlot
-			q.occ[i>>6] |= 1 << (i & 63)
-		}
-		q.links[e.slot] = link{at: e.at, key: e.key, next: q.ring[i]}
-		q.ring[i] = e.slot
+		q.link(q.ring, q.occ, f>>(coarseShift-fineShift)&ringMask, e)
 		q.nRing++
 	default:
 		q.far = append(q.far, e)
@@ -254,36 +267,78 @@ func (q *Queue[T]) insert(e entry) {
 	}
 }
 
-// advance moves the entries of the earliest non-empty bucket into near
-// (which must be empty) and the horizon past the bucket. It reports false
-// when the queue is empty.
+// link puts e in front of bucket i's list.
+func (q *Queue[T]) link(heads []uint32, occ []uint64, i int64, e entry) {
+	if occ[i>>6]&(1<<(i&63)) == 0 {
+		occ[i>>6] |= 1 << (i & 63)
+		heads[i] = noSlot
+	}
+	q.links[e.slot] = link{at: e.at, key: e.key, next: heads[i]}
+	heads[i] = e.slot
+}
+
+// advance moves the entries of the earliest non-empty fine bucket into near
+// (which must be empty), first spreading the earliest non-empty ring bucket
+// over the fine buckets if these are empty. It reports false when the queue
+// is empty.
 func (q *Queue[T]) advance() bool {
-	if q.nRing == 0 {
-		if len(q.far) == 0 {
-			return false
+	for q.nFine == 0 {
+		if q.nRing == 0 {
+			if len(q.far) == 0 {
+				return false
+			}
+			q.cbase = int64(q.far[0].at) >> coarseShift
+			q.refill()
 		}
-		q.base = int64(q.far[0].at) >> bucketShift
+		// The first set bit from the coarse horizon's position on, wrapping
+		// around: the ring holds buckets cbase … cbase+ringBuckets-1 only.
+		p := q.cbase & ringMask
+		w := p >> 6
+		m := q.occ[w] &^ (1<<(p&63) - 1)
+		for m == 0 {
+			w = (w + 1) & (ringBuckets/64 - 1)
+			m = q.occ[w]
+		}
+		i := w<<6 + int64(bits.TrailingZeros64(m))
+		q.occ[w] &^= 1 << (i & 63)
+		for s := q.ring[i]; s != noSlot; {
+			l := &q.links[s]
+			next := l.next
+			j := int64(l.at) >> fineShift & fineMask
+			if q.fineOcc[j>>6]&(1<<(j&63)) == 0 {
+				q.fineOcc[j>>6] |= 1 << (j & 63)
+				q.fine[j] = noSlot
+			}
+			l.next = q.fine[j]
+			q.fine[j] = s
+			q.nRing--
+			q.nFine++
+			s = next
+		}
+		c := q.cbase + (i-p)&ringMask
+		q.cbase = c + 1
+		q.fbase = c << (coarseShift - fineShift)
 		q.refill()
 	}
-	// The first set bit from the horizon's position on, wrapping around:
-	// the ring holds buckets base … base+ringBuckets-1 only.
-	p := q.base & ringMask
+	// The first set fine bit: fine holds fine buckets fbase … the coarse
+	// horizon's first, within one ring bucket, so no bit before fbase's
+	// position is set.
+	p := q.fbase & fineMask
 	w := p >> 6
-	m := q.occ[w] &^ (1<<(p&63) - 1)
+	m := q.fineOcc[w]
 	for m == 0 {
-		w = (w + 1) & (ringBuckets/64 - 1)
-		m = q.occ[w]
+		w++
+		m = q.fineOcc[w]
 	}
 	i := w<<6 + int64(bits.TrailingZeros64(m))
-	q.occ[w] &^= 1 << (i & 63)
-	for sl := q.ring[i]; sl != noSlot; {
-		x := &q.links[sl]
-		q.near = append(q.near, entry{at: x.at, key: x.key, slot: sl})
-		sl = x.next
+	q.fineOcc[w] &^= 1 << (i & 63)
+	for s := q.fine[i]; s != noSlot; {
+		l := &q.links[s]
+		q.near = append(q.near, entry{at: l.at, key: l.key, slot: s})
+		s = l.next
 	}
-	q.nRing -= len(q.near)
-	q.base += (i-p)&ringMask + 1
-	q.refill()
+	q.nFine -= len(q.near)
+	q.fbase += i - p + 1
 	heapify(q.near)
 	return true
 }
@@ -291,7 +346,7 @@ func (q *Queue[T]) advance() bool {
 // refill moves far's entries that the ring's window now covers into their
 // buckets.
 func (q *Queue[T]) refill() {
-	for len(q.far) > 0 && int64(q.far[0].at)>>bucketShift < q.base+ringBuckets {
+	for len(q.far) > 0 && int64(q.far[0].at)>>coarseShift < q.cbase+ringBuckets {
 		q.insert(popHeap(&q.far))
 	}
 }

@@ -138,7 +138,9 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 		keyed bool
 		seed  uint64
 		ops   int
-	}{{"insertion-order", false, 1, 200_000}, {"keyed", true, 2, 200_000}, {"keyed-2", true, 3, 200_000}} {
+		dense bool // most events within a few fine buckets of now
+	}{{"insertion-order", false, 1, 200_000, false}, {"keyed", true, 2, 200_000, false}, {"keyed-2", true, 3, 200_000, false},
+		{"dense", true, 4, 200_000, true}, {"dense-insertion-order", false, 5, 200_000, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(c.seed, 99))
 			q := NewQueue[int]()
@@ -152,6 +154,9 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 			qt, rt := make([]Timer, nt), make([]Timer, nt)
 			pending := 0
 			ahead := func() Instant {
+				if c.dense && r.IntN(4) != 0 {
+					return Instant(r.Int64N(int64(40 * time.Microsecond)))
+				}
 				switch k := r.IntN(100); {
 				case k < 5:
 					return 0 // exactly now
@@ -163,8 +168,11 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 					return Instant(100*time.Millisecond) + Instant(r.Int64N(int64(45*time.Second)))
 				case k < 98:
 					return Instant(time.Minute) + Instant(r.Int64N(int64(time.Hour))) // beyond the ring
-				default:
-					return Instant(r.IntN(3)) << bucketShift // on bucket edges
+				default: // on (or one before) a fine or ring bucket's edge
+					shift := []int{fineShift, coarseShift}[r.IntN(2)]
+					now := q.Now()
+					edge := (now>>shift+1+Instant(r.IntN(300)))<<shift - Instant(r.IntN(2))
+					return edge - now
 				}
 			}
 			for op := 0; op < c.ops; op++ {
