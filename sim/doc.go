@@ -15,7 +15,7 @@
 // tests run a queue without one.
 //
 // The queue is a two-level calendar queue (issue 15): a small 4-ary heap of
-// the events of one 16 µs bucket, the unsorted 16 µs buckets of the rest of
+// the events of one 4.1 µs bucket, the unsorted 4.1 µs buckets of the rest of
 // the current 4.2 ms (most message deliveries), a ring of 4,096 unsorted
 // 4.2 ms buckets for the 17 s after that (the timers) and a 4-ary heap of
 // the rare events beyond; a bucket is a list threaded through the queue's
