@@ -49,9 +49,13 @@ type slot[T any] struct {
 // high-water mark (per-bucket arrays grew, bucket by bucket, for as long as
 // a run lasted: TestSteadyStateAllocationFree), and a bucket costs 4 bytes
 // (issue 15).
+//
+// A link is 16 bytes, not 24 (issue 15, memory per member: the table holds
+// a link per slot): it keeps only the low coarseShift bits of at, the
+// offset in its ring bucket, whose number the bucket's position gives.
 type link struct {
-	at   Instant
 	key  uint64
+	lo   uint32 // at & (1<<coarseShift - 1)
 	next uint32 // the bucket's next slot (noSlot: the last)
 }
 
@@ -275,7 +279,7 @@ func (q *Queue[T]) link(heads []uint32, occ []uint64, i int64, e entry) {
 		occ[i>>6] |= 1 << (i & 63)
 		heads[i] = noSlot
 	}
-	q.links[e.slot] = link{at: e.at, key: e.key, next: heads[i]}
+	q.links[e.slot] = link{key: e.key, lo: uint32(e.at) & (1<<coarseShift - 1), next: heads[i]}
 	heads[i] = e.slot
 }
 
@@ -306,7 +310,7 @@ func (q *Queue[T]) advance() bool {
 		for s := q.ring[i]; s != noSlot; {
 			l := &q.links[s]
 			next := l.next
-			j := int64(l.at) >> fineShift & fineMask
+			j := int64(l.lo) >> fineShift
 			if q.fineOcc[j>>6]&(1<<(j&63)) == 0 {
 				q.fineOcc[j>>6] |= 1 << (j & 63)
 				q.fine[j] = noSlot
@@ -334,9 +338,10 @@ func (q *Queue[T]) advance() bool {
 	}
 	i := w<<6 + int64(bits.TrailingZeros64(m))
 	q.fineOcc[w] &^= 1 << (i & 63)
+	hi := Instant(q.cbase-1) << coarseShift // fine holds the ring bucket before the coarse horizon
 	for s := q.fine[i]; s != noSlot; {
 		l := &q.links[s]
-		q.near = append(q.near, entry{at: l.at, key: l.key, slot: s})
+		q.near = append(q.near, entry{at: hi | Instant(l.lo), key: l.key, slot: s})
 		s = l.next
 	}
 	q.nFine -= len(q.near)

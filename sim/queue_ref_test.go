@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -251,4 +252,10 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 			require.Equal(t, len(ref.heap), q.Len()) // the events at Never
 		})
 	}
+}
+
+// TestQueueLinkSize: a link, one per slot of the queue's table, stays at 16
+// bytes (issue 15, memory per member).
+func TestQueueLinkSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(link{}), uintptr(16))
 }
