@@ -123,6 +123,12 @@ func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
 // bucket holds some 210 events at 100 members and 2,100 at 1,000, a 4.1 µs
 // one 1.4 and 4.5 (measured on the pops of 10 simulated minutes), while a
 // ring of 4.1 µs buckets spanning the 5 s timers would take 5 MB per queue.
+//
+// Tried and dropped (cachegrind): a branchless 128-bit compare
+// (math/bits.Sub64) in entry.less ran as many instructions and mispredicted
+// 9 % more conditional branches in the 100-member hour (the heaps are small
+// now); slots and links side by side in one table of 40-byte cells missed
+// D1 0.7 % less in 10,000 members × 2 min but ran 4 % more instructions.
 type Queue[T any] struct {
 	near    []entry
 	fine    [fineBuckets]uint32 // the fine buckets' first slots
