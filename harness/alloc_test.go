@@ -2,6 +2,7 @@ package harness
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -59,20 +60,11 @@ func TestSlotLinks(t *testing.T) {
 	s.setLink(2, chCoord, 3)
 	s.setLink(1, chCoord, 4) // re-opened
 	s.setLink(2, chCoord, 5)
-	var got []link
-	for i := 0; ; i++ {
-		l, ok := s.linkAt(i)
-		if !ok {
-			break
-		}
-		got = append(got, l)
-	}
-	require.Equal(t, []link{{0, chNode, 1}, {1, chCoord, 4}, {2, chCoord, 5}}, got)
+	require.Equal(t, []link{{0, chNode, 1}, {1, chCoord, 4}, {2, chCoord, 5}}, slices.Collect(s.allLinks()))
 	require.Equal(t, coordinator.Conn(5), s.link(2, chCoord))
 	require.Equal(t, coordinator.Conn(0), s.link(2, chNode))
 	s.clearProcess()
-	_, ok := s.linkAt(0)
-	require.False(t, ok)
+	require.Empty(t, slices.Collect(s.allLinks()))
 	require.Equal(t, coordinator.Conn(0), s.link(2, chCoord))
 }
 

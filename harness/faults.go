@@ -409,11 +409,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 			if !s.alive {
 				continue
 			}
-			for i := 0; ; i++ {
-				l, ok := s.linkAt(i)
-				if !ok {
-					break
-				}
+			for l := range s.allLinks() {
 				if l.broker == int32(b.node) {
 					w.net.Abort(now, b.node, s.node, l.ch)
 				}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -189,7 +190,7 @@ type slot struct {
 	// links are the process's connections (newest per broker and
 	// channel): the first two here (a used one has a non-zero conn), any
 	// more in rare.more (a member that followed its coordinator); see
-	// link, setLink, linkAt.
+	// link, setLink, allLinks.
 	links [2]link
 	app   sim.Timer
 	hb    sim.Timer
@@ -232,16 +233,22 @@ func (s *slot) clientChange() *scenario.ClientChange {
 	return s.rare.set
 }
 
-// linkAt is the process's i-th link (in the order they were added), false
-// past the last.
-func (s *slot) linkAt(i int) (link, bool) {
-	if i < len(s.links) {
-		return s.links[i], s.links[i].conn != 0
+// allLinks are the process's links, in the order they were added.
+func (s *slot) allLinks() iter.Seq[link] {
+	return func(yield func(link) bool) {
+		for _, l := range s.links {
+			if l.conn == 0 || !yield(l) {
+				return
+			}
+		}
+		if s.rare != nil {
+			for _, l := range s.rare.more {
+				if !yield(l) {
+					return
+				}
+			}
+		}
 	}
-	if s.rare != nil && i-len(s.links) < len(s.rare.more) {
-		return s.rare.more[i-len(s.links)], true
-	}
-	return link{}, false
 }
 
 // setLink makes conn the process's connection to broker on ch.
@@ -785,11 +792,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	now := w.q.Now()
 	if how != "host-down" {
 		w.net.Crash(s.node)
-		for i := 0; ; i++ {
-			l, ok := s.linkAt(i)
-			if !ok {
-				break
-			}
+		for l := range s.allLinks() {
 			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
 		}
 	}
@@ -937,23 +940,20 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 // checkers see it: none of them reacts to a message event
 // (TestMessageEventsReachNoWatcher; issue 15).
 func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
+	var group string
+	var api protocol.APIKey
+	err := protocol.None
+	req := env.req != nil
+	if req {
+		api, group = env.req.API(), env.req.Group()
+	} else {
+		api, err = env.resp.API(), env.resp.Err()
+	}
 	if w.rec.hashOnly {
-		if env.req != nil {
-			w.rec.recordMsg(now, kind, node, env.req.Group(), peer, reason, env.req.API(), protocol.None, env.corr, true)
-		} else {
-			w.rec.recordMsg(now, kind, node, "", peer, reason, env.resp.API(), env.resp.Err(), env.corr, false)
-		}
+		w.rec.recordMsg(now, kind, node, group, peer, reason, api, err, env.corr, req)
 		return
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Peer: peer, Reason: reason}, Corr: env.corr}
-	if env.req != nil {
-		w.tev.API = env.req.API()
-		w.tev.Req = true
-		w.tev.Group = env.req.Group()
-	} else {
-		w.tev.API = env.resp.API()
-		w.tev.Err = env.resp.Err()
-	}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Group: group, Peer: peer, Reason: reason, API: api, Err: err}, Corr: env.corr, Req: req}
 	w.emit(&w.tev)
 }
 

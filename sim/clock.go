@@ -281,12 +281,21 @@ func (q *Queue[T]) insert(e entry) {
 
 // link puts e in front of bucket i's list.
 func (q *Queue[T]) link(heads []uint32, occ []uint64, i int64, e entry) {
-	if occ[i>>6]&(1<<(i&63)) == 0 {
+	q.links[e.slot] = link{key: e.key, lo: uint32(e.at) & (1<<coarseShift - 1), next: pushFront(heads, occ, i, e.slot)}
+}
+
+// pushFront makes slot s the first of bucket i's list, marking the bucket
+// occupied, and returns the slot that was first (noSlot: none), which s's
+// link must point to.
+func pushFront(heads []uint32, occ []uint64, i int64, s uint32) (next uint32) {
+	next = noSlot
+	if occ[i>>6]&(1<<(i&63)) != 0 {
+		next = heads[i]
+	} else {
 		occ[i>>6] |= 1 << (i & 63)
-		heads[i] = noSlot
 	}
-	q.links[e.slot] = link{key: e.key, lo: uint32(e.at) & (1<<coarseShift - 1), next: heads[i]}
-	heads[i] = e.slot
+	heads[i] = s
+	return next
 }
 
 // advance moves the entries of the earliest non-empty fine bucket into near
@@ -316,13 +325,7 @@ func (q *Queue[T]) advance() bool {
 		for s := q.ring[i]; s != noSlot; {
 			l := &q.links[s]
 			next := l.next
-			j := int64(l.lo) >> fineShift
-			if q.fineOcc[j>>6]&(1<<(j&63)) == 0 {
-				q.fineOcc[j>>6] |= 1 << (j & 63)
-				q.fine[j] = noSlot
-			}
-			l.next = q.fine[j]
-			q.fine[j] = s
+			l.next = pushFront(q.fine[:], q.fineOcc[:], int64(l.lo)>>fineShift, s)
 			q.nRing--
 			q.nFine++
 			s = next

@@ -47,18 +47,7 @@ func (q *oneHeap) push(at Instant, t *Timer, v int) uint32 {
 		q.slots = append(q.slots, slot[int]{timer: t, val: v})
 	}
 	q.heap = append(q.heap, entry{at: at, key: q.key(at, v), slot: s})
-	// sift up, one comparison per level
-	h, i := q.heap, len(q.heap)-1
-	x := h[i]
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.less(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
+	up(q.heap, len(q.heap)-1)
 	return s
 }
 
