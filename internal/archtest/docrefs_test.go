@@ -79,9 +79,16 @@ func TestMarkdownReferencesResolve(t *testing.T) {
 	}
 }
 
+// resolves reports whether ref names a file inside the repository (a
+// path that leaves it, such as ../shared/..., does not count: a clone
+// has nothing beside it).
 func resolves(root, dir, ref string) bool {
 	for _, base := range []string{dir, root, filepath.Join(root, "docs")} {
-		if _, err := os.Stat(filepath.Join(base, ref)); err == nil {
+		p := filepath.Join(base, ref)
+		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
 			return true
 		}
 	}
