@@ -378,12 +378,26 @@ func (c *Coordinator) bump(g *Group, out *Output, why string) {
 
 // computeTarget is the TargetAssignmentBuilder run: the group's assignor
 // (the members' most common ServerAssignor, else the first configured)
-// over every member, in join order.
+// over every member, in join order, with each member's subscription
+// (assignTarget picks the homogeneous or heterogeneous path).
 func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output) {
 	in := make([]assignInput, len(g.members))
 	for i, m := range g.members {
-		in[i] = assignInput{id: m.ID, instance: m.InstanceID, prev: m.target}
+		in[i] = assignInput{id: m.ID, instance: m.InstanceID, topics: m.Topics, prev: m.target}
 	}
+	res := assignTarget(c.groupAssignor(g), in, c.subscriptionMetadata(g))
+	for i, m := range g.members {
+		m.target = res[i]
+	}
+	g.AssignmentEpoch, g.assignedAt, g.computedOnce = g.Epoch, now, true
+	c.emit(out, g, protocol.Event{Kind: protocol.EvGenerationComplete, Gen: g.Epoch, Count: int32(len(g.members))})
+}
+
+// subscriptionMetadata is ConsumerGroup.computeSubscriptionMetadata
+// (v8.0.0; 4.1+ keeps a hash of the same, computeMetadataHash): the
+// topics of the metadata image some member subscribes to, with their
+// partition counts, in configuration order. Racks are not modelled.
+func (c *Coordinator) subscriptionMetadata(g *Group) []assign.Topic {
 	var topics []assign.Topic
 	for _, t := range c.cfg.Topics {
 		for _, m := range g.members {
@@ -393,18 +407,7 @@ func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output)
 			}
 		}
 	}
-	var res [][]protocol.TopicPartition
-	switch c.groupAssignor(g) {
-	case Range:
-		res = rangeAssign(in, topics)
-	default:
-		res = uniform(in, topics)
-	}
-	for i, m := range g.members {
-		m.target = res[i]
-	}
-	g.AssignmentEpoch, g.assignedAt, g.computedOnce = g.Epoch, now, true
-	c.emit(out, g, protocol.Event{Kind: protocol.EvGenerationComplete, Gen: g.Epoch, Count: int32(len(g.members))})
+	return topics
 }
 
 func (c *Coordinator) groupAssignor(g *Group) string {
