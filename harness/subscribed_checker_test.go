@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// subsView is a runView whose slots g-0 and g-1 subscribe to orders and
+// payments respectively.
+type subsView struct{ runView }
+
+func (subsView) subscription(node string) ([]string, bool) {
+	switch node {
+	case "g-0":
+		return []string{"orders"}, true
+	case "g-1":
+		return []string{"payments"}, true
+	}
+	return nil, false
+}
+
+// TestSubscribedOwnerChecker: an assignment with a partition of a topic
+// the member does not subscribe to is a violation (issue 23 item 1);
+// one within its subscription, an empty one and a non-member node are not.
+func TestSubscribedOwnerChecker(t *testing.T) {
+	c := subscribedOwnerChecker{}
+	assigned := func(node string, tps ...protocol.TopicPartition) string {
+		return c.check(subsView{}, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: 4, Partitions: tps}})
+	}
+	o3, p0 := protocol.TopicPartition{Topic: "orders", Partition: 3}, protocol.TopicPartition{Topic: "payments", Partition: 0}
+	assert.Empty(t, assigned("g-0", o3))
+	assert.Empty(t, assigned("g-1", p0))
+	assert.Empty(t, assigned("g-1"))
+	assert.Empty(t, assigned("broker-0", o3))
+	assert.Equal(t, "g-1 owns orders-3 in generation 4 but subscribes to [payments]", assigned("g-1", p0, o3))
+	assert.Equal(t, "g-0 owns payments-0 in generation 4 but subscribes to [orders]", assigned("g-0", p0))
+}
+
+// mixedSubscriptions is one group whose two cohorts subscribe to different
+// topics: three members to orders (12 partitions), two to payments (6).
+func mixedSubscriptions(client string) string {
+	return `name: mixed-subscriptions
+duration: 120s
+coordinator: {brokers: 3, profile: kafka-4.3}
+topics:
+  - {name: orders, partitions: 12}
+  - {name: payments, partitions: 6}
+groups:
+  - id: shop
+    members: 3
+    subscribe: [orders]
+    client: ` + client + `
+    start: {at: 0s, stagger: 50ms}
+  - id: shop
+    members: 2
+    subscribe: [payments]
+    client: ` + client + `
+    start: {at: 0s, stagger: 50ms}
+faults:
+  - {at: 40s, crash: shop-1}
+  - {at: 70s, restart: shop-1}
+`
+}
+
+// TestMixedSubscriptionsOwnOnlySubscribedTopics runs a mixed-subscription
+// group under every assignor of both protocols (seeds 1-3): every
+// assignment a member applies holds only its own topics, every partition
+// ends up owned, and the invariants (owns-only-subscribed-topics among
+// them) hold. On main, the consumer protocol's assignors gave payments
+// members orders partitions (uniform: shop-0 owned payments-4 while
+// subscribing to orders only) and range members the other cohort's topic
+// (issue 23 item 1).
+func TestMixedSubscriptionsOwnOnlySubscribedTopics(t *testing.T) {
+	clients := []string{
+		"{profile: kafka-4.3, group.protocol: consumer, group.remote.assignor: uniform}",
+		"{profile: kafka-4.3, group.protocol: consumer, group.remote.assignor: range}",
+		"{profile: kafka-3.7, partition.assignment.strategy: range}",
+		"{profile: kafka-3.7, partition.assignment.strategy: roundrobin}",
+		"{profile: kafka-3.7, partition.assignment.strategy: cooperative-sticky}",
+	}
+	subs := map[string][]string{"shop-0": {"orders"}, "shop-1": {"orders"}, "shop-2": {"orders"}, "shop-3": {"payments"}, "shop-4": {"payments"}}
+	for _, client := range clients {
+		sc := mustParse(t, mixedSubscriptions(client))
+		for seed := uint64(1); seed <= 3; seed++ {
+			res, err := Run(sc, seed, Options{KeepTrace: true})
+			require.NoError(t, err)
+			assert.Empty(t, res.Summary.InvariantViolations, "%s seed %d", client, seed)
+			last := map[string][]protocol.TopicPartition{}
+			for _, e := range res.Trace {
+				if e.Kind != protocol.EvAssigned {
+					continue
+				}
+				last[e.Node] = e.Partitions
+				for _, tp := range e.Partitions {
+					assert.True(t, slices.Contains(subs[e.Node], tp.Topic), "%s seed %d: %s owns %v", client, seed, e.Node, tp)
+				}
+			}
+			owned := 0
+			for _, l := range last {
+				owned += len(l)
+			}
+			assert.Equal(t, 18, owned, "%s seed %d: every partition owned at the end", client, seed)
+		}
+	}
+}
