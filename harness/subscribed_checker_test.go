@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -105,6 +107,48 @@ func TestMixedSubscriptionsOwnOnlySubscribedTopics(t *testing.T) {
 				owned += len(l)
 			}
 			assert.Equal(t, 18, owned, "%s seed %d: every partition owned at the end", client, seed)
+		}
+	}
+}
+
+// TestConsumerAddPartitions runs testdata/consumer-add-partitions.yaml (10
+// consumers, a 100-partition topic grown to 1,000 at 60 s; issue 23 item
+// 7f): the brokers' metadata change bumps the group epoch at the next
+// heartbeat (GroupMetadataManager.onNewMetadataImage →
+// updateSubscriptionMetadata, v8.0.0; GroupMetadataManagerTest.
+// testOnNewMetadataImage), each member gets its share of the new partitions
+// and nobody revokes anything: 1,000 partitions owned, 100 per member, at
+// the end. On main the scenario was rejected ("add-partitions is modelled
+// for classic groups only"), and with the check lifted nothing bumped the
+// epoch: the 900 new partitions were never owned.
+func TestConsumerAddPartitions(t *testing.T) {
+	b, err := os.ReadFile("testdata/consumer-add-partitions.yaml")
+	require.NoError(t, err)
+	sc := mustParse(t, string(b))
+	for seed := uint64(1); seed <= 3; seed++ {
+		res, err := Run(sc, seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		assert.Empty(t, res.Summary.InvariantViolations, "seed %d", seed)
+		faulted := false
+		bumps := 0
+		last := map[string][]protocol.TopicPartition{}
+		for _, e := range res.Trace {
+			switch {
+			case e.Kind == tracing.EvFault:
+				faulted = true
+			case faulted && e.Kind == protocol.EvRebalanceStart:
+				assert.Equal(t, "metadata", e.Reason, "seed %d: the only bump after the fault", seed)
+				bumps++
+			case faulted && e.Kind == protocol.EvRevoked:
+				t.Errorf("seed %d: %s revoked %v after the fault", seed, e.Node, e.Partitions)
+			case e.Kind == protocol.EvAssigned:
+				last[e.Node] = e.Partitions
+			}
+		}
+		assert.Equal(t, 1, bumps, "seed %d: one group epoch bump for the metadata change", seed)
+		assert.Len(t, last, 10, "seed %d", seed)
+		for node, l := range last {
+			assert.Len(t, l, 100, "seed %d: %s", seed, node)
 		}
 	}
 }

@@ -327,6 +327,10 @@ type world struct {
 	brokers []*broker
 	slots   []*slot
 	groups  []*groupState
+	// grown is every topic an add-partitions fault grew, at its current
+	// count (faults.go addPartitions): a consumer-group coordinator made
+	// later (a broker restart) starts from it.
+	grown []assign.Topic
 	conns   []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
 	// (ev.di), delFree its free entries. Its size is the run's peak. In

@@ -188,3 +188,55 @@ func TestMixedSubscriptionTargets(t *testing.T) {
 		assert.Equal(t, 18, total, "%s: every partition has a target owner", name)
 	}
 }
+
+// Partitions added to a subscribed topic (issue 23 item 7f), as
+// GroupMetadataManagerTest.testOnNewMetadataImage and
+// testSubscriptionMetadataRefreshedAfterGroupIsLoaded (v8.0.0) check it: a
+// metadata image change requests a refresh of the groups subscribed to the
+// topic (and only those); the next heartbeat of any member recomputes the
+// subscription metadata, bumps the group epoch and the target spreads the
+// new partitions; a loaded group refreshes at its first heartbeat. On main
+// nothing ever bumped the epoch, so the new partitions were never owned.
+func TestAddPartitionsBumpsConsumerGroup(t *testing.T) {
+	for _, profile := range ProfileNames() {
+		h := newH(t, profile, func(c *Config) {
+			c.Topics = []assign.Topic{{Name: "a", Partitions: 6}, {Name: "other", Partitions: 4}}
+		})
+		for _, id := range []string{"A", "B"} {
+			h.now = h.now.Add(2 * DefaultAssignmentInterval)
+			h.hb(join(id))
+		}
+		g := h.c.Group("g")
+		before := g.Epoch
+		h.c.AddPartitions("other", 8) // no member subscribes to it
+		h.now = h.now.Add(2 * DefaultAssignmentInterval)
+		h.hb(beat("A", g.Members()[0].Epoch(), nil))
+		assert.Equal(t, before, g.Epoch, "%s: a topic nobody subscribes to changes nothing", profile)
+
+		h.c.AddPartitions("a", 10)
+		assert.Equal(t, before, g.Epoch, "%s: the bump waits for a heartbeat", profile)
+		h.now = h.now.Add(2 * DefaultAssignmentInterval)
+		h.hb(beat("B", g.Members()[1].Epoch(), nil))
+		assert.Equal(t, before+1, g.Epoch, "%s: one bump at the next heartbeat", profile)
+		assert.Equal(t, g.Epoch, g.AssignmentEpoch, "%s", profile)
+		var all []protocol.TopicPartition
+		for _, m := range g.Members() {
+			assert.Len(t, m.target, 5, "%s: member %s", profile, m.ID)
+			all = append(all, m.target...)
+		}
+		assert.ElementsMatch(t, tps("a", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), all, profile)
+		h.now = h.now.Add(2 * DefaultAssignmentInterval)
+		h.hb(beat("A", g.Members()[0].Epoch(), nil))
+		assert.Equal(t, before+1, g.Epoch, "%s: refreshed once", profile)
+
+		// Moved to a broker whose image has more partitions: refreshed at
+		// the first heartbeat after the load.
+		other, err := New(Config{Name: "broker-1", Profile: Profile(profile), Topics: []assign.Topic{{Name: "a", Partitions: 12}}})
+		assert.NoError(t, err)
+		other.Load(h.now, h.c.Unload("g"))
+		h.c = other
+		h.now = h.now.Add(2 * DefaultAssignmentInterval)
+		h.hb(beat("A", g.Members()[0].Epoch(), nil))
+		assert.Equal(t, before+2, g.Epoch, "%s: refreshed after the load", profile)
+	}
+}
