@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,6 +150,44 @@ func TestConsumerAddPartitions(t *testing.T) {
 		assert.Len(t, last, 10, "seed %d", seed)
 		for node, l := range last {
 			assert.Len(t, l, 100, "seed %d: %s", seed, node)
+		}
+	}
+}
+
+// TestConsumerSwarmMixedSubscriptions: consumer-swarm.yaml with mixed
+// subscriptions (issue 23 item 1): the static cohort subscribes to t and u,
+// a third cohort to u only, so the group is heterogeneous and overlapping
+// (the balancing loop of UniformHeterogeneousAssignmentBuilder moves
+// partitions), and u grows from 5 to 9 partitions at 30 s (item 7f). Under
+// the swarm's crashes, pauses, partitions, loss and failovers, with either
+// server assignor, every invariant holds — owns-only-subscribed-topics and
+// exclusive-ownership among them.
+func TestConsumerSwarmMixedSubscriptions(t *testing.T) {
+	src := testdataText(t, "consumer-swarm.yaml")
+	src = strings.Replace(src, "topics: [{name: t, partitions: 12}]", "topics: [{name: t, partitions: 12}, {name: u, partitions: 5}]", 1)
+	src = strings.Replace(src, `  - id: g
+    members: 2
+    subscribe: [t]`, `  - id: g
+    members: 2
+    subscribe: [t, u]`, 1)
+	src = strings.Replace(src, "swarm:\n", `  - id: g
+    members: 2
+    subscribe: [u]
+    client: {profile: kafka-4.3, group.protocol: consumer}
+faults:
+  - {at: 30s, add-partitions: u, partitions: 9}
+swarm:
+`, 1)
+	seeds := 300
+	if testing.Short() {
+		seeds = 60
+	}
+	for _, assignor := range []string{"uniform", "range"} {
+		sc := mustParse(t, strings.ReplaceAll(src, "group.protocol: consumer", "group.protocol: consumer, group.remote.assignor: "+assignor))
+		require.Len(t, sc.Groups, 3)
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			res := run(t, sc, seed, Options{})
+			requireNoViolations(t, seed, res, true)
 		}
 	}
 }
