@@ -327,10 +327,6 @@ type world struct {
 	brokers []*broker
 	slots   []*slot
 	groups  []*groupState
-	// grown is every topic an add-partitions fault grew, at its current
-	// count (faults.go addPartitions): a consumer-group coordinator made
-	// later (a broker restart) starts from it.
-	grown []assign.Topic
 	conns   []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
 	// (ev.di), delFree its free entries. Its size is the run's peak. In
@@ -360,6 +356,10 @@ type world struct {
 	ext faultExt
 	// maxEvents and each slot's spinWin keep every run finite (limits.go).
 	maxEvents int64
+	// grown is every topic an add-partitions fault grew, at its current
+	// count (faults.go addPartitions): a consumer-group coordinator made
+	// later (a broker restart) starts from it.
+	grown []assign.Topic
 }
 
 // groupState is the harness's view of one group (one distinct group id,
