@@ -12,7 +12,8 @@ import (
 // Server assignors under mixed subscriptions (issue 23 item 1). The table
 // cases port UniformHeterogeneousAssignmentBuilderTest and RangeAssignorTest
 // (confluentinc/kafka v8.3.0, group-coordinator/src/test/java/org/apache/
-// kafka/coordinator/group/assignor/); each names the Java test. Members are
+// kafka/coordinator/group/assignor/; the same cases and expectations at
+// v8.0.0); each names the Java test. Members are
 // A, B, C in that order (the Java tests' TreeMap order), topics topic1 …
 // topic4 (their Uuids sort in the same order as the names).
 
