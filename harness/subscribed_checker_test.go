@@ -44,34 +44,9 @@ func TestSubscribedOwnerChecker(t *testing.T) {
 	assert.Equal(t, "g-0 owns payments-0 in generation 4 but subscribes to [orders]", assigned("g-0", p0))
 }
 
-// mixedSubscriptions is one group whose two cohorts subscribe to different
-// topics: three members to orders (12 partitions), two to payments (6).
-func mixedSubscriptions(client string) string {
-	return `name: mixed-subscriptions
-duration: 120s
-coordinator: {brokers: 3, profile: kafka-4.3}
-topics:
-  - {name: orders, partitions: 12}
-  - {name: payments, partitions: 6}
-groups:
-  - id: shop
-    members: 3
-    subscribe: [orders]
-    client: ` + client + `
-    start: {at: 0s, stagger: 50ms}
-  - id: shop
-    members: 2
-    subscribe: [payments]
-    client: ` + client + `
-    start: {at: 0s, stagger: 50ms}
-faults:
-  - {at: 40s, crash: shop-1}
-  - {at: 70s, restart: shop-1}
-`
-}
-
-// TestMixedSubscriptionsOwnOnlySubscribedTopics runs a mixed-subscription
-// group under every assignor of both protocols (seeds 1-3): every
+// TestMixedSubscriptionsOwnOnlySubscribedTopics runs testdata/consumer-
+// mixed-subscriptions.yaml (one group, three members subscribed to orders,
+// two to payments) under every assignor of both protocols (seeds 1-3): every
 // assignment a member applies holds only its own topics, every partition
 // ends up owned, and the invariants (owns-only-subscribed-topics among
 // them) hold. On main, the consumer protocol's assignors gave payments
@@ -88,7 +63,8 @@ func TestMixedSubscriptionsOwnOnlySubscribedTopics(t *testing.T) {
 	}
 	subs := map[string][]string{"shop-0": {"orders"}, "shop-1": {"orders"}, "shop-2": {"orders"}, "shop-3": {"payments"}, "shop-4": {"payments"}}
 	for _, client := range clients {
-		sc := mustParse(t, mixedSubscriptions(client))
+		sc := mustParse(t, strings.ReplaceAll(testdataText(t, "consumer-mixed-subscriptions.yaml"),
+			"{profile: kafka-4.3, group.protocol: consumer, group.remote.assignor: uniform}", client))
 		for seed := uint64(1); seed <= 3; seed++ {
 			res, err := Run(sc, seed, Options{KeepTrace: true})
 			require.NoError(t, err)
