@@ -167,3 +167,26 @@ swarm:
 		}
 	}
 }
+
+// TestOraclesMixedSubscriptionsNotUnbalanced: in a group whose cohorts
+// subscribe to different topics, a member may own nothing by design (two
+// payments members share its single partition while the orders members own
+// four each): unbalanced-assignment does not judge such a group, as it does
+// not judge range over several topics. The group is otherwise healthy:
+// no finding at all, under either protocol.
+func TestOraclesMixedSubscriptionsNotUnbalanced(t *testing.T) {
+	src := strings.Replace(testdataText(t, "consumer-mixed-subscriptions.yaml"), "{name: payments, partitions: 6}", "{name: payments, partitions: 1}", 1)
+	for _, client := range []string{"", "{profile: kafka-4.3, partition.assignment.strategy: roundrobin}"} {
+		s := src
+		if client != "" {
+			s = strings.ReplaceAll(s, "{profile: kafka-4.3, group.protocol: consumer, group.remote.assignor: uniform}", client)
+		}
+		s = strings.Replace(s, "duration: 120s", "duration: 900s", 1)
+		for seed := uint64(1); seed <= 3; seed++ {
+			res, fs, err := RunOracles(mustParse(t, s), seed, Options{})
+			require.NoError(t, err)
+			assert.Empty(t, res.Summary.InvariantViolations)
+			assert.Empty(t, fs, "%q seed %d", client, seed)
+		}
+	}
+}
