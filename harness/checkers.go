@@ -51,6 +51,9 @@ type runView interface {
 	// instead of maps by name (issue 15, memory per member).
 	memberSlot(node string) (int32, bool)
 	slotName(i int32) string
+	// subscription is the topics the member slot named node subscribes to
+	// (its cohort's `subscribe:`), false for any other node.
+	subscription(node string) ([]string, bool)
 }
 
 // groupHealth is one group as the liveness checker sees it.
@@ -75,6 +78,7 @@ func newCheckers(sc *scenario.Scenario) []checker {
 		&generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}},
 		&livenessChecker{},
 		modelAssertChecker{},
+		subscribedOwnerChecker{},
 	}
 	if hasConsumerGroups(sc) {
 		cs = append(cs, &exclusiveOwnerChecker{})
@@ -97,6 +101,38 @@ func (modelAssertChecker) check(_ runView, e *TraceEvent) string {
 }
 
 func (modelAssertChecker) final(runView) string { return "" }
+
+// subscribedOwnerChecker: a member only ever owns partitions of the topics
+// it subscribes to, under either protocol. Kafka's assignors give a member
+// partitions of its own subscription only: the classic ones per topic over
+// its subscribers (AbstractPartitionAssignor.assign's consumersPerTopic),
+// the consumer protocol's through the heterogeneous paths
+// (UniformHeterogeneousAssignmentBuilder, RangeAssignor.
+// assignHeterogeneousGroup, v8.3.0). A subscription never changes within a
+// run (a cohort's `subscribe:` is fixed), so no revocation of an
+// unsubscribed topic is ever pending. The event is the member's
+// onPartitionsAssigned: EvAssigned with everything it owns.
+type subscribedOwnerChecker struct{}
+
+func (subscribedOwnerChecker) name() string { return "owns-only-subscribed-topics" }
+
+func (subscribedOwnerChecker) check(v runView, e *TraceEvent) string {
+	if e.Kind != protocol.EvAssigned || len(e.Partitions) == 0 {
+		return ""
+	}
+	topics, ok := v.subscription(e.Node)
+	if !ok {
+		return ""
+	}
+	for _, tp := range e.Partitions {
+		if !slices.Contains(topics, tp.Topic) {
+			return fmt.Sprintf("%s owns %s-%d in generation %d but subscribes to %v", e.Node, tp.Topic, tp.Partition, e.Gen, topics)
+		}
+	}
+	return ""
+}
+
+func (subscribedOwnerChecker) final(runView) string { return "" }
 
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).

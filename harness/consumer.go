@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -195,7 +196,11 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 	c := w.sc.Coordinator
 	var topics []assign.Topic
 	for _, t := range w.sc.Topics {
-		topics = append(topics, assign.Topic{Name: t.Name, Partitions: int32(t.Partitions)})
+		n := int32(t.Partitions)
+		if i := slices.IndexFunc(w.grown, func(g assign.Topic) bool { return g.Name == t.Name }); i >= 0 {
+			n = w.grown[i].Partitions // grown by add-partitions before this broker (re)started
+		}
+		topics = append(topics, assign.Topic{Name: t.Name, Partitions: n})
 	}
 	maxSize := c.ConsumerMaxSize
 	if maxSize >= 1<<31-1 {

@@ -23,7 +23,7 @@
 //     is package harness/tracing's, aliased here;
 //   - checkers.go holds the invariant checkers (single owner per
 //     generation, monotonic generations, liveness, exclusive ownership,
-//     model assertions): they read the world through a read-only runView
+//     model assertions, a member owning only topics it subscribes to): they read the world through a read-only runView
 //     (view.go), and a violation fails the run and names its seed;
 //   - observe.go classifies model events into typed observations
 //     (evictions, dead marks, rebalances), which metrics.go and summary.go

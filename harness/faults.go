@@ -315,6 +315,20 @@ func (w *world) addPartitions(topic string, n int) {
 		}
 		g.addPartitions(topic, before, int32(n)-before)
 	}
+	// The brokers' metadata image (KRaft: every broker gets the topic
+	// delta): each consumer-group coordinator requests a metadata refresh
+	// of the groups subscribed to the topic, bumped at their next
+	// heartbeat (ccoord.Coordinator.AddPartitions).
+	if i := slices.IndexFunc(w.grown, func(t assign.Topic) bool { return t.Name == topic }); i >= 0 {
+		w.grown[i].Partitions = int32(n)
+	} else {
+		w.grown = append(w.grown, assign.Topic{Name: topic, Partitions: int32(n)})
+	}
+	for _, b := range w.brokers {
+		if b.cg != nil {
+			b.cg.AddPartitions(topic, int32(n))
+		}
+	}
 }
 
 func (w *world) groupByID(id string) *groupState {

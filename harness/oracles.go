@@ -151,6 +151,12 @@ type oracleGroup struct {
 	gens       []time.Duration
 	partitions []protocol.TopicPartition
 	rangeMulti bool // range assignor over several topics: uneven by design
+	// mixed: the group's cohorts subscribe to different topics, so a
+	// member may own nothing by design (more subscribers of a topic than
+	// it has partitions while other topics' subscribers own several);
+	// subs is the first cohort's subscription, to compare with.
+	mixed      bool
+	subs       []string
 	stormFired bool
 	// member-id-leak: member ids per broker (from that broker's
 	// member-added/-removed events), the group's live processes, and since
@@ -219,6 +225,17 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 		}
 		if len(c.Subscribe) > 1 && len(c.Client.Assignors) > 0 && c.Client.Assignors[0] == "range" {
 			g.rangeMulti = true
+		}
+		// The consumer protocol's range (group.remote.assignor, else the
+		// broker's first assignor) is co-partitioned the same way.
+		if len(c.Subscribe) > 1 && c.Consumer() && (c.Client.RemoteAssignor == "range" ||
+			c.Client.RemoteAssignor == "" && len(sc.Coordinator.ConsumerAssignors) > 0 && sc.Coordinator.ConsumerAssignors[0] == "range") {
+			g.rangeMulti = true
+		}
+		if g.subs == nil {
+			g.subs = c.Subscribe
+		} else if !sameTopics(g.subs, c.Subscribe) {
+			g.mixed = true
 		}
 		lastStart = max(lastStart, c.Start.At+time.Duration(max(c.Members-1, 0))*c.Start.Stagger)
 	}
@@ -572,7 +589,7 @@ func (o *oracleSet) finish(es endState) []Finding {
 		if len(double) > 0 {
 			fire(scenario.OracleDoubleOwnedAtEnd, "", "group %s: partitions owned by two live processes at the end: %s", g.id, strings.Join(double, ", "))
 		}
-		if minN == 0 && maxN >= 2 && !g.rangeMulti {
+		if minN == 0 && maxN >= 2 && !g.rangeMulti && !g.mixed {
 			fire(scenario.OracleUnbalanced, minP, "group %s is Stable; %s owns no partition while %s owns %d", g.id, minP, maxP, maxN)
 		}
 	}
@@ -616,4 +633,17 @@ func SettleBound(sc *scenario.Scenario) time.Duration {
 		b = max(b, settleBound(sc, &sc.Groups[i]))
 	}
 	return b
+}
+
+// sameTopics reports whether two subscriptions name the same topics.
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, t := range a {
+		if !slices.Contains(b, t) {
+			return false
+		}
+	}
+	return true
 }

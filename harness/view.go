@@ -59,6 +59,14 @@ func (v worldView) memberSlot(node string) (int32, bool) {
 
 func (v worldView) slotName(i int32) string { return v.w.slots[i].name }
 
+func (v worldView) subscription(node string) ([]string, bool) {
+	s := v.w.slotByName(node)
+	if s == nil || s.name != node {
+		return nil, false
+	}
+	return v.w.groups[s.group].cohorts[s.cohort].sc.Subscribe, true
+}
+
 func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
 	w := v.w
 	s := w.slotByName(node)

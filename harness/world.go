@@ -356,6 +356,10 @@ type world struct {
 	ext faultExt
 	// maxEvents and each slot's spinWin keep every run finite (limits.go).
 	maxEvents int64
+	// grown is every topic an add-partitions fault grew, at its current
+	// count (faults.go addPartitions): a consumer-group coordinator made
+	// later (a broker restart) starts from it.
+	grown []assign.Topic
 }
 
 // groupState is the harness's view of one group (one distinct group id,

@@ -263,12 +263,6 @@ func (d *decoder) faults(n *yaml.Node, groups []Group, topics []Topic, brokers i
 			}
 			return nil, d.errf(f.get(key), sub(p, key), "unknown topic %q; topics: %s", ft.Target, strings.Join(names, ", "))
 		}
-		for _, g := range groups {
-			if g.Consumer() && slices.Contains(g.Subscribe, ft.Target) {
-				return nil, d.errf(f.get(key), sub(p, key),
-					"group %s (group.protocol: consumer) subscribes to %s: add-partitions is modelled for classic groups only", g.ID, ft.Target)
-			}
-		}
 		if ft.Partitions <= before {
 			return nil, d.errf(f.get("partitions"), sub(p, "partitions"),
 				"topic %s has %d partitions at %v; add-partitions must raise the count (Kafka cannot lower it)", ft.Target, before, ft.At)

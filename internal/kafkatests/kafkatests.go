@@ -41,6 +41,8 @@ var Classes = []string{
 	// assignors.
 	"RangeAssignorTest", "RoundRobinAssignorTest", "StickyAssignorTest", "CooperativeStickyAssignorTest",
 	"AbstractStickyAssignorTest", "AbstractPartitionAssignorTest", "RangeAssignorBuilderTest",
+	// KIP-848 server assignors (group-coordinator; RangeAssignorTest above too).
+	"UniformHeterogeneousAssignmentBuilderTest",
 }
 
 // IsTestFile reports whether a repository path is one of Classes' sources.

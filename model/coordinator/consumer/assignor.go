@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -16,7 +17,49 @@ const (
 // assignInput is one member as the target assignment sees it, in group order.
 type assignInput struct {
 	id, instance string
+	topics       []string                  // subscribed topic names, sorted
 	prev         []protocol.TopicPartition // its previous target, sorted
+}
+
+// homogeneous is ModernGroup.subscriptionType (v8.0.0, v8.3.0): HOMOGENEOUS
+// when no member subscribes to anything or every subscribed topic name is
+// subscribed by every member; else HETEROGENEOUS. By name, like Java: a
+// topic missing from the metadata counts too.
+func homogeneous(members []assignInput) bool {
+	if len(members) == 0 {
+		return true
+	}
+	first := members[0].topics
+	for _, m := range members[1:] {
+		// Subscriptions are sorted sets: every name is subscribed by every
+		// member iff all members' sets are equal.
+		if !slices.Equal(m.topics, first) {
+			return false
+		}
+	}
+	return true
+}
+
+// assignTarget runs the group's server assignor over its members
+// (TargetAssignmentBuilder.build → ConsumerGroupPartitionAssignor.assign).
+// topics are the topics of the subscription metadata (subscribed by some
+// member and present in the metadata image), in configuration order.
+func assignTarget(name string, members []assignInput, topics []assign.Topic) [][]protocol.TopicPartition {
+	switch {
+	case len(members) == 0:
+		return nil
+	case name == Range:
+		// RangeAssignor.assign (v8.0.0, v8.3.0): assignHomogeneousGroup or
+		// assignHeterogeneousGroup; both hand each topic out over its
+		// subscribers in sortMemberIds order, which rangeAssign does
+		// for either subscription type.
+		return rangeAssign(members, topics)
+	case homogeneous(members):
+		// Kafka: UniformAssignor.assign @v8.3.0 (HOMOGENEOUS).
+		return uniform(members, topics)
+	}
+	// Kafka: UniformAssignor.assign @v8.3.0 (HETEROGENEOUS).
+	return uniformHeterogeneous(members, topics)
 }
 
 // uniform is UniformHomogeneousAssignmentBuilder (UHAB@4.3 L109-268), every
@@ -114,50 +157,71 @@ func uniform(members []assignInput, topics []assign.Topic) [][]protocol.TopicPar
 	return out
 }
 
-// rangeAssign is the server-side RangeAssignor (RA@4.3): per topic, members
-// sorted by instance id when they have one, else by member id, each getting
-// a contiguous range; the first P mod M get one more. Not sticky.
+// rangeAssign is the server-side RangeAssignor (RangeAssignor.java,
+// v8.0.0 … v8.3.0, unchanged between them): members ordered by
+// sortMemberIds; per topic, its subscribers in that order each get a
+// contiguous range of ⌊P/S⌋ partitions (S subscribers), the first P mod S
+// one more (addPartitionsToAssignment). A member gets partitions only of the
+// topics it subscribes to (assignHeterogeneousGroup's TopicMetadata counts
+// the topic's subscribers, not the group's members). Not sticky.
 func rangeAssign(members []assignInput, topics []assign.Topic) [][]protocol.TopicPartition {
 	out := make([][]protocol.TopicPartition, len(members))
-	order := make([]int, len(members))
-	for i := range order {
-		order[i] = i
-	}
-	key := func(i int) string {
-		if members[i].instance != "" {
-			return members[i].instance
-		}
-		return members[i].id
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch ka, kb := key(a), key(b); {
-		case ka < kb:
-			return -1
-		case ka > kb:
-			return 1
-		}
-		return 0
-	})
+	order := sortMemberIDs(members)
 	for _, t := range topics {
-		n, m := int(t.Partitions), len(members)
-		if m == 0 {
-			break
+		subs := 0
+		for _, i := range order {
+			if slices.Contains(members[i].topics, t.Name) {
+				subs++
+			}
 		}
-		per, extra := n/m, n%m
-		p := 0
-		for k, i := range order {
-			c := per
-			if k < extra {
-				c++
+		if subs == 0 {
+			continue
+		}
+		// Kafka: RangeAssignor.TopicMetadata.maybeComputeQuota @v8.3.0.
+		n := int(t.Partitions)
+		per, extra := n/subs, n%subs
+		next := 0
+		for _, i := range order {
+			if !slices.Contains(members[i].topics, t.Name) {
+				continue
 			}
-			for j := 0; j < c; j++ {
+			// Kafka: RangeAssignor.addPartitionsToAssignment @v8.3.0.
+			quota := per
+			if extra > 0 {
+				quota, extra = quota+1, extra-1
+			}
+			end := min(next+quota, n)
+			for p := next; p < end; p++ {
 				out[i] = append(out[i], protocol.TopicPartition{Topic: t.Name, Partition: int32(p)})
-				p++
 			}
+			next = end
 		}
 	}
 	for i := range out {
 		slices.SortFunc(out[i], cmpTP)
 	}
 	return out
+}
+
+// sortMemberIDs is RangeAssignor.sortMemberIds (v8.0.0, v8.3.0): static
+// members first, by instance id; then the dynamic ones, by member id. It
+// returns member indexes.
+func sortMemberIDs(members []assignInput) []int {
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ia, ib := members[a].instance, members[b].instance
+		switch {
+		case ia != "" && ib != "":
+			return strings.Compare(ia, ib)
+		case ia != "":
+			return -1
+		case ib != "":
+			return 1
+		}
+		return strings.Compare(members[a].id, members[b].id)
+	})
+	return order
 }

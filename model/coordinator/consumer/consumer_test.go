@@ -375,10 +375,10 @@ func TestUniformAssignor(t *testing.T) {
 	}
 }
 
-// The range assignor orders members by instance id, else member id, and
-// hands out contiguous ranges per topic.
+// The range assignor orders static members first (by instance id), then
+// dynamic ones by member id, and hands out contiguous ranges per topic.
 func TestRangeAssignor(t *testing.T) {
-	in := []assignInput{{id: "z"}, {id: "y", instance: "a-static"}, {id: "x"}}
+	in := []assignInput{{id: "z", topics: []string{"t"}}, {id: "y", instance: "a-static", topics: []string{"t"}}, {id: "x", topics: []string{"t"}}}
 	out := rangeAssign(in, []assign.Topic{{Name: "t", Partitions: 7}})
 	assert.Equal(t, tps("t", 0, 1, 2), out[1], "a-static sorts first")
 	assert.Equal(t, tps("t", 3, 4), out[2])

@@ -15,9 +15,21 @@
 //     reconciliation of the member (CurrentAssignmentBuilder, §2.7), the
 //     session and rebalance (revocation) timers (§2.9), leave with epoch −1
 //     and the static temporary leave −2 (§2.10), the response (§2.8).
-//   - Server-side assignors (§2.6): uniform (UniformHomogeneousAssignmentBuilder:
-//     balanced and sticky) and range (co-partitioned ranges, members by
-//     instance id then member id).
+//   - Server-side assignors (§2.6, assignor.go, uniform_hetero.go):
+//     uniform (UniformAssignor.assign: UniformHomogeneousAssignmentBuilder
+//     when every member subscribes to the same topics, else
+//     UniformHeterogeneousAssignmentBuilder — balanced and sticky, each
+//     member given partitions of its own topics only) and range (each
+//     topic's co-partitioned ranges over its own subscribers, static
+//     members first by instance id, then dynamic ones by member id:
+//     RangeAssignor.assignHeterogeneousGroup and sortMemberIds). Same in
+//     4.0–4.3 (v8.0.0 and v8.3.0 differ in no assignment).
+//   - Topic metadata changes (add-partitions): AddPartitions requests a
+//     metadata refresh of the subscribed groups (onNewMetadataImage); the
+//     next heartbeat recomputes the subscription metadata and bumps the
+//     group epoch if it changed (updateSubscriptionMetadata; 4.1+ keeps a
+//     hash of it, with the same effect here); a loaded group refreshes at
+//     its first heartbeat.
 //   - The online migration (§4, migration.go): the upgrade of a classic
 //     group (validateOnlineUpgrade, convertToConsumerGroup), classic
 //     members inside a consumer group (classicGroupJoinToConsumerGroup,
@@ -29,13 +41,13 @@
 // Eras (Profile): kafka-4.0 … kafka-4.3; behaviour that changed between
 // them is a switch in behaviours, with the JIRA that changed it.
 //
-// Not modelled (yet): regex subscriptions and metadata changes (subscriptions
-// are fixed topic names), the heterogeneous uniform builder (every member
-// subscribes to the same topics in the scenarios this serves), rack-aware
-// assignment, 4.3.1's policy check on classic joins (migration.go), the append latency of the group
+// Not modelled (yet): regex subscriptions (subscriptions are fixed topic
+// names), topic creation and deletion (only partition counts grow),
+// rack-aware assignment, 4.3.1's policy check on classic joins (migration.go), the append latency of the group
 // records (Unload and
 // Load move a group between coordinators as written, load.go), the
 // coordinator's event-loop cost. Deterministic deviations: Java iterates
 // members in hash-map order where it assigns or ties; here members are
-// visited in the order they joined.
+// visited in the order they joined; the heterogeneous uniform builder's
+// last topic tie-break is the topic name, not the topic id (a Uuid).
 package consumer

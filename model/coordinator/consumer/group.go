@@ -93,6 +93,13 @@ type Group struct {
 	computedOnce    bool
 	members         []*Member // in join order
 	owners          map[protocol.TopicPartition]owner
+	// metadata is the group's subscription metadata as of its last epoch
+	// bump (the ConsumerGroupPartitionMetadata record ≤ 4.0, the
+	// metadataHash of 4.1+); metadataExpired is ModernGroup.
+	// hasMetadataExpired: a refresh was requested (requestMetadataRefresh,
+	// a topic it subscribes to changed) or the group was just loaded.
+	metadata        []assign.Topic
+	metadataExpired bool
 }
 
 // Members lists the group's members in join order (shared, do not mutate).
@@ -221,7 +228,8 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 			c.respond(out, protocol.GroupIDNotFound, r.MemberID, r.MemberEpoch)
 			return
 		}
-		g = &Group{ID: r.GroupID, owners: map[protocol.TopicPartition]owner{}}
+		// A new group's refresh deadline is DeadlineAndEpoch.EMPTY: expired.
+		g = &Group{ID: r.GroupID, owners: map[protocol.TopicPartition]owner{}, metadataExpired: true}
 		if c.b.epochStartsAtOne {
 			g.Epoch, g.AssignmentEpoch = 1, 1
 		}
@@ -248,6 +256,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 			c.bump(g, out, "subscription")
 		}
 	}
+	c.maybeRefreshMetadata(g, out)
 	// §2.6 target assignment.
 	c.maybeComputeTarget(now, g, out)
 	// §2.7 reconciliation.
@@ -370,20 +379,80 @@ func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.Cons
 	return c.newMember(g, id, r.InstanceID, out), protocol.None
 }
 
-// bump is a group epoch bump (a group-epoch record).
+// bump is a group epoch bump (a group-epoch record), written with the
+// subscription metadata of the group as it is now
+// (GMM.updateSubscriptionMetadata, v8.0.0; the metadata hash in 4.1+).
 func (c *Coordinator) bump(g *Group, out *Output, why string) {
+	g.metadata = c.subscriptionMetadata(g)
 	g.Epoch++
 	c.emit(out, g, protocol.Event{Kind: protocol.EvRebalanceStart, Reason: why, Gen: g.Epoch, Count: int32(len(g.members))})
 }
 
 // computeTarget is the TargetAssignmentBuilder run: the group's assignor
 // (the members' most common ServerAssignor, else the first configured)
-// over every member, in join order.
+// over every member, in join order, with each member's subscription
+// (assignTarget picks the homogeneous or heterogeneous path).
 func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output) {
 	in := make([]assignInput, len(g.members))
 	for i, m := range g.members {
-		in[i] = assignInput{id: m.ID, instance: m.InstanceID, prev: m.target}
+		in[i] = assignInput{id: m.ID, instance: m.InstanceID, topics: m.Topics, prev: m.target}
 	}
+	res := assignTarget(c.groupAssignor(g), in, c.subscriptionMetadata(g))
+	for i, m := range g.members {
+		m.target = res[i]
+	}
+	g.AssignmentEpoch, g.assignedAt, g.computedOnce = g.Epoch, now, true
+	c.emit(out, g, protocol.Event{Kind: protocol.EvGenerationComplete, Gen: g.Epoch, Count: int32(len(g.members))})
+}
+
+// maybeRefreshMetadata is the metadata half of the heartbeat's group epoch
+// step (GMM.consumerGroupHeartbeat → updateSubscriptionMetadata, v8.0.0;
+// the same with computeMetadataHash in v8.3.0): when the group's metadata
+// has expired, recompute its subscription metadata from the broker's
+// metadata image and bump the group epoch if it changed — a topic a
+// member subscribes to gained partitions, so the target is recomputed
+// over them. A bump of this heartbeat (a subscription change) already
+// wrote the new metadata, so it never bumps twice.
+func (c *Coordinator) maybeRefreshMetadata(g *Group, out *Output) {
+	if !g.metadataExpired {
+		return
+	}
+	g.metadataExpired = false
+	if !slices.Equal(c.subscriptionMetadata(g), g.metadata) {
+		c.bump(g, out, "metadata")
+	}
+}
+
+// AddPartitions raises topic's partition count in this broker's metadata
+// image to n (kafka-topics.sh --alter --partitions; a KRaft topic delta)
+// and requests a metadata refresh of every group subscribed to it
+// (GMM.onNewMetadataImage → groupsSubscribedToTopic →
+// ModernGroup.requestMetadataRefresh, v8.0.0 and v8.3.0): the group's
+// epoch is bumped at its next heartbeat (maybeRefreshMetadata). Deviation:
+// Java finds the groups by subscribed topic name, regular expressions
+// included; subscriptions here are names only.
+func (c *Coordinator) AddPartitions(topic string, n int32) {
+	i := slices.IndexFunc(c.cfg.Topics, func(t assign.Topic) bool { return t.Name == topic })
+	if i < 0 || c.cfg.Topics[i].Partitions >= n {
+		return
+	}
+	c.cfg.Topics = slices.Clone(c.cfg.Topics) // the caller's slice may be shared
+	c.cfg.Topics[i].Partitions = n
+	for _, g := range c.groups {
+		for _, m := range g.members {
+			if slices.Contains(m.Topics, topic) {
+				g.metadataExpired = true
+				break
+			}
+		}
+	}
+}
+
+// subscriptionMetadata is ConsumerGroup.computeSubscriptionMetadata
+// (v8.0.0; 4.1+ keeps a hash of the same, computeMetadataHash): the
+// topics of the metadata image some member subscribes to, with their
+// partition counts, in configuration order. Racks are not modelled.
+func (c *Coordinator) subscriptionMetadata(g *Group) []assign.Topic {
 	var topics []assign.Topic
 	for _, t := range c.cfg.Topics {
 		for _, m := range g.members {
@@ -393,18 +462,7 @@ func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output)
 			}
 		}
 	}
-	var res [][]protocol.TopicPartition
-	switch c.groupAssignor(g) {
-	case Range:
-		res = rangeAssign(in, topics)
-	default:
-		res = uniform(in, topics)
-	}
-	for i, m := range g.members {
-		m.target = res[i]
-	}
-	g.AssignmentEpoch, g.assignedAt, g.computedOnce = g.Epoch, now, true
-	c.emit(out, g, protocol.Event{Kind: protocol.EvGenerationComplete, Gen: g.Epoch, Count: int32(len(g.members))})
+	return topics
 }
 
 func (c *Coordinator) groupAssignor(g *Group) string {

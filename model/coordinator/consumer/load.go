@@ -47,6 +47,11 @@ func (c *Coordinator) Load(now protocol.Instant, g *Group) {
 			m.rebalanceDL, m.rebalanceEpoch = now.Add(m.RebalanceTimeout), m.epoch
 		}
 	}
+	// The refresh deadline is not a record: a loaded group starts at
+	// ModernGroup's DeadlineAndEpoch.EMPTY, so its first heartbeat
+	// refreshes the subscription metadata (v8.0.0, v8.3.0) against this
+	// broker's image.
+	g.metadataExpired = true
 	c.groups = append(c.groups, g)
 }
 

@@ -124,6 +124,9 @@ func (c *Coordinator) Upgrade(now protocol.Instant, cg *ClassicGroup, out *Outpu
 		c.setOwners(g, m)
 		c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: m.ID, Gen: g.Epoch, Reason: "upgrade"})
 	}
+	// fromClassicGroup sets the subscription metadata from the image; the
+	// refresh deadline starts expired (DeadlineAndEpoch.EMPTY).
+	g.metadata, g.metadataExpired = c.subscriptionMetadata(g), true
 	c.groups = append(c.groups, g)
 	return g
 }
@@ -280,6 +283,9 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		m.Topics = topics
 		c.bump(g, out, "subscription")
 	}
+	// GMM.classicGroupJoinToConsumerGroup (v8.0.0) refreshes the
+	// subscription metadata as the consumer heartbeat does.
+	c.maybeRefreshMetadata(g, out)
 	c.maybeComputeTarget(now, g, out)
 	next, err := c.b.reconcile(m.assignment, m.target, g.AssignmentEpoch, g.ownerEpoch, sortedTPs(sub.OwnedPartitions), true)
 	if err == nil {
