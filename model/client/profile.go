@@ -29,6 +29,7 @@ const (
 type joinRequest struct {
 	version int16
 	timeout joinTimeoutRule
+	reason  bool // the rejoin reason is sent (3.2, KIP-800)
 }
 
 // subscriptionVersion is the ConsumerProtocolSubscription schema version an
@@ -117,8 +118,6 @@ type behaviour struct {
 	// resetSetsJoinPrepare: a state/generation reset sets needsJoinPrepare
 	// again (KAFKA-12983, 2.8.1 and 3.0.0).
 	resetSetsJoinPrepare bool
-	// rejoinReasonSent: JoinGroup carries the rejoin reason (3.2, KIP-800).
-	rejoinReasonSent bool
 	// protocolTypeChecked: JoinGroup/SyncGroup responses' protocol type and
 	// name are checked (2.5, KIP-559).
 	protocolTypeChecked bool
@@ -202,42 +201,42 @@ var profileTable = withPatchReleases(withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.2", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.2", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
-		name: "kafka-3.3", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.3", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
 		pacing:   pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.4", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.4", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		pacing:   pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.6", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.6", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.7", net: netclient.Era37, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.7", net: netclient.Era37, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, exponentialBackoff: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
