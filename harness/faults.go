@@ -186,20 +186,27 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 	if !step.start {
 		if s.alive {
 			w.closeProcess(s)
-			w.stopProcess(s, "closed")
 		}
 		return
 	}
 	if f.Set != nil {
 		s.rareState().set = f.Set // its processes from now on run the new client settings
 	}
+	if s.alive {
+		// The old process is still inside close() (its commit, callback or
+		// LeaveGroup under way): the new one starts when it exits.
+		s.rareState().startAfterClose = true
+		return
+	}
 	if !w.net.IsHostDown(s.node) { // as FaultRestart: not on a host that is down
 		w.startProcess(s)
 	}
 }
 
-// closeProcess is a graceful KafkaConsumer.close(): the member sends
-// LeaveGroup (unless static) and the process ends right after.
+// closeProcess is a graceful KafkaConsumer.close(): the member commits
+// (auto-commit), runs its revoke callback and sends LeaveGroup (unless
+// static) in Java's order, which takes time (model/client/close.go); the
+// process ends when the member stops (flushMember), "closed".
 func (w *world) closeProcess(s *slot) {
 	if s.paused {
 		// A frozen process cannot close itself; it ends as a crash would.
@@ -209,7 +216,6 @@ func (w *world) closeProcess(s *slot) {
 	w.catchUp(s)
 	s.m.Close(w.q.Now(), &w.cout)
 	w.flushMember(s)
-	w.stopProcess(s, "closed")
 }
 
 // failover moves the group's coordinator to the next broker, as a

@@ -215,6 +215,9 @@ type slotRare struct {
 	// set is the client change a rolling restart's `set:` made for this
 	// slot's later processes (migration.go); nil: the cohort's config.
 	set *scenario.ClientChange
+	// startAfterClose: a rolling restart's start step came while the old
+	// process was still inside close(); the new one starts when it ends.
+	startAfterClose bool
 }
 
 // rareState is s.rare, made on first use.
@@ -809,6 +812,14 @@ func (w *world) stopProcess(s *slot, how string) {
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
 	w.emit(&w.tev)
 	w.setOwned(s, nil)
+	if s.rare != nil && s.rare.startAfterClose {
+		// A rolling restart waits for the old process to exit (its close()
+		// ended, or it died meanwhile) before it starts the new one.
+		s.rare.startAfterClose = false
+		if !w.net.IsHostDown(s.node) {
+			w.startProcess(s)
+		}
+	}
 }
 
 // flushMember sends what the member asked to send, records its events and

@@ -119,7 +119,10 @@ func clientDefaults(p profileInfo) Client {
 	if p.atLeast(2, 7) {
 		c.SocketSetupTimeout = 10000 * time.Millisecond
 		c.SocketSetupTimeoutMax = 30000 * time.Millisecond
-		if p.name == "kafka-2.7" {
+		if p.major == 2 && p.minor == 7 {
+			// 127 s through 2.7.2 (CommonClientConfigs
+			// .DEFAULT_SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS @2.7.0 …
+			// @2.7.2), so kafka-2.7.2 too.
 			c.SocketSetupTimeoutMax = 127000 * time.Millisecond
 		}
 	}

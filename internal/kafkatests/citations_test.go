@@ -17,23 +17,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Goal: every Kafka test a Go test or a test script cites exists at the
+// Goal: every Kafka test a Go test or a test's data cites exists at the
 // release named beside it. Method: read the committed list (extracted from
 // the Kafka sources by ./extract) and every comment and string literal of
-// the repository's *_test.go files and every "#" comment line of its test
-// scripts (testdata/scripts/*.txt, testdata/timelines/*.txt); a structured citation "Kafka: Class.method @tag" must be
-// in the list at that tag, and a bare Kafka-style test name (testXxx) that
-// is not a Go identifier of the package must be in the list at some tag.
+// the repository's *_test.go files, every "#" comment line of its test
+// scripts (testdata/**/*.txt) and every line of its test scenario files
+// (testdata/**/*.yaml); a structured citation "Kafka: Class.method @tag"
+// must be in the list at that tag, and a bare Kafka-style test name
+// (JUnit's testXxx and the Scala coordinator tests' shouldXxx) that is not
+// a Go identifier of the package must be in the list at some tag, in its
+// class when one is written before it (GroupCoordinatorTest.shouldXxx).
 
 var (
 	citationRe = regexp.MustCompile(`Kafka: ([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*) @([0-9][0-9A-Za-z.\-]*[0-9A-Za-z])`)
-	bareRe     = regexp.MustCompile(`\btest[A-Z][A-Za-z0-9_]*`)
+	bareRe     = regexp.MustCompile(`\b(?:([A-Z][A-Za-z0-9]*Test)\.)?((?:test|should)[A-Z][A-Za-z0-9_]*)`)
 )
 
 type list struct {
-	at   map[string]bool // tag|class|method
-	any  map[string]bool // method
-	tags map[string]bool
+	at      map[string]bool // tag|class|method
+	any     map[string]bool // method
+	inClass map[string]bool // class|method, at any tag
+	tags    map[string]bool
 }
 
 func loadList(t *testing.T) list {
@@ -43,19 +47,20 @@ func loadList(t *testing.T) list {
 	entries, err := Parse(f)
 	require.NoError(t, err)
 	require.NotEmpty(t, entries)
-	l := list{at: map[string]bool{}, any: map[string]bool{}, tags: map[string]bool{}}
+	l := list{at: map[string]bool{}, any: map[string]bool{}, inClass: map[string]bool{}, tags: map[string]bool{}}
 	for _, e := range entries {
 		l.at[e.Tag+"|"+e.Class+"|"+e.Method] = true
 		l.any[e.Method] = true
+		l.inClass[e.Class+"|"+e.Method] = true
 		l.tags[e.Tag] = true
 	}
 	return l
 }
 
-// citation is one Kafka test name found in a Go test file.
+// citation is one Kafka test name found in a Go test file or test data.
 type citation struct {
 	pos                string
-	class, method, tag string // tag/class empty for a bare name
+	class, method, tag string // tag empty for a bare name; class too unless written before it
 }
 
 // scanFile returns the citations in the comments and string literals of one
@@ -88,19 +93,21 @@ func appendCitations(out []citation, p, text string, local map[string]bool) []ci
 		out = append(out, citation{pos: p, class: m[1], method: m[2], tag: m[3]})
 		structured[m[2]] = true
 	}
-	for _, w := range bareRe.FindAllString(text, -1) {
-		if !structured[w] && !local[w] {
-			out = append(out, citation{pos: p, method: w})
+	for _, m := range bareRe.FindAllStringSubmatch(text, -1) {
+		if w := m[2]; !structured[w] && !local[w] {
+			out = append(out, citation{pos: p, class: m[1], method: w})
 		}
 	}
 	return out
 }
 
-// scanScript finds the citations in the "#" comment lines of a test script.
+// scanScript finds the citations in the "#" comment lines of a test script
+// (every line of a YAML scenario: comments and values are test data).
 func scanScript(path string, src []byte, local map[string]bool) []citation {
 	var out []citation
+	yaml := strings.HasSuffix(path, ".yaml")
 	for i, line := range strings.Split(string(src), "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+		if !yaml && !strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
 		out = appendCitations(out, path+":"+strconv.Itoa(i+1), line, local)
@@ -141,9 +148,15 @@ func repoCitations(t *testing.T) []citation {
 		}
 		if d.IsDir() && (d.Name() == "results" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
 			if d.Name() == "testdata" {
-				for _, sub := range []string{"scripts", "timelines"} {
-					scripts, _ := filepath.Glob(filepath.Join(p, sub, "*.txt"))
-					byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], scripts...)
+				pkg := filepath.Dir(p)
+				err := filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+					if err == nil && !e.IsDir() && (strings.HasSuffix(q, ".txt") || strings.HasSuffix(q, ".yaml")) {
+						byDir[pkg] = append(byDir[pkg], q)
+					}
+					return err
+				})
+				if err != nil {
+					return err
 				}
 			}
 			return filepath.SkipDir
@@ -166,7 +179,7 @@ func repoCitations(t *testing.T) []citation {
 			src, err := os.ReadFile(p)
 			require.NoError(t, err)
 			rel, _ := filepath.Rel(root, p)
-			if strings.HasSuffix(p, ".txt") {
+			if !strings.HasSuffix(p, ".go") {
 				out = append(out, scanScript(rel, src, local)...)
 				continue
 			}
@@ -182,7 +195,10 @@ func TestCitationsExist(t *testing.T) {
 	structured := 0
 	for _, c := range cites {
 		if c.tag == "" {
-			if !l.any[c.method] {
+			switch {
+			case c.class != "" && !l.inClass[c.class+"|"+c.method]:
+				t.Errorf("%s: %s.%s is not a test method of any listed Kafka release (testdata/kafka-tests.tsv)", c.pos, c.class, c.method)
+			case !l.any[c.method]:
 				t.Errorf("%s: %s is not a test method of any listed Kafka release (testdata/kafka-tests.tsv)", c.pos, c.method)
 			}
 			continue
@@ -199,16 +215,34 @@ func TestCitationsExist(t *testing.T) {
 	require.Greater(t, structured, 50, "the structured citations were not found; is the scanner broken?")
 }
 
-// The scanner finds a structured citation and a bare name, and skips Go
+// The scanner finds a structured citation and bare names (testXxx and the
+// Scala tests' shouldXxx, with their class when written), and skips Go
 // identifiers of the package.
 func TestScanFile(t *testing.T) {
-	src := []byte("package x\n// Kafka: GroupCoordinatorTest.testFoo @3.6.1 and testBar\nvar s = \"testBaz testHelper\"\n")
+	src := []byte("package x\n// Kafka: GroupCoordinatorTest.testFoo @3.6.1 and testBar\nvar s = \"testBaz testHelper\"\n" +
+		"// shouldResetFoo and GroupCoordinatorTest.shouldBar, not shouldn't\n")
 	got := scanFile("x_test.go", src, map[string]bool{"testHelper": true})
 	require.Equal(t, []citation{
 		{pos: "x_test.go:2:1", class: "GroupCoordinatorTest", method: "testFoo", tag: "3.6.1"},
 		{pos: "x_test.go:2:1", method: "testBar"},
 		{pos: "x_test.go:3:9", method: "testBaz"},
+		{pos: "x_test.go:4:1", method: "shouldResetFoo"},
+		{pos: "x_test.go:4:1", class: "GroupCoordinatorTest", method: "shouldBar"},
 	}, got)
+}
+
+// The check this file runs flags a bare should… name that no release has:
+// the Scala test is GroupCoordinatorTest
+// .shouldResetRebalanceDelayWhenNewMemberJoinsGroupInInitialRebalance
+// (@2.2.0 … @3.7.0), never "…DuringInitialRebalance" (issue 23 item 9).
+func TestBareShouldNamesChecked(t *testing.T) {
+	l := loadList(t)
+	src := []byte("package x\n// shouldResetRebalanceDelayWhenNewMemberJoinsGroupDuringInitialRebalance\n" +
+		"// GroupCoordinatorTest.shouldResetRebalanceDelayWhenNewMemberJoinsGroupInInitialRebalance\n")
+	got := scanFile("x_test.go", src, nil)
+	require.Len(t, got, 2)
+	require.False(t, l.any[got[0].method], "the wrong name is not in any release")
+	require.True(t, l.inClass[got[1].class+"|"+got[1].method], "the right one is, in its class")
 }
 
 // A script's citations are read from its "#" comment lines only.

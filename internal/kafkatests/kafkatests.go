@@ -11,8 +11,11 @@
 // names the test class, the method and the Apache Kafka release tag at which
 // the method exists. Kafka 4.x tags are written as Apache versions (4.0.0);
 // the list records the confluentinc/kafka tag they were read from (v8.0.0).
-// A bare Kafka test name (testXxx) in a comment or string of a test file
-// must exist in at least one listed release.
+// A bare Kafka test name (JUnit's testXxx, the Scala coordinator tests'
+// shouldXxx) in a comment or string of a test file, a "#" line of a test
+// script or a line of a test scenario (testdata/**/*.txt, *.yaml) must
+// exist in at least one listed release, in its class when one is written
+// before it (GroupCoordinatorTest.shouldXxx).
 package kafkatests
 
 import (

@@ -43,6 +43,10 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			return
 		}
 		m.onApp = true
+		if m.app.closing != closeNone {
+			m.closeIterate(now, out) // inside close(), not poll()
+			return
+		}
 		// pollHeartbeat: a failure recorded by the heartbeat thread is thrown
 		// here; otherwise the poll timer restarts.
 		if err := m.hbt.failure(); err != protocol.None {
@@ -108,6 +112,9 @@ func (m *Member) recordsAvailable() bool {
 // nextPollingDeadline is the next instant the application thread, blocked
 // inside poll(), has something to do.
 func (m *Member) nextPollingDeadline() protocol.Instant {
+	if m.app.closing != closeNone {
+		return m.nextClosingDeadline()
+	}
 	d := m.earliestInflight()
 	if !m.blockedInJoin() {
 		d = min(d, m.app.pollBlockEnd)
@@ -307,6 +314,7 @@ type appThread struct {
 	phase        appPhase
 	cont         appCont          // what happens when a busy period ends
 	cb           cbKind           // the callback running during a busy period
+	closing      closePhase       // inside KafkaConsumer.close() (close.go)
 	busyUntil    protocol.Instant // appBusy: the end of the busy period
 	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
 	// cbParts is the running callback's partitions, behind a pointer (nil:

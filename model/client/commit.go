@@ -39,6 +39,7 @@ type joinPrepCommit struct {
 	deadline protocol.Instant
 	retryAt  protocol.Instant
 	gen      *generation // ≤3.1: onJoinPrepare's generation arguments, read before its commit
+	attempts int32       // close(): commitOffsetsSync's attempts (its 3.7+ exponential backoff)
 }
 
 // commitKind tags an OffsetCommit in flight with the caller whose future
@@ -50,7 +51,7 @@ const (
 	commitTask                      // 0.10 AutoCommitTask.run → commitOffsetsAsync
 	commitAuto                      // 2.x/3.x maybeAutoCommitOffsetsAsync (nextAutoCommitTimer)
 	commitPrepare                   // onJoinPrepare's auto-commit (sync ≤3.1 and 0.10, async 3.2+)
-	commitClose                     // close()'s auto-commit (not waited for)
+	commitClose                     // close()'s synchronous auto-commit (close.go)
 )
 
 // commitResult is how a commit's RequestFuture completed.
@@ -318,7 +319,9 @@ func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, 
 			m.autoCommit.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
 		}
 		m.prepCommitDone(now, e.Corr, res)
-	case commitClose, commitNone:
+	case commitClose:
+		m.closeCommitDone(now, e.Corr, res)
+	case commitNone:
 	}
 }
 

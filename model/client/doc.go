@@ -35,7 +35,9 @@
 //	m.TickApp(now, &out)                   // at or after NextAppDeadline()
 //	m.TickHeartbeat(now, &out)             // at or after NextHeartbeatDeadline()
 //	m.SlowPoll(now, d, &out)               // fault: application stuck for d
-//	m.Close(now, &out)                     // graceful KafkaConsumer.close()
+//	m.Close(now, &out)                     // graceful KafkaConsumer.close(): the member
+//	                                       // stops when close() is done (Stopped); keep
+//	                                       // ticking it and passing its responses until then
 //
 // Every Send carries a correlation id unique to the member; the response to
 // it must be passed to Step with that id. Responses whose id is no longer in
@@ -146,6 +148,20 @@
 // tells a 0.10 member it must rejoin (the HeartbeatTask only sees its local
 // session expire).
 //
+// # Profiles and eras
+//
+// A profile name is resolved once (lookupBehaviour) to one row of the
+// profile table, and every layer reads that row: the consumer's switches,
+// its defaults, and its network era (netclient.Era010/23/27/28/37, the
+// row's net field). Patch releases whose client differs in one layer are
+// rows of their own (kafka-2.6.1: the 2.7 consumer on the 2.6 network client;
+// kafka-2.7.2: the 2.8 consumer on the 2.7 network client); the others are
+// aliases (kafka-2.3.0, kafka-2.8.1). The network eras: the jittered
+// reconnect backoff and setup timeout are capped at their max only from
+// 3.7.0 (2.7–3.6 reach 1.2 × max); the setup timeout exists from 2.7 (max
+// 127 s in 2.7.x); leastLoadedNode starts at a random offset on every call
+// and, from 2.7, prefers the connectable node whose last attempt is oldest.
+//
 // REBALANCE_IN_PROGRESS on JoinGroup is fatal ("unexpected") before 2.8 and an
 // immediate retry from 2.8 (KAFKA-10870). ApplyProfileDefaults fills the
 // era's defaults (session 30 s / 10 s / 45 s, request timeout 40 s / 30 s,
@@ -156,7 +172,7 @@
 //   - Offsets themselves and the application's commitSync/commitAsync: only
 //     auto-commit is modelled; a commit's response carries one error for all
 //     partitions. Async-commit callbacks run when the response is handled, not
-//     at the next poll(). close() sends its commit without waiting. 3.2.x is
+//     at the next poll(). 3.2.x is
 //     modelled with 3.3's join-prepare timer, and 3.2+ retries a retriable
 //     onJoinPrepare commit after retry.backoff.ms (Java: at the next poll()).
 //     With a commit of the 0.10 AutoCommitTask in flight, onJoinComplete's
@@ -207,8 +223,11 @@
 //     and the rejoin waits for the next poll(); the model rejoins in the
 //     same poll() (the 2.6.1+ behaviour). The window is one
 //     response-handling pass; no scenario we ship reaches it.
-//   - KafkaConsumer.close()'s wait for pending requests, the callback time in
-//     close(), wakeup(), enforceRebalance(), unsubscribe().
+//   - wakeup(), enforceRebalance(), unsubscribe(); close() with a timeout
+//     other than the default 30 s, and 4.1's CloseOptions (KIP-1092) other
+//     than the default (close.go has the order close() follows); a close()
+//     called while the application thread is in a callback or the leader's
+//     assignor takes that as finished.
 //   - A fatal error is assumed to end the application: no close(), no
 //     LeaveGroup.
 //   - poll.timeout below 1 ms is raised to 1 ms so a poll(0) loop cannot

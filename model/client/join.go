@@ -170,7 +170,7 @@ func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 	if m.cfg.behaviour.staticMembership {
 		req.GroupInstanceID = m.instanceID()
 	}
-	if m.cfg.behaviour.rejoinReasonSent {
+	if m.cfg.behaviour.join.reason {
 		req.Reason = m.rejoinReason.String()
 	}
 	req.Protocols = m.joinProtocols()

@@ -15,15 +15,11 @@ import (
 // findCoordinatorFuture, with ensureCoordinatorReady's pacing.
 type coordinatorLookup struct {
 	known    bool
-	stale    findStale // a completed future still referenced (2.8+)
-	node     int32     // the coordinator's broker id
-	findCorr uint64    // the outstanding findCoordinatorFuture's request (0: none)
-	attempts int32     // ensureCoordinatorReady's local attempts counter (this poll() call)
-	// nextBroker is leastLoadedNode's round-robin position, kept modulo
-	// len(Config.Brokers) (the same offsets as an unbounded counter; an int32
-	// because the broker list is that short).
-	nextBroker int32
-	retryAt    protocol.Instant // no lookup before (backoff after a failed one)
+	stale    findStale        // a completed future still referenced (2.8+)
+	node     int32            // the coordinator's broker id
+	findCorr uint64           // the outstanding findCoordinatorFuture's request (0: none)
+	attempts int32            // ensureCoordinatorReady's local attempts counter (this poll() call)
+	retryAt  protocol.Instant // no lookup before (backoff after a failed one)
 }
 
 // markCoordinatorUnknown is AbstractCoordinator.markCoordinatorUnknown (≤0.10

@@ -2,7 +2,6 @@ package client
 
 import (
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
@@ -265,39 +264,6 @@ func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
 		m.startBusy(now, d, contResume)
 	case appNotStarted, appStopped:
 	}
-}
-
-// Close is a graceful KafkaConsumer.close(): ConsumerCoordinator.onLeavePrepare
-// (partitions lost if the generation was reset or a rebalance is in progress,
-// else revoked), then maybeLeaveGroup (LeaveGroup unless static), then the
-// member stops. Deviations: the callback takes no time and close does not
-// wait for pending requests (the close timer is not modelled).
-func (m *Member) Close(now protocol.Instant, out *Output) {
-	if m.stopped {
-		return
-	}
-	if !m.started {
-		m.stop()
-		return
-	}
-	m.fastForward(now, false)
-	if m.cfg.AutoCommit {
-		// ConsumerCoordinator.close: maybeAutoCommitOffsetsSync. Deviation:
-		// sent but not waited for (the close timer is not modelled).
-		m.sendOffsetCommit(now, out, commitClose)
-	}
-	if len(m.owned) > 0 {
-		kind := cbRevoked
-		if m.cfg.behaviour.ownedInSubscription() && (m.gen.hasReset() || m.gen.memberID() == "" ||
-			m.state == PreparingRebalance || m.state == CompletingRebalance) {
-			kind = cbLost
-		}
-		parts := slices.Clone(m.owned)
-		m.app.cb, m.app.cbParts = kind, &parts
-		m.applyCallback(out)
-	}
-	m.maybeLeaveGroup(now, out, protocol.LeaveClose)
-	m.stop()
 }
 
 // Owned returns the partitions the application owns right now (after its

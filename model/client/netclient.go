@@ -75,16 +75,18 @@ func (o netOwner) TimedOut(now protocol.Instant, out *Output, e inflight) {
 func (o netOwner) Invariant(out *Output, msg string) { o.m.assertFailed(out, "net", msg) }
 
 // applyNetDefaults fills the zero connection settings with Kafka's defaults
-// for cfg's era.
-func applyNetDefaults(cfg *Config) {
-	n := netConfig(cfg)
+// for the network era of cfg's profile row b.
+func applyNetDefaults(cfg *Config, b *behaviour) {
+	n := netConfig(cfg, b)
 	cfg.ReconnectBackoff, cfg.ReconnectBackoffMax = n.ReconnectBackoff, n.ReconnectBackoffMax
 	cfg.SocketSetupTimeout, cfg.SocketSetupTimeoutMax = n.SocketSetupTimeout, n.SocketSetupTimeoutMax
 }
 
-// netConfig is the network layer's configuration of cfg, defaults filled.
-func netConfig(cfg *Config) netclient.Config {
-	n := netclient.Config{Era: netclient.EraOf(string(cfg.Profile)),
+// netConfig is the network layer's configuration of cfg, defaults filled,
+// in the network era of cfg's profile row b (lookupBehaviour resolved the
+// name once; an alias or a patch release gets its row's era).
+func netConfig(cfg *Config, b *behaviour) netclient.Config {
+	n := netclient.Config{Era: b.net,
 		ReconnectBackoff: cfg.ReconnectBackoff, ReconnectBackoffMax: cfg.ReconnectBackoffMax,
 		SocketSetupTimeout: cfg.SocketSetupTimeout, SocketSetupTimeoutMax: cfg.SocketSetupTimeoutMax}
 	n.ApplyDefaults()
@@ -121,12 +123,12 @@ func (m *Member) tryConnect(now protocol.Instant, out *Output, broker int32) {
 	m.net.TryConnect(now, out, broker, true, netOwner{m})
 }
 
-// leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator,
-// starting from a rotating offset (netclient.Client.LeastLoadedNode).
+// leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator
+// (netclient.Client.LeastLoadedNode): each call starts its scan at a random
+// offset, randOffset.nextInt(nodes.size()) (NetworkClient.leastLoadedNode
+// @2.3.0 … @3.7.0), drawn from the member's stream.
 func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
-	b := m.net.LeastLoadedNode(now, m.cfg.Brokers, int(m.coord.nextBroker))
-	m.coord.nextBroker = (m.coord.nextBroker + 1) % int32(len(m.cfg.Brokers))
-	return b
+	return m.net.LeastLoadedNode(now, m.cfg.net.Era, m.cfg.Brokers, m.rng.IntN(len(m.cfg.Brokers)))
 }
 
 // queuedKind is what a queued network event is.

@@ -3,6 +3,8 @@ package client
 import (
 	"fmt"
 	"time"
+
+	"github.com/rebalsim/rebalsim/model/client/netclient"
 )
 
 // Profile selects the behaviour of one Kafka client era (see ParseProfile and
@@ -27,6 +29,7 @@ const (
 type joinRequest struct {
 	version int16
 	timeout joinTimeoutRule
+	reason  bool // the rejoin reason is sent (3.2, KIP-800)
 }
 
 // subscriptionVersion is the ConsumerProtocolSubscription schema version an
@@ -115,8 +118,6 @@ type behaviour struct {
 	// resetSetsJoinPrepare: a state/generation reset sets needsJoinPrepare
 	// again (KAFKA-12983, 2.8.1 and 3.0.0).
 	resetSetsJoinPrepare bool
-	// rejoinReasonSent: JoinGroup carries the rejoin reason (3.2, KIP-800).
-	rejoinReasonSent bool
 	// protocolTypeChecked: JoinGroup/SyncGroup responses' protocol type and
 	// name are checked (2.5, KIP-559).
 	protocolTypeChecked bool
@@ -133,6 +134,11 @@ type behaviour struct {
 	stickyClaimsAllGenerations bool
 	pacing                     lookupPacing
 	defaults                   consumerDefaults
+	// net is the era of the profile's NetworkClient (reconnect backoff,
+	// setup timeout, leastLoadedNode): chosen by the same row as every
+	// switch above, so a profile name is resolved once (lookupBehaviour)
+	// and no layer looks at the name again.
+	net netclient.Era
 }
 
 // consumerDefaults are the ConsumerConfig defaults of an era that differ
@@ -145,43 +151,43 @@ type consumerDefaults struct {
 
 // profileTable lists every profile in release order. Aliases (kafka-2.x,
 // kafka-3.x, kafka-4.x) are resolved by profileAliases.
-var profileTable = withLaterEras([]behaviour{
+var profileTable = withPatchReleases(withLaterEras([]behaviour{
 	{
-		name: "kafka-0.10", heartbeatTask: true, coordinator010: true, commit010: true, blockingJoin: true,
+		name: "kafka-0.10", net: netclient.Era010, heartbeatTask: true, coordinator010: true, commit010: true, blockingJoin: true,
 		join: joinRequest{version: 0, timeout: joinTimeoutRequest}, pacing: pacing23,
 		defaults: consumerDefaults{session: 30 * time.Second, requestTimeout: 40 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.3", join: joinRequest{version: 5, timeout: joinTimeoutRebalance},
+		name: "kafka-2.3", net: netclient.Era23, join: joinRequest{version: 5, timeout: joinTimeoutRebalance},
 		staticMembership: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.4", join: joinRequest{version: 6, timeout: joinTimeoutRebalance},
+		name: "kafka-2.4", net: netclient.Era23, join: joinRequest{version: 6, timeout: joinTimeoutRebalance},
 		staticMembership: true, subscription: subscriptionV1, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.5", join: joinRequest{version: 7, timeout: joinTimeoutRebalance}, nonBlockingJoin: true,
+		name: "kafka-2.5", net: netclient.Era23, join: joinRequest{version: 7, timeout: joinTimeoutRebalance}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-2.6", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-2.6", net: netclient.Era23, join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		pacing:   pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.6.1–2.6.3, 2.7.0–2.7.1, 2.8.0: KAFKA-10134 with its retriable-reset side effect.
-		name: "kafka-2.7", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-2.7", net: netclient.Era27, join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, retriableJoinResetsGeneration: true, pacing: pacing23,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
-		name: "kafka-2.8", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-2.8", net: netclient.Era28, join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
 		// (AbstractCoordinator 2.8.1 971-975).
@@ -189,52 +195,52 @@ var profileTable = withLaterEras([]behaviour{
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},
 	},
 	{
-		name: "kafka-3.0", join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.0", net: netclient.Era28, join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.2", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.2", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, pacing: pacing28,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
 		// 3.3.0–3.3.1: KAFKA-13891 (SyncGroup REBALANCE_IN_PROGRESS resets the generation).
-		name: "kafka-3.3", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.3", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true, syncRebalanceResetsGeneration: true,
 		pacing:   pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.4", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.4", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		pacing:   pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.6", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.6", net: netclient.Era28, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
 	{
-		name: "kafka-3.7", join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
+		name: "kafka-3.7", net: netclient.Era37, join: joinRequest{version: 9, timeout: joinTimeoutMaxOfRequestAnd, reason: true}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV2, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true,
-		illegalGenerationKeepsID: true, rejoinReasonSent: true, asyncJoinPrepareCommit: true,
+		illegalGenerationKeepsID: true, asyncJoinPrepareCommit: true,
 		joinLoopReturnsOnExpiredTimer: true, stickyClaimsAllGenerations: true, exponentialBackoff: true, pacing: pacing33,
 		defaults: consumerDefaults{session: 45 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range", "cooperative-sticky"}},
 	},
-})
+}))
 
 // laterEras are the classic consumers (group.protocol=classic, the default
 // through 4.3) after 3.7. Their AbstractCoordinator, ConsumerCoordinator,
@@ -262,18 +268,56 @@ func withLaterEras(t []behaviour) []behaviour {
 	return t
 }
 
+// patchReleases are the patch releases whose client differs from its
+// minor's row in some layer: each is a row of its own, a copy of the row
+// like (the consumer behaviour) with the network era net. Adding a patch
+// release whose client behaviour or network layer differs is adding a line
+// here (one whose every layer equals a row is an alias instead).
+var patchReleases = []struct {
+	name, like string
+	net        netclient.Era
+}{
+	// 2.6.1–2.6.3: KAFKA-10134 with its retriable-reset side effect (the
+	// kafka-2.7 consumer); the network client is 2.6's: KIP-601's setup
+	// timeout came in 2.7.0 (no socket.connection.setup.timeout.ms in
+	// CommonClientConfigs @2.6.1 … @2.6.3).
+	{"kafka-2.6.1", "kafka-2.7", netclient.Era23},
+	// 2.7.2: the KAFKA-13214 fix (the kafka-2.8 consumer); the network
+	// client is 2.7's: socket.connection.setup.timeout.max.ms 127 s
+	// (CommonClientConfigs @2.7.2).
+	{"kafka-2.7.2", "kafka-2.8", netclient.Era27},
+}
+
+// withPatchReleases inserts the patchReleases rows, each after its like
+// row's predecessor in release order (before the row it copies).
+func withPatchReleases(t []behaviour) []behaviour {
+	for _, p := range patchReleases {
+		for i := range t {
+			if t[i].name == p.like {
+				b := t[i]
+				b.name, b.net = p.name, p.net
+				t = append(t[:i], append([]behaviour{b}, t[i:]...)...)
+				break
+			}
+		}
+	}
+	return t
+}
+
 // profileAliases maps the coarse era names of INTERFACE.md to a concrete profile.
 var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.x", "kafka-2.8"},
 	{"kafka-3.x", "kafka-3.7"},
 	{"kafka-4.x", "kafka-4.3"},
 	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
-	{"kafka-2.6.1", "kafka-2.7"}, // 2.6.1 clients have KAFKA-10134 and its retriable-reset side effect
-	{"kafka-2.7.2", "kafka-2.8"}, // 2.7.2 clients have the KAFKA-13214 fix
-	{"kafka-2.8.1", "kafka-2.8"},
+	{"kafka-2.8.1", "kafka-2.8"}, // the 2.8.1 broker's KAFKA-12890; the kafka-2.8 consumer is 2.8.1's
+
 }
 
-// lookupBehaviour resolves a profile name (or alias) to its switches.
+// lookupBehaviour resolves a profile name (or alias) to its row: the one
+// place a client profile name is resolved. Every layer of the client (the
+// consumer's switches, its defaults, its network era) reads the row it
+// returns.
 func lookupBehaviour(name string) (*behaviour, bool) {
 	for _, a := range profileAliases {
 		if a.alias == name {
@@ -349,6 +393,6 @@ func ApplyProfileDefaults(cfg *Config) error {
 	if len(cfg.Assignors) == 0 {
 		cfg.Assignors = append([]string(nil), b.defaults.assignors...)
 	}
-	applyNetDefaults(cfg)
+	applyNetDefaults(cfg, b)
 	return nil
 }

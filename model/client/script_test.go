@@ -23,7 +23,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 // line each with its virtual time. A new client behaviour then costs a text
 // file, not Go code. Commands:
 //
-//	new profile=P [instance=ID] [session=D] [max-poll=D] [poll=D] [assign-time=D] [auto-commit] [coop]
+//	new profile=P [instance=ID] [session=D] [max-poll=D] [poll=D] [assign-time=D] [callback-time=D] [auto-commit] [coop]
 //	start                     the application thread's first poll()
 //	advance D [ack-heartbeats] run both threads' timers up to now+D (answering
 //	                          every heartbeat NONE at each whole second)
@@ -79,7 +79,7 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 				mods = append(mods, func(cfg *Config) { cfg.AutoCommit = true })
 			case "coop":
 				mods = append(mods, func(cfg *Config) { cfg.Assignors = []string{"cooperative-sticky"} })
-			case "session", "max-poll", "poll", "assign-time":
+			case "session", "max-poll", "poll", "assign-time", "callback-time":
 				d, err := dur(v)
 				if err != nil {
 					return err
@@ -94,6 +94,8 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 						cfg.PollInterval = Const(d)
 					case "assign-time":
 						cfg.AssignTime = Const(d)
+					case "callback-time":
+						cfg.CallbackTime = Const(d)
 					}
 				})
 			default:

@@ -98,7 +98,7 @@ func (t *Template) NewMember(name, instanceID string, rng *rand.Rand) *Member {
 // COOPERATIVE needs 2.4+).
 func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*template, error) {
 	b, _ := lookupBehaviour(string(cfg.Profile))
-	applyNetDefaults(&cfg)
+	applyNetDefaults(&cfg, b)
 	cfg.Topics = slices.Clone(cfg.Topics)
 	slices.Sort(cfg.Topics)
 	cfg.Name, cfg.GroupInstanceID = "", "" // per member: Member.name, Member.static
@@ -112,7 +112,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 			coop = false
 		}
 	}
-	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg), fixedPoll: fixedPoll(&cfg)}, nil
+	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg, b), fixedPoll: fixedPoll(&cfg)}, nil
 }
 
 func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {

@@ -246,9 +246,11 @@ func TestInitialRebalanceDelayOnEmptyGroup(t *testing.T) {
 	assert.Equal(t, CompletingRebalance, f.state())
 }
 
-// shouldResetRebalanceDelayWhenNewMemberJoinsGroupDuringInitialRebalance
-// and shouldDelayRebalanceUptoRebalanceTimeout: the KIP-134 arithmetic with
-// staggered joins (delay 50, rebalance timeout 3*50).
+// The KIP-134 arithmetic with staggered joins (delay 50, rebalance timeout
+// 3*50).
+//
+// Kafka: GroupCoordinatorTest.shouldResetRebalanceDelayWhenNewMemberJoinsGroupInInitialRebalance @3.7.0
+// Kafka: GroupCoordinatorTest.shouldDelayRebalanceUptoRebalanceTimeout @3.7.0
 func TestInitialRebalanceDelayStaggered(t *testing.T) {
 	rebalanceTimeout := 3 * testInitialDelay
 	join := func() *protocol.JoinGroupRequest {

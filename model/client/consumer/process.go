@@ -92,7 +92,6 @@ type coordLookup struct {
 	findCorr  uint64           // FindCoordinator in flight (0: none)
 	findRetry protocol.Instant // no FindCoordinator before
 	findTries int32
-	findNext  int // leastLoadedNode's round-robin position (from a seeded start)
 }
 
 // heartbeatReq is the HeartbeatRequestManager's request in flight (the
@@ -166,9 +165,6 @@ func NewProcess(cfg ProcessConfig, rng *rand.Rand) *Process {
 	}
 	p := &Process{cfg: cfg, rng: rng, m: New(cfg.Member, rng), lookup: coordLookup{coord: -1}, netCfg: netCfg,
 		app: appThread{lastPoll: protocol.Never, pollAt: protocol.Never, cbEnd: protocol.Never}}
-	if n := len(cfg.Brokers); n > 0 {
-		p.lookup.findNext = rng.IntN(n)
-	}
 	return p
 }
 
@@ -359,8 +355,10 @@ func (p *Process) find(now protocol.Instant, out *ProcOutput) {
 	if len(p.cfg.Brokers) == 0 {
 		return
 	}
-	b := p.net.LeastLoadedNode(now, p.cfg.Brokers, p.lookup.findNext)
-	p.lookup.findNext++
+	// NetworkClient.leastLoadedNode's randOffset.nextInt(nodes.size()) on
+	// every call (@3.7.0; NetworkClientDelegate.leastLoadedNode calls it),
+	// from the process's stream.
+	b := p.net.LeastLoadedNode(now, p.netCfg.Era, p.cfg.Brokers, p.rng.IntN(len(p.cfg.Brokers)))
 	if b < 0 {
 		return // every broker in reconnect backoff: retried when one leaves it
 	}
@@ -531,7 +529,7 @@ func (p *Process) NextHeartbeatDeadline() protocol.Instant {
 		// The next FindCoordinator: after its backoff, when a broker is
 		// out of reconnect backoff.
 		at := p.lookup.findRetry
-		if p.net.LeastLoadedNode(at, p.cfg.Brokers, p.lookup.findNext) < 0 {
+		if p.net.LeastLoadedNode(at, p.netCfg.Era, p.cfg.Brokers, 0) < 0 { // any offset: only whether one exists
 			at = max(at, p.net.NextReconnect(at, p.cfg.Brokers))
 		}
 		d = min(d, at)

@@ -84,11 +84,24 @@ const (
 const maxTimersPerTick = 64
 
 // Era is what changed in the network layer across the client releases.
+// The client's profile row chooses one of the named eras below (Era010 …
+// Era37); nothing here looks at a profile name.
 type Era struct {
 	ExponentialReconnect bool // reconnect.backoff.max.ms (0.11, KIP-144)
 	SetupTimeout         bool // socket.connection.setup.timeout.ms (2.7, KIP-601)
-	JitterCapped         bool // the jittered backoff is capped at its max (3.0+)
-	SetupMax             time.Duration
+	// JitterCapped: the jittered reconnect backoff and setup timeout are
+	// capped at their maximum (3.7.0: ExponentialBackoff.backoff returns
+	// min(value, maxInterval), KIP-580's rewrite). 2.7.0–3.6.x return the
+	// jittered value uncapped, up to 1.2 × max (ExponentialBackoff.backoff
+	// @2.7.0 … @3.6.2).
+	JitterCapped bool
+	// OldestAttempt: leastLoadedNode prefers, among the nodes that may
+	// connect, the one whose last connection attempt is oldest (2.7.0,
+	// KIP-601: NetworkClient.leastLoadedNode @2.7.0); before, the last such
+	// node in its random-offset order (NetworkClient.leastLoadedNode @2.3.0
+	// … @2.6.3).
+	OldestAttempt bool
+	SetupMax      time.Duration
 	// EnqueueTimer: request.timeout.ms counts from the request's enqueue,
 	// not from its send (NetworkClientDelegate.UnsentRequest's timer, whose
 	// remainder becomes the ClientRequest's timeout: makeClientRequest,
@@ -97,26 +110,33 @@ type Era struct {
 	EnqueueTimer bool
 }
 
-// EraOf gives the network-layer era of a classic client profile. Profiles
-// newer than the table (kafka-3.8 …) behave as 3.x.
-func EraOf(profile string) Era {
-	switch profile {
-	case "kafka-0.10":
-		return Era{}
-	case "kafka-2.3", "kafka-2.4", "kafka-2.5", "kafka-2.6":
-		return Era{ExponentialReconnect: true}
-	case "kafka-2.7":
-		return Era{ExponentialReconnect: true, SetupTimeout: true, SetupMax: DefaultSocketSetupTimeoutMax270}
-	case "kafka-2.8", "kafka-2.x":
-		return Era{ExponentialReconnect: true, SetupTimeout: true, SetupMax: DefaultSocketSetupTimeoutMax}
-	}
-	return Era{ExponentialReconnect: true, SetupTimeout: true, JitterCapped: true, SetupMax: DefaultSocketSetupTimeoutMax}
-}
+// The network-layer eras of the Kafka clients. A client profile row names
+// one (model/client profileTable); patch releases share their minor's era
+// (CommonClientConfigs, ClusterConnectionStates, ExponentialBackoff and
+// NetworkClient.leastLoadedNode are the same across 2.6.0–2.6.3,
+// 2.7.0–2.7.2, 2.8.0–2.8.2).
+var (
+	// Era010: a fixed reconnect.backoff.ms, no jitter (0.10.0).
+	Era010 = Era{}
+	// Era23: 2.3–2.6.x: exponential reconnect backoff with ±20 % jitter
+	// (KIP-144, 0.11), no connection setup timeout.
+	Era23 = Era{ExponentialReconnect: true}
+	// Era27: 2.7.x: KIP-601's setup timeout, its max 127 s
+	// (CommonClientConfigs.DEFAULT_SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS
+	// @2.7.0 … @2.7.2), leastLoadedNode's oldest-attempt preference.
+	Era27 = Era{ExponentialReconnect: true, SetupTimeout: true, OldestAttempt: true, SetupMax: DefaultSocketSetupTimeoutMax270}
+	// Era28: 2.8.0–3.6.x: the setup timeout's max is 30 s (@2.8.0); the
+	// jittered values are still uncapped.
+	Era28 = Era{ExponentialReconnect: true, SetupTimeout: true, OldestAttempt: true, SetupMax: DefaultSocketSetupTimeoutMax}
+	// Era37: 3.7.0 and later: the jittered values are capped at their max
+	// (ExponentialBackoff.backoff @3.7.0).
+	Era37 = Era{ExponentialReconnect: true, SetupTimeout: true, OldestAttempt: true, JitterCapped: true, SetupMax: DefaultSocketSetupTimeoutMax}
+)
 
 // AsyncEra is the era of the AsyncKafkaConsumer (group.protocol=consumer,
-// Kafka 4.0+): the 3.x NetworkClient under NetworkClientDelegate.
+// Kafka 4.0+): the 3.7+ NetworkClient under NetworkClientDelegate.
 func AsyncEra() Era {
-	e := EraOf("")
+	e := Era37
 	e.EnqueueTimer = true
 	return e
 }
@@ -392,7 +412,9 @@ func (n *Client[T]) initiateConnect(now protocol.Instant, out *Output, c *Conn, 
 	c.attempted = true
 	c.lastAttempt = now
 	if cfg.Era.SetupTimeout {
-		c.setup = backoffValue(o.Rand(), cfg.SocketSetupTimeout, cfg.SocketSetupTimeoutMax, c.failedConn, true, true)
+		// ClusterConnectionStates.updateConnectionSetupTimeout: the same
+		// ExponentialBackoff as the reconnect backoff, capped from 3.7.0.
+		c.setup = backoffValue(o.Rand(), cfg.SocketSetupTimeout, cfg.SocketSetupTimeoutMax, c.failedConn, true, cfg.Era.JitterCapped)
 	}
 	out.Conns = append(out.Conns, ConnOp{Broker: c.broker, Coord: c.coord, Open: true, AfterSends: len(out.Sends)})
 	o.Emit(out, protocol.Event{Kind: protocol.EvConnect, Peer: BrokerName(c.broker), Detail: connDetail(c.coord), Count: c.failed})
@@ -504,34 +526,50 @@ func (n *Client[T]) TryConnect(now protocol.Instant, out *Output, broker int32, 
 	}
 }
 
-// LeastLoadedNode is NetworkClient.leastLoadedNode, starting from brokers[
-// offset % len]: a READY connection with the fewest requests in flight, else
-// one being set up, else one that may connect; -1 when every broker is in
+// LeastLoadedNode is NetworkClient.leastLoadedNode (@2.3.0 … @3.9.0, the
+// same method from 2.7.0 on), starting from brokers[offset % len], the
+// caller's draw of randOffset.nextInt(nodes.size()): a READY connection with
+// the fewest requests in flight (the first with none ends the scan), else
+// the last one being set up in scan order, else one that may connect: from
+// 2.7.0 (era.OldestAttempt, KIP-601) the one whose last connection attempt
+// is oldest (lastConnectAttemptMs, 0 for a node never tried; the first of
+// equals), before it the last in scan order; -1 when every broker is in
 // reconnect backoff.
-func (n *Client[T]) LeastLoadedNode(now protocol.Instant, brokers []int32, offset int) int32 {
+//
+// Deviation: the 0.10.0 method (any node out of blackout with the fewest
+// requests in flight, ready or not) is modelled as the 2.3 one.
+func (n *Client[T]) LeastLoadedNode(now protocol.Instant, era Era, brokers []int32, offset int) int32 {
 	best, bestLoad := int32(-1), math.MaxInt
 	connecting, connectable := int32(-1), int32(-1)
+	var connectableAt protocol.Instant
 	for k := range brokers {
 		b := brokers[(offset+k)%len(brokers)]
 		c := n.Conn(b, false)
 		switch {
-		case c == nil || c.CanConnect(now):
-			if connectable < 0 {
-				connectable = b
-			}
-		case c.state == Ready:
+		case c != nil && c.state == Ready:
 			load := 0
 			for i := range n.inflight {
 				if n.inflight[i].Broker == b && !n.inflight[i].Coord() && !n.inflight[i].Unsent() {
 					load++
 				}
 			}
+			if load == 0 {
+				return b
+			}
 			if load < bestLoad {
 				best, bestLoad = b, load
 			}
-		case c.state == Connecting:
-			if connecting < 0 {
-				connecting = b
+		case c != nil && c.state == Connecting:
+			connecting = b
+		case c == nil || c.CanConnect(now):
+			// lastConnectAttemptMs: 0 for a node never tried, before any
+			// attempt (the simulator's clock starts at 0, Java's at the epoch).
+			at := protocol.Instant(math.MinInt64)
+			if c != nil && c.attempted {
+				at = c.lastAttempt
+			}
+			if connectable < 0 || !era.OldestAttempt || connectableAt > at {
+				connectable, connectableAt = b, at
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func (o *owner) Failed(_ protocol.Instant, _ *Output, r Request[int], disconnect
 // disconnect doubles reconnect.backoff.ms (± 20 % jitter) up to
 // reconnect.backoff.max.ms; READY resets it.
 func TestExponentialReconnectBackoff(t *testing.T) {
-	o := newOwner(EraOf("kafka-3.7"))
+	o := newOwner(Era37)
 	var n Client[int]
 	c := n.ConnFor(0, true)
 	for k, want := range []time.Duration{50, 100, 200, 400, 800, 1000, 1000} {
@@ -56,7 +56,7 @@ func TestExponentialReconnectBackoff(t *testing.T) {
 		require.LessOrEqual(t, c.backoff, min(time.Duration(float64(want)*1.2), time.Second), "attempt %d: capped at the max (3.x)", k)
 	}
 	// 0.10: a fixed reconnect.backoff.ms.
-	o = newOwner(EraOf("kafka-0.10"))
+	o = newOwner(Era010)
 	c = n.ConnFor(1, true)
 	for range 4 {
 		c.state = Ready
@@ -76,7 +76,7 @@ func TestRequestTimerStartsAtSendOrEnqueue(t *testing.T) {
 		era  Era
 		want protocol.Instant
 	}{
-		{"ConsumerNetworkClient", EraOf("kafka-3.7"), protocol.Instant(0).Add(5*time.Second + 30*time.Second)},
+		{"ConsumerNetworkClient", Era37, protocol.Instant(0).Add(5*time.Second + 30*time.Second)},
 		{"NetworkClientDelegate", AsyncEra(), protocol.Instant(0).Add(30 * time.Second)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,7 +129,7 @@ func TestRequestEntrySize(t *testing.T) {
 	type data struct{ gen *int }
 	require.LessOrEqual(t, unsafe.Sizeof(Request[data]{}), uintptr(40))
 
-	o := newOwner(EraOf("kafka-3.7"))
+	o := newOwner(Era37)
 	var n Client[int]
 	n.ConnFor(0, true).state = Ready
 	var out Output
