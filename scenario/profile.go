@@ -39,7 +39,10 @@ var profiles = []profileInfo{
 	{"kafka-2.x", 2, 8},
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
-	{"kafka-3.3", 3, 3}, // client 3.3.0–3.3.1 only: KAFKA-13891 (3.3.2 reverted it; a version 3.3.x resolves to kafka-3.2)
+	{"kafka-3.3", 3, 3}, // 3.3.0–3.3.1: client KAFKA-13891, broker KAFKA-14201
+	// 3.3.2: the client's KAFKA-13891 reverted (client = kafka-3.2), the
+	// broker has KAFKA-14009 (broker = kafka-3.4).
+	{"kafka-3.3.2", 3, 3},
 	{"kafka-3.4", 3, 4},
 	{"kafka-3.6", 3, 6},
 	{"kafka-3.7", 3, 7},
@@ -196,7 +199,10 @@ var versionEras = []struct {
 	{"kafka-2.7", [2]int{2, 7}, [2]int{2, 7}},
 	{"kafka-2.8", [2]int{2, 8}, [2]int{2, 8}},
 	{"kafka-3.0", [2]int{3, 0}, [2]int{3, 1}},
-	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 3}},
+	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 2}},
+	// 3.3.0–3.3.1: KAFKA-13891 (client), KAFKA-14201 (broker); 3.3.2 is a
+	// patch era (patchEras).
+	{"kafka-3.3", [2]int{3, 3}, [2]int{3, 3}},
 	// 3.4: KAFKA-14009 and KAFKA-14201 (broker), KIP-792 (client).
 	{"kafka-3.4", [2]int{3, 4}, [2]int{3, 4}},
 	// 3.5 and 3.6 clients are the same model (KAFKA-12639 came in 3.5).
@@ -220,6 +226,7 @@ var patchEras = []struct {
 	{"kafka-2.6.1", [2]int{2, 6}, 1, 3},
 	{"kafka-2.7.2", [2]int{2, 7}, 2, 2},
 	{"kafka-2.8.1", [2]int{2, 8}, 1, 2},
+	{"kafka-3.3.2", [2]int{3, 3}, 2, 2},
 }
 
 // errNotVersion: the name is not written as a Kafka version at all.

@@ -16,7 +16,10 @@ func TestResolveVersion(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"kafka-3.6.1", "kafka-3.6"},
 		{"kafka-3.5", "kafka-3.6"},
-		{"kafka-3.3.2", "kafka-3.2"},
+		{"kafka-3.2.3", "kafka-3.2"},
+		{"kafka-3.3.0", "kafka-3.3"},   // client KAFKA-13891, broker KAFKA-14201 (3.3.0)
+		{"kafka-3.3.1", "kafka-3.3"},
+		{"kafka-3.3.2", "kafka-3.3.2"}, // client KAFKA-13891 reverted, broker KAFKA-14009
 		{"kafka-3.4.1", "kafka-3.4"},
 		{"kafka-4.1.0", "kafka-4.1"},
 		{"kafka-2.8.0", "kafka-2.8"},
@@ -41,7 +44,7 @@ func TestResolveVersion(t *testing.T) {
 	for _, bad := range []string{"kafka-1.1.0", "kafka-2.2", "kafka-9.0", "kafka-4.4.0", "kafka-x", "kafka-3", "latest"} {
 		_, _, err := ResolveVersion(bad)
 		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), "kafka-3.2 (3.2–3.3)", bad)
+		assert.Contains(t, err.Error(), "kafka-3.2 (3.2.x), kafka-3.3 (3.3.x)", bad)
 	}
 }
 

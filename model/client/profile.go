@@ -271,6 +271,7 @@ var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.6.1", "kafka-2.7"}, // 2.6.1 clients have KAFKA-10134 and its retriable-reset side effect
 	{"kafka-2.7.2", "kafka-2.8"}, // 2.7.2 clients have the KAFKA-13214 fix
 	{"kafka-2.8.1", "kafka-2.8"},
+	{"kafka-3.3.2", "kafka-3.2"}, // 3.3.2 reverted KAFKA-13891 (the broker side of 3.3.2 is KAFKA-14009)
 }
 
 // lookupBehaviour resolves a profile name (or alias) to its switches.

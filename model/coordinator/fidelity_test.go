@@ -48,16 +48,16 @@ func TestNewMemberParkedInJoinNotExpiredBefore22(t *testing.T) {
 }
 
 // KAFKA-14009 (3.3.2/3.4.0): a rejoin takes the request's session and
-// rebalance timeouts. Before, GroupMetadata.updateMember (2.8.1 521-534)
-// keeps the member's first ones, for a dynamic rejoin and a static restart
-// alike.
+// rebalance timeouts. Before, GroupMetadata.updateMember (2.8.1 521-534,
+// 3.3.1 527-540) keeps the member's first ones, for a dynamic rejoin and a
+// static restart alike; 3.3.2's updateMember (527-544) takes them.
 //
 // Kafka: GroupCoordinatorTest.staticMemberRejoinWithUpdatedSessionAndRebalanceTimeoutsAndPersistChange @3.6.1
 func TestRejoinUpdatesTimeoutsFrom34(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
 		updated bool
-	}{{"kafka-3.2", false}, {"kafka-3.4", true}, {"kafka-3.x", true}} {
+	}{{"kafka-3.2", false}, {"kafka-3.3", false}, {"kafka-3.3.2", true}, {"kafka-3.4", true}, {"kafka-3.x", true}} {
 		t.Run(tc.profile+"/dynamic", func(t *testing.T) {
 			f := newFixture(t, tc.profile)
 			ids, gen := f.stableGroup(1)
@@ -231,16 +231,18 @@ func TestStaticRestartBeforeSyncRebalancesAtSyncDeadline(t *testing.T) {
 
 // OffsetCommit with generation -1 to an Empty group: accepted whatever
 // member id or instance id it carries (validateOffsetCommit, 3.6.1
-// GroupCoordinator.scala 989-993; KAFKA-14201, 3.4.0; doCommitOffsets
-// ≤2.8 had the same branch). 3.0–3.3 validated the member first
-// (UNKNOWN_MEMBER_ID).
+// GroupCoordinator.scala 989-993; KAFKA-14201, first released in 3.3.0:
+// GroupCoordinator.scala 3.3.0 985-989; doCommitOffsets ≤2.8 had the same
+// branch). 3.0–3.2 validated the member first (UNKNOWN_MEMBER_ID,
+// GroupCoordinator.scala 3.2.0 983-997).
 //
 // Kafka: GroupCoordinatorTest.testManualCommitOffsetShouldNotValidateMemberIdAndInstanceId @3.6.1
 func TestManualCommitToEmptyGroup(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
 		want    protocol.ErrorCode
-	}{{"kafka-2.8", protocol.None}, {"kafka-3.2", protocol.UnknownMemberID}, {"kafka-3.4", protocol.None}, {"kafka-3.x", protocol.None}} {
+	}{{"kafka-2.8", protocol.None}, {"kafka-3.2", protocol.UnknownMemberID}, {"kafka-3.3", protocol.None}, {"kafka-3.3.2", protocol.None},
+		{"kafka-3.4", protocol.None}, {"kafka-3.x", protocol.None}} {
 		t.Run(tc.profile, func(t *testing.T) {
 			f := newFixture(t, tc.profile)
 			ids, _ := f.stableGroup(1)
