@@ -17,7 +17,7 @@ func TestResolveVersion(t *testing.T) {
 		{"kafka-3.6.1", "kafka-3.6"},
 		{"kafka-3.5", "kafka-3.6"},
 		{"kafka-3.2.3", "kafka-3.2"},
-		{"kafka-3.3.0", "kafka-3.3"},   // client KAFKA-13891, broker KAFKA-14201 (3.3.0)
+		{"kafka-3.3.0", "kafka-3.3"}, // client KAFKA-13891, broker KAFKA-14201 (3.3.0)
 		{"kafka-3.3.1", "kafka-3.3"},
 		{"kafka-3.3.2", "kafka-3.3.2"}, // client KAFKA-13891 reverted, broker KAFKA-14009
 		{"kafka-3.4.1", "kafka-3.4"},
