@@ -135,7 +135,7 @@ func (b *Broker) completeAppend(now protocol.Instant, g *group, op *appendOp, ou
 	if op.errc == protocol.None {
 		b.persist(g, op.rec, out)
 	}
-	errc := mapAppendError(op.errc)
+	errc := b.mapAppendError(op.errc)
 	switch op.kind {
 	case appendSync:
 		b.onSyncGroupStored(now, g, op, errc, out)
@@ -244,6 +244,26 @@ func (b *Broker) dropAppends(g *group, out *Output) {
 			Leader: op.currentLeader, MemberID: protocol.UnknownMemberIDValue}, out)
 	}
 	g.appends = g.appends[:0]
+}
+
+// mapAppendError maps a raw log-append error to the error a caller sees:
+// Scala's storeGroup mapping (mapAppendError) or, for the Java coordinator
+// (4.x), GroupMetadataManager.appendGroupMetadataErrorToResponseError
+// (v8.0.0 5839-5858, unchanged to v8.3.0; every classic-group append
+// callback uses it): REQUEST_TIMED_OUT → COORDINATOR_NOT_AVAILABLE (Scala:
+// REBALANCE_IN_PROGRESS), and NOT_ENOUGH_REPLICAS_AFTER_APPEND, not in its
+// list, passes through unchanged (Scala: COORDINATOR_NOT_AVAILABLE).
+func (b *Broker) mapAppendError(e protocol.ErrorCode) protocol.ErrorCode {
+	if !b.feat.javaClassic {
+		return mapAppendError(e)
+	}
+	switch e {
+	case protocol.UnknownTopicOrPartition, protocol.NotEnoughReplicas, protocol.RequestTimedOut:
+		return protocol.CoordinatorNotAvailable
+	case protocol.NotLeaderOrFollower, protocol.KafkaStorageError:
+		return protocol.NotCoordinator
+	}
+	return e
 }
 
 // mapAppendError mirrors storeGroup's putCacheCallback error mapping

@@ -89,7 +89,9 @@ type features struct {
 	//   - SyncGroup while the partition loads is answered
 	//     COORDINATOR_LOAD_IN_PROGRESS (the runtime's error), not
 	//     REBALANCE_IN_PROGRESS;
-	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION.
+	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION;
+	//   - append errors are mapped by appendGroupMetadataErrorToResponseError
+	//     (Broker.mapAppendError): REQUEST_TIMED_OUT → COORDINATOR_NOT_AVAILABLE.
 	javaClassic bool
 	// kafka8653V0RebalanceTimeoutZero: KAFKA-8653, broker 2.3.0 only: a
 	// JoinGroup v0 (no rebalance-timeout field) gets the generated schema's
