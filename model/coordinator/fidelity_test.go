@@ -257,3 +257,42 @@ func TestManualCommitToEmptyGroup(t *testing.T) {
 }
 
 var _ = time.Second
+
+// A KIP-394 pending member whose second JoinGroup arrives after the group's
+// last member left, the group still PreparingRebalance with no member: the
+// protocol check passes (GroupMetadata.supportsProtocols,
+// `memberProtocols.exists(supportedProtocols(_) == members.size)`, whose
+// counts default to 0: GroupMetadata.scala 2.3.0 419-424, 3.6.1 473-478;
+// ClassicGroup.supportsProtocols `getOrDefault(name, 0) == members.size()`,
+// v8.0.0 1103-1111), so the member is added, the join completes and it
+// leads the next generation; it is not told INCONSISTENT_GROUP_PROTOCOL.
+//
+// Kafka: GroupMetadata.supportsProtocols @2.3.0, @3.6.1; ClassicGroup.supportsProtocols @v8.0.0
+func TestPendingMemberJoinsGroupWithNoMember(t *testing.T) {
+	for _, profile := range []string{"kafka-2.3", "kafka-2.8", "kafka-3.x", "kafka-4.0", "kafka-4.x"} {
+		t.Run(profile, func(t *testing.T) {
+			f := newFixture(t, profile)
+			ids, gen := f.stableGroup(1)
+			// A second member's first JoinGroup (v5): a pending id.
+			nr := dynamicJoin("")
+			nr.Version = 5
+			pj := joinResp(t, only(t, f.send(2, nr), 2))
+			require.Equal(t, protocol.MemberIDRequired, pj.Error)
+			// The leader rejoins (PreparingRebalance, waiting for the
+			// pending id), then leaves: no member is left.
+			require.Empty(t, f.send(1, dynamicJoin(ids[0])))
+			require.Equal(t, PreparingRebalance, f.state())
+			replyOn(t, f.send(3, leaveReq(protocol.LeaveGroupMember{MemberID: ids[0]})), 3)
+			require.Equal(t, PreparingRebalance, f.state())
+			require.Empty(t, f.b.Members(testGroup))
+			nr2 := dynamicJoin(pj.MemberID)
+			nr2.Version = 5
+			jr := joinResp(t, replyOn(t, f.send(2, nr2), 2))
+			require.Equal(t, protocol.None, jr.Error, "not INCONSISTENT_GROUP_PROTOCOL")
+			assert.Equal(t, gen+1, jr.GenerationID)
+			assert.Equal(t, pj.MemberID, jr.Leader)
+			assert.Equal(t, []string{pj.MemberID}, f.b.Members(testGroup))
+			assert.Equal(t, CompletingRebalance, f.state())
+		})
+	}
+}

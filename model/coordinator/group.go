@@ -357,7 +357,12 @@ func (g *group) supportsProtocols(protocolType string, protocols []protocol.Grou
 		return false
 	}
 	for i := range protocols {
-		if g.supportedByAll(protocols[i].Name) {
+		// supportedProtocols(name) == members.size: the counts default to
+		// 0, so with no member (PreparingRebalance after the last member
+		// left, a KIP-394 pending id still to join) every protocol passes
+		// (GroupMetadata.supportsProtocols 3.6.1 473-478;
+		// ClassicGroup.supportsProtocols v8.0.0 1103-1111).
+		if g.supported[protocols[i].Name] == len(g.members) {
 			return true
 		}
 	}
