@@ -90,6 +90,9 @@ type features struct {
 	//     COORDINATOR_LOAD_IN_PROGRESS (the runtime's error), not
 	//     REBALANCE_IN_PROGRESS;
 	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION;
+	//   - a static member replaced while its first JoinGroup is parked is
+	//     no longer new (replaceStaticMember builds a member with isNew
+	//     false), so the parked JoinGroup keeps it alive;
 	//   - append errors are mapped by appendGroupMetadataErrorToResponseError
 	//     (Broker.mapAppendError): REQUEST_TIMED_OUT → COORDINATOR_NOT_AVAILABLE.
 	javaClassic bool
