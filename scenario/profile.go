@@ -161,7 +161,6 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		MaxSessionTimeout:     1800000 * time.Millisecond,
 		MaxSize:               math.MaxInt32,
 		LoadTime:              0,
-		FailoverDelay:         9000 * time.Millisecond,
 		AppendLatency:         Dist{Kind: DistConstant},
 		RequestTime:           Dist{Kind: DistConstant},
 		OffsetsCommitTimeout:  5000 * time.Millisecond,
@@ -176,8 +175,62 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		// until KIP-345 raised it to 30 minutes in 2.3.
 		c.MaxSessionTimeout = 300000 * time.Millisecond
 	}
+	c.MetadataMode = defaultMetadataMode(p)
+	setMetadataMode(p, &c, c.MetadataMode)
 	consumerCoordinatorDefaults(p, &c)
 	return c
+}
+
+// Metadata modes (Coordinator.MetadataMode, scenario key metadata.mode).
+const (
+	MetadataKRaft     = "kraft"
+	MetadataZooKeeper = "zookeeper"
+)
+
+// defaultMetadataMode is the metadata mode a coordinator profile assumes:
+// ZooKeeper up to 3.2 (KRaft was early access in 2.8 and not for
+// production before 3.3), KRaft from 3.3 (KIP-833 marked it
+// production-ready in 3.3; 3.3–3.9 clusters run either, and a scenario says
+// metadata.mode: zookeeper for one that still runs ZooKeeper) and the only
+// mode from 4.0 (KIP-500: ZooKeeper removed).
+func defaultMetadataMode(p profileInfo) string {
+	if p.atLeast(3, 3) {
+		return MetadataKRaft
+	}
+	return MetadataZooKeeper
+}
+
+// metadataModeErr says why a profile cannot run in the mode ("" = it can):
+// KRaft arrived in 2.8 (KIP-500, early access; broker.session.timeout.ms,
+// KafkaConfig.scala 2.8.0), ZooKeeper mode is gone in 4.0.
+func metadataModeErr(p profileInfo, mode string) string {
+	switch {
+	case mode == MetadataKRaft && !p.atLeast(2, 8):
+		return fmt.Sprintf("profile %s has no KRaft mode (KIP-500 arrived in Kafka 2.8)", p.name)
+	case mode == MetadataZooKeeper && p.atLeast(4, 0):
+		return fmt.Sprintf("profile %s has no ZooKeeper mode (Kafka 4.0 removed it; KRaft only)", p.name)
+	}
+	return ""
+}
+
+// setMetadataMode sets the mode's session timeout to its default and makes
+// it the failover delay: how long the controller takes to notice a dead
+// broker (KafkaConfig.scala: ZkSessionTimeoutMs = 6000 @2.4.0, 18000 @2.5.0
+// (KIP-537); BrokerSessionTimeoutMs = 9000 @2.8.0 … @3.9.0,
+// KRaftConfigs v8.0.0).
+func setMetadataMode(p profileInfo, c *Coordinator, mode string) {
+	c.MetadataMode = mode
+	c.ZkSessionTimeout, c.BrokerSessionTimeout = 0, 0
+	if mode == MetadataKRaft {
+		c.BrokerSessionTimeout = 9000 * time.Millisecond
+		c.FailoverDelay = c.BrokerSessionTimeout
+		return
+	}
+	c.ZkSessionTimeout = 18000 * time.Millisecond
+	if !p.atLeast(2, 5) {
+		c.ZkSessionTimeout = 6000 * time.Millisecond
+	}
+	c.FailoverDelay = c.ZkSessionTimeout
 }
 
 // versionEras maps the Kafka releases users type to the era profile that
