@@ -414,6 +414,21 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 		}
 		c.MaxSize = int(sz)
 	}
+	if v := f.get("group.coordinator.append.linger.ms"); v != nil {
+		const key = "group.coordinator.append.linger.ms"
+		if !p.atLeast(4, 0) {
+			return Coordinator{}, d.errf(v, sub(path, key), "not a property of profile %s: the linger is the Java group coordinator's, which serves classic groups from kafka-4.0 (the Scala coordinator appends each write on its own)", p.name)
+		}
+		lo := int64(0)
+		if p.atLeast(4, 2) {
+			lo = -1 // adaptive (KAFKA-19826, 4.2)
+		}
+		ms, err := d.integer(v, sub(path, key), lo, math.MaxInt32)
+		if err != nil {
+			return Coordinator{}, err
+		}
+		setAppendLinger(p, &c, ms)
+	}
 	if v := f.get("metadata.mode"); v != nil {
 		mode, err := d.str(v, sub(path, "metadata.mode"))
 		if err != nil {

@@ -175,10 +175,35 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		// until KIP-345 raised it to 30 minutes in 2.3.
 		c.MaxSessionTimeout = 300000 * time.Millisecond
 	}
+	setAppendLinger(p, &c, defaultAppendLingerMs(p))
 	c.MetadataMode = defaultMetadataMode(p)
 	setMetadataMode(p, &c, c.MetadataMode)
 	consumerCoordinatorDefaults(p, &c)
 	return c
+}
+
+// defaultAppendLingerMs is group.coordinator.append.linger.ms of the Java
+// group coordinator, the classic groups' coordinator from 4.0
+// (GroupCoordinatorConfig.GROUP_COORDINATOR_APPEND_LINGER_MS_DEFAULT: 10 at
+// v7.9.0 = 3.9, where that coordinator is opt-in and not modelled; 5 at
+// v8.0.0 and v8.1.0, apache/kafka PR #18274; -1, adaptive, at v8.2.0 and
+// v8.3.0, KAFKA-19826). 0: the Scala coordinator, no linger.
+func defaultAppendLingerMs(p profileInfo) int64 {
+	switch {
+	case !p.atLeast(4, 0):
+		return 0
+	case !p.atLeast(4, 2):
+		return 5
+	}
+	return -1
+}
+
+// setAppendLinger sets group.coordinator.append.linger.ms (-1: adaptive,
+// run as 0: the model has no coordinator event queue for the flush event
+// to wait behind).
+func setAppendLinger(p profileInfo, c *Coordinator, ms int64) {
+	c.AppendLingerAdaptive = ms < 0
+	c.AppendLinger = time.Duration(max(ms, 0)) * time.Millisecond
 }
 
 // Metadata modes (Coordinator.MetadataMode, scenario key metadata.mode).

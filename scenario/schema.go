@@ -60,6 +60,7 @@ var (
 		"group.min.session.timeout.ms", "group.max.session.timeout.ms",
 		"group.max.size", "load.time", "append.latency", "append.bandwidth",
 		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time",
+		"group.coordinator.append.linger.ms",
 		"failover.delay", "metadata.mode", "zookeeper.session.timeout.ms", "broker.session.timeout.ms",
 		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
 		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",

@@ -125,3 +125,41 @@ func TestFailoverDelayPerMetadataMode(t *testing.T) {
 		assert.Contains(t, err.Error(), "f.yaml:3", tc.coord)
 	}
 }
+
+// group.coordinator.append.linger.ms: the Java group coordinator's write
+// linger, per era (GroupCoordinatorConfig
+// GROUP_COORDINATOR_APPEND_LINGER_MS_DEFAULT: 5 @v8.0.0 and @v8.1.0, -1 =
+// adaptive @v8.2.0 and @v8.3.0, validator atLeast(0) then atLeast(-1));
+// not a property of the Scala coordinator's eras.
+func TestAppendLingerPerEra(t *testing.T) {
+	parse := func(coord string) (*Scenario, error) {
+		return Parse("f.yaml", []byte("name: f\nduration: 10s\ncoordinator: "+coord+"\ntopics: [{name: t, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [t]}]\n"))
+	}
+	for _, tc := range []struct {
+		coord    string
+		linger   time.Duration
+		adaptive bool
+	}{
+		{"{profile: kafka-3.9}", 0, false},
+		{"{profile: kafka-4.0}", 5 * time.Millisecond, false},
+		{"{profile: kafka-4.1}", 5 * time.Millisecond, false},
+		{"{profile: kafka-4.2}", 0, true},
+		{"{profile: kafka-4.x}", 0, true},
+		{"{profile: kafka-4.0, group.coordinator.append.linger.ms: 10}", 10 * time.Millisecond, false},
+		{"{profile: kafka-4.3, group.coordinator.append.linger.ms: 5}", 5 * time.Millisecond, false},
+		{"{profile: kafka-4.3, group.coordinator.append.linger.ms: -1}", 0, true},
+	} {
+		s, err := parse(tc.coord)
+		require.NoError(t, err, tc.coord)
+		assert.Equal(t, tc.linger, s.Coordinator.AppendLinger, tc.coord)
+		assert.Equal(t, tc.adaptive, s.Coordinator.AppendLingerAdaptive, tc.coord)
+	}
+	for _, tc := range []struct{ coord, msg string }{
+		{"{profile: kafka-3.9, group.coordinator.append.linger.ms: 10}", "not a property of profile kafka-3.9"},
+		{"{profile: kafka-4.1, group.coordinator.append.linger.ms: -1}", "f.yaml:3"},
+	} {
+		_, err := parse(tc.coord)
+		require.Error(t, err, tc.coord)
+		assert.Contains(t, err.Error(), tc.msg, tc.coord)
+	}
+}

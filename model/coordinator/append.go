@@ -74,14 +74,18 @@ type appendOp struct {
 // of it.
 func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *Output) {
 	op.gen = g.generation
-	d, errc := b.drawAppend(g, &op.rec)
+	// With the Java coordinator's append linger the record waits in the
+	// open batch until its flush (linger.go); the append starts then.
+	flush := b.batchFlush(now, g)
+	wait := time.Duration(flush - now)
+	d, errc := b.drawAppend(g, &op.rec, wait)
 	op.errc = errc
 	n := len(g.appends)
-	if d == 0 && n == 0 {
+	if d == 0 && n == 0 && wait == 0 {
 		b.completeAppend(now, g, op, out)
 		return
 	}
-	at := now.Add(d)
+	at := flush.Add(d)
 	if n > 0 {
 		at = max(at, g.appends[n-1].timer.at)
 	}
@@ -95,8 +99,11 @@ func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *O
 // answers NOT_ENOUGH_REPLICAS at once (the leader rejects the write) and
 // the others after some wait; here every outcome arrives after the drawn
 // latency. A latency over offsets.commit.timeout.ms is the DelayedProduce
-// expiring: REQUEST_TIMED_OUT at the timeout.
-func (b *Broker) drawAppend(g *group, rec *GroupRecord) (time.Duration, protocol.ErrorCode) {
+// expiring: REQUEST_TIMED_OUT at the timeout. wait is the time the record
+// spends in the open batch before the append starts (the Java
+// coordinator's linger); the timeout counts from the write, wait included
+// (the write event's offsets.commit.timeout.ms).
+func (b *Broker) drawAppend(g *group, rec *GroupRecord, wait time.Duration) (time.Duration, protocol.ErrorCode) {
 	var d time.Duration
 	if b.cfg.AppendLatency != nil {
 		d = max(b.cfg.AppendLatency.Draw(b.cfg.Rand), 0)
@@ -108,10 +115,10 @@ func (b *Broker) drawAppend(g *group, rec *GroupRecord) (time.Duration, protocol
 	if p := b.cfg.AppendErrorProbability; p > 0 && b.cfg.Rand.Float64() < p {
 		errc = b.cfg.AppendError
 	}
-	if t := b.cfg.AppendTimeout; t > 0 && d > t {
+	if t := b.cfg.AppendTimeout; t > 0 && wait+d > t {
 		// Deviation: a timed-out append is in the leader's log and may
 		// still be committed later; here it is never persisted.
-		d, errc = t, protocol.RequestTimedOut
+		d, errc = max(t-wait, 0), protocol.RequestTimedOut
 	}
 	return d, errc
 }

@@ -88,6 +88,13 @@
 // fire-and-forget. Resign drops outstanding appends, so a failover loads the
 // last completed record. See append.go.
 //
+// The Java coordinator (4.x) batches writes: with Config.AppendLinger
+// (group.coordinator.append.linger.ms) a write opens a batch flushed one
+// linger later; the group-record append starts at the flush, a successful
+// OffsetCommit is answered then, and a Heartbeat, LeaveGroup or failed
+// OffsetCommit that arrives while a batch is open waits for it. See
+// linger.go.
+//
 // # Deterministic rules replacing Kafka's hash-map order
 //
 //   - Leader after the leader leaves: the earliest-joined remaining member

@@ -144,6 +144,12 @@ type group struct {
 	// (append.go); empty with a zero-latency configuration.
 	appends []*appendOp
 
+	// batch is the flush of the open write batch of the Java coordinator's
+	// append linger (armed: a batch is open), held the responses it
+	// releases (linger.go).
+	batch timer
+	held  []Reply
+
 	// failover: loaded by a failover and not every member has
 	// resynchronised yet (trace attribution only, see prepareRebalance).
 	failover failoverSync
@@ -170,6 +176,7 @@ func newGroup(id string, part *partition) *group {
 	}
 	g.join = timer{id: -1, kind: tkJoin, g: g}
 	g.sync = timer{id: -1, kind: tkSync, g: g}
+	g.batch = timer{id: -1, kind: tkLinger, g: g}
 	return g
 }
 
