@@ -86,15 +86,15 @@ type Coordinator struct {
 	// append.bandwidth), when the broker gives up on it
 	// (offsets.commit.timeout.ms; 0 = never), and how often it fails
 	// (append.error.probability) with which log error (append.error).
-	AppendLatency          Dist
-	AppendBandwidth        int64
+	AppendLatency   Dist
+	AppendBandwidth int64
 	// AppendLinger is group.coordinator.append.linger.ms of the Java group
 	// coordinator (kafka-4.0 and later): writes wait this long in a batch
 	// before they are appended. 5 ms in 4.0–4.1; from 4.2 the default is
 	// -1, adaptive (AppendLingerAdaptive), which the model runs as 0.
 	// 0 for the Scala coordinator (≤ 3.9), which has no linger.
-	AppendLinger         time.Duration
-	AppendLingerAdaptive bool
+	AppendLinger           time.Duration
+	AppendLingerAdaptive   bool
 	OffsetsCommitTimeout   time.Duration
 	AppendErrorProbability float64
 	AppendError            string
