@@ -80,17 +80,17 @@ func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *O
 	wait := time.Duration(flush - now)
 	d, errc := b.drawAppend(g, &op.rec, wait)
 	op.errc = errc
-	n := len(g.appends)
+	n := len(g.log.appends)
 	if d == 0 && n == 0 && wait == 0 {
 		b.completeAppend(now, g, op, out)
 		return
 	}
 	at := flush.Add(d)
 	if n > 0 {
-		at = max(at, g.appends[n-1].timer.at)
+		at = max(at, g.log.appends[n-1].timer.at)
 	}
 	op.timer = timer{id: -1, kind: tkAppend, g: g}
-	g.appends = append(g.appends, op)
+	g.log.appends = append(g.log.appends, op)
 	b.schedule(&op.timer, at)
 }
 
@@ -128,10 +128,10 @@ func (b *Broker) drawAppend(g *group, rec *GroupRecord, wait time.Duration) (tim
 // always the head).
 func (b *Broker) onAppendTimer(now protocol.Instant, t *timer, out *Output) {
 	g := t.g
-	check(len(g.appends) > 0 && &g.appends[0].timer == t, "onAppendTimer: not the oldest append")
-	op := g.appends[0]
-	g.appends[0] = nil
-	g.appends = g.appends[1:]
+	check(len(g.log.appends) > 0 && &g.log.appends[0].timer == t, "onAppendTimer: not the oldest append")
+	op := g.log.appends[0]
+	g.log.appends[0] = nil
+	g.log.appends = g.log.appends[1:]
 	b.completeAppend(now, g, op, out)
 }
 
@@ -236,9 +236,9 @@ func (b *Broker) onStaticMemberStored(now protocol.Instant, g *group, op *append
 // NOT_COORDINATOR, modelled here (the revert is moot: the group is
 // unloaded).
 func (b *Broker) dropAppends(g *group, out *Output) {
-	for i, op := range g.appends {
+	for i, op := range g.log.appends {
 		b.cancel(&op.timer)
-		g.appends[i] = nil
+		g.log.appends[i] = nil
 		if op.kind != appendStatic {
 			continue
 		}
@@ -250,7 +250,7 @@ func (b *Broker) dropAppends(g *group, out *Output) {
 			GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
 			Leader: op.currentLeader, MemberID: protocol.UnknownMemberIDValue}, out)
 	}
-	g.appends = g.appends[:0]
+	g.log.appends = g.log.appends[:0]
 }
 
 // mapAppendError maps a raw log-append error to the error a caller sees:

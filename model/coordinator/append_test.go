@@ -309,7 +309,7 @@ func TestStaticRestartFailoverDuringAppend(t *testing.T) {
 // which it does not list, passes through.
 //
 // Kafka: GroupMetadataManagerTest.testStoreGroupErrorMapping @3.6.1
-// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @v8.0.0
+// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @4.0.0
 func TestSyncGroupAppendErrorMapping(t *testing.T) {
 	cases := []struct {
 		raw, want, java protocol.ErrorCode
@@ -357,7 +357,7 @@ func TestSyncGroupAppendErrorMapping(t *testing.T) {
 // storeGroup's putCacheCallback @3.6.1), COORDINATOR_NOT_AVAILABLE (Java,
 // appendGroupMetadataErrorToResponseError @v8.0.0).
 //
-// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @v8.0.0
+// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @4.0.0
 func TestAppendTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
@@ -434,8 +434,8 @@ func TestAppendBandwidth(t *testing.T) {
 	f.b.cfg.AppendBytesPerSecond = size // one second
 	require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
 	require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID, as...)))
-	require.Len(t, g.appends, 1)
-	assert.Equal(t, f.now.Add(time.Second), g.appends[0].timer.at)
+	require.Len(t, g.log.appends, 1)
+	assert.Equal(t, f.now.Add(time.Second), g.log.appends[0].timer.at)
 	assert.Empty(t, f.advance(time.Second-1))
 	assert.Len(t, f.advance(1), 2)
 	assert.Equal(t, Stable, f.state())

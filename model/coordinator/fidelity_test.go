@@ -267,7 +267,11 @@ var _ = time.Second
 // v8.0.0 1103-1111), so the member is added, the join completes and it
 // leads the next generation; it is not told INCONSISTENT_GROUP_PROTOCOL.
 //
-// Kafka: GroupMetadata.supportsProtocols @2.3.0, @3.6.1; ClassicGroup.supportsProtocols @v8.0.0
+// It extends the Kafka tests of supportsProtocols, which cover Empty and
+// non-empty groups only:
+//
+// Kafka: GroupMetadataTest.testSupportsProtocols @3.6.1
+// Kafka: ClassicGroupTest.testSupportsProtocols @4.0.0
 func TestPendingMemberJoinsGroupWithNoMember(t *testing.T) {
 	for _, profile := range []string{"kafka-2.3", "kafka-2.8", "kafka-3.x", "kafka-4.0", "kafka-4.x"} {
 		t.Run(profile, func(t *testing.T) {

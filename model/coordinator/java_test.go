@@ -232,7 +232,7 @@ func TestLoadingBefore20(t *testing.T) {
 // v8.0.0 542-590, ClassicGroupMember v8.0.0 120), which a parked JoinGroup
 // keeps alive: it is in the next generation.
 //
-// Kafka: ClassicGroup.replaceStaticMember @v8.0.0; GroupMetadata.replaceStaticMember @3.6.1
+// Source: ClassicGroup.replaceStaticMember (v8.0.0), GroupMetadata.replaceStaticMember (3.6.1).
 func TestJavaStaticRestartOfNewMemberIsNotNew(t *testing.T) {
 	for _, tc := range []struct {
 		profile string

@@ -52,19 +52,19 @@ func (b *Broker) batchFlush(now protocol.Instant, g *group) protocol.Instant {
 	if !b.lingers() {
 		return now
 	}
-	if !g.batch.armed() {
-		b.schedule(&g.batch, now.Add(b.cfg.AppendLinger))
+	if !g.log.batch.armed() {
+		b.schedule(&g.log.batch, now.Add(b.cfg.AppendLinger))
 	}
-	return g.batch.at
+	return g.log.batch.at
 }
 
 // replyAfterWrite answers a request whose operation wrote records (writes)
 // or wrote none: with a linger, at the flush of the batch it opened or
 // joined, or, when it wrote nothing, of the open batch; else at once.
 func (b *Broker) replyAfterWrite(now protocol.Instant, g *group, writes bool, out *Output, conn Conn, corr uint64, resp protocol.Response) {
-	if g != nil && b.lingers() && (writes || g.batch.armed()) {
+	if g != nil && b.lingers() && (writes || g.log.batch.armed()) {
 		b.batchFlush(now, g)
-		g.held = append(g.held, Reply{Conn: conn, Corr: corr, Resp: resp})
+		g.log.held = append(g.log.held, Reply{Conn: conn, Corr: corr, Resp: resp})
 		return
 	}
 	b.reply(out, conn, corr, resp)
@@ -74,21 +74,21 @@ func (b *Broker) replyAfterWrite(now protocol.Instant, g *group, writes bool, ou
 // order their requests came. (The batch's group-record appends were armed
 // by storeGroup to start at the flush.)
 func (b *Broker) onFlush(g *group, out *Output) {
-	out.Replies = append(out.Replies, g.held...)
-	clear(g.held)
-	g.held = g.held[:0]
+	out.Replies = append(out.Replies, g.log.held...)
+	clear(g.log.held)
+	g.log.held = g.log.held[:0]
 }
 
 // dropBatch closes the group's batch when the group leaves this
 // coordinator: the held responses fail with NOT_COORDINATOR (the runtime
 // fails the pending events when the partition is unloaded).
 func (b *Broker) dropBatch(g *group, out *Output) {
-	b.cancel(&g.batch)
-	for _, r := range g.held {
+	b.cancel(&g.log.batch)
+	for _, r := range g.log.held {
 		b.reply(out, r.Conn, r.Corr, notCoordinatorLike(r.Resp))
 	}
-	clear(g.held)
-	g.held = g.held[:0]
+	clear(g.log.held)
+	g.log.held = g.log.held[:0]
 }
 
 // notCoordinatorLike is a NOT_COORDINATOR response of resp's type.

@@ -35,7 +35,7 @@ func lingerStable(t *testing.T, profile string, linger time.Duration, n int) (*f
 // linger later: both members' SyncGroup answers leave then (4.0, 5 ms),
 // at once without a linger or on the Scala coordinator.
 //
-// Kafka: CoordinatorRuntimeTest.testScheduleWriteOperationWithBatching @v8.0.0
+// Kafka: CoordinatorRuntimeTest.testScheduleWriteOperationWithBatching @4.0.0
 func TestLingerDelaysSyncGroup(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
@@ -70,7 +70,7 @@ func TestLingerDelaysSyncGroup(t *testing.T) {
 // waits on the pending write, CoordinatorRuntime.append v8.0.0 935-947); a
 // Heartbeat with no open batch is answered at once.
 //
-// Kafka: CoordinatorRuntimeTest.testScheduleWriteOperationWithBatching @v8.0.0
+// Kafka: CoordinatorRuntimeTest.testScheduleWriteOperationWithBatching @4.0.0
 func TestLingerDelaysCommitAndHeldHeartbeat(t *testing.T) {
 	f, ids, gen := lingerStable(t, "kafka-4.0", testLinger, 2)
 	commit := func(i int) *protocol.OffsetCommitRequest {
@@ -99,7 +99,7 @@ func TestLingerDelaysCommitAndHeldHeartbeat(t *testing.T) {
 // (v8.0.0 382-427) returns the response future that completeClassicGroupJoin
 // completes directly, not the write's future.
 //
-// Kafka: GroupCoordinatorService.joinGroup @v8.0.0
+// Source: GroupCoordinatorService.joinGroup (v8.0.0).
 func TestLingerDoesNotDelayJoinGroup(t *testing.T) {
 	f, ids, gen := lingerStable(t, "kafka-4.0", testLinger, 1)
 	jr := joinResp(t, only(t, f.send(1, dynamicJoin(ids[0])), 1))
