@@ -804,3 +804,26 @@ func TestPendingMemberJoinsGroupWithNoMemberRun(t *testing.T) {
 	assert.Empty(t, res.Summary.Groups[0].FatalErrors)
 	assert.True(t, res.Summary.Groups[0].StableAtEnd)
 }
+
+// A static member restarting while its first JoinGroup is parked: the
+// Scala coordinator (kafka-3.x) expires it at its session timeout (one
+// eviction, new-member-timeout), the Java one (kafka-4.0) keeps it
+// (ClassicGroup.replaceStaticMember v8.0.0 builds a ClassicGroupMember whose
+// isNew is false): no eviction. On main both evicted it.
+//
+// Source: ClassicGroup.replaceStaticMember (v8.0.0), GroupMetadata.replaceStaticMember (3.6.1).
+func TestStaticRestartFirstJoinParkedRun(t *testing.T) {
+	src, err := os.ReadFile("testdata/static-restart-first-join-parked.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		profile   string
+		evictions int
+	}{{"kafka-3.x", 1}, {"kafka-4.0", 0}} {
+		sc, err := scenario.Parse("static-restart-first-join-parked.yaml", []byte(strings.ReplaceAll(string(src), "kafka-4.0", tc.profile)))
+		require.NoError(t, err)
+		res, err := Run(sc, 1, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.evictions, res.Summary.Groups[0].Evictions, tc.profile)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, tc.profile)
+	}
+}
