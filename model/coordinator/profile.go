@@ -200,7 +200,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-3.x", v34}, // = kafka-3.6 (Scala coordinator, the 3.x default)
 		{"kafka-4.0", v40}, // Java GroupMetadataManager classic groups (confluentinc/kafka v8.0.0)
 		{"kafka-4.1", v40}, // no classic-group change 4.0 → 4.3 (v8.1.0 … v8.3.0)
-		{"kafka-4.2", v40},
+		{"kafka-4.2", v40}, // the append linger's default becomes adaptive (Config.AppendLinger; scenario defaults)
 		{"kafka-4.3", v40},
 		{"kafka-4.x", v40}, // = kafka-4.3
 	}
