@@ -6,6 +6,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -772,5 +773,57 @@ func TestKIP814ResidualLeaderAwayAcrossMetadataChange(t *testing.T) {
 		}
 		assert.True(t, skipLeader, "seed %d: the restarted member is told it leads", seed)
 		assert.Contains(t, oracleNames(t, sc, seed), scenario.OracleUnownedAtEnd, "seed %d", seed)
+	}
+}
+
+// A KIP-394 pending member whose second JoinGroup arrives after the group's
+// last member was removed (the group still PreparingRebalance, no member):
+// Kafka's supportsProtocols is true for a group with no member
+// (GroupMetadata.scala 3.6.1 473-478), so the member is added and the group
+// is Stable again; before issue 23 (5e) the model answered
+// INCONSISTENT_GROUP_PROTOCOL and the member stopped on a fatal error.
+//
+// Kafka: GroupMetadataTest.testSupportsProtocols @3.6.1
+func TestPendingMemberJoinsGroupWithNoMemberRun(t *testing.T) {
+	src, err := os.ReadFile("testdata/pending-member-no-member.yaml")
+	require.NoError(t, err)
+	sc, err := scenario.Parse("pending-member-no-member.yaml", src)
+	require.NoError(t, err)
+	res, err := Run(sc, 1, Options{KeepTrace: true})
+	require.NoError(t, err)
+	var removedAt sim.Instant
+	for _, e := range res.Trace {
+		if e.Kind == protocol.EvMemberRemoved && e.At > sim.Instant(65*time.Second) && removedAt == 0 {
+			removedAt = e.At
+		}
+		if e.Kind == protocol.EvFatal {
+			t.Errorf("%v: %s stopped on %v", e.At, e.Node, e.Err)
+		}
+	}
+	assert.Equal(t, sim.Instant(70*time.Second), removedAt, "g-1's session expires between g-2's two JoinGroups")
+	assert.Empty(t, res.Summary.Groups[0].FatalErrors)
+	assert.True(t, res.Summary.Groups[0].StableAtEnd)
+}
+
+// A static member restarting while its first JoinGroup is parked: the
+// Scala coordinator (kafka-3.x) expires it at its session timeout (one
+// eviction, new-member-timeout), the Java one (kafka-4.0) keeps it
+// (ClassicGroup.replaceStaticMember v8.0.0 builds a ClassicGroupMember whose
+// isNew is false): no eviction. On main both evicted it.
+//
+// Source: ClassicGroup.replaceStaticMember (v8.0.0), GroupMetadata.replaceStaticMember (3.6.1).
+func TestStaticRestartFirstJoinParkedRun(t *testing.T) {
+	src, err := os.ReadFile("testdata/static-restart-first-join-parked.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		profile   string
+		evictions int
+	}{{"kafka-3.x", 1}, {"kafka-4.0", 0}} {
+		sc, err := scenario.Parse("static-restart-first-join-parked.yaml", []byte(strings.ReplaceAll(string(src), "kafka-4.0", tc.profile)))
+		require.NoError(t, err)
+		res, err := Run(sc, 1, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.evictions, res.Summary.Groups[0].Evictions, tc.profile)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, tc.profile)
 	}
 }

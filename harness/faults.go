@@ -407,10 +407,12 @@ func (w *world) recoverNode(i int, node sim.NodeID) {
 // brokerDown is a broker's process crashing (its kernel closes every
 // connection: FIN/RST reach the members) or its host going silent
 // (hostDown: nothing is sent; members notice through their own timers).
-// Its group state is lost. After coordinator.failover.delay (KRaft's
-// broker.session.timeout.ms) the controller fences it and the
-// coordinator role of its groups moves to another broker, which loads them
-// (coordinator-failover's load model).
+// Its group state is lost. After coordinator.failover.delay (the session
+// timeout of the metadata mode: KRaft's broker.session.timeout.ms, or
+// zookeeper.session.timeout.ms, when the broker's ephemeral znode expires
+// and the ZooKeeper-mode controller sees it gone) the controller fences it
+// and the coordinator role of its groups moves to another broker, which
+// loads them (coordinator-failover's load model).
 func (w *world) brokerDown(b *broker, hostDown bool) {
 	if b.down {
 		return
@@ -444,7 +446,11 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 // brokerUp is the broker's process (or host) back: a fresh broker with no
 // group state, coordinator of nothing until a failover hands it a group.
 // A broker back before it was fenced was fenced by its restart (KRaft
-// fences the old incarnation when the new one registers).
+// fences the old incarnation when the new one registers). Deviation in
+// ZooKeeper mode: a broker restarted while its old session's znode still
+// exists fails to register (KafkaZkClient.CheckedEphemeral
+// getAfterNodeExists @2.5.0) until that session expires; here it is back at
+// once, as in KRaft.
 func (w *world) brokerUp(b *broker, hostDown bool) {
 	if !b.down {
 		return

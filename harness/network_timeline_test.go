@@ -109,6 +109,36 @@ func TestNetTimelinePartition20sSession10s(t *testing.T) {
 	assert.Len(t, ids["g-1"], 2, "under a new member id")
 }
 
+// The controller moves a crashed broker's groups after the session timeout
+// of the cluster's metadata mode (coordinator.failover.delay's default):
+// ZooKeeper's zookeeper.session.timeout.ms, 6 s up to 2.4 and 18 s from 2.5
+// (KIP-537; KafkaConfig.scala Defaults.ZkSessionTimeoutMs @2.4.0, @2.5.0),
+// KRaft's broker.session.timeout.ms, 9 s (@3.3.0). ZooKeeper is assumed up
+// to 3.2, KRaft from 3.3; metadata.mode chooses for 2.8–3.9.
+func TestNetTimelineFailoverDelayPerEra(t *testing.T) {
+	at := sim.Instant(60 * time.Second)
+	for _, tc := range []struct {
+		coord string
+		delay time.Duration
+	}{
+		{"profile: kafka-2.4", 6 * time.Second},
+		{"profile: kafka-2.8", 18 * time.Second},
+		{"profile: kafka-3.2", 18 * time.Second},
+		{"profile: kafka-3.6", 9 * time.Second},
+		{"profile: kafka-3.6, metadata.mode: zookeeper", 18 * time.Second},
+		{"profile: kafka-4.0", 9 * time.Second},
+	} {
+		t.Run(tc.coord, func(t *testing.T) {
+			src := strings.Replace(fmt.Sprintf(simtest.NetTimelineTmpl, 3, 45000, "{at: 60s, crash: coordinator, for: 30s}"),
+				"profile: kafka-3.x, group.initial", tc.coord+", group.initial", 1)
+			tr := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true}).Trace
+			moved, ok := tlFirst(tr, simtest.KindOf(tracing.EvBrokerRole, ""))
+			require.True(t, ok)
+			assert.Equal(t, at+sim.Instant(tc.delay), moved.At, "fenced after the metadata session timeout")
+		})
+	}
+}
+
 // Coordinator broker process crash versus host loss (network-model.md §7).
 // A crash: the broker's kernel closes its connections, so every member sees
 // its coordinator connection close 1 ms later and marks the coordinator

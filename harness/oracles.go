@@ -609,16 +609,35 @@ func (o *oracleSet) finish(es endState) []Finding {
 // thread is off while joining, so nothing notices sooner); a rebalance
 // waits for each member's next poll (the poll loop's upper tail: poll
 // interval, two callbacks and the assignor); 30 s of slack for round trips,
-// backoffs and a coordinator's failover (failover.delay, 9 s by default,
-// plus loading). It is a heuristic upper bound, not a Kafka figure: a
-// scenario whose faults need longer sets `oracles: {settle: ...}`.
+// backoffs and a coordinator's failover (failover.delay, 9 s in KRaft mode,
+// plus loading), and when the scenario crashes brokers the failover delay
+// beyond 9 s (ZooKeeper mode from 2.5: 18 s). It is a heuristic upper
+// bound, not a Kafka figure: a scenario whose faults need longer sets
+// `oracles: {settle: ...}`.
 func settleBound(sc *scenario.Scenario, c *scenario.Group) time.Duration {
 	loop := distUpper(c.Workload.PollInterval) + 2*distUpper(c.Workload.CallbackTime) + distUpper(c.Workload.AssignTime)
 	rebalance := c.Client.MaxPollInterval
 	if rebalance == 0 { // kafka-0.10: the rebalance timeout is the session timeout
 		rebalance = c.Client.SessionTimeout
 	}
-	return sc.SessionTimeout(c) + max(c.Client.RequestTimeout, rebalance+5*time.Second) + loop + 30*time.Second
+	slack := 30 * time.Second
+	if crashesBrokers(sc) {
+		slack += max(sc.Coordinator.FailoverDelay-9*time.Second, 0)
+	}
+	return sc.SessionTimeout(c) + max(c.Client.RequestTimeout, rebalance+5*time.Second) + loop + slack
+}
+
+// crashesBrokers reports whether a fault of the file crashes a broker or
+// takes its host down (the swarm draws member faults only).
+func crashesBrokers(sc *scenario.Scenario) bool {
+	for i := range sc.Faults {
+		f := &sc.Faults[i]
+		if (f.Kind == scenario.FaultCrash || f.Kind == scenario.FaultHostDown) &&
+			(f.Target == scenario.CoordinatorName || strings.HasPrefix(f.Target, scenario.BrokerPrefix)) {
+			return true
+		}
+	}
+	return false
 }
 
 // SettleBound is the longest settle bound over the scenario's groups (or

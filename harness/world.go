@@ -471,6 +471,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			AppendLatency:          toSimDist(sc.Coordinator.AppendLatency),
 			AppendBytesPerSecond:   sc.Coordinator.AppendBandwidth,
 			AppendTimeout:          sc.Coordinator.OffsetsCommitTimeout,
+			AppendLinger:           sc.Coordinator.AppendLinger,
 			AppendErrorProbability: sc.Coordinator.AppendErrorProbability,
 			AppendError:            errorByName(sc.Coordinator.AppendError),
 			Rand:                   w.streams.Stream("broker/" + name + "/append"),

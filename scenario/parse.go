@@ -414,6 +414,56 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 		}
 		c.MaxSize = int(sz)
 	}
+	if v := f.get("group.coordinator.append.linger.ms"); v != nil {
+		const key = "group.coordinator.append.linger.ms"
+		if !p.atLeast(4, 0) {
+			return Coordinator{}, d.errf(v, sub(path, key), "not a property of profile %s: the linger is the Java group coordinator's, which serves classic groups from kafka-4.0 (the Scala coordinator appends each write on its own)", p.name)
+		}
+		lo := int64(0)
+		if p.atLeast(4, 2) {
+			lo = -1 // adaptive (KAFKA-19826, 4.2)
+		}
+		ms, err := d.integer(v, sub(path, key), lo, math.MaxInt32)
+		if err != nil {
+			return Coordinator{}, err
+		}
+		setAppendLinger(p, &c, ms)
+	}
+	if v := f.get("metadata.mode"); v != nil {
+		mode, err := d.str(v, sub(path, "metadata.mode"))
+		if err != nil {
+			return Coordinator{}, err
+		}
+		if mode != MetadataKRaft && mode != MetadataZooKeeper {
+			return Coordinator{}, d.errf(v, sub(path, "metadata.mode"), "unknown metadata mode %q (kraft or zookeeper)", mode)
+		}
+		if why := metadataModeErr(p, mode); why != "" {
+			return Coordinator{}, d.errf(v, sub(path, "metadata.mode"), "%s", why)
+		}
+		setMetadataMode(p, &c, mode)
+	}
+	for _, m := range []struct {
+		key, mode string
+		dst       *time.Duration
+	}{
+		{"zookeeper.session.timeout.ms", MetadataZooKeeper, &c.ZkSessionTimeout},
+		{"broker.session.timeout.ms", MetadataKRaft, &c.BrokerSessionTimeout},
+	} {
+		v := f.get(m.key)
+		if v == nil {
+			continue
+		}
+		if c.MetadataMode != m.mode {
+			return Coordinator{}, d.errf(v, sub(path, m.key), "not a property of metadata.mode %s (profile %s): it applies in %s mode", c.MetadataMode, p.name, m.mode)
+		}
+		if *m.dst, err = d.millis(v, sub(path, m.key)); err != nil {
+			return Coordinator{}, err
+		}
+		if *m.dst <= 0 {
+			return Coordinator{}, d.errf(v, sub(path, m.key), "must be at least 1")
+		}
+		c.FailoverDelay = *m.dst
+	}
 	if v := f.get("failover.delay"); v != nil {
 		if c.FailoverDelay, err = d.duration(v, sub(path, "failover.delay")); err != nil {
 			return Coordinator{}, err

@@ -39,7 +39,10 @@ var profiles = []profileInfo{
 	{"kafka-2.x", 2, 8},
 	{"kafka-3.0", 3, 0},
 	{"kafka-3.2", 3, 2},
-	{"kafka-3.3", 3, 3}, // client 3.3.0–3.3.1 only: KAFKA-13891 (3.3.2 reverted it; a version 3.3.x resolves to kafka-3.2)
+	{"kafka-3.3", 3, 3}, // 3.3.0–3.3.1: client KAFKA-13891, broker KAFKA-14201
+	// 3.3.2: the client's KAFKA-13891 reverted (client = kafka-3.2), the
+	// broker has KAFKA-14009 (broker = kafka-3.4).
+	{"kafka-3.3.2", 3, 3},
 	{"kafka-3.4", 3, 4},
 	{"kafka-3.6", 3, 6},
 	{"kafka-3.7", 3, 7},
@@ -161,7 +164,6 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		MaxSessionTimeout:     1800000 * time.Millisecond,
 		MaxSize:               math.MaxInt32,
 		LoadTime:              0,
-		FailoverDelay:         9000 * time.Millisecond,
 		AppendLatency:         Dist{Kind: DistConstant},
 		RequestTime:           Dist{Kind: DistConstant},
 		OffsetsCommitTimeout:  5000 * time.Millisecond,
@@ -176,8 +178,87 @@ func coordinatorDefaults(p profileInfo) Coordinator {
 		// until KIP-345 raised it to 30 minutes in 2.3.
 		c.MaxSessionTimeout = 300000 * time.Millisecond
 	}
+	setAppendLinger(p, &c, defaultAppendLingerMs(p))
+	c.MetadataMode = defaultMetadataMode(p)
+	setMetadataMode(p, &c, c.MetadataMode)
 	consumerCoordinatorDefaults(p, &c)
 	return c
+}
+
+// defaultAppendLingerMs is group.coordinator.append.linger.ms of the Java
+// group coordinator, the classic groups' coordinator from 4.0
+// (GroupCoordinatorConfig.GROUP_COORDINATOR_APPEND_LINGER_MS_DEFAULT: 10 at
+// v7.9.0 = 3.9, where that coordinator is opt-in and not modelled; 5 at
+// v8.0.0 and v8.1.0, apache/kafka PR #18274; -1, adaptive, at v8.2.0 and
+// v8.3.0, KAFKA-19826). 0: the Scala coordinator, no linger.
+func defaultAppendLingerMs(p profileInfo) int64 {
+	switch {
+	case !p.atLeast(4, 0):
+		return 0
+	case !p.atLeast(4, 2):
+		return 5
+	}
+	return -1
+}
+
+// setAppendLinger sets group.coordinator.append.linger.ms (-1: adaptive,
+// run as 0: the model has no coordinator event queue for the flush event
+// to wait behind).
+func setAppendLinger(p profileInfo, c *Coordinator, ms int64) {
+	c.AppendLingerAdaptive = ms < 0
+	c.AppendLinger = time.Duration(max(ms, 0)) * time.Millisecond
+}
+
+// Metadata modes (Coordinator.MetadataMode, scenario key metadata.mode).
+const (
+	MetadataKRaft     = "kraft"
+	MetadataZooKeeper = "zookeeper"
+)
+
+// defaultMetadataMode is the metadata mode a coordinator profile assumes:
+// ZooKeeper up to 3.2 (KRaft was early access in 2.8 and not for
+// production before 3.3), KRaft from 3.3 (KIP-833 marked it
+// production-ready in 3.3; 3.3–3.9 clusters run either, and a scenario says
+// metadata.mode: zookeeper for one that still runs ZooKeeper) and the only
+// mode from 4.0 (KIP-500: ZooKeeper removed).
+func defaultMetadataMode(p profileInfo) string {
+	if p.atLeast(3, 3) {
+		return MetadataKRaft
+	}
+	return MetadataZooKeeper
+}
+
+// metadataModeErr says why a profile cannot run in the mode ("" = it can):
+// KRaft arrived in 2.8 (KIP-500, early access; broker.session.timeout.ms,
+// KafkaConfig.scala 2.8.0), ZooKeeper mode is gone in 4.0.
+func metadataModeErr(p profileInfo, mode string) string {
+	switch {
+	case mode == MetadataKRaft && !p.atLeast(2, 8):
+		return fmt.Sprintf("profile %s has no KRaft mode (KIP-500 arrived in Kafka 2.8)", p.name)
+	case mode == MetadataZooKeeper && p.atLeast(4, 0):
+		return fmt.Sprintf("profile %s has no ZooKeeper mode (Kafka 4.0 removed it; KRaft only)", p.name)
+	}
+	return ""
+}
+
+// setMetadataMode sets the mode's session timeout to its default and makes
+// it the failover delay: how long the controller takes to notice a dead
+// broker (KafkaConfig.scala: ZkSessionTimeoutMs = 6000 @2.4.0, 18000 @2.5.0
+// (KIP-537); BrokerSessionTimeoutMs = 9000 @2.8.0 … @3.9.0,
+// KRaftConfigs v8.0.0).
+func setMetadataMode(p profileInfo, c *Coordinator, mode string) {
+	c.MetadataMode = mode
+	c.ZkSessionTimeout, c.BrokerSessionTimeout = 0, 0
+	if mode == MetadataKRaft {
+		c.BrokerSessionTimeout = 9000 * time.Millisecond
+		c.FailoverDelay = c.BrokerSessionTimeout
+		return
+	}
+	c.ZkSessionTimeout = 18000 * time.Millisecond
+	if !p.atLeast(2, 5) {
+		c.ZkSessionTimeout = 6000 * time.Millisecond
+	}
+	c.FailoverDelay = c.ZkSessionTimeout
 }
 
 // versionEras maps the Kafka releases users type to the era profile that
@@ -199,7 +280,10 @@ var versionEras = []struct {
 	{"kafka-2.7", [2]int{2, 7}, [2]int{2, 7}},
 	{"kafka-2.8", [2]int{2, 8}, [2]int{2, 8}},
 	{"kafka-3.0", [2]int{3, 0}, [2]int{3, 1}},
-	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 3}},
+	{"kafka-3.2", [2]int{3, 2}, [2]int{3, 2}},
+	// 3.3.0–3.3.1: KAFKA-13891 (client), KAFKA-14201 (broker); 3.3.2 is a
+	// patch era (patchEras).
+	{"kafka-3.3", [2]int{3, 3}, [2]int{3, 3}},
 	// 3.4: KAFKA-14009 and KAFKA-14201 (broker), KIP-792 (client).
 	{"kafka-3.4", [2]int{3, 4}, [2]int{3, 4}},
 	// 3.5 and 3.6 clients are the same model (KAFKA-12639 came in 3.5).
@@ -223,6 +307,7 @@ var patchEras = []struct {
 	{"kafka-2.6.1", [2]int{2, 6}, 1, 3},
 	{"kafka-2.7.2", [2]int{2, 7}, 2, 2},
 	{"kafka-2.8.1", [2]int{2, 8}, 1, 2},
+	{"kafka-3.3.2", [2]int{3, 3}, 2, 2},
 }
 
 // errNotVersion: the name is not written as a Kafka version at all.

@@ -58,7 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{"too many members", strings.Replace(minimal, "members: 2", "members: 100001", 1), "f.yaml:6: groups[0].members: must be between 1 and 100000, got 100001"},
 		{"unknown topic", strings.Replace(minimal, "[orders]", "[orders, refunds]", 1), `f.yaml:7: groups[0].subscribe[1]: unknown topic "refunds"`},
 		{"unknown profile", minimal + `    client: {profile: kafka-9}
-`, `f.yaml:8: groups[0].client.profile: unknown profile "kafka-9"; valid profiles: kafka-0.10, kafka-2.3, kafka-2.3.0, kafka-2.4, kafka-2.5, kafka-2.6, kafka-2.6.1, kafka-2.7, kafka-2.7.2, kafka-2.8, kafka-2.8.1, kafka-2.x, kafka-3.0, kafka-3.2, kafka-3.3, kafka-3.4, kafka-3.6, kafka-3.7, kafka-3.8, kafka-3.9, kafka-3.x, kafka-4.0, kafka-4.1, kafka-4.2, kafka-4.3, kafka-4.x`},
+`, `f.yaml:8: groups[0].client.profile: unknown profile "kafka-9"; valid profiles: kafka-0.10, kafka-2.3, kafka-2.3.0, kafka-2.4, kafka-2.5, kafka-2.6, kafka-2.6.1, kafka-2.7, kafka-2.7.2, kafka-2.8, kafka-2.8.1, kafka-2.x, kafka-3.0, kafka-3.2, kafka-3.3, kafka-3.3.2, kafka-3.4, kafka-3.6, kafka-3.7, kafka-3.8, kafka-3.9, kafka-3.x, kafka-4.0, kafka-4.1, kafka-4.2, kafka-4.3, kafka-4.x`},
 		{"fault member out of range", minimal + `faults:
   - {at: 1s, crash: g-2}
 `, `f.yaml:9: faults[0].crash: member "g-2" does not exist: group g has members g-0 to g-1`},
@@ -180,6 +180,8 @@ coordinator: &coord
   append.error.probability: 0.01
   append.error: NOT_ENOUGH_REPLICAS
   request.time: {dist: uniform, min: 1ms, max: 3ms}
+  metadata.mode: kraft
+  broker.session.timeout.ms: 12000
 network:
   latency: {dist: exponential, min: 1ms, mean: 3ms}
   loss: 0.25
@@ -239,7 +241,8 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, "full.yaml", s.Source)
 	assert.Equal(t, Coordinator{Brokers: 5, Profile: "kafka-2.8", InitialRebalanceDelay: 100 * ms,
 		MinSessionTimeout: 1000 * ms, MaxSessionTimeout: 60000 * ms, MaxSize: 50, LoadTime: 2 * time.Second,
-		FailoverDelay: 9 * time.Second, AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
+		FailoverDelay: 12 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 12 * time.Second,
+		AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
 		OffsetsCommitTimeout: 4 * time.Second, AppendErrorProbability: 0.01, AppendError: "NOT_ENOUGH_REPLICAS",
 		RequestTime: Dist{Kind: DistUniform, Min: ms, Max: 3 * ms}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistExponential, Min: ms, Mean: 3 * ms}, Loss: 0.25}, s.Network)
@@ -269,19 +272,19 @@ func TestRoundTripEveryKey(t *testing.T) {
 
 	sec := time.Second
 	want := []Fault{
-		{At: 60 * sec, Kind: FaultCrash, Target: "pay-ments-3", Line: 52},
-		{At: 60 * sec, Kind: FaultCoordinatorFailover, Target: "pay-ments", Line: 59},
-		{At: 70 * sec, Kind: FaultRestart, Target: "pay-ments-3", Line: 53},
-		{At: 80 * sec, Kind: FaultPause, Target: "pay-ments-4", For: 15 * sec, Line: 54},
-		{At: 90 * sec, Kind: FaultSlowPoll, Target: "pay-ments-5", For: 400 * sec, Line: 55},
-		{At: 100 * sec, Kind: FaultPartition, Peers: [2]string{"pay-ments-6", "coordinator"}, For: 20 * sec, Line: 56},
-		{At: 130 * sec, Kind: FaultLoss, Loss: 0.05, For: 30 * sec, Line: 57},
-		{At: 160 * sec, Kind: FaultLatency, Latency: Dist{Kind: DistUniform, Min: 100 * ms, Max: 300 * ms}, For: 30 * sec, Line: 58},
-		{At: 220 * sec, Kind: FaultLeave, Target: "other-0", Line: 60},
-		{At: 240 * sec, Kind: FaultJoin, Target: "pay-ments", Line: 61},
-		{At: 250 * sec, Kind: FaultCrash, Target: "pay-ments-7", Line: 62},
-		{At: 260 * sec, Kind: FaultRollingRestart, Target: "pay-ments", Interval: 10 * sec, Downtime: 2 * sec, Line: 51},
-		{At: 290 * sec, Kind: FaultAddPartitions, Target: "orders", Partitions: 30, Line: 63},
+		{At: 60 * sec, Kind: FaultCrash, Target: "pay-ments-3", Line: 54},
+		{At: 60 * sec, Kind: FaultCoordinatorFailover, Target: "pay-ments", Line: 61},
+		{At: 70 * sec, Kind: FaultRestart, Target: "pay-ments-3", Line: 55},
+		{At: 80 * sec, Kind: FaultPause, Target: "pay-ments-4", For: 15 * sec, Line: 56},
+		{At: 90 * sec, Kind: FaultSlowPoll, Target: "pay-ments-5", For: 400 * sec, Line: 57},
+		{At: 100 * sec, Kind: FaultPartition, Peers: [2]string{"pay-ments-6", "coordinator"}, For: 20 * sec, Line: 58},
+		{At: 130 * sec, Kind: FaultLoss, Loss: 0.05, For: 30 * sec, Line: 59},
+		{At: 160 * sec, Kind: FaultLatency, Latency: Dist{Kind: DistUniform, Min: 100 * ms, Max: 300 * ms}, For: 30 * sec, Line: 60},
+		{At: 220 * sec, Kind: FaultLeave, Target: "other-0", Line: 62},
+		{At: 240 * sec, Kind: FaultJoin, Target: "pay-ments", Line: 63},
+		{At: 250 * sec, Kind: FaultCrash, Target: "pay-ments-7", Line: 64},
+		{At: 260 * sec, Kind: FaultRollingRestart, Target: "pay-ments", Interval: 10 * sec, Downtime: 2 * sec, Line: 53},
+		{At: 290 * sec, Kind: FaultAddPartitions, Target: "orders", Partitions: 30, Line: 65},
 	}
 	assert.Equal(t, want, s.Faults)
 
@@ -334,7 +337,8 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Seed)
 	assert.Equal(t, Coordinator{Brokers: 3, Profile: "kafka-3.x", InitialRebalanceDelay: 3 * time.Second,
 		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute, MaxSize: math.MaxInt32,
-		FailoverDelay: 9 * time.Second, AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
+		FailoverDelay: 9 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 9 * time.Second,
+		AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistConstant, Value: ms}}, s.Network)
 	assert.Equal(t, "kafka-3.x", s.Groups[0].Client.Profile)
 	assert.Equal(t, Workload{PollInterval: Dist{Kind: DistConstant, Value: 100 * ms},
@@ -486,7 +490,7 @@ func TestInterfaceExample(t *testing.T) {
 
 func TestProfileNames(t *testing.T) {
 	assert.Equal(t, []string{"kafka-0.10", "kafka-2.3", "kafka-2.3.0", "kafka-2.4", "kafka-2.5", "kafka-2.6", "kafka-2.6.1", "kafka-2.7", "kafka-2.7.2", "kafka-2.8",
-		"kafka-2.8.1", "kafka-2.x", "kafka-3.0", "kafka-3.2", "kafka-3.3", "kafka-3.4", "kafka-3.6", "kafka-3.7", "kafka-3.8", "kafka-3.9", "kafka-3.x",
+		"kafka-2.8.1", "kafka-2.x", "kafka-3.0", "kafka-3.2", "kafka-3.3", "kafka-3.3.2", "kafka-3.4", "kafka-3.6", "kafka-3.7", "kafka-3.8", "kafka-3.9", "kafka-3.x",
 		"kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-4.x"}, ProfileNames())
 }
 

@@ -62,17 +62,39 @@ type Coordinator struct {
 	MaxSize               int           // group.max.size
 	LoadTime              time.Duration // load.time
 	// FailoverDelay (failover.delay) is how long after a broker dies its
-	// coordinator role moves: KRaft's broker.session.timeout.ms (9 s), the
-	// controller fencing a broker that stopped heartbeating.
+	// coordinator role moves: the session of the dead broker with the
+	// cluster's metadata service ends and the controller moves its
+	// partition leaderships. By default it is that session timeout:
+	// broker.session.timeout.ms (KRaft) or zookeeper.session.timeout.ms
+	// (ZooKeeper), per MetadataMode.
 	FailoverDelay time.Duration
+	// MetadataMode (metadata.mode) is how the cluster keeps its metadata:
+	// "zookeeper" (ZooKeeper mode: brokers register ephemeral znodes, the
+	// default up to 3.2) or "kraft" (KRaft mode, KIP-500: brokers heartbeat
+	// to the controller quorum; production-ready from 3.3, KIP-833, and the
+	// only mode from 4.0).
+	MetadataMode string
+	// ZkSessionTimeout is zookeeper.session.timeout.ms (6000 until 2.4,
+	// 18000 from 2.5, KIP-537); BrokerSessionTimeout is
+	// broker.session.timeout.ms (9000, KRaft, 2.8+). Only the one of the
+	// MetadataMode is used; the other is 0.
+	ZkSessionTimeout     time.Duration
+	BrokerSessionTimeout time.Duration
 
 	// The group-record append to __consumer_offsets (storeGroup): how long
 	// it takes (append.latency, plus the record's size over
 	// append.bandwidth), when the broker gives up on it
 	// (offsets.commit.timeout.ms; 0 = never), and how often it fails
 	// (append.error.probability) with which log error (append.error).
-	AppendLatency          Dist
-	AppendBandwidth        int64
+	AppendLatency   Dist
+	AppendBandwidth int64
+	// AppendLinger is group.coordinator.append.linger.ms of the Java group
+	// coordinator (kafka-4.0 and later): writes wait this long in a batch
+	// before they are appended. 5 ms in 4.0–4.1; from 4.2 the default is
+	// -1, adaptive (AppendLingerAdaptive), which the model runs as 0.
+	// 0 for the Scala coordinator (≤ 3.9), which has no linger.
+	AppendLinger           time.Duration
+	AppendLingerAdaptive   bool
 	OffsetsCommitTimeout   time.Duration
 	AppendErrorProbability float64
 	AppendError            string

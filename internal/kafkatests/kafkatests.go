@@ -37,6 +37,8 @@ var Classes = []string{
 	"ClassicGroupTest", "GenericGroupTest",
 	// broker: KIP-848 consumer groups (model/coordinator/consumer).
 	"CurrentAssignmentBuilderTest", "ConsumerGroupTest", "ConsumerGroupMemberTest",
+	// broker: the Java coordinators' runtime (write batching, append linger).
+	"CoordinatorRuntimeTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
 	// client network layer.

@@ -311,7 +311,7 @@ var profileAliases = []struct{ alias, target string }{
 	{"kafka-4.x", "kafka-4.3"},
 	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
 	{"kafka-2.8.1", "kafka-2.8"}, // the 2.8.1 broker's KAFKA-12890; the kafka-2.8 consumer is 2.8.1's
-
+	{"kafka-3.3.2", "kafka-3.2"}, // 3.3.2 reverted KAFKA-13891 (the broker side of 3.3.2 is KAFKA-14009)
 }
 
 // lookupBehaviour resolves a profile name (or alias) to its row: the one

@@ -48,6 +48,12 @@ type Config struct {
 	// REQUEST_TIMED_OUT. Required when AppendErrorProbability > 0. The
 	// caller sees it mapped as in storeGroup (mapAppendError).
 	AppendError protocol.ErrorCode
+	// AppendLinger is group.coordinator.append.linger.ms of the Java group
+	// coordinator (4.x profiles; the Scala coordinator appends each write
+	// on its own and ignores it): a write opens a batch that is flushed
+	// this long after, and the writes made meanwhile join it (linger.go).
+	// 0: no linger (the adaptive linger of 4.2+, -1, is 0 here).
+	AppendLinger time.Duration
 	// Rand is the broker's random stream for AppendLatency draws and
 	// AppendErrorProbability. It may be nil when AppendErrorProbability is
 	// 0 and AppendLatency is nil or ignores its argument (a constant).

@@ -74,19 +74,23 @@ type appendOp struct {
 // of it.
 func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *Output) {
 	op.gen = g.generation
-	d, errc := b.drawAppend(g, &op.rec)
+	// With the Java coordinator's append linger the record waits in the
+	// open batch until its flush (linger.go); the append starts then.
+	flush := b.batchFlush(now, g)
+	wait := time.Duration(flush - now)
+	d, errc := b.drawAppend(g, &op.rec, wait)
 	op.errc = errc
-	n := len(g.appends)
-	if d == 0 && n == 0 {
+	n := len(g.log.appends)
+	if d == 0 && n == 0 && wait == 0 {
 		b.completeAppend(now, g, op, out)
 		return
 	}
-	at := now.Add(d)
+	at := flush.Add(d)
 	if n > 0 {
-		at = max(at, g.appends[n-1].timer.at)
+		at = max(at, g.log.appends[n-1].timer.at)
 	}
 	op.timer = timer{id: -1, kind: tkAppend, g: g}
-	g.appends = append(g.appends, op)
+	g.log.appends = append(g.log.appends, op)
 	b.schedule(&op.timer, at)
 }
 
@@ -95,8 +99,11 @@ func (b *Broker) storeGroup(now protocol.Instant, g *group, op *appendOp, out *O
 // answers NOT_ENOUGH_REPLICAS at once (the leader rejects the write) and
 // the others after some wait; here every outcome arrives after the drawn
 // latency. A latency over offsets.commit.timeout.ms is the DelayedProduce
-// expiring: REQUEST_TIMED_OUT at the timeout.
-func (b *Broker) drawAppend(g *group, rec *GroupRecord) (time.Duration, protocol.ErrorCode) {
+// expiring: REQUEST_TIMED_OUT at the timeout. wait is the time the record
+// spends in the open batch before the append starts (the Java
+// coordinator's linger); the timeout counts from the write, wait included
+// (the write event's offsets.commit.timeout.ms).
+func (b *Broker) drawAppend(g *group, rec *GroupRecord, wait time.Duration) (time.Duration, protocol.ErrorCode) {
 	var d time.Duration
 	if b.cfg.AppendLatency != nil {
 		d = max(b.cfg.AppendLatency.Draw(b.cfg.Rand), 0)
@@ -108,10 +115,10 @@ func (b *Broker) drawAppend(g *group, rec *GroupRecord) (time.Duration, protocol
 	if p := b.cfg.AppendErrorProbability; p > 0 && b.cfg.Rand.Float64() < p {
 		errc = b.cfg.AppendError
 	}
-	if t := b.cfg.AppendTimeout; t > 0 && d > t {
+	if t := b.cfg.AppendTimeout; t > 0 && wait+d > t {
 		// Deviation: a timed-out append is in the leader's log and may
 		// still be committed later; here it is never persisted.
-		d, errc = t, protocol.RequestTimedOut
+		d, errc = max(t-wait, 0), protocol.RequestTimedOut
 	}
 	return d, errc
 }
@@ -121,10 +128,10 @@ func (b *Broker) drawAppend(g *group, rec *GroupRecord) (time.Duration, protocol
 // always the head).
 func (b *Broker) onAppendTimer(now protocol.Instant, t *timer, out *Output) {
 	g := t.g
-	check(len(g.appends) > 0 && &g.appends[0].timer == t, "onAppendTimer: not the oldest append")
-	op := g.appends[0]
-	g.appends[0] = nil
-	g.appends = g.appends[1:]
+	check(len(g.log.appends) > 0 && &g.log.appends[0].timer == t, "onAppendTimer: not the oldest append")
+	op := g.log.appends[0]
+	g.log.appends[0] = nil
+	g.log.appends = g.log.appends[1:]
 	b.completeAppend(now, g, op, out)
 }
 
@@ -135,7 +142,7 @@ func (b *Broker) completeAppend(now protocol.Instant, g *group, op *appendOp, ou
 	if op.errc == protocol.None {
 		b.persist(g, op.rec, out)
 	}
-	errc := mapAppendError(op.errc)
+	errc := b.mapAppendError(op.errc)
 	switch op.kind {
 	case appendSync:
 		b.onSyncGroupStored(now, g, op, errc, out)
@@ -229,9 +236,9 @@ func (b *Broker) onStaticMemberStored(now protocol.Instant, g *group, op *append
 // NOT_COORDINATOR, modelled here (the revert is moot: the group is
 // unloaded).
 func (b *Broker) dropAppends(g *group, out *Output) {
-	for i, op := range g.appends {
+	for i, op := range g.log.appends {
 		b.cancel(&op.timer)
-		g.appends[i] = nil
+		g.log.appends[i] = nil
 		if op.kind != appendStatic {
 			continue
 		}
@@ -243,7 +250,27 @@ func (b *Broker) dropAppends(g *group, out *Output) {
 			GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
 			Leader: op.currentLeader, MemberID: protocol.UnknownMemberIDValue}, out)
 	}
-	g.appends = g.appends[:0]
+	g.log.appends = g.log.appends[:0]
+}
+
+// mapAppendError maps a raw log-append error to the error a caller sees:
+// Scala's storeGroup mapping (mapAppendError) or, for the Java coordinator
+// (4.x), GroupMetadataManager.appendGroupMetadataErrorToResponseError
+// (v8.0.0 5839-5858, unchanged to v8.3.0; every classic-group append
+// callback uses it): REQUEST_TIMED_OUT → COORDINATOR_NOT_AVAILABLE (Scala:
+// REBALANCE_IN_PROGRESS), and NOT_ENOUGH_REPLICAS_AFTER_APPEND, not in its
+// list, passes through unchanged (Scala: COORDINATOR_NOT_AVAILABLE).
+func (b *Broker) mapAppendError(e protocol.ErrorCode) protocol.ErrorCode {
+	if !b.feat.javaClassic {
+		return mapAppendError(e)
+	}
+	switch e {
+	case protocol.UnknownTopicOrPartition, protocol.NotEnoughReplicas, protocol.RequestTimedOut:
+		return protocol.CoordinatorNotAvailable
+	case protocol.NotLeaderOrFollower, protocol.KafkaStorageError:
+		return protocol.NotCoordinator
+	}
+	return e
 }
 
 // mapAppendError mirrors storeGroup's putCacheCallback error mapping

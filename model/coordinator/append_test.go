@@ -303,58 +303,80 @@ func TestStaticRestartFailoverDuringAppend(t *testing.T) {
 // The leader's SyncGroup append fails: the parked members get the error as
 // storeGroup maps it (GroupMetadataManagerTest.testStoreGroupErrorMapping)
 // and a rebalance starts (doSyncGroup's callback → maybePrepareRebalance).
+// The Java coordinator (4.x) maps with appendGroupMetadataErrorToResponseError
+// (GroupMetadataManager v8.0.0 5839-5858): REQUEST_TIMED_OUT is
+// COORDINATOR_NOT_AVAILABLE there, and NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+// which it does not list, passes through.
 //
 // Kafka: GroupMetadataManagerTest.testStoreGroupErrorMapping @3.6.1
+// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @4.0.0
 func TestSyncGroupAppendErrorMapping(t *testing.T) {
 	cases := []struct {
-		raw, want protocol.ErrorCode
+		raw, want, java protocol.ErrorCode
 	}{
-		{protocol.UnknownTopicOrPartition, protocol.CoordinatorNotAvailable},
-		{protocol.NotEnoughReplicas, protocol.CoordinatorNotAvailable},
-		{protocol.NotEnoughReplicasAfterAppend, protocol.CoordinatorNotAvailable},
-		{protocol.NotLeaderOrFollower, protocol.NotCoordinator},
-		{protocol.KafkaStorageError, protocol.NotCoordinator},
-		{protocol.RequestTimedOut, protocol.RebalanceInProgress},
+		{protocol.UnknownTopicOrPartition, protocol.CoordinatorNotAvailable, protocol.CoordinatorNotAvailable},
+		{protocol.NotEnoughReplicas, protocol.CoordinatorNotAvailable, protocol.CoordinatorNotAvailable},
+		{protocol.NotEnoughReplicasAfterAppend, protocol.CoordinatorNotAvailable, protocol.NotEnoughReplicasAfterAppend},
+		{protocol.NotLeaderOrFollower, protocol.NotCoordinator, protocol.NotCoordinator},
+		{protocol.KafkaStorageError, protocol.NotCoordinator, protocol.NotCoordinator},
+		{protocol.RequestTimedOut, protocol.RebalanceInProgress, protocol.CoordinatorNotAvailable},
 	}
 	for _, tc := range cases {
-		t.Run(tc.raw.String(), func(t *testing.T) {
-			assert.Equal(t, tc.want, mapAppendError(tc.raw))
-			f, lat := appendFixture(t, "kafka-3.x", func(c *Config) {
-				c.Rand = rand.New(rand.NewPCG(1, 2))
-				c.AppendError = tc.raw
+		for _, profile := range []string{"kafka-3.x", "kafka-4.0", "kafka-4.x"} {
+			want := tc.want
+			if profile != "kafka-3.x" {
+				want = tc.java
+			}
+			t.Run(profile+"/"+tc.raw.String(), func(t *testing.T) {
+				f, lat := appendFixture(t, profile, func(c *Config) {
+					c.Rand = rand.New(rand.NewPCG(1, 2))
+					c.AppendError = tc.raw
+				})
+				assert.Equal(t, want, f.b.mapAppendError(tc.raw))
+				l, fo := f.twoMembers()
+				f.b.cfg.AppendErrorProbability = 1
+				lat.d = testAppend
+				require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
+				require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID)))
+				replies := f.advance(testAppend)
+				require.Len(t, replies, 2)
+				assert.Equal(t, want, syncResp(t, replyOn(t, replies, 1)).Error)
+				assert.Equal(t, want, syncResp(t, replyOn(t, replies, 2)).Error)
+				assert.Empty(t, f.out.Persist)
+				assert.Equal(t, PreparingRebalance, f.state())
+				ev := f.events(protocol.EvRebalanceStart)
+				require.Len(t, ev, 1)
+				assert.Equal(t, "append-error", ev[0].Reason)
 			})
-			l, fo := f.twoMembers()
-			f.b.cfg.AppendErrorProbability = 1
-			lat.d = testAppend
-			require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
-			require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID)))
-			replies := f.advance(testAppend)
-			require.Len(t, replies, 2)
-			assert.Equal(t, tc.want, syncResp(t, replyOn(t, replies, 1)).Error)
-			assert.Equal(t, tc.want, syncResp(t, replyOn(t, replies, 2)).Error)
-			assert.Empty(t, f.out.Persist)
-			assert.Equal(t, PreparingRebalance, f.state())
-			ev := f.events(protocol.EvRebalanceStart)
-			require.Len(t, ev, 1)
-			assert.Equal(t, "append-error", ev[0].Reason)
-		})
+		}
 	}
 }
 
 // offsets.commit.timeout.ms: an append slower than the timeout fails with
-// REQUEST_TIMED_OUT at the timeout → REBALANCE_IN_PROGRESS.
+// REQUEST_TIMED_OUT at the timeout → REBALANCE_IN_PROGRESS (Scala,
+// storeGroup's putCacheCallback @3.6.1), COORDINATOR_NOT_AVAILABLE (Java,
+// appendGroupMetadataErrorToResponseError @v8.0.0).
+//
+// Kafka: GroupMetadataManagerTest.testJoinGroupAppendErrorConversion @4.0.0
 func TestAppendTimeout(t *testing.T) {
-	f, lat := appendFixture(t, "kafka-3.x", func(c *Config) { c.AppendTimeout = 5 * time.Second })
-	l, fo := f.twoMembers()
-	lat.d = 10 * time.Second
-	require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID)))
-	require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
-	assert.Empty(t, f.advance(5*time.Second-1))
-	replies := f.advance(1)
-	require.Len(t, replies, 2)
-	assert.Equal(t, protocol.RebalanceInProgress, syncResp(t, replyOn(t, replies, 1)).Error)
-	assert.Equal(t, protocol.RebalanceInProgress, syncResp(t, replyOn(t, replies, 2)).Error)
-	assert.Equal(t, PreparingRebalance, f.state())
+	for _, tc := range []struct {
+		profile string
+		want    protocol.ErrorCode
+	}{{"kafka-3.x", protocol.RebalanceInProgress}, {"kafka-4.0", protocol.CoordinatorNotAvailable}, {"kafka-4.x", protocol.CoordinatorNotAvailable}} {
+		t.Run(tc.profile, func(t *testing.T) {
+			f, lat := appendFixture(t, tc.profile, func(c *Config) { c.AppendTimeout = 5 * time.Second })
+			l, fo := f.twoMembers()
+			lat.d = 10 * time.Second
+			require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID)))
+			require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
+			assert.Empty(t, f.advance(5*time.Second-1))
+			replies := f.advance(1)
+			require.Len(t, replies, 2)
+			assert.Equal(t, tc.want, syncResp(t, replyOn(t, replies, 1)).Error)
+			assert.Equal(t, tc.want, syncResp(t, replyOn(t, replies, 2)).Error)
+			assert.Equal(t, PreparingRebalance, f.state())
+		})
+	}
 }
 
 // The Empty-group record at generation bump is fire-and-forget: persisted
@@ -412,8 +434,8 @@ func TestAppendBandwidth(t *testing.T) {
 	f.b.cfg.AppendBytesPerSecond = size // one second
 	require.Empty(t, f.send(2, syncReq(fo.MemberID, fo.GenerationID)))
 	require.Empty(t, f.send(1, syncReq(l.MemberID, l.GenerationID, as...)))
-	require.Len(t, g.appends, 1)
-	assert.Equal(t, f.now.Add(time.Second), g.appends[0].timer.at)
+	require.Len(t, g.log.appends, 1)
+	assert.Equal(t, f.now.Add(time.Second), g.log.appends[0].timer.at)
 	assert.Empty(t, f.advance(time.Second-1))
 	assert.Len(t, f.advance(1), 2)
 	assert.Equal(t, Stable, f.state())

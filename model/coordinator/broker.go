@@ -185,6 +185,8 @@ func (b *Broker) fireTimers(now protocol.Instant, inclusive bool, out *Output) {
 			b.onGroupLoaded(t.at, t.who.(*partition), out)
 		case tkAppend:
 			b.onAppendTimer(t.at, t, out)
+		case tkLinger:
+			b.onFlush(t.g, out)
 		}
 	}
 }
@@ -316,6 +318,7 @@ func (b *Broker) stopGroup(g *group, out *Output) {
 	b.cancel(&g.join)
 	g.joinKind = joinNone
 	b.cancel(&g.sync)
+	b.dropBatch(g, out)
 	b.dropAppends(g, out)
 }
 

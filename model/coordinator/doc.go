@@ -49,7 +49,8 @@
 //	| kafka-2.8.1 | x | x | x | x | x | x | x |   |   |   | ok  |   |
 //	| kafka-3.0   | x | x | x | x | x | x | x | x |   |   | UNKNOWN_MEMBER_ID |   |
 //	| kafka-3.2   | x | x | x | x | x | x | x | x | x |   | UNKNOWN_MEMBER_ID |   |
-//	| kafka-3.3   | = kafka-3.2 (the name of the client's KAFKA-13891 profile) |
+//	| kafka-3.3   | x | x | x | x | x | x | x | x | x |   | ok (KAFKA-14201, 3.3.0) |   |
+//	| kafka-3.3.2 | = kafka-3.4 (KAFKA-14009 is in 3.3.2) |
 //	| kafka-3.4   | x | x | x | x | x | x | x | x | x | x | ok (KAFKA-14201) |   |
 //	| kafka-3.6 … kafka-3.9, kafka-3.x | = kafka-3.4 (the Scala coordinator; the Java module stays opt-in) |
 //	| kafka-4.0 … kafka-4.3, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
@@ -86,6 +87,13 @@
 // replacement and answers the mapped error); the Empty record is
 // fire-and-forget. Resign drops outstanding appends, so a failover loads the
 // last completed record. See append.go.
+//
+// The Java coordinator (4.x) batches writes: with Config.AppendLinger
+// (group.coordinator.append.linger.ms) a write opens a batch flushed one
+// linger later; the group-record append starts at the flush, a successful
+// OffsetCommit is answered then, and a Heartbeat, LeaveGroup or failed
+// OffsetCommit that arrives while a batch is open waits for it. See
+// linger.go.
 //
 // # Deterministic rules replacing Kafka's hash-map order
 //

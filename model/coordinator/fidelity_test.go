@@ -48,16 +48,16 @@ func TestNewMemberParkedInJoinNotExpiredBefore22(t *testing.T) {
 }
 
 // KAFKA-14009 (3.3.2/3.4.0): a rejoin takes the request's session and
-// rebalance timeouts. Before, GroupMetadata.updateMember (2.8.1 521-534)
-// keeps the member's first ones, for a dynamic rejoin and a static restart
-// alike.
+// rebalance timeouts. Before, GroupMetadata.updateMember (2.8.1 521-534,
+// 3.3.1 527-540) keeps the member's first ones, for a dynamic rejoin and a
+// static restart alike; 3.3.2's updateMember (527-544) takes them.
 //
 // Kafka: GroupCoordinatorTest.staticMemberRejoinWithUpdatedSessionAndRebalanceTimeoutsAndPersistChange @3.6.1
 func TestRejoinUpdatesTimeoutsFrom34(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
 		updated bool
-	}{{"kafka-3.2", false}, {"kafka-3.4", true}, {"kafka-3.x", true}} {
+	}{{"kafka-3.2", false}, {"kafka-3.3", false}, {"kafka-3.3.2", true}, {"kafka-3.4", true}, {"kafka-3.x", true}} {
 		t.Run(tc.profile+"/dynamic", func(t *testing.T) {
 			f := newFixture(t, tc.profile)
 			ids, gen := f.stableGroup(1)
@@ -231,16 +231,18 @@ func TestStaticRestartBeforeSyncRebalancesAtSyncDeadline(t *testing.T) {
 
 // OffsetCommit with generation -1 to an Empty group: accepted whatever
 // member id or instance id it carries (validateOffsetCommit, 3.6.1
-// GroupCoordinator.scala 989-993; KAFKA-14201, 3.4.0; doCommitOffsets
-// ≤2.8 had the same branch). 3.0–3.3 validated the member first
-// (UNKNOWN_MEMBER_ID).
+// GroupCoordinator.scala 989-993; KAFKA-14201, first released in 3.3.0:
+// GroupCoordinator.scala 3.3.0 985-989; doCommitOffsets ≤2.8 had the same
+// branch). 3.0–3.2 validated the member first (UNKNOWN_MEMBER_ID,
+// GroupCoordinator.scala 3.2.0 983-997).
 //
 // Kafka: GroupCoordinatorTest.testManualCommitOffsetShouldNotValidateMemberIdAndInstanceId @3.6.1
 func TestManualCommitToEmptyGroup(t *testing.T) {
 	for _, tc := range []struct {
 		profile string
 		want    protocol.ErrorCode
-	}{{"kafka-2.8", protocol.None}, {"kafka-3.2", protocol.UnknownMemberID}, {"kafka-3.4", protocol.None}, {"kafka-3.x", protocol.None}} {
+	}{{"kafka-2.8", protocol.None}, {"kafka-3.2", protocol.UnknownMemberID}, {"kafka-3.3", protocol.None}, {"kafka-3.3.2", protocol.None},
+		{"kafka-3.4", protocol.None}, {"kafka-3.x", protocol.None}} {
 		t.Run(tc.profile, func(t *testing.T) {
 			f := newFixture(t, tc.profile)
 			ids, _ := f.stableGroup(1)
@@ -255,3 +257,46 @@ func TestManualCommitToEmptyGroup(t *testing.T) {
 }
 
 var _ = time.Second
+
+// A KIP-394 pending member whose second JoinGroup arrives after the group's
+// last member left, the group still PreparingRebalance with no member: the
+// protocol check passes (GroupMetadata.supportsProtocols,
+// `memberProtocols.exists(supportedProtocols(_) == members.size)`, whose
+// counts default to 0: GroupMetadata.scala 2.3.0 419-424, 3.6.1 473-478;
+// ClassicGroup.supportsProtocols `getOrDefault(name, 0) == members.size()`,
+// v8.0.0 1103-1111), so the member is added, the join completes and it
+// leads the next generation; it is not told INCONSISTENT_GROUP_PROTOCOL.
+//
+// It extends the Kafka tests of supportsProtocols, which cover Empty and
+// non-empty groups only:
+//
+// Kafka: GroupMetadataTest.testSupportsProtocols @3.6.1
+// Kafka: ClassicGroupTest.testSupportsProtocols @4.0.0
+func TestPendingMemberJoinsGroupWithNoMember(t *testing.T) {
+	for _, profile := range []string{"kafka-2.3", "kafka-2.8", "kafka-3.x", "kafka-4.0", "kafka-4.x"} {
+		t.Run(profile, func(t *testing.T) {
+			f := newFixture(t, profile)
+			ids, gen := f.stableGroup(1)
+			// A second member's first JoinGroup (v5): a pending id.
+			nr := dynamicJoin("")
+			nr.Version = 5
+			pj := joinResp(t, only(t, f.send(2, nr), 2))
+			require.Equal(t, protocol.MemberIDRequired, pj.Error)
+			// The leader rejoins (PreparingRebalance, waiting for the
+			// pending id), then leaves: no member is left.
+			require.Empty(t, f.send(1, dynamicJoin(ids[0])))
+			require.Equal(t, PreparingRebalance, f.state())
+			replyOn(t, f.send(3, leaveReq(protocol.LeaveGroupMember{MemberID: ids[0]})), 3)
+			require.Equal(t, PreparingRebalance, f.state())
+			require.Empty(t, f.b.Members(testGroup))
+			nr2 := dynamicJoin(pj.MemberID)
+			nr2.Version = 5
+			jr := joinResp(t, replyOn(t, f.send(2, nr2), 2))
+			require.Equal(t, protocol.None, jr.Error, "not INCONSISTENT_GROUP_PROTOCOL")
+			assert.Equal(t, gen+1, jr.GenerationID)
+			assert.Equal(t, pj.MemberID, jr.Leader)
+			assert.Equal(t, []string{pj.MemberID}, f.b.Members(testGroup))
+			assert.Equal(t, CompletingRebalance, f.state())
+		})
+	}
+}

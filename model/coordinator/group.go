@@ -140,9 +140,8 @@ type group struct {
 	sync    timer
 	syncGen int32
 
-	// appends are the outstanding group-record appends, oldest first
-	// (append.go); empty with a zero-latency configuration.
-	appends []*appendOp
+	// log is the group's writes to its __consumer_offsets partition.
+	log groupLog
 
 	// failover: loaded by a failover and not every member has
 	// resynchronised yet (trace attribution only, see prepareRebalance).
@@ -158,6 +157,19 @@ type failoverSync struct {
 	unsynced int  // members that have not
 }
 
+// groupLog is a group's writes to its __consumer_offsets partition:
+// storeGroup's outstanding appends and the Java coordinator's open batch.
+type groupLog struct {
+	// appends are the outstanding group-record appends, oldest first
+	// (append.go); empty with a zero-latency configuration.
+	appends []*appendOp
+	// batch is the flush of the open write batch of the Java coordinator's
+	// append linger (armed: a batch is open), held the responses it
+	// releases (linger.go).
+	batch timer
+	held  []Reply
+}
+
 func newGroup(id string, part *partition) *group {
 	g := &group{
 		id:          id,
@@ -170,6 +182,7 @@ func newGroup(id string, part *partition) *group {
 	}
 	g.join = timer{id: -1, kind: tkJoin, g: g}
 	g.sync = timer{id: -1, kind: tkSync, g: g}
+	g.log.batch = timer{id: -1, kind: tkLinger, g: g}
 	return g
 }
 
@@ -357,7 +370,12 @@ func (g *group) supportsProtocols(protocolType string, protocols []protocol.Grou
 		return false
 	}
 	for i := range protocols {
-		if g.supportedByAll(protocols[i].Name) {
+		// supportedProtocols(name) == members.size: the counts default to
+		// 0, so with no member (PreparingRebalance after the last member
+		// left, a KIP-394 pending id still to join) every protocol passes
+		// (GroupMetadata.supportsProtocols 3.6.1 473-478;
+		// ClassicGroup.supportsProtocols v8.0.0 1103-1111).
+		if g.supported[protocols[i].Name] == len(g.members) {
 			return true
 		}
 	}

@@ -221,3 +221,53 @@ func TestLoadingBefore20(t *testing.T) {
 		})
 	}
 }
+
+// A static member restarts while its first JoinGroup is still parked (the
+// group PreparingRebalance): Scala's replaceStaticMember keeps the member
+// object, still new (MemberMetadata.isNew), so its heartbeat expiry at the
+// session timeout removes it although it is awaiting join
+// (GroupMetadata.replaceStaticMember 3.6.1 316-337,
+// MemberMetadata.hasSatisfiedHeartbeat). Java's builds a new
+// ClassicGroupMember whose isNew is false (ClassicGroup.replaceStaticMember
+// v8.0.0 542-590, ClassicGroupMember v8.0.0 120), which a parked JoinGroup
+// keeps alive: it is in the next generation.
+//
+// Source: ClassicGroup.replaceStaticMember (v8.0.0), GroupMetadata.replaceStaticMember (3.6.1).
+func TestJavaStaticRestartOfNewMemberIsNotNew(t *testing.T) {
+	for _, tc := range []struct {
+		profile string
+		kept    bool
+	}{{"kafka-3.x", false}, {"kafka-4.0", true}, {"kafka-4.x", true}} {
+		t.Run(tc.profile, func(t *testing.T) {
+			f := newFixture(t, tc.profile)
+			ids, gen := f.stableGroup(1)
+			// A new static member with a long rebalance timeout: the
+			// rebalance it starts waits 4 s for the old member to rejoin.
+			sj := staticJoin("", "inst")
+			sj.RebalanceTimeout = 8 * defaultRebalanceTimeout
+			require.Empty(t, f.send(2, sj))
+			require.Equal(t, PreparingRebalance, f.state())
+			f.advance(100 * time.Millisecond)
+			// It restarts before its first JoinGroup is answered.
+			replies := f.send(3, staticJoin("", "inst"))
+			require.Equal(t, protocol.FencedInstanceID, joinResp(t, only(t, replies, 2)).Error)
+			// The old member heartbeats (not rejoining) past the
+			// restarted member's session timeout.
+			for i := 0; i < 8; i++ {
+				f.advance(defaultSessionTimeout / 4)
+				replyOn(t, f.send(1, hbReq(ids[0], gen)), 1)
+			}
+			require.Equal(t, PreparingRebalance, f.state())
+			assert.Equal(t, tc.kept, len(f.b.Members(testGroup)) == 2, "restarted member kept past its session timeout")
+			replies = f.advance(8 * defaultRebalanceTimeout)
+			if tc.kept {
+				jr := joinResp(t, only(t, replies, 3))
+				assert.Equal(t, protocol.None, jr.Error)
+				assert.Equal(t, gen+1, jr.GenerationID)
+				return
+			}
+			assert.Empty(t, replies)
+			assert.Equal(t, Empty, f.state())
+		})
+	}
+}

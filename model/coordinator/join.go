@@ -446,6 +446,15 @@ func (b *Broker) replaceStaticMember(g *group, m *member, newID, clientID string
 	delete(g.byID, oldID)
 	m.id = newID
 	g.byID[newID] = m
+	if b.feat.javaClassic {
+		// Java builds a new ClassicGroupMember, whose isNew is false
+		// (ClassicGroup.replaceStaticMember v8.0.0 570-582, ClassicGroupMember
+		// v8.0.0 120): a member restarting while its first JoinGroup is
+		// parked is no longer new, and its parked JoinGroup keeps it alive.
+		// Scala keeps the same MemberMetadata (isNew too): it expires at the
+		// session timeout (GroupMetadata.replaceStaticMember 3.6.1 316-337).
+		m.isNew = false
+	}
 	if g.leader == oldID {
 		g.leader = newID
 	}

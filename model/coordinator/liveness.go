@@ -138,7 +138,13 @@ func (b *Broker) heartbeatResponse(errc protocol.ErrorCode) protocol.Response {
 // handleHeartbeat mirrors GroupCoordinator.handleHeartbeat (3.6.1, §12.8).
 // The hot path: no allocation when the answer is NONE.
 func (b *Broker) handleHeartbeat(now protocol.Instant, conn Conn, corr uint64, r *protocol.HeartbeatRequest, out *Output) {
-	b.reply(out, conn, corr, b.heartbeatResponse(b.heartbeat(now, conn, r)))
+	resp := b.heartbeatResponse(b.heartbeat(now, conn, r))
+	if b.lingers() {
+		// A Heartbeat writes nothing: it waits for the open batch (linger.go).
+		b.replyAfterWrite(now, b.ownedGroup(r.GroupID), false, out, conn, corr, resp)
+		return
+	}
+	b.reply(out, conn, corr, resp)
 }
 
 func (b *Broker) heartbeat(now protocol.Instant, conn Conn, r *protocol.HeartbeatRequest) protocol.ErrorCode {
@@ -216,7 +222,9 @@ func (b *Broker) handleLeaveGroup(now protocol.Instant, conn Conn, corr uint64, 
 			break
 		}
 	}
-	b.reply(out, conn, corr, resp)
+	// Answered after the open batch, if any (the Empty-group record a
+	// leave may write has joined it): linger.go.
+	b.replyAfterWrite(now, g, false, out, conn, corr, resp)
 }
 
 // leaveOne handles one member of a batch LeaveGroup.
@@ -250,11 +258,19 @@ func (b *Broker) leaveOne(now protocol.Instant, g *group, lm *protocol.LeaveGrou
 func (b *Broker) handleOffsetCommit(now protocol.Instant, conn Conn, corr uint64, r *protocol.OffsetCommitRequest, out *Output) {
 	// Auto-commit makes this the second most frequent request: the NONE
 	// answer is one shared read-only response, as for heartbeats.
-	if errc := b.offsetCommit(now, conn, r, out); errc != protocol.None {
-		b.reply(out, conn, corr, &protocol.OffsetCommitResponse{Error: errc})
-	} else {
-		b.reply(out, conn, corr, &b.ocOK)
+	errc := b.offsetCommit(now, conn, r, out)
+	var resp protocol.Response = &b.ocOK
+	if errc != protocol.None {
+		resp = &protocol.OffsetCommitResponse{Error: errc}
 	}
+	if b.lingers() {
+		// The Java coordinator: a commit writes its offsets into the open
+		// batch and is answered at its flush; a failed one writes nothing
+		// and waits for an open batch (linger.go).
+		b.replyAfterWrite(now, b.ownedGroup(r.GroupID), errc == protocol.None, out, conn, corr, resp)
+		return
+	}
+	b.reply(out, conn, corr, resp)
 }
 
 func (b *Broker) offsetCommit(now protocol.Instant, conn Conn, r *protocol.OffsetCommitRequest, out *Output) protocol.ErrorCode {

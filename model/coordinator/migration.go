@@ -44,6 +44,11 @@ func (b *Broker) RemoveForUpgrade(_ protocol.Instant, groupID string, out *Outpu
 			Error: protocol.RebalanceInProgress, GenerationID: protocol.NoGeneration, MemberID: m.id}, out)
 		b.maybeInvokeSyncCallback(m, &protocol.SyncGroupResponse{Error: protocol.RebalanceInProgress}, out)
 	}
+	// Answers held for the open batch (linger.go) go out now: the
+	// partition stays with this coordinator, so its writes complete
+	// (deviation: at the conversion, not at the batch's flush).
+	b.cancel(&g.log.batch)
+	b.onFlush(g, out)
 	b.stopGroup(g, out)
 	b.becomeDead(g, out)
 	p.group = nil

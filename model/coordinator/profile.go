@@ -50,8 +50,10 @@ type features struct {
 	// member list with skipAssignment=true (3.2.0).
 	skipAssignment bool
 	// updateTimeoutsOnRejoin: a known member's rejoin takes the request's
-	// session and rebalance timeouts (KAFKA-14009, 3.3.2/3.4.0); before,
-	// GroupMetadata.updateMember (2.8.1 521-534) keeps the first ones.
+	// session and rebalance timeouts (KAFKA-14009, 3.3.2/3.4.0:
+	// GroupMetadata.updateMember 3.3.2 527-544); before,
+	// GroupMetadata.updateMember (2.8.1 521-534, 3.3.1 527-540) keeps the
+	// first ones.
 	updateTimeoutsOnRejoin bool
 	// removeDropsPending: GroupMetadata.remove also drops a KIP-394 pending
 	// id (3.0.0, commit 5dae3648abd), so a pending id rejected for
@@ -63,8 +65,9 @@ type features struct {
 	rejectRemovesStatic bool
 	// commitEmptyNeedsMember: an OffsetCommit with generation -1 and a member
 	// id to an Empty group goes through validateCurrentMember (→
-	// UNKNOWN_MEMBER_ID) (3.0.0–3.3.x, commit 5dae3648abd); before and since
-	// KAFKA-14201 (3.4.0) it is accepted as a simple commit.
+	// UNKNOWN_MEMBER_ID) (3.0.0–3.2.x, commit 5dae3648abd); before and since
+	// KAFKA-14201 (3.3.0: GroupCoordinator.validateOffsetCommit 3.3.0
+	// 985-989, and 3.4.0) it is accepted as a simple commit.
 	commitEmptyNeedsMember bool
 
 	// javaClassic: classic groups are served by the Java group coordinator
@@ -86,7 +89,12 @@ type features struct {
 	//   - SyncGroup while the partition loads is answered
 	//     COORDINATOR_LOAD_IN_PROGRESS (the runtime's error), not
 	//     REBALANCE_IN_PROGRESS;
-	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION.
+	//   - JoinGroup v0–v1 are gone (KIP-896, KAFKA-18269): UNSUPPORTED_VERSION;
+	//   - a static member replaced while its first JoinGroup is parked is
+	//     no longer new (replaceStaticMember builds a member with isNew
+	//     false), so the parked JoinGroup keeps it alive;
+	//   - append errors are mapped by appendGroupMetadataErrorToResponseError
+	//     (Broker.mapAppendError): REQUEST_TIMED_OUT → COORDINATOR_NOT_AVAILABLE.
 	javaClassic bool
 	// kafka8653V0RebalanceTimeoutZero: KAFKA-8653, broker 2.3.0 only: a
 	// JoinGroup v0 (no rebalance-timeout field) gets the generated schema's
@@ -157,9 +165,10 @@ var profileTable = func() []profileSpec {
 	v30.removeDropsPending, v30.commitEmptyNeedsMember = true, true
 	v32 := v30
 	v32.skipAssignment = true
-	v34 := v32
-	v34.updateTimeoutsOnRejoin = true  // KAFKA-14009 (3.3.2, 3.4.0)
-	v34.commitEmptyNeedsMember = false // KAFKA-14201 (3.4.0)
+	v33 := v32
+	v33.commitEmptyNeedsMember = false // KAFKA-14201 (3.3.0; GroupCoordinator.scala 3.3.0 985-989)
+	v34 := v33
+	v34.updateTimeoutsOnRejoin = true // KAFKA-14009 (3.3.2, 3.4.0; GroupMetadata.scala 3.3.2 527-544)
 	// 4.0: group.coordinator.new.enable defaults to true (GroupCoordinatorConfig
 	// v8.0.0 64); 3.8/3.9 keep the Scala coordinator (default false).
 	v40 := v34
@@ -181,7 +190,8 @@ var profileTable = func() []profileSpec {
 		{"kafka-2.x", v28}, // = kafka-2.8 (2.8.0): no KAFKA-12890 fix
 		{"kafka-3.0", v30},
 		{"kafka-3.2", v32},
-		{"kafka-3.3", v32}, // the client's KAFKA-13891 profile; no broker change 3.2 → 3.3.1
+		{"kafka-3.3", v33},   // 3.3.0–3.3.1: KAFKA-14201 (and the client's KAFKA-13891)
+		{"kafka-3.3.2", v34}, // 3.3.2: KAFKA-14009 too; no other group-coordinator change 3.3.2 → 3.4.0
 		{"kafka-3.4", v34},
 		{"kafka-3.6", v34},
 		{"kafka-3.7", v34}, // the Java module is opt-in in 3.7; the Scala coordinator is the default
@@ -190,7 +200,7 @@ var profileTable = func() []profileSpec {
 		{"kafka-3.x", v34}, // = kafka-3.6 (Scala coordinator, the 3.x default)
 		{"kafka-4.0", v40}, // Java GroupMetadataManager classic groups (confluentinc/kafka v8.0.0)
 		{"kafka-4.1", v40}, // no classic-group change 4.0 → 4.3 (v8.1.0 … v8.3.0)
-		{"kafka-4.2", v40},
+		{"kafka-4.2", v40}, // the append linger's default becomes adaptive (Config.AppendLinger; scenario defaults)
 		{"kafka-4.3", v40},
 		{"kafka-4.x", v40}, // = kafka-4.3
 	}

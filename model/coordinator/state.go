@@ -80,6 +80,9 @@ func (c Config) Validate() error {
 	if c.AppendBytesPerSecond < 0 {
 		errs = append(errs, fmt.Errorf("coordinator: AppendBytesPerSecond %d < 0", c.AppendBytesPerSecond))
 	}
+	if c.AppendLinger < 0 {
+		errs = append(errs, fmt.Errorf("coordinator: group.coordinator.append.linger.ms %v < 0", c.AppendLinger))
+	}
 	if c.AppendTimeout < 0 {
 		errs = append(errs, fmt.Errorf("coordinator: offsets.commit.timeout.ms %v < 0", c.AppendTimeout))
 	}

@@ -21,6 +21,9 @@ const (
 	// tkAppend: completion of a group-record append (storeGroup's
 	// DelayedProduce, see append.go).
 	tkAppend
+	// tkLinger: the flush of the group's open write batch (the Java
+	// coordinator's append linger, linger.go).
+	tkLinger
 )
 
 // timer is one armed deadline. It is embedded in the object it belongs to,
