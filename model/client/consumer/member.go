@@ -324,14 +324,17 @@ func (m *Member) Response(now protocol.Instant, r *protocol.ConsumerGroupHeartbe
 		}
 		m.maybeReconcile(now, out)
 	case protocol.NotCoordinator, protocol.CoordinatorNotAvailable:
+		// onFailedAttempt zeroes the heartbeat timer, reset() the backoff:
+		// the next heartbeat goes as soon as the coordinator is found.
+		// Kafka: AbstractHeartbeatRequestManager.onErrorResponse @v8.0.0, @v8.3.0
 		m.coordKnown = false
-		m.attempts, m.backoffTil, m.sentFull = 0, now, false
+		m.attempts, m.backoffTil, m.nextHB, m.sentFull = 0, now, now, false
 	case protocol.CoordinatorLoadInProgress:
 		m.failed(now)
 	case protocol.FencedMemberEpoch, protocol.UnknownMemberID:
 		m.transition(Fenced, out)
 		m.epoch = 0
-		m.attempts, m.backoffTil, m.sentFull = 0, now, false
+		m.attempts, m.backoffTil, m.nextHB, m.sentFull = 0, now, now, false
 		m.lose(out)
 		if !m.cbWaiting {
 			m.join(out)
