@@ -146,7 +146,7 @@ func TestConsumerCrashTimeline(t *testing.T) {
 	assert.Equal(t, lastHB+45*time.Second, removed, "fenced at last heartbeat + session timeout")
 	gained := map[protocol.TopicPartition]bool{}
 	for _, m := range []string{"g-0", "g-2"} {
-		var hb, got time.Duration
+		var hb, got, committed time.Duration
 		for _, e := range tr {
 			at := time.Duration(e.At)
 			if at <= removed {
@@ -154,6 +154,9 @@ func TestConsumerCrashTimeline(t *testing.T) {
 			}
 			if hb == 0 && e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == m {
 				hb = at
+			}
+			if committed == 0 && got == 0 && e.Kind == tracing.EvDeliver && !e.Req && e.API == protocol.APIOffsetCommit && e.Node == m {
+				committed = at
 			}
 			if e.Kind == protocol.EvRevoked && e.Node == m {
 				t.Errorf("%s revoked %v at %v: survivors keep their partitions", m, e.Partitions, at)
@@ -170,10 +173,15 @@ func TestConsumerCrashTimeline(t *testing.T) {
 		}
 		require.NotZero(t, hb, m)
 		assert.LessOrEqual(t, hb, removed+5*time.Second, "%s heartbeats within one interval", m)
-		// The response comes back after the 1 ms latency; the assignment is
-		// applied at the next poll() (poll.interval 10 ms).
+		// The response comes back after the 1 ms latency; the
+		// reconciliation starts at the next poll() (poll.interval 10 ms)
+		// with the auto-commit of the owned partitions
+		// (signalReconciliationStarted), and the assignment is applied
+		// when the commit is answered.
 		assert.GreaterOrEqual(t, got, hb+time.Millisecond, m)
-		assert.LessOrEqual(t, got, hb+time.Millisecond+10*time.Millisecond, m)
+		require.NotZero(t, committed, "%s commits before it reconciles", m)
+		assert.LessOrEqual(t, committed, got, m)
+		assert.LessOrEqual(t, committed, hb+time.Millisecond+10*time.Millisecond+2*time.Millisecond, m, "the commit: 1 ms each way")
 	}
 	assert.Len(t, gained, 4, "the dead member's partitions, and only those, moved")
 	for _, p := range before["g-1"] {
