@@ -81,7 +81,7 @@ func EffectiveConfig(sc *scenario.Scenario) Config {
 			cc["group.consumer.heartbeat.interval.ms"] = ms(c.ConsumerHeartbeatInterval)
 			cc["group.consumer.max.size"] = c.ConsumerMaxSize
 			cc["group.consumer.assignors"] = c.ConsumerAssignors
-			if c.ConsumerProfile == "kafka-4.3" {
+			if c.ConsumerProfile >= "kafka-4.3" { // KIP-1263 (4.3+); the names sort in release order
 				cc["group.consumer.assignment.interval.ms"] = ms(c.ConsumerAssignmentInterval)
 			}
 		}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -80,16 +81,36 @@ func (d *decoder) groupProtocol(f *fields, path string, p profileInfo, c *Client
 	return nil
 }
 
+// consumerPatches are the patch releases whose consumer-group coordinator
+// has fixes its minor's first release lacks (backports on the 4.0, 4.1 and
+// 4.3 branches of confluentinc/kafka, read against each branch's "Bump
+// version to" commits): a version kafka-MAJOR.MINOR.PATCH with PATCH ≥
+// First gets Profile (the last row that applies).
+var consumerPatches = []struct {
+	Profile string
+	Minor   [2]int
+	First   int
+}{
+	{"kafka-4.0.2", [2]int{4, 0}, 2}, // KAFKA-19546 (7ba7f5eb05) and KAFKA-19449 (7ed2403653) in 4.0.2
+	{"kafka-4.1.1", [2]int{4, 1}, 1}, // KAFKA-19546 (e76213e182) in 4.1.1, not 4.1.0
+	{"kafka-4.1.2", [2]int{4, 1}, 2}, // KAFKA-19449 (77dd47d310) in 4.1.2
+	{"kafka-4.3.2", [2]int{4, 3}, 2}, // KAFKA-20601 (fec5c19c37) on the 4.3 branch after 4.3.1
+}
+
 // consumerProfile is the consumer-group coordinator era of a broker
-// profile: kafka-4.0 … kafka-4.3 (kafka-4.x is kafka-4.3), else "".
+// profile: kafka-4.0 … kafka-4.4 (kafka-4.x is kafka-4.4), or the patch
+// profile of a version string (consumerPatches), else "".
 func consumerProfile(p profileInfo) string {
 	if !p.atLeast(4, 0) {
 		return ""
 	}
-	if p.name == "kafka-4.x" {
-		return "kafka-4.3"
+	name := fmt.Sprintf("kafka-%d.%d", p.major, p.minor)
+	for _, pp := range consumerPatches {
+		if pp.Minor == [2]int{p.major, p.minor} && p.patch >= pp.First {
+			name = pp.Profile
+		}
 	}
-	return p.name
+	return name
 }
 
 // consumerCoordinatorDefaults are GroupCoordinatorConfig's defaults

@@ -68,7 +68,41 @@ func TestConsumerKeys(t *testing.T) {
 
 	s, err = Parse("f.yaml", []byte(strings.Replace(consumerYAML("", ""), "kafka-4.3", "kafka-4.x", 2)))
 	require.NoError(t, err)
-	assert.Equal(t, "kafka-4.3", s.Coordinator.ConsumerProfile)
+	assert.Equal(t, "kafka-4.4", s.Coordinator.ConsumerProfile, "kafka-4.x is the last modelled 4.x release")
+}
+
+// TestConsumerPatchVersions: a patch version gets the consumer-group
+// coordinator fixes its release has (issue 23 item 7a): KAFKA-19546 in
+// 4.0.2 and 4.1.1 (not 4.1.0), KAFKA-19449 in 4.0.2 and 4.1.2, KAFKA-20601
+// on the 4.3 branch after 4.3.1 — each dated by the "Bump version to"
+// commits of confluentinc/kafka's 4.0, 4.1 and 4.3 branches (4.0.2:
+// 27d3284b3d; 4.1.0: 13f70256db; 4.1.1: be816b82d2; 4.1.2: add1569cdc;
+// 4.3.1: 26b251a451). The classic layers keep the minor's era.
+func TestConsumerPatchVersions(t *testing.T) {
+	for _, c := range []struct{ version, consumer string }{
+		{"kafka-4.0.1", "kafka-4.0"},
+		{"kafka-4.0.2", "kafka-4.0.2"},
+		{"kafka-4.0.3", "kafka-4.0.2"},
+		{"kafka-4.1.0", "kafka-4.1"},
+		{"kafka-4.1.1", "kafka-4.1.1"},
+		{"kafka-4.1.2", "kafka-4.1.2"},
+		{"kafka-4.2.1", "kafka-4.2"},
+		{"kafka-4.3.1", "kafka-4.3"},
+		{"kafka-4.3.2", "kafka-4.3.2"},
+		{"kafka-4.4.0", "kafka-4.4"},
+		{"kafka-4.1", "kafka-4.1"},
+	} {
+		src := strings.Replace(consumerYAML("", ""), "profile: kafka-4.3", "profile: "+c.version, 1)
+		s, err := Parse("f.yaml", []byte(src))
+		require.NoError(t, err, c.version)
+		assert.Equal(t, c.consumer, s.Coordinator.ConsumerProfile, c.version)
+		if c.version != "kafka-4.1" {
+			require.NotEmpty(t, s.Notes, c.version)
+			if c.consumer != s.Coordinator.Profile {
+				assert.Contains(t, s.Notes[0], "consumer-group (KIP-848) coordinator by "+c.consumer, c.version)
+			}
+		}
+	}
 }
 
 // TestConsumerKeyErrors: careless and hostile input for the consumer

@@ -367,6 +367,7 @@ func (d *decoder) profile(n *yaml.Node, path string) (profileInfo, error) {
 	}
 	d.notes = append(d.notes, fmt.Sprintf("%s:%d: %s: %s", d.source, n.Line, path, note))
 	p, _ = lookupProfile(era)
+	p.patch = versionPatch(name)
 	return p, nil
 }
 

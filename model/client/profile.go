@@ -248,7 +248,13 @@ var profileTable = withLaterEras([]behaviour{
 // cooperative-sticky], retry.backoff.max.ms 1 s. Rack-aware assignment
 // (KIP-881, 3.5+) needs client.rack and broker racks, which the model
 // does not have.
-var laterEras = []string{"kafka-3.8", "kafka-3.9", "kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3"}
+//
+// 4.4 (branch 4.4 of confluentinc/kafka against v8.3.0): AbstractCoordinator
+// and ConsumerCoordinator changed only where the model has nothing —
+// client.rack metadata comparison (KAFKA-20778), an AuthenticationException
+// on the heartbeat thread (KAFKA-20253), bootstrap DNS resolution
+// (KAFKA-14648, KAFKA-20939), logging; ConsumerConfig defaults unchanged.
+var laterEras = []string{"kafka-3.8", "kafka-3.9", "kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-4.4"}
 
 // withLaterEras appends laterEras to the table, each with the last row's
 // (kafka-3.7) switches.
@@ -266,7 +272,7 @@ func withLaterEras(t []behaviour) []behaviour {
 var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.x", "kafka-2.8"},
 	{"kafka-3.x", "kafka-3.7"},
-	{"kafka-4.x", "kafka-4.3"},
+	{"kafka-4.x", "kafka-4.4"},
 	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
 	{"kafka-2.6.1", "kafka-2.7"}, // 2.6.1 clients have KAFKA-10134 and its retriable-reset side effect
 	{"kafka-2.7.2", "kafka-2.8"}, // 2.7.2 clients have the KAFKA-13214 fix

@@ -227,6 +227,10 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 		}
 		c.groups = append(c.groups, g)
 	}
+	if c.full(g, r.MemberID, r.InstanceID) {
+		c.respond(out, protocol.GroupMaxSizeReached, r.MemberID, r.MemberEpoch)
+		return
+	}
 	m, err := c.lookupMember(now, g, r, out)
 	if err != protocol.None {
 		c.respond(out, err, r.MemberID, r.MemberEpoch)
@@ -353,6 +357,22 @@ func subset(a, b []protocol.TopicPartition) bool {
 func (c *Coordinator) newID(base string) string {
 	c.nextID++
 	return base + "-" + strconv.Itoa(c.nextID)
+}
+
+// full is throwIfConsumerGroupIsFull: group.consumer.max.size reached and
+// the member id (client-generated from 4.0, KIP-1082) not in the group. A
+// static member restarting has a new member id, so before KAFKA-20601 a
+// full group rejects it even though it replaces its old incarnation; from
+// 4.4 an instance id already in the group passes (the replacement, or
+// UNRELEASED_INSTANCE_ID, follows).
+// Kafka: GroupMetadataManager.throwIfConsumerGroupIsFull @v8.0.0, @v8.3.0;
+// 4.4 branch (e6919341bb, GroupMetadataManagerTest.
+// testStaticMemberCanRejoinWhenConsumerGroupIsFull)
+func (c *Coordinator) full(g *Group, memberID, instanceID string) bool {
+	if c.b.staticRejoinWhenFull && instanceID != "" && g.static(instanceID) != nil {
+		return false
+	}
+	return c.cfg.MaxSize > 0 && len(g.members) >= c.cfg.MaxSize && (memberID == "" || g.Member(memberID) == nil)
 }
 
 func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) (*Member, protocol.ErrorCode) {

@@ -220,8 +220,8 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		}
 		id = c.newID(base)
 	}
-	// throwIfConsumerGroupIsFull.
-	if c.cfg.MaxSize > 0 && len(g.members) >= c.cfg.MaxSize && g.Member(id) == nil && (r.GroupInstanceID == "" || g.static(r.GroupInstanceID) == nil) {
+	// throwIfConsumerGroupIsFull (a static member's exemption from 4.4, KAFKA-20601).
+	if c.full(g, id, r.GroupInstanceID) {
 		return fail(protocol.GroupMaxSizeReached, r.MemberID)
 	}
 	if !g.supportsClassicProtocols(r.ProtocolType, r.Protocols) {
