@@ -249,6 +249,8 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 			MaxPollInterval: g.Client.MaxPollInterval,
 			RetryBackoff:    g.Client.RetryBackoff,
 			RetryBackoffMax: g.Client.RetryBackoffMax,
+			// KAFKA-20332 (4.3.0): revocations start from poll() only.
+			RevokeFromPollOnly: scenario.ProfileAtLeast(g.Client.Profile, 4, 3),
 		},
 		Brokers:               c.cfg.Brokers,
 		RequestTimeout:        g.Client.RequestTimeout,

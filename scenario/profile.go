@@ -87,6 +87,14 @@ func lookupProfile(name string) (profileInfo, bool) {
 	return profileInfo{}, false
 }
 
+// ProfileAtLeast reports whether a profile name Parse accepted (a
+// Client's or Coordinator's Profile) stands for Kafka major.minor or later;
+// false for a name it does not know.
+func ProfileAtLeast(name string, major, minor int) bool {
+	p, ok := lookupProfile(name)
+	return ok && p.atLeast(major, minor)
+}
+
 // atLeast reports whether the profile's release is major.minor or later.
 func (p profileRow) atLeast(major, minor int) bool {
 	return p.major > major || (p.major == major && p.minor >= minor)

@@ -189,3 +189,40 @@ func TestProcessCommitsAtEveryReconciliation(t *testing.T) {
 		assert.Equal(t, tps(0, 1), p.Member().Owned(), "assigned after the commit")
 	}
 }
+
+// Without auto-commit, from 4.3 (KAFKA-20332) a reconciliation that revokes
+// starts only from the application's poll(); one that only adds may start
+// from the network thread (the heartbeat response). Before 4.3 both start
+// at the response. Kafka: AbstractMembershipManager.maybeReconcile
+// `!canCommit && (autoCommitEnabled || !revokedPartitions.isEmpty())`
+// @v8.3.0 (`autoCommitEnabled && !canCommit` @v8.2.0);
+// ConsumerMembershipManagerTest.testReconcilePartitionsRevokedNoAutoCommitNoCallbacks @v8.3.0.
+func TestRevocationStartsFromPoll43(t *testing.T) {
+	for _, pollOnly := range []bool{false, true} {
+		m := client.New(client.Config{Name: "m0", GroupID: "g", MemberID: "id-0", Topics: []string{"t"}, RevokeFromPollOnly: pollOnly},
+			rand.New(rand.NewPCG(1, 7)))
+		var out client.Output
+		m.CoordinatorFound(0, &out)
+		m.AppPoll(0, &out)
+		out = client.Output{}
+		m.Response(0, &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", MemberEpoch: 1, HeartbeatIntervalMs: 5000,
+			HasAssignment: true, Assignment: tps(0, 1)}, &out)
+		require.Equal(t, client.CallbackAssigned, out.Callback, "adding only: started at the response (pollOnly=%v)", pollOnly)
+		m.CallbackDone(0, &out)
+		m.Response(0, &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", MemberEpoch: 1, HeartbeatIntervalMs: 5000}, &out)
+		require.Equal(t, client.Stable, m.State())
+		out = client.Output{}
+		m.Response(0, &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", MemberEpoch: 2, HeartbeatIntervalMs: 5000,
+			HasAssignment: true, Assignment: tps(0)}, &out)
+		if !pollOnly {
+			require.Equal(t, client.CallbackRevoked, out.Callback, "before 4.3: started at the response")
+			continue
+		}
+		require.Equal(t, client.NoCallback, out.Callback, "4.3: a revocation waits for poll()")
+		require.True(t, m.NeedsPoll())
+		out = client.Output{}
+		m.AppPoll(0, &out)
+		require.Equal(t, client.CallbackRevoked, out.Callback)
+		require.Equal(t, tps(1), out.CallbackParts)
+	}
+}

@@ -67,6 +67,11 @@ type Config struct {
 	// from the application thread's poll() (maybeReconcile(canCommit =
 	// true)) and begins with a commit (signalReconciliationStarted).
 	AutoCommit bool
+	// RevokeFromPollOnly: a reconciliation that revokes partitions starts
+	// only from the application thread's poll(), with or without
+	// auto-commit (KAFKA-20332, 4.3.0: the background thread may start
+	// only one that just adds partitions).
+	RevokeFromPollOnly bool
 }
 
 // Output collects what one call produced.
@@ -393,7 +398,7 @@ func (m *Member) maybeReconcile(now protocol.Instant, out *Output, canCommit boo
 	if m.state != Reconciling || m.cbWaiting || m.reconciling || !m.hasTgt {
 		return
 	}
-	if m.cfg.AutoCommit && !canCommit {
+	if !canCommit && m.pollOnly() {
 		return
 	}
 	var revoked, added []protocol.TopicPartition
@@ -420,7 +425,26 @@ func (m *Member) maybeReconcile(now protocol.Instant, out *Output, canCommit boo
 // NeedsPoll: a reconciliation waits for the application thread's next
 // poll() to start (auto-commit: maybeReconcile(true) from its PollEvent).
 func (m *Member) NeedsPoll() bool {
-	return m.cfg.AutoCommit && m.state == Reconciling && !m.cbWaiting && !m.reconciling && m.hasTgt
+	return m.state == Reconciling && !m.cbWaiting && !m.reconciling && m.hasTgt && m.pollOnly()
+}
+
+// pollOnly: the pending reconciliation may start only from poll()
+// (AMM.maybeReconcile: `autoCommitEnabled && !canCommit` @v8.0.0–v8.2.0;
+// `!canCommit && (autoCommitEnabled || !revokedPartitions.isEmpty())`
+// @v8.3.0, KAFKA-20332).
+func (m *Member) pollOnly() bool {
+	if m.cfg.AutoCommit {
+		return true
+	}
+	if !m.cfg.RevokeFromPollOnly {
+		return false
+	}
+	for _, p := range m.owned {
+		if !slices.Contains(m.target, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // CallbackDone is the application thread finishing the callback it was
