@@ -201,6 +201,15 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 	if maxSize >= 1<<31-1 {
 		maxSize = 0
 	}
+	// The groups' configs (kafka-configs --entity-type groups), one per group id.
+	var groupCfgs []ccoord.GroupConfig
+	for _, g := range w.sc.Groups {
+		if g.Cohort == 0 && g.Configs.Set() {
+			groupCfgs = append(groupCfgs, ccoord.GroupConfig{ID: g.ID, SessionTimeout: g.Configs.SessionTimeout,
+				HeartbeatInterval: g.Configs.HeartbeatInterval, AssignmentInterval: g.Configs.AssignmentInterval,
+				AssignmentIntervalSet: g.Configs.AssignmentIntervalSet})
+		}
+	}
 	cc, err := ccoord.New(ccoord.Config{
 		Name:               b.name,
 		Profile:            ccoord.Profile(c.ConsumerProfile),
@@ -212,6 +221,7 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 		MigrationPolicy:    c.ConsumerMigrationPolicy,
 		ClassicMaxSize:     c.MaxSize,
 		Topics:             topics,
+		Groups:             groupCfgs,
 	})
 	if err != nil {
 		panic("harness: " + err.Error()) // the scenario layer validated the profile

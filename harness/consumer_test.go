@@ -399,3 +399,39 @@ func TestConsumerStaticRestartUnreleased(t *testing.T) {
 	assert.Equal(t, []string{"g-1: UNRELEASED_INSTANCE_ID"}, g.FatalErrors)
 	assert.False(t, res.Summary.Valid)
 }
+
+// TestConsumerGroupConfigs: a group's `configs:` (Kafka's group configs,
+// set with kafka-configs --entity-type groups) replace the broker's
+// group.consumer.session.timeout.ms for that group: a crashed member is
+// fenced consumer.session.timeout.ms (50 s) after its last heartbeat, and
+// the members heartbeat every consumer.heartbeat.interval.ms (6 s).
+// Kafka: GroupMetadataManager.consumerGroupSessionTimeoutMs,
+// consumerGroupHeartbeatIntervalMs @v8.0.0 (GroupMetadataManagerTest.
+// testConsumerGroupDynamicConfigs).
+func TestConsumerGroupConfigs(t *testing.T) {
+	src := testdataText(t, "consumer-timeline.yaml") + "    configs: {consumer.session.timeout.ms: 50000, consumer.heartbeat.interval.ms: 6000}\n" +
+		"faults: [{at: 60s, crash: g-1}]\n"
+	tr := consumerTrace(t, src)
+	var lastHB, prevHB, removed time.Duration
+	var gaps []time.Duration
+	for _, e := range tr {
+		if e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-1" && e.At < sim60s {
+			lastHB = time.Duration(e.At)
+		}
+		if e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-0" && e.At > 30e9 && e.At < sim60s {
+			if prevHB != 0 {
+				gaps = append(gaps, time.Duration(e.At)-prevHB)
+			}
+			prevHB = time.Duration(e.At)
+		}
+		if e.Kind == protocol.EvMemberRemoved && removed == 0 {
+			removed = time.Duration(e.At)
+		}
+	}
+	require.NotZero(t, lastHB)
+	assert.Equal(t, lastHB+50*time.Second, removed, "fenced at last heartbeat + the group's session timeout")
+	require.NotEmpty(t, gaps)
+	for _, g := range gaps {
+		assert.Equal(t, 6*time.Second, g, "the group's heartbeat interval")
+	}
+}

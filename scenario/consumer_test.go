@@ -182,3 +182,44 @@ func TestConsumerKeyErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupConfigsKey: a group's `configs:` are Kafka's group configs
+// (GroupConfig, kafka-configs --entity-type groups): checked as
+// GroupConfigManager.validate does, each within the broker's
+// group.consumer.min/max (GroupConfig.validateValues @v8.0.0, @v8.3.0),
+// the session above the heartbeat interval with an unset key taking the
+// broker's value; consumer.assignment.interval.ms from 4.3 (KAFKA-20251);
+// errors name file, line and field. The effective values are the group's.
+func TestGroupConfigsKey(t *testing.T) {
+	withCfg := func(cfg string) string {
+		return consumerYAML(", group.consumer.max.session.timeout.ms: 90000", "") + "    configs: {" + cfg + "}\n"
+	}
+	s, err := Parse("f.yaml", []byte(withCfg("consumer.session.timeout.ms: 80000, consumer.heartbeat.interval.ms: 6000, consumer.assignment.interval.ms: 0")))
+	require.NoError(t, err)
+	g := &s.Groups[0]
+	assert.Equal(t, GroupConfigs{SessionTimeout: 80 * time.Second, HeartbeatInterval: 6 * time.Second, AssignmentIntervalSet: true}, g.Configs)
+	assert.Equal(t, 80*time.Second, s.SessionTimeout(g))
+	assert.Equal(t, 6*time.Second, s.HeartbeatInterval(g))
+	assert.Equal(t, 45*time.Second, s.Coordinator.ConsumerSessionTimeout, "the broker's own value is unchanged")
+
+	for _, c := range []struct{ name, yaml, want string }{
+		{"session above the broker's max", withCfg("consumer.session.timeout.ms: 95000"),
+			"f.yaml:10: groups[0].configs.consumer.session.timeout.ms: consumer.session.timeout.ms (95000) must lie in the broker's [group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms] = [45000, 90000]"},
+		{"heartbeat below the broker's min", withCfg("consumer.heartbeat.interval.ms: 1000"),
+			"f.yaml:10: groups[0].configs.consumer.heartbeat.interval.ms: consumer.heartbeat.interval.ms (1000) must lie in the broker's [group.consumer.min.heartbeat.interval.ms, group.consumer.max.heartbeat.interval.ms] = [5000, 15000]"},
+		{"session not above heartbeat", strings.Replace(withCfg("consumer.session.timeout.ms: 46000, consumer.heartbeat.interval.ms: 50000"), "max.session.timeout.ms: 90000", "max.session.timeout.ms: 90000, group.consumer.max.heartbeat.interval.ms: 60000", 1),
+			"f.yaml:10: groups[0].configs.consumer.session.timeout.ms: consumer.session.timeout.ms (46000) must be greater than consumer.heartbeat.interval.ms (50000)"},
+		{"assignment interval before 4.3", strings.Replace(withCfg("consumer.assignment.interval.ms: 10"), "kafka-4.3", "kafka-4.2", 2),
+			"f.yaml:10: groups[0].configs.consumer.assignment.interval.ms: not a group config of coordinator.profile kafka-4.2 (KAFKA-20251 added it in Kafka 4.3)"},
+		{"unknown key", withCfg("session.timeout.ms: 10000"),
+			"f.yaml:10: groups[0].configs"},
+		{"a classic broker", strings.Replace(withCfg("consumer.session.timeout.ms: 50000"), "coordinator: {profile: kafka-4.3, group.consumer.max.session.timeout.ms: 90000}", "coordinator: {profile: kafka-3.x}", 1),
+			"groups[0].configs: group configs (consumer.*) need a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is kafka-3.x)"},
+		{"two cohorts disagree", withCfg("consumer.session.timeout.ms: 50000") + "  - {id: g, members: 1, subscribe: [orders], client: {profile: kafka-4.3, group.protocol: consumer}, configs: {consumer.session.timeout.ms: 60000}}\n",
+			"groups[1].configs: group \"g\" already has other configs (groups[0].configs)"},
+	} {
+		_, err := Parse("f.yaml", []byte(c.yaml))
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+	}
+}

@@ -424,3 +424,26 @@ func TestStaticRejoinIntoFullGroup(t *testing.T) {
 		})
 	}
 }
+
+// Group-level configs (kafka-configs --entity-type groups --add-config):
+// a group with consumer.session.timeout.ms / consumer.heartbeat.interval.ms
+// lives by them, another group on the same broker by the broker's
+// group.consumer.* values; 4.3's consumer.assignment.interval.ms gates that
+// group's target computations (0: none). Kafka: GroupMetadataManager.
+// consumerGroupSessionTimeoutMs, consumerGroupHeartbeatIntervalMs @v8.0.0,
+// consumerGroupAssignmentIntervalMs @v8.3.0; GroupMetadataManagerTest.
+// testConsumerGroupDynamicConfigs @v8.0.0 (50000 / 10000 after the update).
+func TestGroupConfigs(t *testing.T) {
+	h := newH(t, "kafka-4.3", func(c *Config) {
+		c.Groups = []GroupConfig{{ID: "g", SessionTimeout: 50 * time.Second, HeartbeatInterval: 7 * time.Second, AssignmentIntervalSet: true}}
+	})
+	r := h.hb(join("A"))
+	assert.Equal(t, int32(7000), r.HeartbeatIntervalMs, "the group's consumer.heartbeat.interval.ms")
+	assert.Equal(t, h.now.Add(50*time.Second), h.c.NextDeadline(), "the group's consumer.session.timeout.ms")
+	r = h.hb(join("B"))
+	assert.Equal(t, h.c.Group("g").Epoch, h.c.Group("g").AssignmentEpoch, "consumer.assignment.interval.ms 0: no batching for g")
+	other := join("X")
+	other.GroupID = "other"
+	r = h.hb(other)
+	assert.Equal(t, int32(5000), r.HeartbeatIntervalMs, "another group: the broker's value")
+}

@@ -316,8 +316,8 @@ func (c *Coordinator) newMember(g *Group, id, instance string, out *Output) *Mem
 // maybeComputeTarget recomputes the target when the group epoch is ahead,
 // under 4.3's batching gate (§2.6).
 func (c *Coordinator) maybeComputeTarget(now protocol.Instant, g *Group, out *Output) {
-	if g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || c.cfg.AssignmentInterval == 0 ||
-		now >= g.assignedAt.Add(c.cfg.AssignmentInterval)) {
+	if iv := c.assignmentInterval(g.ID); g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || iv == 0 ||
+		now >= g.assignedAt.Add(iv)) {
 		c.computeTarget(now, g, out)
 	}
 }
