@@ -36,6 +36,8 @@ var Classes = []string{
 	"CurrentAssignmentBuilderTest", "ConsumerGroupTest", "ConsumerGroupMemberTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
+	// client: the AsyncKafkaConsumer's KIP-848 managers (model/client/consumer).
+	"ConsumerHeartbeatRequestManagerTest", "ConsumerMembershipManagerTest",
 	// client network layer.
 	"NetworkClientTest", "ConsumerNetworkClientTest", "ClusterConnectionStatesTest",
 	// assignors.

@@ -16,8 +16,14 @@
 // thread: a reconciliation that needs one waits for the next AppPoll and
 // then for CallbackDone.
 //
-// Deviations: the commit before revocation (auto-commit) is Process's
-// (process.go), without retries; topic ids are
+// With auto-commit a reconciliation starts only from AppPoll and begins
+// with a commit of the owned partitions (Output.ReconcileStarted; Process
+// sends it); from 4.3 (Config.RevokeFromPollOnly, KAFKA-20332) one that
+// revokes starts only from AppPoll too. A target arriving while a
+// reconciliation runs is reconciled after it is acknowledged.
+//
+// Deviations: the commit at the start of a reconciliation (auto-commit) is
+// Process's (process.go), without retries; topic ids are
 // names (no metadata resolution); the network thread acts at deadlines,
 // not on its 5 s maximum poll wait; close() and the leave options of 4.1
 // (CloseOptions) are one Close.
