@@ -26,6 +26,8 @@ type GroupConfig struct {
 	ID      string         `json:"id"`
 	Members int            `json:"members"`
 	Client  map[string]any `json:"client"`
+	// Configs are the group's configs (scenario `configs:`), when set.
+	Configs map[string]any `json:"configs,omitempty"`
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
@@ -66,6 +68,19 @@ func EffectiveConfig(sc *scenario.Scenario) Config {
 			"enable.auto.commit":            cl.AutoCommit,
 			"auto.commit.interval.ms":       ms(cl.AutoCommitInterval),
 		}})
+		if gc := g.Configs; gc.Set() {
+			m := map[string]any{}
+			if gc.SessionTimeout > 0 {
+				m["consumer.session.timeout.ms"] = ms(gc.SessionTimeout)
+			}
+			if gc.HeartbeatInterval > 0 {
+				m["consumer.heartbeat.interval.ms"] = ms(gc.HeartbeatInterval)
+			}
+			if gc.AssignmentIntervalSet {
+				m["consumer.assignment.interval.ms"] = ms(gc.AssignmentInterval)
+			}
+			cfg.Groups[len(cfg.Groups)-1].Configs = m
+		}
 		if g.Consumer() {
 			// group.protocol=consumer: the broker owns the session, the
 			// heartbeat interval and the assignor (ConsumerConfig rejects
@@ -81,7 +96,7 @@ func EffectiveConfig(sc *scenario.Scenario) Config {
 			cc["group.consumer.heartbeat.interval.ms"] = ms(c.ConsumerHeartbeatInterval)
 			cc["group.consumer.max.size"] = c.ConsumerMaxSize
 			cc["group.consumer.assignors"] = c.ConsumerAssignors
-			if c.ConsumerProfile == "kafka-4.3" {
+			if c.ConsumerProfile >= "kafka-4.3" { // KIP-1263 (4.3+); the names sort in release order
 				cc["group.consumer.assignment.interval.ms"] = ms(c.ConsumerAssignmentInterval)
 			}
 		}

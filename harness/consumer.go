@@ -206,6 +206,15 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 	if maxSize >= 1<<31-1 {
 		maxSize = 0
 	}
+	// The groups' configs (kafka-configs --entity-type groups), one per group id.
+	var groupCfgs []ccoord.GroupConfig
+	for _, g := range w.sc.Groups {
+		if g.Cohort == 0 && g.Configs.Set() {
+			groupCfgs = append(groupCfgs, ccoord.GroupConfig{ID: g.ID, SessionTimeout: g.Configs.SessionTimeout,
+				HeartbeatInterval: g.Configs.HeartbeatInterval, AssignmentInterval: g.Configs.AssignmentInterval,
+				AssignmentIntervalSet: g.Configs.AssignmentIntervalSet})
+		}
+	}
 	cc, err := ccoord.New(ccoord.Config{
 		Name:               b.name,
 		Profile:            ccoord.Profile(c.ConsumerProfile),
@@ -217,6 +226,7 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 		MigrationPolicy:    c.ConsumerMigrationPolicy,
 		ClassicMaxSize:     c.MaxSize,
 		Topics:             topics,
+		Groups:             groupCfgs,
 	})
 	if err != nil {
 		panic("harness: " + err.Error()) // the scenario layer validated the profile
@@ -254,6 +264,8 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 			MaxPollInterval: g.Client.MaxPollInterval,
 			RetryBackoff:    g.Client.RetryBackoff,
 			RetryBackoffMax: g.Client.RetryBackoffMax,
+			// KAFKA-20332 (4.3.0): revocations start from poll() only.
+			RevokeFromPollOnly: scenario.ProfileAtLeast(g.Client.Profile, 4, 3),
 		},
 		Brokers:               c.cfg.Brokers,
 		RequestTimeout:        g.Client.RequestTimeout,

@@ -146,7 +146,7 @@ func TestConsumerCrashTimeline(t *testing.T) {
 	assert.Equal(t, lastHB+45*time.Second, removed, "fenced at last heartbeat + session timeout")
 	gained := map[protocol.TopicPartition]bool{}
 	for _, m := range []string{"g-0", "g-2"} {
-		var hb, got time.Duration
+		var hb, got, committed time.Duration
 		for _, e := range tr {
 			at := time.Duration(e.At)
 			if at <= removed {
@@ -154,6 +154,9 @@ func TestConsumerCrashTimeline(t *testing.T) {
 			}
 			if hb == 0 && e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == m {
 				hb = at
+			}
+			if committed == 0 && got == 0 && e.Kind == tracing.EvDeliver && !e.Req && e.API == protocol.APIOffsetCommit && e.Node == m {
+				committed = at
 			}
 			if e.Kind == protocol.EvRevoked && e.Node == m {
 				t.Errorf("%s revoked %v at %v: survivors keep their partitions", m, e.Partitions, at)
@@ -170,10 +173,15 @@ func TestConsumerCrashTimeline(t *testing.T) {
 		}
 		require.NotZero(t, hb, m)
 		assert.LessOrEqual(t, hb, removed+5*time.Second, "%s heartbeats within one interval", m)
-		// The response comes back after the 1 ms latency; the assignment is
-		// applied at the next poll() (poll.interval 10 ms).
+		// The response comes back after the 1 ms latency; the
+		// reconciliation starts at the next poll() (poll.interval 10 ms)
+		// with the auto-commit of the owned partitions
+		// (signalReconciliationStarted), and the assignment is applied
+		// when the commit is answered.
 		assert.GreaterOrEqual(t, got, hb+time.Millisecond, m)
-		assert.LessOrEqual(t, got, hb+time.Millisecond+10*time.Millisecond, m)
+		require.NotZero(t, committed, "%s commits before it reconciles", m)
+		assert.LessOrEqual(t, committed, got, m)
+		assert.LessOrEqual(t, committed, hb+time.Millisecond+10*time.Millisecond+2*time.Millisecond, m, "the commit: 1 ms each way")
 	}
 	assert.Len(t, gained, 4, "the dead member's partitions, and only those, moved")
 	for _, p := range before["g-1"] {
@@ -390,4 +398,40 @@ func TestConsumerStaticRestartUnreleased(t *testing.T) {
 	g := res.Summary.Groups[0]
 	assert.Equal(t, []string{"g-1: UNRELEASED_INSTANCE_ID"}, g.FatalErrors)
 	assert.False(t, res.Summary.Valid)
+}
+
+// TestConsumerGroupConfigs: a group's `configs:` (Kafka's group configs,
+// set with kafka-configs --entity-type groups) replace the broker's
+// group.consumer.session.timeout.ms for that group: a crashed member is
+// fenced consumer.session.timeout.ms (50 s) after its last heartbeat, and
+// the members heartbeat every consumer.heartbeat.interval.ms (6 s).
+// Kafka: GroupMetadataManager.consumerGroupSessionTimeoutMs,
+// consumerGroupHeartbeatIntervalMs @v8.0.0 (GroupMetadataManagerTest.
+// testConsumerGroupDynamicConfigs).
+func TestConsumerGroupConfigs(t *testing.T) {
+	src := testdataText(t, "consumer-timeline.yaml") + "    configs: {consumer.session.timeout.ms: 50000, consumer.heartbeat.interval.ms: 6000}\n" +
+		"faults: [{at: 60s, crash: g-1}]\n"
+	tr := consumerTrace(t, src)
+	var lastHB, prevHB, removed time.Duration
+	var gaps []time.Duration
+	for _, e := range tr {
+		if e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-1" && e.At < sim60s {
+			lastHB = time.Duration(e.At)
+		}
+		if e.Kind == tracing.EvDeliver && e.Req && e.API == protocol.APIConsumerGroupHeartbeat && e.Peer == "g-0" && e.At > 30e9 && e.At < sim60s {
+			if prevHB != 0 {
+				gaps = append(gaps, time.Duration(e.At)-prevHB)
+			}
+			prevHB = time.Duration(e.At)
+		}
+		if e.Kind == protocol.EvMemberRemoved && removed == 0 {
+			removed = time.Duration(e.At)
+		}
+	}
+	require.NotZero(t, lastHB)
+	assert.Equal(t, lastHB+50*time.Second, removed, "fenced at last heartbeat + the group's session timeout")
+	require.NotEmpty(t, gaps)
+	for _, g := range gaps {
+		assert.Equal(t, 6*time.Second, g, "the group's heartbeat interval")
+	}
 }

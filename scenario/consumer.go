@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -80,16 +81,36 @@ func (d *decoder) groupProtocol(f *fields, path string, p profileInfo, c *Client
 	return nil
 }
 
+// consumerPatches are the patch releases whose consumer-group coordinator
+// has fixes its minor's first release lacks (backports on the 4.0, 4.1 and
+// 4.3 branches of confluentinc/kafka, read against each branch's "Bump
+// version to" commits): a version kafka-MAJOR.MINOR.PATCH with PATCH ≥
+// First gets Profile (the last row that applies).
+var consumerPatches = []struct {
+	Profile string
+	Minor   [2]int
+	First   int
+}{
+	{"kafka-4.0.2", [2]int{4, 0}, 2}, // KAFKA-19546 (7ba7f5eb05) and KAFKA-19449 (7ed2403653) in 4.0.2
+	{"kafka-4.1.1", [2]int{4, 1}, 1}, // KAFKA-19546 (e76213e182) in 4.1.1, not 4.1.0
+	{"kafka-4.1.2", [2]int{4, 1}, 2}, // KAFKA-19449 (77dd47d310) in 4.1.2
+	{"kafka-4.3.2", [2]int{4, 3}, 2}, // KAFKA-20601 (fec5c19c37) on the 4.3 branch after 4.3.1
+}
+
 // consumerProfile is the consumer-group coordinator era of a broker
-// profile: kafka-4.0 … kafka-4.3 (kafka-4.x is kafka-4.3), else "".
+// profile: kafka-4.0 … kafka-4.4 (kafka-4.x is kafka-4.4), or the patch
+// profile of a version string (consumerPatches), else "".
 func consumerProfile(p profileInfo) string {
 	if !p.atLeast(4, 0) {
 		return ""
 	}
-	if p.name == "kafka-4.x" {
-		return "kafka-4.3"
+	name := fmt.Sprintf("kafka-%d.%d", p.major, p.minor)
+	for _, pp := range consumerPatches {
+		if pp.Minor == [2]int{p.major, p.minor} && p.patch >= pp.First {
+			name = pp.Profile
+		}
 	}
-	return p.name
+	return name
 }
 
 // consumerCoordinatorDefaults are GroupCoordinatorConfig's defaults
@@ -236,9 +257,13 @@ func (d *decoder) consumerCoordinator(f *fields, path string, p profileInfo, c *
 
 // SessionTimeout is the session timeout the group entry's members live
 // by: the client's session.timeout.ms, or under the consumer protocol the
-// broker's group.consumer.session.timeout.ms.
+// group's consumer.session.timeout.ms, else the broker's
+// group.consumer.session.timeout.ms.
 func (s *Scenario) SessionTimeout(g *Group) time.Duration {
 	if g.Consumer() {
+		if g.Configs.SessionTimeout > 0 {
+			return g.Configs.SessionTimeout
+		}
 		return s.Coordinator.ConsumerSessionTimeout
 	}
 	return g.Client.SessionTimeout
@@ -246,12 +271,102 @@ func (s *Scenario) SessionTimeout(g *Group) time.Duration {
 
 // HeartbeatInterval is the heartbeat interval of the group entry's
 // members: the client's heartbeat.interval.ms, or under the consumer
-// protocol the broker's group.consumer.heartbeat.interval.ms.
+// protocol the group's consumer.heartbeat.interval.ms, else the broker's
+// group.consumer.heartbeat.interval.ms.
 func (s *Scenario) HeartbeatInterval(g *Group) time.Duration {
 	if g.Consumer() {
+		if g.Configs.HeartbeatInterval > 0 {
+			return g.Configs.HeartbeatInterval
+		}
 		return s.Coordinator.ConsumerHeartbeatInterval
 	}
 	return g.Client.HeartbeatInterval
+}
+
+// GroupConfigs are a group's dynamic configs (KIP-848's GroupConfig, set
+// per group with kafka-configs --entity-type groups --entity-name ID
+// --add-config): consumer.session.timeout.ms and
+// consumer.heartbeat.interval.ms (4.0+), consumer.assignment.interval.ms
+// (4.3+, KAFKA-20251). Zero is unset (the broker's group.consumer.*
+// value); the assignment interval, for which 0 is valid, is set when
+// AssignmentIntervalSet.
+type GroupConfigs struct {
+	SessionTimeout        time.Duration
+	HeartbeatInterval     time.Duration
+	AssignmentInterval    time.Duration
+	AssignmentIntervalSet bool
+}
+
+// Set reports whether any config is set.
+func (c GroupConfigs) Set() bool {
+	return c.SessionTimeout > 0 || c.HeartbeatInterval > 0 || c.AssignmentIntervalSet
+}
+
+// groupConfigs decodes a group's `configs:` and checks them as Kafka's
+// GroupConfigManager.validate does, against the broker's values and bounds
+// (GroupConfig.validateValues @v8.0.0, @v8.3.0: each value within the
+// broker's group.consumer.min/max, the session above the heartbeat
+// interval, a missing key taking the broker's value).
+func (d *decoder) groupConfigs(n *yaml.Node, path string) (GroupConfigs, error) {
+	var gc GroupConfigs
+	f, err := d.mapping(n, path, groupConfigSchema)
+	if err != nil {
+		return gc, err
+	}
+	c := d.coord
+	if c.ConsumerProfile == "" {
+		return gc, d.errf(n, path, "group configs (consumer.*) need a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is %s)", c.Profile)
+	}
+	for _, k := range []struct {
+		key, loKey, hiKey string
+		dst               *time.Duration
+		lo, hi            time.Duration
+	}{
+		{"consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
+			&gc.SessionTimeout, c.ConsumerMinSessionTimeout, c.ConsumerMaxSessionTimeout},
+		{"consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
+			&gc.HeartbeatInterval, c.ConsumerMinHeartbeatInterval, c.ConsumerMaxHeartbeatInterval},
+		{"consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms",
+			&gc.AssignmentInterval, c.ConsumerMinAssignmentInterval, c.ConsumerMaxAssignmentInterval},
+	} {
+		v := f.get(k.key)
+		if v == nil {
+			continue
+		}
+		kp := sub(path, k.key)
+		if k.key == "consumer.assignment.interval.ms" {
+			if !ProfileAtLeast(c.Profile, 4, 3) {
+				return gc, d.errf(v, kp, "not a group config of coordinator.profile %s (KAFKA-20251 added it in Kafka 4.3)", c.Profile)
+			}
+			gc.AssignmentIntervalSet = true
+		}
+		if *k.dst, err = d.millis(v, kp); err != nil {
+			return gc, err
+		}
+		if *k.dst < k.lo || *k.dst > k.hi {
+			return gc, d.errf(v, kp, "%s (%d) must lie in the broker's [%s, %s] = [%d, %d] (kafka-configs would be refused: InvalidConfigurationException)",
+				k.key, k.dst.Milliseconds(), k.loKey, k.hiKey, k.lo.Milliseconds(), k.hi.Milliseconds())
+		}
+		if *k.dst == 0 && k.key != "consumer.assignment.interval.ms" {
+			return gc, d.errf(v, kp, "must be at least 1")
+		}
+	}
+	session, hb := c.ConsumerSessionTimeout, c.ConsumerHeartbeatInterval
+	if gc.SessionTimeout > 0 {
+		session = gc.SessionTimeout
+	}
+	if gc.HeartbeatInterval > 0 {
+		hb = gc.HeartbeatInterval
+	}
+	if session <= hb {
+		k := "consumer.session.timeout.ms"
+		if f.get(k) == nil {
+			k = "consumer.heartbeat.interval.ms"
+		}
+		return gc, d.errf(f.line(k), sub(path, k), "consumer.session.timeout.ms (%d) must be greater than consumer.heartbeat.interval.ms (%d) (a key not set takes the broker's group.consumer.* value)",
+			session.Milliseconds(), hb.Milliseconds())
+	}
+	return gc, nil
 }
 
 // rollingSet decodes a rolling restart's `set:` (ClientChange).

@@ -68,7 +68,41 @@ func TestConsumerKeys(t *testing.T) {
 
 	s, err = Parse("f.yaml", []byte(strings.Replace(consumerYAML("", ""), "kafka-4.3", "kafka-4.x", 2)))
 	require.NoError(t, err)
-	assert.Equal(t, "kafka-4.3", s.Coordinator.ConsumerProfile)
+	assert.Equal(t, "kafka-4.4", s.Coordinator.ConsumerProfile, "kafka-4.x is the last modelled 4.x release")
+}
+
+// TestConsumerPatchVersions: a patch version gets the consumer-group
+// coordinator fixes its release has (issue 23 item 7a): KAFKA-19546 in
+// 4.0.2 and 4.1.1 (not 4.1.0), KAFKA-19449 in 4.0.2 and 4.1.2, KAFKA-20601
+// on the 4.3 branch after 4.3.1 — each dated by the "Bump version to"
+// commits of confluentinc/kafka's 4.0, 4.1 and 4.3 branches (4.0.2:
+// 27d3284b3d; 4.1.0: 13f70256db; 4.1.1: be816b82d2; 4.1.2: add1569cdc;
+// 4.3.1: 26b251a451). The classic layers keep the minor's era.
+func TestConsumerPatchVersions(t *testing.T) {
+	for _, c := range []struct{ version, consumer string }{
+		{"kafka-4.0.1", "kafka-4.0"},
+		{"kafka-4.0.2", "kafka-4.0.2"},
+		{"kafka-4.0.3", "kafka-4.0.2"},
+		{"kafka-4.1.0", "kafka-4.1"},
+		{"kafka-4.1.1", "kafka-4.1.1"},
+		{"kafka-4.1.2", "kafka-4.1.2"},
+		{"kafka-4.2.1", "kafka-4.2"},
+		{"kafka-4.3.1", "kafka-4.3"},
+		{"kafka-4.3.2", "kafka-4.3.2"},
+		{"kafka-4.4.0", "kafka-4.4"},
+		{"kafka-4.1", "kafka-4.1"},
+	} {
+		src := strings.Replace(consumerYAML("", ""), "profile: kafka-4.3", "profile: "+c.version, 1)
+		s, err := Parse("f.yaml", []byte(src))
+		require.NoError(t, err, c.version)
+		assert.Equal(t, c.consumer, s.Coordinator.ConsumerProfile, c.version)
+		if c.version != "kafka-4.1" {
+			require.NotEmpty(t, s.Notes, c.version)
+			if c.consumer != s.Coordinator.Profile {
+				assert.Contains(t, s.Notes[0], "consumer-group (KIP-848) coordinator by "+c.consumer, c.version)
+			}
+		}
+	}
 }
 
 // TestConsumerKeyErrors: careless and hostile input for the consumer
@@ -146,5 +180,46 @@ func TestConsumerKeyErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.True(t, strings.HasPrefix(err.Error(), "f.yaml:"), "names the file and line: %s", err)
 		})
+	}
+}
+
+// TestGroupConfigsKey: a group's `configs:` are Kafka's group configs
+// (GroupConfig, kafka-configs --entity-type groups): checked as
+// GroupConfigManager.validate does, each within the broker's
+// group.consumer.min/max (GroupConfig.validateValues @v8.0.0, @v8.3.0),
+// the session above the heartbeat interval with an unset key taking the
+// broker's value; consumer.assignment.interval.ms from 4.3 (KAFKA-20251);
+// errors name file, line and field. The effective values are the group's.
+func TestGroupConfigsKey(t *testing.T) {
+	withCfg := func(cfg string) string {
+		return consumerYAML(", group.consumer.max.session.timeout.ms: 90000", "") + "    configs: {" + cfg + "}\n"
+	}
+	s, err := Parse("f.yaml", []byte(withCfg("consumer.session.timeout.ms: 80000, consumer.heartbeat.interval.ms: 6000, consumer.assignment.interval.ms: 0")))
+	require.NoError(t, err)
+	g := &s.Groups[0]
+	assert.Equal(t, GroupConfigs{SessionTimeout: 80 * time.Second, HeartbeatInterval: 6 * time.Second, AssignmentIntervalSet: true}, g.Configs)
+	assert.Equal(t, 80*time.Second, s.SessionTimeout(g))
+	assert.Equal(t, 6*time.Second, s.HeartbeatInterval(g))
+	assert.Equal(t, 45*time.Second, s.Coordinator.ConsumerSessionTimeout, "the broker's own value is unchanged")
+
+	for _, c := range []struct{ name, yaml, want string }{
+		{"session above the broker's max", withCfg("consumer.session.timeout.ms: 95000"),
+			"f.yaml:10: groups[0].configs.consumer.session.timeout.ms: consumer.session.timeout.ms (95000) must lie in the broker's [group.consumer.min.session.timeout.ms, group.consumer.max.session.timeout.ms] = [45000, 90000]"},
+		{"heartbeat below the broker's min", withCfg("consumer.heartbeat.interval.ms: 1000"),
+			"f.yaml:10: groups[0].configs.consumer.heartbeat.interval.ms: consumer.heartbeat.interval.ms (1000) must lie in the broker's [group.consumer.min.heartbeat.interval.ms, group.consumer.max.heartbeat.interval.ms] = [5000, 15000]"},
+		{"session not above heartbeat", strings.Replace(withCfg("consumer.session.timeout.ms: 46000, consumer.heartbeat.interval.ms: 50000"), "max.session.timeout.ms: 90000", "max.session.timeout.ms: 90000, group.consumer.max.heartbeat.interval.ms: 60000", 1),
+			"f.yaml:10: groups[0].configs.consumer.session.timeout.ms: consumer.session.timeout.ms (46000) must be greater than consumer.heartbeat.interval.ms (50000)"},
+		{"assignment interval before 4.3", strings.Replace(withCfg("consumer.assignment.interval.ms: 10"), "kafka-4.3", "kafka-4.2", 2),
+			"f.yaml:10: groups[0].configs.consumer.assignment.interval.ms: not a group config of coordinator.profile kafka-4.2 (KAFKA-20251 added it in Kafka 4.3)"},
+		{"unknown key", withCfg("session.timeout.ms: 10000"),
+			"f.yaml:10: groups[0].configs"},
+		{"a classic broker", strings.Replace(withCfg("consumer.session.timeout.ms: 50000"), "coordinator: {profile: kafka-4.3, group.consumer.max.session.timeout.ms: 90000}", "coordinator: {profile: kafka-3.x}", 1),
+			"groups[0].configs: group configs (consumer.*) need a broker that serves consumer groups: coordinator.profile kafka-4.0 or later (is kafka-3.x)"},
+		{"two cohorts disagree", withCfg("consumer.session.timeout.ms: 50000") + "  - {id: g, members: 1, subscribe: [orders], client: {profile: kafka-4.3, group.protocol: consumer}, configs: {consumer.session.timeout.ms: 60000}}\n",
+			"groups[1].configs: group \"g\" already has other configs (groups[0].configs)"},
+	} {
+		_, err := Parse("f.yaml", []byte(c.yaml))
+		require.Error(t, err, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
 	}
 }

@@ -53,6 +53,9 @@ type decoder struct {
 	// checks the coordinator can serve it).
 	consumerAt   *yaml.Node
 	consumerPath string
+	// coord is the decoded coordinator (groups' configs are checked
+	// against its group.consumer.* bounds).
+	coord *Coordinator
 }
 
 // warnf records a warning in the "file:line: path: message" form of errors.

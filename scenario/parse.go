@@ -278,6 +278,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	if s.Coordinator, err = d.coordinator(f.get("coordinator")); err != nil {
 		return nil, err
 	}
+	d.coord = &s.Coordinator
 	if s.Network, err = d.network(f.get("network")); err != nil {
 		return nil, err
 	}
@@ -367,6 +368,7 @@ func (d *decoder) profile(n *yaml.Node, path string) (profileInfo, error) {
 	}
 	d.notes = append(d.notes, fmt.Sprintf("%s:%d: %s: %s", d.source, n.Line, path, note))
 	p, _ = lookupProfile(era)
+	p.patch = versionPatch(name)
 	return p, nil
 }
 
@@ -652,7 +654,20 @@ func (d *decoder) groups(n *yaml.Node, topics []Topic) ([]Group, error) {
 			return nil, d.errf(e, sub(index(path, i), "members"),
 				"group %q has %d members over its %d cohorts, more than %d", g.ID, total, g.Cohort+1, MaxMembers)
 		}
+		// The configs are the group's (one per group id): cohorts share them.
+		for j, o := range out {
+			if o.ID == g.ID && o.Configs.Set() && g.Configs.Set() && o.Configs != g.Configs {
+				return nil, d.errf(e, sub(index(path, i), "configs"), "group %q already has other configs (%s); a group has one set of group configs", g.ID, index(path, j)+".configs")
+			}
+		}
 		out = append(out, g)
+	}
+	for i := range out {
+		for j := range out {
+			if out[j].ID == out[i].ID && out[j].Configs.Set() {
+				out[i].Configs = out[j].Configs
+			}
+		}
 	}
 	return out, nil
 }
@@ -702,6 +717,11 @@ func (d *decoder) group(n *yaml.Node, path string, topics []Topic) (Group, error
 	}
 	if g.Workload, err = d.workload(f.get("workload"), sub(path, "workload")); err != nil {
 		return Group{}, err
+	}
+	if v := f.get("configs"); v != nil && !isNull(v) {
+		if g.Configs, err = d.groupConfigs(v, sub(path, "configs")); err != nil {
+			return Group{}, err
+		}
 	}
 	if v := f.get("start"); v != nil && !isNull(v) {
 		sf, err := d.mapping(v, sub(path, "start"), startSchema)

@@ -12,14 +12,25 @@ import (
 // profileInfo is one accepted profile name and the Kafka release whose
 // defaults and features it stands for. The coarse names stand for the last
 // release of their line that the simulator models: kafka-2.x for 2.8,
-// kafka-3.x for 3.7, kafka-4.x for 4.3.
+// kafka-3.x for 3.7 (3.8 and 3.9 behave as 3.7 on every modelled path),
+// kafka-4.x for 4.4.
+//
+// patch is the patch release a version string named (kafka-4.1.2: 2), -1
+// for a profile name; only the consumer-group (KIP-848) coordinator
+// reads it (consumerProfile): its fixes reached patch releases.
 type profileInfo struct {
+	profileRow
+	patch int
+}
+
+// profileRow is one accepted name and its release.
+type profileRow struct {
 	name         string
 	major, minor int
 }
 
 // profiles is sorted by name, which is also release order.
-var profiles = []profileInfo{
+var profiles = []profileRow{
 	{"kafka-0.10", 0, 10},
 	{"kafka-2.3", 2, 3},
 	{"kafka-2.3.0", 2, 3}, // broker only: KAFKA-8653 (a client profile kafka-2.3.0 is kafka-2.3)
@@ -53,7 +64,8 @@ var profiles = []profileInfo{
 	{"kafka-4.1", 4, 1},
 	{"kafka-4.2", 4, 2},
 	{"kafka-4.3", 4, 3},
-	{"kafka-4.x", 4, 3},
+	{"kafka-4.4", 4, 4},
+	{"kafka-4.x", 4, 4},
 }
 
 // DefaultProfile is the client and coordinator profile of a file that names none.
@@ -72,14 +84,22 @@ func ProfileNames() []string {
 func lookupProfile(name string) (profileInfo, bool) {
 	for _, p := range profiles {
 		if p.name == name {
-			return p, true
+			return profileInfo{profileRow: p, patch: -1}, true
 		}
 	}
 	return profileInfo{}, false
 }
 
+// ProfileAtLeast reports whether a profile name Parse accepted (a
+// Client's or Coordinator's Profile) stands for Kafka major.minor or later;
+// false for a name it does not know.
+func ProfileAtLeast(name string, major, minor int) bool {
+	p, ok := lookupProfile(name)
+	return ok && p.atLeast(major, minor)
+}
+
 // atLeast reports whether the profile's release is major.minor or later.
-func (p profileInfo) atLeast(major, minor int) bool {
+func (p profileRow) atLeast(major, minor int) bool {
 	return p.major > major || (p.major == major && p.minor >= minor)
 }
 
@@ -295,6 +315,7 @@ var versionEras = []struct {
 	{"kafka-4.1", [2]int{4, 1}, [2]int{4, 1}},
 	{"kafka-4.2", [2]int{4, 2}, [2]int{4, 2}},
 	{"kafka-4.3", [2]int{4, 3}, [2]int{4, 3}},
+	{"kafka-4.4", [2]int{4, 4}, [2]int{4, 4}},
 }
 
 // patchEras: patch releases that differ from the minor's first release
@@ -345,10 +366,31 @@ func ResolveVersion(v string) (profile, note string, err error) {
 	}
 	for _, e := range versionEras {
 		if !less(mm, e.First) && !less(e.Last, mm) {
-			return e.Profile, fmt.Sprintf("Kafka %s is modelled by profile %s (the era covering %s)", num, e.Profile, eraSpan(e.First, e.Last)), nil
+			note := fmt.Sprintf("Kafka %s is modelled by profile %s (the era covering %s)", num, e.Profile, eraSpan(e.First, e.Last))
+			if p, ok := lookupProfile(e.Profile); ok {
+				p.patch = versionPatch(v)
+				if c := consumerProfile(p); c != "" && c != e.Profile {
+					note += fmt.Sprintf("; its consumer-group (KIP-848) coordinator by %s", c)
+				}
+			}
+			return e.Profile, note, nil
 		}
 	}
 	return "", "", fmt.Errorf("no profile models Kafka %s; known eras: %s", num, knownEras())
+}
+
+// versionPatch is the patch number of a version string (kafka-4.1.2: 2),
+// -1 when it names none.
+func versionPatch(v string) int {
+	parts := strings.Split(strings.TrimPrefix(strings.TrimPrefix(v, "kafka-"), "kafka"), ".")
+	if len(parts) < 3 {
+		return -1
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func eraSpan(first, last [2]int) string {

@@ -58,7 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{"too many members", strings.Replace(minimal, "members: 2", "members: 100001", 1), "f.yaml:6: groups[0].members: must be between 1 and 100000, got 100001"},
 		{"unknown topic", strings.Replace(minimal, "[orders]", "[orders, refunds]", 1), `f.yaml:7: groups[0].subscribe[1]: unknown topic "refunds"`},
 		{"unknown profile", minimal + `    client: {profile: kafka-9}
-`, `f.yaml:8: groups[0].client.profile: unknown profile "kafka-9"; valid profiles: kafka-0.10, kafka-2.3, kafka-2.3.0, kafka-2.4, kafka-2.5, kafka-2.6, kafka-2.6.1, kafka-2.7, kafka-2.7.2, kafka-2.8, kafka-2.8.1, kafka-2.x, kafka-3.0, kafka-3.2, kafka-3.3, kafka-3.3.2, kafka-3.4, kafka-3.6, kafka-3.7, kafka-3.8, kafka-3.9, kafka-3.x, kafka-4.0, kafka-4.1, kafka-4.2, kafka-4.3, kafka-4.x`},
+`, `f.yaml:8: groups[0].client.profile: unknown profile "kafka-9"; valid profiles: kafka-0.10, kafka-2.3, kafka-2.3.0, kafka-2.4, kafka-2.5, kafka-2.6, kafka-2.6.1, kafka-2.7, kafka-2.7.2, kafka-2.8, kafka-2.8.1, kafka-2.x, kafka-3.0, kafka-3.2, kafka-3.3, kafka-3.3.2, kafka-3.4, kafka-3.6, kafka-3.7, kafka-3.8, kafka-3.9, kafka-3.x, kafka-4.0, kafka-4.1, kafka-4.2, kafka-4.3, kafka-4.4, kafka-4.x`},
 		{"fault member out of range", minimal + `faults:
   - {at: 1s, crash: g-2}
 `, `f.yaml:9: faults[0].crash: member "g-2" does not exist: group g has members g-0 to g-1`},
@@ -491,7 +491,7 @@ func TestInterfaceExample(t *testing.T) {
 func TestProfileNames(t *testing.T) {
 	assert.Equal(t, []string{"kafka-0.10", "kafka-2.3", "kafka-2.3.0", "kafka-2.4", "kafka-2.5", "kafka-2.6", "kafka-2.6.1", "kafka-2.7", "kafka-2.7.2", "kafka-2.8",
 		"kafka-2.8.1", "kafka-2.x", "kafka-3.0", "kafka-3.2", "kafka-3.3", "kafka-3.3.2", "kafka-3.4", "kafka-3.6", "kafka-3.7", "kafka-3.8", "kafka-3.9", "kafka-3.x",
-		"kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-4.x"}, ProfileNames())
+		"kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-4.4", "kafka-4.x"}, ProfileNames())
 }
 
 // FuzzParse: no input panics; every error is a located *Error or the Load

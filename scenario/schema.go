@@ -83,8 +83,12 @@ var (
 		{name: "client", fields: clientSchema},
 		{name: "workload", fields: workloadSchema},
 		{name: "start", fields: startSchema},
+		{name: "configs", fields: groupConfigSchema},
 	}}
-	faultSchema = func() *mapSchema {
+	// groupConfigSchema: the group's dynamic configs (GroupConfig,
+	// kafka-configs --entity-type groups; consumer.go).
+	groupConfigSchema = &mapSchema{keys: leaves("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", "consumer.assignment.interval.ms")}
+	faultSchema       = func() *mapSchema {
 		ks := leaves("at")
 		for _, a := range faultActions {
 			k := keySchema{name: string(a)}

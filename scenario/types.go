@@ -250,6 +250,9 @@ type Group struct {
 	Client    Client
 	Workload  Workload
 	Start     Start // member i of this entry (counted from 0 within it) starts at At + i*Stagger
+	// Configs are the group's dynamic configs (`configs:`; every entry of
+	// one group id has the same).
+	Configs GroupConfigs
 
 	// Cohort is the entry's position among the entries with its ID, in file
 	// order (0 for a group's first, or only, entry).

@@ -36,13 +36,16 @@ func TestResolveVersion(t *testing.T) {
 		{"kafka-3.9.0", "kafka-3.9"},
 		{"3.7.1", "kafka-3.7"},
 		{"kafka-0.10.2.1", "kafka-0.10"},
+		{"kafka-4.4.0", "kafka-4.4"}, // issue 23 item 8
+		{"kafka-4.4.1", "kafka-4.4"},
+		{"kafka-4.1.2", "kafka-4.1"}, // the classic layers: kafka-4.1; the consumer-group coordinator: kafka-4.1.2
 	} {
 		got, note, err := ResolveVersion(c.in)
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.want, got, c.in)
 		assert.Contains(t, note, c.want, c.in)
 	}
-	for _, bad := range []string{"kafka-1.1.0", "kafka-2.2", "kafka-9.0", "kafka-4.4.0", "kafka-x", "kafka-3", "latest"} {
+	for _, bad := range []string{"kafka-1.1.0", "kafka-2.2", "kafka-9.0", "kafka-4.5.0", "kafka-x", "kafka-3", "latest"} {
 		_, _, err := ResolveVersion(bad)
 		require.Error(t, err, bad)
 		assert.Contains(t, err.Error(), "kafka-3.2 (3.2.x), kafka-3.3 (3.3.x)", bad)

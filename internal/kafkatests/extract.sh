@@ -13,4 +13,4 @@ rm -f "$out"
 go run ./internal/kafkatests/extract -git-dir "$apache" -repo apache/kafka \
 	-tags 2.2.0,2.5.0,2.6.0,2.6.1,3.2.0,3.3.1,3.6.1,3.7.0 -out "$out"
 go run ./internal/kafkatests/extract -git-dir "$confluent" -repo confluentinc/kafka \
-	-tags 4.0.0=v8.0.0 -out "$out"
+	-tags 4.0.0=v8.0.0,4.3.0=v8.3.0,4.4=4.4 -out "$out"

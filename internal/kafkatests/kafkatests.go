@@ -41,6 +41,8 @@ var Classes = []string{
 	"CoordinatorRuntimeTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
+	// client: the AsyncKafkaConsumer's KIP-848 managers (model/client/consumer).
+	"ConsumerHeartbeatRequestManagerTest", "ConsumerMembershipManagerTest",
 	// client network layer.
 	"NetworkClientTest", "ConsumerNetworkClientTest", "ClusterConnectionStatesTest",
 	// assignors.

@@ -92,7 +92,7 @@
 // # Profiles
 //
 // kafka-2.x is kafka-2.8 (2.8.1+), kafka-3.x is kafka-3.7 and kafka-4.x is
-// kafka-4.3.
+// kafka-4.4.
 //
 //	| profile    | heartbeats            | HB in COMPLETING | JoinGroup v / timeout        | KIP-394 | static | sent-gen check | ILLEGAL_GEN keeps id | coop (KIP-429) | poll() during join       | retriable join error            | backoff       |
 //	|------------|-----------------------|------------------|------------------------------|---------|--------|----------------|----------------------|----------------|--------------------------|---------------------------------|---------------|
@@ -110,7 +110,7 @@
 //	| kafka-3.4  | as 3.3 without KAFKA-13891 + the generation in the subscription (KIP-792)                                                                                                                                |
 //	| kafka-3.6  | as 3.4 + retriable join error waits retry.backoff.ms (KAFKA-12639, 3.5)                                                                                                                                 |
 //	| kafka-3.7  | as 3.6 + KIP-580 exponential backoff (±20 % jitter from the member's rng) for FindCoordinator and failed heartbeats                                                                                      |
-//	| kafka-3.8 … kafka-4.3 | as 3.7: the classic consumer's AbstractCoordinator/ConsumerCoordinator/ConsumerConfig are unchanged for every modelled path (profile.go, laterEras)                                          |
+//	| kafka-3.8 … kafka-4.4 | as 3.7: the classic consumer's AbstractCoordinator/ConsumerCoordinator/ConsumerConfig are unchanged for every modelled path (profile.go, laterEras)                                          |
 //
 // FindCoordinator (all profiles): the application thread's wait after a
 // failed lookup is bounded by its poll() timer and starts afresh in every

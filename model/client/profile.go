@@ -254,7 +254,13 @@ var profileTable = withPatchReleases(withLaterEras([]behaviour{
 // cooperative-sticky], retry.backoff.max.ms 1 s. Rack-aware assignment
 // (KIP-881, 3.5+) needs client.rack and broker racks, which the model
 // does not have.
-var laterEras = []string{"kafka-3.8", "kafka-3.9", "kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3"}
+//
+// 4.4 (branch 4.4 of confluentinc/kafka against v8.3.0): AbstractCoordinator
+// and ConsumerCoordinator changed only where the model has nothing —
+// client.rack metadata comparison (KAFKA-20778), an AuthenticationException
+// on the heartbeat thread (KAFKA-20253), bootstrap DNS resolution
+// (KAFKA-14648, KAFKA-20939), logging; ConsumerConfig defaults unchanged.
+var laterEras = []string{"kafka-3.8", "kafka-3.9", "kafka-4.0", "kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-4.4"}
 
 // withLaterEras appends laterEras to the table, each with the last row's
 // (kafka-3.7) switches.
@@ -308,7 +314,7 @@ func withPatchReleases(t []behaviour) []behaviour {
 var profileAliases = []struct{ alias, target string }{
 	{"kafka-2.x", "kafka-2.8"},
 	{"kafka-3.x", "kafka-3.7"},
-	{"kafka-4.x", "kafka-4.3"},
+	{"kafka-4.x", "kafka-4.4"},
 	{"kafka-2.3.0", "kafka-2.3"}, // the 2.3.0 broker's KAFKA-8653 has no client side
 	{"kafka-2.8.1", "kafka-2.8"}, // the 2.8.1 broker's KAFKA-12890; the kafka-2.8 consumer is 2.8.1's
 	{"kafka-3.3.2", "kafka-3.2"}, // 3.3.2 reverted KAFKA-13891 (the broker side of 3.3.2 is KAFKA-14009)

@@ -53,7 +53,7 @@
 //	| kafka-3.3.2 | = kafka-3.4 (KAFKA-14009 is in 3.3.2) |
 //	| kafka-3.4   | x | x | x | x | x | x | x | x | x | x | ok (KAFKA-14201) |   |
 //	| kafka-3.6 … kafka-3.9, kafka-3.x | = kafka-3.4 (the Scala coordinator; the Java module stays opt-in) |
-//	| kafka-4.0 … kafka-4.3, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
+//	| kafka-4.0 … kafka-4.4, kafka-4.x | as kafka-3.4 + the Java classic-group coordinator (features.javaClassic) |
 //
 // kafka-0.10 models the 0.10.1 broker: the Empty state exists, no initial
 // delay, and (as through 2.1) a new member parked in its first JoinGroup is

@@ -202,7 +202,8 @@ var profileTable = func() []profileSpec {
 		{"kafka-4.1", v40}, // no classic-group change 4.0 → 4.3 (v8.1.0 … v8.3.0)
 		{"kafka-4.2", v40}, // the append linger's default becomes adaptive (Config.AppendLinger; scenario defaults)
 		{"kafka-4.3", v40},
-		{"kafka-4.x", v40}, // = kafka-4.3
+		{"kafka-4.4", v40}, // no classic-group change 4.3 → 4.4 (branch 4.4: KAFKA-20662 and KAFKA-20640 touch only the migration)
+		{"kafka-4.x", v40}, // = kafka-4.4
 	}
 }()
 

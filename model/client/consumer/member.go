@@ -16,8 +16,14 @@
 // thread: a reconciliation that needs one waits for the next AppPoll and
 // then for CallbackDone.
 //
-// Deviations: the commit before revocation (auto-commit) is Process's
-// (process.go), without retries; topic ids are
+// With auto-commit a reconciliation starts only from AppPoll and begins
+// with a commit of the owned partitions (Output.ReconcileStarted; Process
+// sends it); from 4.3 (Config.RevokeFromPollOnly, KAFKA-20332) one that
+// revokes starts only from AppPoll too. A target arriving while a
+// reconciliation runs is reconciled after it is acknowledged.
+//
+// Deviations: the commit at the start of a reconciliation (auto-commit) is
+// Process's (process.go), without retries; topic ids are
 // names (no metadata resolution); the network thread acts at deadlines,
 // not on its 5 s maximum poll wait; close() and the leave options of 4.1
 // (CloseOptions) are one Close.
@@ -63,6 +69,15 @@ type Config struct {
 	MaxPollInterval time.Duration // max.poll.interval.ms: poll timer and RebalanceTimeoutMs
 	RetryBackoff    time.Duration // retry.backoff.ms
 	RetryBackoffMax time.Duration // retry.backoff.max.ms
+	// AutoCommit is enable.auto.commit: a reconciliation then starts only
+	// from the application thread's poll() (maybeReconcile(canCommit =
+	// true)) and begins with a commit (signalReconciliationStarted).
+	AutoCommit bool
+	// RevokeFromPollOnly: a reconciliation that revokes partitions starts
+	// only from the application thread's poll(), with or without
+	// auto-commit (KAFKA-20332, 4.3.0: the background thread may start
+	// only one that just adds partitions).
+	RevokeFromPollOnly bool
 }
 
 // Output collects what one call produced.
@@ -74,6 +89,11 @@ type Output struct {
 	// caller reports its end with CallbackDone.
 	Callback      Callback
 	CallbackParts []protocol.TopicPartition
+	// ReconcileStarted: Callback is the first step of a reconciliation
+	// that just started; with auto-commit the caller commits the owned
+	// partitions before running it (ConsumerMembershipManager.
+	// signalReconciliationStarted → maybeAutoCommitSyncBeforeRebalance).
+	ReconcileStarted bool
 }
 
 // Callback names a ConsumerRebalanceListener callback.
@@ -110,6 +130,7 @@ type Member struct {
 	hasTgt bool
 	// reconciliation in progress: waiting for the app thread's callback
 	reconciling bool
+	recTarget   []protocol.TopicPartition // the target the running reconciliation applies (resolvedAssignment)
 	pendingCB   Callback
 	cbWaiting   bool // a callback was handed to the app thread and has not ended
 	cbParts     []protocol.TopicPartition
@@ -162,7 +183,7 @@ func (m *Member) AppPoll(now protocol.Instant, out *Output) {
 			m.join(out)
 		}
 	}
-	m.maybeReconcile(now, out)
+	m.maybeReconcile(now, out, true)
 	m.Tick(now, out)
 }
 
@@ -217,6 +238,9 @@ func (m *Member) Tick(now protocol.Instant, out *Output) {
 		return
 	}
 	m.send(now, out)
+	// The ack generated, a newer target is reconciled next (the
+	// membership manager's poll: maybeReconcile(false)).
+	m.maybeReconcile(now, out, false)
 }
 
 // send builds ConsumerHeartbeatRequestManager's request (HeartbeatState):
@@ -291,7 +315,7 @@ func (m *Member) lose(out *Output) {
 		m.handOff(out, CallbackLost, m.owned)
 		m.emit(out, protocol.Event{Kind: protocol.EvRevoked, Detail: "lost", Partitions: m.owned, Gen: m.epoch})
 	}
-	m.owned, m.target, m.hasTgt, m.reconciling = nil, nil, false, false
+	m.owned, m.target, m.hasTgt, m.reconciling, m.recTarget = nil, nil, false, false, nil
 }
 
 func (m *Member) handOff(out *Output, cb Callback, parts []protocol.TopicPartition) {
@@ -322,16 +346,19 @@ func (m *Member) Response(now protocol.Instant, r *protocol.ConsumerGroupHeartbe
 				m.transition(Stable, out)
 			}
 		}
-		m.maybeReconcile(now, out)
+		m.maybeReconcile(now, out, false)
 	case protocol.NotCoordinator, protocol.CoordinatorNotAvailable:
+		// onFailedAttempt zeroes the heartbeat timer, reset() the backoff:
+		// the next heartbeat goes as soon as the coordinator is found.
+		// Kafka: AbstractHeartbeatRequestManager.onErrorResponse @v8.0.0, @v8.3.0
 		m.coordKnown = false
-		m.attempts, m.backoffTil, m.sentFull = 0, now, false
+		m.attempts, m.backoffTil, m.nextHB, m.sentFull = 0, now, now, false
 	case protocol.CoordinatorLoadInProgress:
 		m.failed(now)
 	case protocol.FencedMemberEpoch, protocol.UnknownMemberID:
 		m.transition(Fenced, out)
 		m.epoch = 0
-		m.attempts, m.backoffTil, m.sentFull = 0, now, false
+		m.attempts, m.backoffTil, m.nextHB, m.sentFull = 0, now, now, false
 		m.lose(out)
 		if !m.cbWaiting {
 			m.join(out)
@@ -366,9 +393,18 @@ func (m *Member) failed(now protocol.Instant) {
 // maybeReconcile starts a reconciliation when the member is RECONCILING
 // toward a target that differs from what it owns and none is running
 // (AMM@4.3 L812-975): revoke first (onPartitionsRevoked on the
-// application thread), then assign (onPartitionsAssigned), then ACK.
-func (m *Member) maybeReconcile(now protocol.Instant, out *Output) {
-	if m.state != Reconciling || m.cbWaiting || !m.hasTgt {
+// application thread), then assign (onPartitionsAssigned), then ACK. The
+// reconciliation applies the target as it was when it started
+// (resolvedAssignment): a target that arrives meanwhile waits for it to
+// finish and be acknowledged, then is reconciled in turn. With auto-commit
+// only the application thread's poll() starts one (canCommit), and it
+// begins with the commit (ReconcileStarted).
+// Kafka: AbstractMembershipManager.maybeReconcile @v8.0.0, @v8.3.0
+func (m *Member) maybeReconcile(now protocol.Instant, out *Output, canCommit bool) {
+	if m.state != Reconciling || m.cbWaiting || m.reconciling || !m.hasTgt {
+		return
+	}
+	if !canCommit && m.pollOnly() {
 		return
 	}
 	var revoked, added []protocol.TopicPartition
@@ -382,13 +418,39 @@ func (m *Member) maybeReconcile(now protocol.Instant, out *Output) {
 			added = append(added, p)
 		}
 	}
-	m.reconciling = true
+	m.reconciling, m.recTarget = true, slices.Clone(m.target)
 	switch {
 	case len(revoked) > 0:
 		m.handOff(out, CallbackRevoked, revoked)
 	default:
 		m.handOff(out, CallbackAssigned, added)
 	}
+	out.ReconcileStarted = true
+}
+
+// NeedsPoll: a reconciliation waits for the application thread's next
+// poll() to start (auto-commit: maybeReconcile(true) from its PollEvent).
+func (m *Member) NeedsPoll() bool {
+	return m.state == Reconciling && !m.cbWaiting && !m.reconciling && m.hasTgt && m.pollOnly()
+}
+
+// pollOnly: the pending reconciliation may start only from poll()
+// (AMM.maybeReconcile: `autoCommitEnabled && !canCommit` @v8.0.0–v8.2.0;
+// `!canCommit && (autoCommitEnabled || !revokedPartitions.isEmpty())`
+// @v8.3.0, KAFKA-20332).
+func (m *Member) pollOnly() bool {
+	if m.cfg.AutoCommit {
+		return true
+	}
+	if !m.cfg.RevokeFromPollOnly {
+		return false
+	}
+	for _, p := range m.owned {
+		if !slices.Contains(m.target, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // CallbackDone is the application thread finishing the callback it was
@@ -405,13 +467,13 @@ func (m *Member) CallbackDone(now protocol.Instant, out *Output) {
 	case CallbackRevoked:
 		kept := m.owned[:0:0]
 		for _, p := range m.owned {
-			if slices.Contains(m.target, p) {
+			if slices.Contains(m.recTarget, p) {
 				kept = append(kept, p)
 			}
 		}
 		var gone []protocol.TopicPartition
 		for _, p := range m.owned {
-			if !slices.Contains(m.target, p) {
+			if !slices.Contains(m.recTarget, p) {
 				gone = append(gone, p)
 			}
 		}
@@ -419,15 +481,17 @@ func (m *Member) CallbackDone(now protocol.Instant, out *Output) {
 		m.owned = kept
 		if m.state == Reconciling {
 			var added []protocol.TopicPartition
-			for _, p := range m.target {
+			for _, p := range m.recTarget {
 				if !slices.Contains(m.owned, p) {
 					added = append(added, p)
 				}
 			}
 			m.handOff(out, CallbackAssigned, added)
+		} else {
+			m.reconciling = false // maybeAbortReconciliation
 		}
 	case CallbackAssigned:
-		m.owned = slices.Clone(m.target)
+		m.owned = slices.Clone(m.recTarget)
 		m.reconciling = false
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.epoch})
 		if m.state == Reconciling {

@@ -145,8 +145,8 @@ type ProcessConfig struct {
 	PollInterval          Dist
 	PollTimeout           Dist
 	CallbackTime          Dist
-	// AutoCommit is enable.auto.commit: the consumed offsets are committed
-	// before partitions are revoked (the commit before revocation).
+	// AutoCommit is enable.auto.commit: the owned partitions' offsets are
+	// committed at the start of every reconciliation (Member.Config.AutoCommit).
 	AutoCommit bool
 }
 
@@ -155,6 +155,7 @@ func NewProcess(cfg ProcessConfig, rng *rand.Rand) *Process {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
+	cfg.Member.AutoCommit = cfg.AutoCommit
 	netCfg := netclient.Config{Era: netclient.AsyncEra(), ReconnectBackoff: cfg.ReconnectBackoff, ReconnectBackoffMax: cfg.ReconnectBackoffMax,
 		SocketSetupTimeout: cfg.SocketSetupTimeout, SocketSetupTimeoutMax: cfg.SocketSetupTimeoutMax}
 	netCfg.ApplyDefaults()
@@ -233,8 +234,8 @@ func (p *Process) TickApp(now protocol.Instant, out *ProcOutput) {
 	}
 	p.runCallback(now, out)
 	p.app.inPoll = false
-	if p.m.State() == Stale && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never {
-		p.app.pollAt = p.residual(now) // the next poll() rejoins
+	if (p.m.State() == Stale || p.m.NeedsPoll()) && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never {
+		p.app.pollAt = p.residual(now) // the next poll() rejoins or reconciles
 	}
 	p.network(now, out)
 }
@@ -270,13 +271,16 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 		p.hb.corr = p.net.Send(now, out, p.lookup.coord, true, &r, p.cfg.RequestTimeout, struct{}{}, procOwner{p})
 		p.hb.leave = leave
 	}
-	if p.mo.Callback == CallbackRevoked && p.cfg.AutoCommit && p.lookup.coordUp && p.lookup.coord >= 0 && !p.commit.released {
-		// AbstractMembershipManager.revokeAndAssign: with auto-commit on,
-		// the offsets of every owned partition are committed
-		// synchronously before onPartitionsRevoked runs
-		// (kafka-consumer-protocol.md §3.7 step 3). The callback waits for
-		// the commit's answer; a failed commit is logged and the
-		// reconciliation goes on.
+	if p.mo.ReconcileStarted && p.cfg.AutoCommit && len(p.m.Owned()) > 0 && p.lookup.coordUp && p.lookup.coord >= 0 && !p.commit.released {
+		// With auto-commit on, every reconciliation starts with a
+		// synchronous commit of the offsets of every owned partition
+		// (signalReconciliationStarted → maybeAutoCommitSyncBeforeRebalance;
+		// none when nothing is owned: requestAutoCommit of no offsets),
+		// whether it revokes or only assigns (kafka-consumer-protocol.md
+		// §3.7 step 3). Its first callback waits for the commit's answer;
+		// a failed commit is logged and the reconciliation goes on.
+		// Kafka: AbstractMembershipManager.maybeReconcile,
+		// ConsumerMembershipManager.signalReconciliationStarted @v8.0.0, @v8.3.0
 		p.commit.heldCB, p.commit.heldParts = p.mo.Callback, p.mo.CallbackParts
 		p.commit.parts = slices.Clone(p.m.Owned())
 		p.mo.Callback = NoCallback
@@ -303,8 +307,10 @@ func (p *Process) drain(now protocol.Instant, out *ProcOutput) {
 	if p.fatal != protocol.None {
 		p.stopped = true
 	}
-	if p.m.State() == Stale && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never && !p.app.inPoll {
-		p.app.pollAt = p.residual(now) // the next poll() rejoins
+	if (p.m.State() == Stale || p.m.NeedsPoll()) && p.app.cb == NoCallback && p.app.cbEnd == protocol.Never && p.app.pollAt == protocol.Never && !p.app.inPoll {
+		// The next poll() rejoins, or starts the reconciliation
+		// (auto-commit: maybeReconcile(true) from its PollEvent).
+		p.app.pollAt = p.residual(now)
 	}
 }
 

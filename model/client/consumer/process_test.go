@@ -94,6 +94,13 @@ func TestProcessCommitsBeforeRevocation(t *testing.T) {
 		out.Reset()
 		p.Step(ms(1000), 0, ack, &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", MemberEpoch: 2, HeartbeatIntervalMs: 5000,
 			Assignment: two[:1], HasAssignment: true}, &out)
+		if auto {
+			// With auto-commit the reconciliation (and its commit) starts
+			// at the application's next poll() (maybeReconcile(true)).
+			for at := 1000; at < 1100 && len(out.Sends) == 0; at++ {
+				p.TickApp(ms(at), &out)
+			}
+		}
 		var commits int
 		for _, s := range out.Sends {
 			if c, ok := s.Req.(*protocol.OffsetCommitRequest); ok {

@@ -384,3 +384,66 @@ func TestRangeAssignor(t *testing.T) {
 	assert.Equal(t, tps("t", 3, 4), out[2])
 	assert.Equal(t, tps("t", 5, 6), out[0])
 }
+
+// A static member restarting (a new member id, epoch 0) into a group at
+// group.consumer.max.size: 4.0–4.3 reject it GROUP_MAX_SIZE_REACHED
+// (throwIfConsumerGroupIsFull runs before the static replacement, and the
+// new member id is not in the group); 4.4 (and the 4.3 branch after 4.3.1)
+// lets an instance id already in the group through, so it takes its old
+// incarnation's place. A new static member is still rejected. Kafka:
+// GroupMetadataManager.throwIfConsumerGroupIsFull @v8.0.0, @v8.3.0;
+// KAFKA-20601 on branch 4.4 (e6919341bb): GroupMetadataManagerTest.
+// testStaticMemberCanRejoinWhenConsumerGroupIsFull,
+// testNewStaticMemberIsRejectedWhenConsumerGroupIsFull.
+func TestStaticRejoinIntoFullGroup(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		rejoins bool
+	}{{"kafka-4.0", false}, {"kafka-4.1.2", false}, {"kafka-4.2", false}, {"kafka-4.3", false}, {"kafka-4.3.2", true}, {"kafka-4.4", true}} {
+		t.Run(c.profile, func(t *testing.T) {
+			h := newH(t, c.profile, func(cfg *Config) { cfg.MaxSize = 2 })
+			for _, id := range []string{"A1", "B1"} {
+				j := join(id)
+				j.InstanceID = "i-" + id[:1]
+				require.Equal(t, protocol.None, h.hb(j).Error)
+			}
+			r := h.hb(protocol.ConsumerGroupHeartbeatRequest{MemberID: "A1", InstanceID: "i-A", MemberEpoch: protocol.StaticLeaveEpoch})
+			require.Equal(t, protocol.None, r.Error)
+			j := join("A2")
+			j.InstanceID = "i-A"
+			r = h.hb(j)
+			if c.rejoins {
+				require.Equal(t, protocol.None, r.Error)
+				assert.Equal(t, "A2", h.c.Group("g").static("i-A").ID)
+			} else {
+				assert.Equal(t, protocol.GroupMaxSizeReached, r.Error)
+			}
+			n := join("C1")
+			n.InstanceID = "i-C"
+			assert.Equal(t, protocol.GroupMaxSizeReached, h.hb(n).Error, "a new static member is still rejected")
+		})
+	}
+}
+
+// Group-level configs (kafka-configs --entity-type groups --add-config):
+// a group with consumer.session.timeout.ms / consumer.heartbeat.interval.ms
+// lives by them, another group on the same broker by the broker's
+// group.consumer.* values; 4.3's consumer.assignment.interval.ms gates that
+// group's target computations (0: none). Kafka: GroupMetadataManager.
+// consumerGroupSessionTimeoutMs, consumerGroupHeartbeatIntervalMs @v8.0.0,
+// consumerGroupAssignmentIntervalMs @v8.3.0; GroupMetadataManagerTest.
+// testConsumerGroupDynamicConfigs @v8.0.0 (50000 / 10000 after the update).
+func TestGroupConfigs(t *testing.T) {
+	h := newH(t, "kafka-4.3", func(c *Config) {
+		c.Groups = []GroupConfig{{ID: "g", SessionTimeout: 50 * time.Second, HeartbeatInterval: 7 * time.Second, AssignmentIntervalSet: true}}
+	})
+	r := h.hb(join("A"))
+	assert.Equal(t, int32(7000), r.HeartbeatIntervalMs, "the group's consumer.heartbeat.interval.ms")
+	assert.Equal(t, h.now.Add(50*time.Second), h.c.NextDeadline(), "the group's consumer.session.timeout.ms")
+	r = h.hb(join("B"))
+	assert.Equal(t, h.c.Group("g").Epoch, h.c.Group("g").AssignmentEpoch, "consumer.assignment.interval.ms 0: no batching for g")
+	other := join("X")
+	other.GroupID = "other"
+	r = h.hb(other)
+	assert.Equal(t, int32(5000), r.HeartbeatIntervalMs, "another group: the broker's value")
+}

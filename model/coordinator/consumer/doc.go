@@ -38,8 +38,14 @@
 //     downgrade (validateOnlineDowngradeWithFencedMembers,
 //     convertToClassicGroup), under group.consumer.migration.policy.
 //
-// Eras (Profile): kafka-4.0 … kafka-4.3; behaviour that changed between
-// them is a switch in behaviours, with the JIRA that changed it.
+// Eras (Profile): kafka-4.0 … kafka-4.4 and the patch releases with
+// backports (kafka-4.0.2, kafka-4.1.1, kafka-4.1.2, kafka-4.3.2); behaviour
+// that changed between them is a switch in behaviours, with the JIRA that
+// changed it. Group-level configs (Config.Groups, Kafka's GroupConfig)
+// override the session timeout, heartbeat interval and assignment interval
+// per group. Not modelled from 4.4: KAFKA-20434 (a static member rejoining
+// with another assignor bumps the group epoch), KAFKA-20442 (the
+// assignment epoch follows the group epoch when the last member leaves).
 //
 // Not modelled (yet): regex subscriptions (subscriptions are fixed topic
 // names), topic creation and deletion (only partition counts grow),

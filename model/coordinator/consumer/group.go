@@ -51,6 +51,58 @@ type Config struct {
 	ClassicMaxSize int
 	// Topics is the metadata image of the topics groups subscribe to.
 	Topics []assign.Topic
+	// Groups are the group-level configs (GroupConfig, set with
+	// kafka-configs --entity-type groups): a group listed here lives by its
+	// own values where they are set (0: the broker's).
+	Groups []GroupConfig
+}
+
+// GroupConfig is one group's dynamic config (KIP-848 GroupConfig:
+// consumer.session.timeout.ms, consumer.heartbeat.interval.ms; 4.3's
+// consumer.assignment.interval.ms, KAFKA-20251); 0 leaves the broker's
+// group.consumer.* value (the assignment interval: unless
+// AssignmentIntervalSet, as 0 is a valid interval).
+type GroupConfig struct {
+	ID                    string
+	SessionTimeout        time.Duration
+	HeartbeatInterval     time.Duration
+	AssignmentInterval    time.Duration
+	AssignmentIntervalSet bool
+}
+
+// groupConfig returns the group's config, or nil.
+func (c *Coordinator) groupConfig(id string) *GroupConfig {
+	for i := range c.cfg.Groups {
+		if c.cfg.Groups[i].ID == id {
+			return &c.cfg.Groups[i]
+		}
+	}
+	return nil
+}
+
+// sessionTimeout, heartbeatInterval and assignmentInterval are the group's
+// values: its GroupConfig's, else the broker's.
+// Kafka: GroupMetadataManager.consumerGroupSessionTimeoutMs,
+// consumerGroupHeartbeatIntervalMs @v8.0.0; consumerGroupAssignmentIntervalMs @v8.3.0
+func (c *Coordinator) sessionTimeout(id string) time.Duration {
+	if gc := c.groupConfig(id); gc != nil && gc.SessionTimeout > 0 {
+		return gc.SessionTimeout
+	}
+	return c.cfg.SessionTimeout
+}
+
+func (c *Coordinator) heartbeatInterval(id string) time.Duration {
+	if gc := c.groupConfig(id); gc != nil && gc.HeartbeatInterval > 0 {
+		return gc.HeartbeatInterval
+	}
+	return c.cfg.HeartbeatInterval
+}
+
+func (c *Coordinator) assignmentInterval(id string) time.Duration {
+	if gc := c.groupConfig(id); gc != nil && gc.AssignmentIntervalSet {
+		return gc.AssignmentInterval
+	}
+	return c.cfg.AssignmentInterval
 }
 
 // Member is one consumer-protocol member (ConsumerGroupMember).
@@ -197,9 +249,9 @@ func (c *Coordinator) emit(out *Output, g *Group, ev protocol.Event) {
 	out.Events = append(out.Events, ev)
 }
 
-func (c *Coordinator) respond(out *Output, err protocol.ErrorCode, id string, epoch int32) {
+func (c *Coordinator) respond(out *Output, group string, err protocol.ErrorCode, id string, epoch int32) {
 	out.Resp = &protocol.ConsumerGroupHeartbeatResponse{Error: err, MemberID: id, MemberEpoch: epoch,
-		HeartbeatIntervalMs: int32(c.cfg.HeartbeatInterval.Milliseconds())}
+		HeartbeatIntervalMs: int32(c.heartbeatInterval(group).Milliseconds())}
 }
 
 // Heartbeat is GroupMetadataManager.consumerGroupHeartbeat (§2.3–2.11).
@@ -211,11 +263,11 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 		r.MemberEpoch == protocol.JoinEpoch && (r.RebalanceTimeoutMs < 0 || r.SubscribedTopics == nil ||
 			(r.OwnedSent && len(r.Owned) > 0)),
 		r.MemberEpoch != protocol.JoinEpoch && r.MemberID == "":
-		c.respond(out, protocol.InvalidRequest, r.MemberID, r.MemberEpoch)
+		c.respond(out, r.GroupID, protocol.InvalidRequest, r.MemberID, r.MemberEpoch)
 		return
 	}
 	if r.ServerAssignor != "" && !slices.Contains(c.cfg.Assignors, r.ServerAssignor) {
-		c.respond(out, protocol.UnsupportedAssignor, r.MemberID, r.MemberEpoch)
+		c.respond(out, r.GroupID, protocol.UnsupportedAssignor, r.MemberID, r.MemberEpoch)
 		return
 	}
 	g := c.Group(r.GroupID)
@@ -225,7 +277,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 	}
 	if g == nil {
 		if r.MemberEpoch != protocol.JoinEpoch {
-			c.respond(out, protocol.GroupIDNotFound, r.MemberID, r.MemberEpoch)
+			c.respond(out, r.GroupID, protocol.GroupIDNotFound, r.MemberID, r.MemberEpoch)
 			return
 		}
 		// A new group's refresh deadline is DeadlineAndEpoch.EMPTY: expired.
@@ -235,9 +287,13 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 		}
 		c.groups = append(c.groups, g)
 	}
+	if c.full(g, r.MemberID, r.InstanceID) {
+		c.respond(out, r.GroupID, protocol.GroupMaxSizeReached, r.MemberID, r.MemberEpoch)
+		return
+	}
 	m, err := c.lookupMember(now, g, r, out)
 	if err != protocol.None {
-		c.respond(out, err, r.MemberID, r.MemberEpoch)
+		c.respond(out, r.GroupID, err, r.MemberID, r.MemberEpoch)
 		return
 	}
 	// Update the member from the request's non-null fields (§2.4 step 4-6).
@@ -264,7 +320,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 	if !(m.state == Stable && m.epoch == g.AssignmentEpoch) || r.MemberEpoch == protocol.JoinEpoch {
 		next, err := c.b.reconcile(m.assignment, m.target, g.AssignmentEpoch, g.ownerEpoch, r.Owned, r.OwnedSent)
 		if err != nil {
-			c.respond(out, protocol.FencedMemberEpoch, m.ID, r.MemberEpoch)
+			c.respond(out, r.GroupID, protocol.FencedMemberEpoch, m.ID, r.MemberEpoch)
 			return
 		}
 		c.setAssignment(g, m, next, out)
@@ -276,8 +332,8 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 	} else {
 		m.rebalanceDL = protocol.Never
 	}
-	m.sessionDeadline = now.Add(c.cfg.SessionTimeout)
-	c.respond(out, protocol.None, m.ID, m.epoch)
+	m.sessionDeadline = now.Add(c.sessionTimeout(g.ID))
+	c.respond(out, r.GroupID, protocol.None, m.ID, m.epoch)
 	full := r.RebalanceTimeoutMs >= 0 && r.SubscribedTopics != nil && r.OwnedSent
 	if r.MemberEpoch == protocol.JoinEpoch || full || !slices.Equal(before, m.assigned) {
 		out.Resp.Assignment, out.Resp.HasAssignment = slices.Clone(m.assigned), true
@@ -362,6 +418,22 @@ func subset(a, b []protocol.TopicPartition) bool {
 func (c *Coordinator) newID(base string) string {
 	c.nextID++
 	return base + "-" + strconv.Itoa(c.nextID)
+}
+
+// full is throwIfConsumerGroupIsFull: group.consumer.max.size reached and
+// the member id (client-generated from 4.0, KIP-1082) not in the group. A
+// static member restarting has a new member id, so before KAFKA-20601 a
+// full group rejects it even though it replaces its old incarnation; from
+// 4.4 an instance id already in the group passes (the replacement, or
+// UNRELEASED_INSTANCE_ID, follows).
+// Kafka: GroupMetadataManager.throwIfConsumerGroupIsFull @v8.0.0, @v8.3.0;
+// 4.4 branch (e6919341bb, GroupMetadataManagerTest.
+// testStaticMemberCanRejoinWhenConsumerGroupIsFull)
+func (c *Coordinator) full(g *Group, memberID, instanceID string) bool {
+	if c.b.staticRejoinWhenFull && instanceID != "" && g.static(instanceID) != nil {
+		return false
+	}
+	return c.cfg.MaxSize > 0 && len(g.members) >= c.cfg.MaxSize && (memberID == "" || g.Member(memberID) == nil)
 }
 
 func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) (*Member, protocol.ErrorCode) {
@@ -521,33 +593,33 @@ func (c *Coordinator) setOwners(g *Group, m *Member) {
 // leave is the epoch −1 / −2 path (§2.10).
 func (c *Coordinator) leave(now protocol.Instant, g *Group, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) {
 	if g == nil {
-		c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+		c.respond(out, r.GroupID, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
 		return
 	}
 	if r.MemberEpoch == protocol.StaticLeaveEpoch {
 		m := g.static(r.InstanceID)
 		switch {
 		case m == nil:
-			c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+			c.respond(out, r.GroupID, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
 		case m.ID != r.MemberID:
-			c.respond(out, protocol.FencedInstanceID, r.MemberID, r.MemberEpoch)
+			c.respond(out, r.GroupID, protocol.FencedInstanceID, r.MemberID, r.MemberEpoch)
 		default:
 			// Kept with epoch −2 and its partitions; no bump; the session
 			// timer keeps running from the last regular heartbeat.
 			c.clearOwners(g, m)
 			m.epoch, m.revoking, m.rebalanceDL = protocol.StaticLeaveEpoch, nil, protocol.Never
 			c.setOwners(g, m)
-			c.respond(out, protocol.None, m.ID, protocol.StaticLeaveEpoch)
+			c.respond(out, r.GroupID, protocol.None, m.ID, protocol.StaticLeaveEpoch)
 		}
 		return
 	}
 	m := g.Member(r.MemberID)
 	if m == nil {
-		c.respond(out, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
+		c.respond(out, r.GroupID, protocol.UnknownMemberID, r.MemberID, r.MemberEpoch)
 		return
 	}
 	c.fence(g, m, "leave", out)
-	c.respond(out, protocol.None, r.MemberID, protocol.LeaveEpoch)
+	c.respond(out, r.GroupID, protocol.None, r.MemberID, protocol.LeaveEpoch)
 }
 
 // fence removes a member (session or rebalance expiry, leave): its

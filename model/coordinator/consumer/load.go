@@ -38,7 +38,7 @@ func (c *Coordinator) Load(now protocol.Instant, g *Group) {
 		// with the group's session timeout, classic members' too, and a
 		// rebalance timeout for every member in UNREVOKED_PARTITIONS;
 		// classic members' join and sync timers are not rescheduled.
-		m.sessionDeadline = now.Add(c.cfg.SessionTimeout)
+		m.sessionDeadline = now.Add(c.sessionTimeout(g.ID))
 		m.rebalanceDL = protocol.Never
 		if m.classic != nil {
 			m.classic.joinDL, m.classic.syncDL = protocol.Never, protocol.Never

@@ -223,8 +223,8 @@ func (c *Coordinator) ClassicJoin(now protocol.Instant, r *protocol.JoinGroupReq
 		}
 		id = c.newID(base)
 	}
-	// throwIfConsumerGroupIsFull.
-	if c.cfg.MaxSize > 0 && len(g.members) >= c.cfg.MaxSize && g.Member(id) == nil && (r.GroupInstanceID == "" || g.static(r.GroupInstanceID) == nil) {
+	// throwIfConsumerGroupIsFull (a static member's exemption from 4.4, KAFKA-20601).
+	if c.full(g, id, r.GroupInstanceID) {
 		return fail(protocol.GroupMaxSizeReached, r.MemberID)
 	}
 	if !g.supportsClassicProtocols(r.ProtocolType, r.Protocols) {
@@ -322,8 +322,8 @@ func (c *Coordinator) newMember(g *Group, id, instance string, out *Output) *Mem
 // maybeComputeTarget recomputes the target when the group epoch is ahead,
 // under 4.3's batching gate (§2.6).
 func (c *Coordinator) maybeComputeTarget(now protocol.Instant, g *Group, out *Output) {
-	if g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || c.cfg.AssignmentInterval == 0 ||
-		now >= g.assignedAt.Add(c.cfg.AssignmentInterval)) {
+	if iv := c.assignmentInterval(g.ID); g.Epoch > g.AssignmentEpoch && (!c.b.batching || !g.computedOnce || iv == 0 ||
+		now >= g.assignedAt.Add(iv)) {
 		c.computeTarget(now, g, out)
 	}
 }

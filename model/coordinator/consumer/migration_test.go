@@ -387,3 +387,28 @@ func TestLastStaticConsumerProtocolMemberReplacedByClassicProtocolMember(t *test
 	assert.Equal(t, r.MemberID, d.Members[1].ID)
 	assert.Nil(t, c.Group("group-id"))
 }
+
+// A classic static member rejoining (a new JoinGroup, unknown member id) a
+// consumer group at group.consumer.max.size: rejected GROUP_MAX_SIZE_REACHED
+// before 4.4 (classicGroupJoinToConsumerGroup calls
+// throwIfConsumerGroupIsFull(group, memberId) @v8.0.0, @v8.3.0); from 4.4 its
+// instance id lets it through to the static replacement (KAFKA-20601,
+// e6919341bb on branch 4.4: GroupMetadataManagerTest.
+// testStaticMemberCanRejoinConsumerGroupWithClassicProtocolWhenGroupIsFull).
+func TestClassicStaticRejoinIntoFullConsumerGroup(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		want    protocol.ErrorCode
+	}{{"kafka-4.0", protocol.GroupMaxSizeReached}, {"kafka-4.3", protocol.GroupMaxSizeReached}, {"kafka-4.4", protocol.None}} {
+		co, err := New(Config{Name: "broker-0", Profile: Profile(c.profile), MaxSize: 1,
+			Topics: []assign.Topic{{Name: "bar", Partitions: 3}, {Name: "foo", Partitions: 3}}})
+		require.NoError(t, err)
+		m1 := classicMember("member-1", 10, Stable, tps("foo", 0, 1, 2), nil)
+		m1.InstanceID = "instance-id-1"
+		mixedGroup(co, m1)
+		req := &protocol.JoinGroupRequest{GroupID: "group-id", ClientID: "c", GroupInstanceID: "instance-id-1", SessionTimeout: 5 * time.Second,
+			RebalanceTimeout: 10 * time.Second, ProtocolType: "consumer", Protocols: rangeProtocol(nil, "foo"), Version: 9}
+		var out Output
+		assert.Equal(t, c.want, co.ClassicJoin(protocol.Instant(time.Second), req, &out).Error, c.profile)
+	}
+}

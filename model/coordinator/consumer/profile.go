@@ -7,7 +7,7 @@ import (
 )
 
 // Profile names a Kafka release whose consumer-group coordinator the model
-// follows: kafka-4.0 … kafka-4.3 (ProfileNames).
+// follows: kafka-4.0 … kafka-4.4 and the patch profiles (ProfileNames).
 type Profile string
 
 // behaviour is what changed across releases (kafka-consumer-protocol.md
@@ -32,15 +32,30 @@ type behaviour struct {
 	batching bool
 	// staticDowngradeRebalances: a downgrade by a classic static member
 	// replacing the last consumer-protocol one rebalances when the joiner
-	// changed its subscription (KAFKA-19546, 4.2.0; 4.0.x later).
+	// changed its subscription (KAFKA-19546: 4.0.2, 4.1.1, 4.2.0).
 	staticDowngradeRebalances bool
+	// staticRejoinWhenFull: a static member whose instance id is in the
+	// group passes the group.consumer.max.size check
+	// (throwIfConsumerGroupIsFull; KAFKA-20601: 4.4, the 4.3 branch after
+	// 4.3.1). Before, a restarted static member (a new member id) is
+	// rejected GROUP_MAX_SIZE_REACHED by a full group.
+	staticRejoinWhenFull bool
 }
 
+// profiles: the minors' first releases, and the patch releases that got
+// backports (scenario's consumerPatches picks them from a version string;
+// the Bump-version commits of confluentinc/kafka's 4.0, 4.1 and 4.3
+// branches date each fix).
 var profiles = []behaviour{
 	{name: "kafka-4.0", unrevokedEpochPlusOne: true},
+	{name: "kafka-4.0.2", unrevokedEpochPlusOne: true, ownRevocationNotUnreleased: true, staticDowngradeRebalances: true},
 	{name: "kafka-4.1", unrevokedEpochPlusOne: true},
+	{name: "kafka-4.1.1", unrevokedEpochPlusOne: true, staticDowngradeRebalances: true},
+	{name: "kafka-4.1.2", unrevokedEpochPlusOne: true, ownRevocationNotUnreleased: true, staticDowngradeRebalances: true},
 	{name: "kafka-4.2", ownRevocationNotUnreleased: true, epochZeroAccepted: true, staticDowngradeRebalances: true},
 	{name: "kafka-4.3", ownRevocationNotUnreleased: true, epochZeroAccepted: true, epochStartsAtOne: true, batching: true, staticDowngradeRebalances: true},
+	{name: "kafka-4.3.2", ownRevocationNotUnreleased: true, epochZeroAccepted: true, epochStartsAtOne: true, batching: true, staticDowngradeRebalances: true, staticRejoinWhenFull: true},
+	{name: "kafka-4.4", ownRevocationNotUnreleased: true, epochZeroAccepted: true, epochStartsAtOne: true, batching: true, staticDowngradeRebalances: true, staticRejoinWhenFull: true},
 }
 
 // ProfileNames lists the profiles in release order.
