@@ -33,6 +33,11 @@ import (
 // SwarmDefault selects the generic fault mix (generic.go).
 const SwarmDefault = "default"
 
+// SwarmNone runs the file's own faults (and swarm:, if any) on every seed:
+// re-judging a finding's scenario, or a scenario whose faults are placed
+// by hand, over the seeds' latency draws and phases.
+const SwarmNone = "none"
+
 // MaxSeeds bounds one campaign (a limit on everything).
 const MaxSeeds = 100_000_000
 
@@ -102,6 +107,9 @@ type Finding struct {
 	Runs      int      `json:"runs"`        // runs (seeds) that showed this signature
 	Shrunk    bool     `json:"shrunk"`
 	Repro     string   `json:"reproduce"`
+	// Class names the finding: a known bug, Kafka's behaviour, or
+	// unclassified (Classify).
+	Class Class `json:"class"`
 }
 
 // Index is the campaign's state (IndexFile), enough to resume it.
@@ -400,7 +408,12 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	for _, x := range faults {
 		fd.Faults = append(fd.Faults, scenario.FormatFault(x))
 	}
-	fd.Repro = cfg.repro(sig, r.seed)
+	fd.Repro = cfg.repro(sig, f.Oracle, r.seed)
+	if f.Oracle != OraclePanic {
+		if fd.Class, err = Classify(cfg.Source, cfg.Data, r.seed, faults, f.Oracle, f.Message); err != nil {
+			return err
+		}
+	}
 	bySig[sig] = len(rep.Findings)
 	rep.Findings = append(rep.Findings, fd)
 	if cfg.Out == "" {
@@ -434,12 +447,26 @@ func Signature(oracle string, faults []scenario.Fault) string {
 
 func (cfg *Config) dir(sig string) string { return filepath.Join(cfg.Out, sig) }
 
-func (cfg *Config) repro(sig string, seed uint64) string {
-	file := filepath.Join(sig, "scenario.yaml")
-	if cfg.Out != "" {
-		file = filepath.Join(cfg.Out, file)
+// repro is the command that shows a finding to whoever it is handed to:
+// the run judged by the oracle, exiting 4 when it fires.
+func (cfg *Config) repro(sig, oracle string, seed uint64) string {
+	file := filepath.Join(cfg.Out, sig, "scenario.yaml")
+	if cfg.Out == "" {
+		if cfg.Swarm != SwarmNone || cfg.Source == "" {
+			// The finding's faults are in no file: only --out writes one.
+			return ""
+		}
+		// The file's own faults are the finding's.
+		file = strings.TrimPrefix(cfg.Source, "builtin:")
+		for _, s := range cfg.Sets {
+			file += " --set " + s
+		}
 	}
-	return fmt.Sprintf("%s %s --seed %d", cfg.Command, file, seed)
+	if oracle == OraclePanic || !slices.Contains(scenario.OracleNames, oracle) {
+		// A panic, or an invariant violation (exit 1 by itself).
+		return fmt.Sprintf("%s %s --seed %d", cfg.Command, file, seed)
+	}
+	return fmt.Sprintf("%s %s --seed %d --fail-on %s", cfg.Command, file, seed, oracle)
 }
 
 // write puts a finding's files in DIR/<signature>/: scenario.yaml (the
@@ -459,8 +486,8 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	if !fd.Shrunk {
 		shrunk = "NOT shrunk (shrink gave up)"
 	}
-	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
-		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), fd.FromFault, len(faults), shrunk, fd.Repro)
+	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
+		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), classText(fd), fd.FromFault, len(faults), shrunk, fd.Repro)
 	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
 		return err
 	}
@@ -489,7 +516,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		obs = obs[:len(obs)-1]
 	}
 	xs := tracing.Explain(&rsc, tr, obs, "")
-	fmt.Fprintf(&b, "scenario %s, seed %d: oracle %s: %s\n%d evictions and coordinator-dead marks explained", sc.Name, fd.Seed, fd.Oracle, fd.Message, len(xs))
+	fmt.Fprintf(&b, "%s\n\nscenario %s, seed %d: oracle %s: %s\n%d evictions and coordinator-dead marks explained", classText(fd), sc.Name, fd.Seed, fd.Oracle, fd.Message, len(xs))
 	if len(tr) < len(res.Trace) {
 		fmt.Fprintf(&b, " (the first ones of the trace; run simrun explain for all)")
 	}
@@ -505,6 +532,14 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		return cfg.Artifacts(dir, &rsc, fd.Seed, res)
 	}
 	return nil
+}
+
+// classText is a finding's classification line.
+func classText(fd Finding) string {
+	if fd.Class.Text == "" {
+		return "unclassified: a panic in the models is a simulator bug"
+	}
+	return oneLine(fd.Class.Text)
 }
 
 // maxExplained bounds the evictions and dead marks a finding's explain.txt
