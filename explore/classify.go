@@ -99,7 +99,8 @@ func (r Rediscovery) fixOverrides(sc *scenario.Scenario) []scenario.Override {
 // library bug (in Library order) that lists the oracle, whose affected
 // range holds the run's profiles, and whose fixed profiles make the oracle
 // quiet with the same faults and seed; else the first matching Behaviour;
-// else unclassified, with what to check.
+// else unclassified, with what to check. An invariant checker's finding
+// is tried against every bug of the library.
 func Classify(source string, data []byte, seed uint64, faults []scenario.Fault, oracle, msg string) (Class, error) {
 	body, err := scenario.WithFaults(source, data, faults)
 	if err != nil {
@@ -124,8 +125,11 @@ func Classify(source string, data []byte, seed uint64, faults []scenario.Fault, 
 		}
 		return slices.ContainsFunc(fs, func(f harness.Finding) bool { return f.Oracle == oracle }), nil
 	}
+	// An invariant checker's finding (not an oracle) is tried against every
+	// bug: the differential check alone decides.
+	checker := !slices.Contains(scenario.OracleNames, oracle)
 	for _, r := range Library {
-		if !slices.Contains(r.Oracles, oracle) || r.From == "" {
+		if !checker && !slices.Contains(r.Oracles, oracle) || r.From == "" {
 			continue
 		}
 		sets := r.fixOverrides(sc)

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -125,7 +127,7 @@ func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.
 	}
 	from += 15 * time.Second
 	until = sc.Duration - tail
-	if until-from < 30*time.Second {
+	if until-from < minWindow {
 		return 0, 0, fmt.Errorf("%s: duration %v is too short for the generic fault mix: it needs %v of faults window + %v of quiet tail after %v (set a longer duration, e.g. --set duration=%v)",
 			sc.Name, sc.Duration, 30*time.Second, tail, from, (from+30*time.Second+tail).Round(time.Minute)+time.Minute)
 	}
@@ -170,4 +172,45 @@ func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration
 	}
 	scenario.SortFaults(out)
 	return out
+}
+
+// minWindow is the shortest fault window the generic mix draws over.
+const minWindow = 30 * time.Second
+
+// FitDuration is the duration a scenario needs for the generic mix (0 when
+// its own is long enough), and why, in one line: the members' start and 15
+// s to settle, a fault window of at least 30 s, and the quiet tail (the
+// settle bound, a minute more) in which an end-state oracle can tell a
+// stuck group from one still recovering from the last fault.
+func FitDuration(sc *scenario.Scenario) (time.Duration, string) {
+	t := tail(sc)
+	from, _, err := GenericWindow(sc, t)
+	if err == nil {
+		return 0, ""
+	}
+	for _, g := range sc.Groups {
+		from = max(from, g.Start.At+time.Duration(max(g.Members-1, 0))*g.Start.Stagger)
+	}
+	from += 15 * time.Second
+	need := (from + minWindow + t).Round(time.Minute)
+	if need < from+minWindow+t {
+		need += time.Minute
+	}
+	why := fmt.Sprintf("the generic mix needs the start (%s, members started and settled) + a %s fault window + a quiet tail of %s "+
+		"(the settle bound %s: session timeout + max(request timeout, rebalance timeout + 5 s) + the poll loop + 30 s, and a minute more, "+
+		"so that an end-state oracle tells a stuck group from one still recovering)",
+		FormatDuration(from), FormatDuration(minWindow), FormatDuration(t), FormatDuration(harness.SettleBound(sc)))
+	return need, why
+}
+
+// FormatDuration prints a duration for people ("7 min 20 s", "15.5 s").
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%d min %s", d/time.Minute, strings.TrimSuffix(fmt.Sprintf("%.1f", (d%time.Minute).Seconds()), ".0")+" s")
+	default:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), ".0") + " s"
+	}
 }

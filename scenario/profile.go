@@ -282,8 +282,9 @@ func knownEras() string {
 // ProfileNames), -1 for a name that is not a profile. Patch-release
 // profiles sit between their minor and the next (kafka-2.6 < kafka-2.6.1 <
 // kafka-2.7), so a bug's affected range is [from, fixed) in this order.
-// A coarse name (kafka-3.x) takes the place of the last profile of the
-// release it stands for (kafka-3.7).
+// A coarse name (kafka-3.x) takes the place of the first profile of the
+// release it stands for (kafka-3.7; kafka-2.x: kafka-2.8, whose client is
+// 2.8.1's and whose broker is the 2.8.0 the coarse name stands for).
 func ProfileIndex(name string) int {
 	p, ok := lookupProfile(name)
 	if !ok {
@@ -294,7 +295,7 @@ func ProfileIndex(name string) int {
 		if q.name == name && !strings.HasSuffix(name, ".x") {
 			return i
 		}
-		if q.major == p.major && q.minor == p.minor && !strings.HasSuffix(q.name, ".x") {
+		if at < 0 && q.major == p.major && q.minor == p.minor && !strings.HasSuffix(q.name, ".x") {
 			at = i
 		}
 	}

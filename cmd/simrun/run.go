@@ -142,7 +142,11 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 	if !res.Summary.Valid {
 		fmt.Fprintf(stderr, "warning: this run is INVALID as a measurement: %s\n", res.Summary.InvalidReason)
 	}
+	held := failOn(conds, &res.Summary, vs)
 	if len(res.Summary.InvariantViolations) > 0 {
+		for _, h := range held {
+			fmt.Fprintln(stderr, "fail-on:", h)
+		}
 		v := res.Summary.InvariantViolations[0]
 		fmt.Fprintf(stderr, "invariant violated (%s) at %d ms, seed %d: %s\n", v.Checker, v.AtMs, s, v.Message)
 		if v.Event != "" {
@@ -155,7 +159,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		fmt.Fprintf(stderr, "oracle fired (%s), seed %d; reproduce with: simrun run %s --seed %d%s --oracles %s\n",
 			strings.Join(fired, ", "), s, path, s, setsText(sets), strings.Join(fired, ","))
 	}
-	if held := failOn(conds, &res.Summary, vs); len(held) > 0 {
+	if len(held) > 0 {
 		for _, h := range held {
 			fmt.Fprintln(stderr, "fail-on:", h)
 		}
