@@ -65,11 +65,12 @@ type Config struct {
 	// themselves, not a failure the mix replaces.
 	Swarm      string
 	FileFaults bool
-	// Without leaves these kinds out of the generic mix (GenericKinds).
-	Without   []string
-	FirstSeed uint64
-	Seeds     int
-	Workers   int
+	// Without leaves these kinds out of the generic mix (GenericKinds);
+	// With adds opt-in kinds to it (OptInKinds).
+	Without, With []string
+	FirstSeed     uint64
+	Seeds         int
+	Workers       int
 	// Out is the findings directory ("" writes nothing).
 	Out string
 	// Budget stops the campaign after this much wall time (0: none).
@@ -118,6 +119,7 @@ type Index struct {
 	Scenario  string   `json:"scenario"`
 	Swarm     string   `json:"swarm"`
 	Without   []string `json:"without,omitempty"`
+	With      []string `json:"with,omitempty"`
 	Sets      []string `json:"sets"`
 	FirstSeed uint64   `json:"first_seed"`
 	// NextSeed: every seed in [FirstSeed, NextSeed) has been run and judged.
@@ -165,7 +167,7 @@ func SeedScenario(cfg *Config, seed uint64) (*scenario.Scenario, error) {
 			fs = append(fs, f)
 		}
 	}
-	fs = append(fs, GenericFaults(&sc, seed, from, until, cfg.Without...)...)
+	fs = append(fs, GenericFaultsWith(&sc, seed, from, until, cfg.With, cfg.Without)...)
 	scenario.SortFaults(fs)
 	sc.Faults, sc.Swarm = fs, nil
 	return &sc, nil
@@ -219,7 +221,12 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("explore: unknown fault kind %q; the generic mix has %s", k, strings.Join(GenericKinds(), ", "))
 		}
 	}
-	rep := &Report{Index: Index{Version: indexVersion, Scenario: cfg.Source, Swarm: cfg.Swarm, Without: cfg.Without, Sets: cfg.Sets,
+	for _, k := range cfg.With {
+		if !slices.Contains(OptInKinds(), k) {
+			return nil, fmt.Errorf("explore: --with: unknown opt-in fault kind %q; the opt-in kinds are %s", k, strings.Join(OptInKinds(), ", "))
+		}
+	}
+	rep := &Report{Index: Index{Version: indexVersion, Scenario: cfg.Source, Swarm: cfg.Swarm, Without: cfg.Without, With: cfg.With, Sets: cfg.Sets,
 		FirstSeed: cfg.FirstSeed, NextSeed: cfg.FirstSeed, Shrinks: map[string]int{}, Unshrunk: map[string]int{}}}
 	if cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
@@ -569,7 +576,7 @@ func (rep *Report) resume(cfg *Config) error {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return fmt.Errorf("explore: %s: %w", filepath.Join(cfg.Out, IndexFile), err)
 	}
-	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) ||
+	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) || !slices.Equal(ix.With, rep.With) ||
 		!slices.Equal(ix.Sets, rep.Sets) || ix.FirstSeed != rep.FirstSeed {
 		return fmt.Errorf("explore: %s holds another campaign (scenario %s, swarm %q, sets %v, first seed %d); use another --out",
 			filepath.Join(cfg.Out, IndexFile), ix.Scenario, ix.Swarm, ix.Sets, ix.FirstSeed)

@@ -32,6 +32,13 @@ type genericKind struct {
 	draw func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault
 }
 
+// optIn names the kinds that are off unless a campaign asks for them
+// (--with): not one of the mix's defaults; asking for one leaves every
+// default kind's schedule as it was.
+var optIn = []string{"api-filter"}
+
+func (k genericKind) optIn() bool { return slices.Contains(optIn, k.name) }
+
 // genCtx is what the draws need from the scenario.
 type genCtx struct {
 	members []string // the initial members of every group
@@ -103,13 +110,41 @@ var genericKinds = []genericKind{
 		return []scenario.Fault{{At: at, Kind: scenario.FaultLeave, Target: m},
 			{At: at + uniform(rng, time.Second, time.Minute), Kind: scenario.FaultRestart, Target: m}}
 	}},
+	// Opt-in kinds: after the defaults, so their on/off bits are drawn
+	// after every default kind's.
+	{"api-filter", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		// One member's requests of one group API are lost for a window,
+		// however often TCP retransmits them (a message filter): what a
+		// broken proxy, an ACL or a half-open connection does to one API
+		// while the others get through. It is blind to any one bug: the
+		// API is drawn from every group API.
+		api := filterAPIs[rng.IntN(len(filterAPIs))]
+		return []scenario.Fault{{At: at, Kind: scenario.FaultFilter, For: uniform(rng, 2*time.Second, 6*g.session),
+			Filter: &scenario.MessageFilter{API: api, Member: g.member(rng), Direction: scenario.FilterRequest, Action: scenario.FilterDrop}}}
+	}},
 }
 
-// GenericKinds names the kinds of the generic fault mix, in order.
+// filterAPIs are the APIs the api-filter kind drops.
+var filterAPIs = scenario.APINames
+
+// GenericKinds names the default kinds of the generic fault mix, in order.
 func GenericKinds() []string {
-	out := make([]string, len(genericKinds))
-	for i, k := range genericKinds {
-		out[i] = k.name
+	var out []string
+	for _, k := range genericKinds {
+		if !k.optIn() {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// OptInKinds names the kinds a campaign adds to the mix with --with.
+func OptInKinds() []string {
+	var out []string
+	for _, k := range genericKinds {
+		if k.optIn() {
+			out = append(out, k.name)
+		}
 	}
 	return out
 }
@@ -138,6 +173,12 @@ func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.
 // leaving out the kinds named in without (GenericKinds names). A kind left
 // out still draws its on/off bit, so the other kinds' schedules do not move.
 func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration, without ...string) []scenario.Fault {
+	return GenericFaultsWith(sc, seed, from, until, nil, without)
+}
+
+// GenericFaultsWith is GenericFaults with the opt-in kinds of with added
+// to the mix (OptInKinds).
+func GenericFaultsWith(sc *scenario.Scenario, seed uint64, from, until time.Duration, with, without []string) []scenario.Fault {
 	g := &genCtx{brokers: sc.Coordinator.Brokers, groups: sc.GroupIDs()}
 	for _, c := range sc.Groups {
 		for i := 0; i < c.Members; i++ {
@@ -153,7 +194,7 @@ func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration
 	mix := streams.Stream("explore/mix")
 	var out []scenario.Fault
 	for _, k := range genericKinds {
-		if mix.IntN(2) == 0 || slices.Contains(without, k.name) {
+		if mix.IntN(2) == 0 || slices.Contains(without, k.name) || k.optIn() && !slices.Contains(with, k.name) {
 			continue
 		}
 		rng := streams.Stream("explore/" + k.name)

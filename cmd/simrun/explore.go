@@ -30,6 +30,7 @@ func newExploreCmd(a *app) *cobra.Command {
 		seeds, workers, shrinks   int
 		first                     uint64
 		out, swarm, only, without string
+		with                      string
 		fileFaults, stopFirst     bool
 		budget                    time.Duration
 	)
@@ -53,6 +54,8 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 	fs.StringVar(&swarm, "swarm", "", "`default`: draw the generic fault mix from each seed; none: the file's own faults on every seed (a finding's scenario: the default); else the scenario's own swarm: and faults:")
 	fs.BoolVar(&fileFaults, "file-faults", true, "with --swarm default, keep the scenario's own faults: too (add-partitions entries are always kept: they are the topics' history)")
 	fs.StringVar(&without, "without", "", "leave these `KINDS` out of the generic mix (comma-separated: "+strings.Join(explore.GenericKinds(), ", ")+")")
+	fs.StringVar(&with, "with", "", "add these opt-in `KINDS` to the generic mix (comma-separated: "+strings.Join(explore.OptInKinds(), ", ")+
+		"; api-filter: one member's requests of one group API dropped for a window)")
 	fs.IntVar(&shrinks, "shrinks-per-oracle", 3, "findings shrunk per oracle `N`; later ones are counted, not shrunk")
 	fs.StringVar(&only, "oracle", "", "only report these `ORACLES` or checkers (comma-separated, e.g. unowned-at-end,group-stuck)")
 	fs.BoolVar(&stopFirst, "stop-at-first", false, "stop at the first run with a finding, without shrinking it (seeds to the first finding)")
@@ -109,6 +112,9 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		}
 		if without != "" {
 			cfg.Without = strings.Split(without, ",")
+		}
+		if with != "" {
+			cfg.With = strings.Split(with, ",")
 		}
 		if only != "" {
 			cfg.Only = strings.Split(only, ",")
