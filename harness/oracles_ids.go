@@ -94,6 +94,12 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		}
 		p := o.procs[proc]
 		added, known := s.addedAt[e.Peer]
+		if !slices.Contains(ids, e.Peer) {
+			// Removed before, at an earlier coordinator: a coordinator that
+			// loaded the group from the log holds ids removed since the
+			// last write (Kafka's behaviour), and removes them again.
+			return
+		}
 		if p == nil || !p.alive || !known || added < s.startedAt[proc] || s.leftAfter(proc, added) ||
 			!o.cfg.Enabled(scenario.OracleAbandonedMemberID) {
 			return // a dead or restarted process's id, or one it left with
