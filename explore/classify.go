@@ -53,16 +53,20 @@ var Behaviours = []Behaviour{
 			"treats it as fatal: AbstractCoordinator.JoinGroupResponseHandler @3.7.0)"},
 	{Oracle: scenario.OracleUnbalanced,
 		Matches: func(sc *scenario.Scenario, _ string) bool {
+			// Cohorts of one group id that subscribe to different topics.
 			for i := range sc.Groups {
-				if len(sc.Groups[i].Subscribe) > 1 {
-					return true
+				for j := range i {
+					if sc.Groups[i].ID == sc.Groups[j].ID && !slices.Equal(sc.Groups[i].Subscribe, sc.Groups[j].Subscribe) {
+						return true
+					}
 				}
 			}
 			return false
 		},
-		Text: "the assignors balance per topic, not across topics (RangeAssignor: KIP-341 / " +
-			"AbstractPartitionAssignor @3.7.0): several topics with a member count that divides none of " +
-			"them leave some members one partition ahead on each"},
+		Text: "with mixed subscriptions a topic's partitions go only to the members subscribed to it " +
+			"(AbstractPartitionAssignor.assign @3.7.0; the server assignors' heterogeneous paths, UniformAssignor / " +
+			"RangeAssignor.assignHeterogeneousGroup @v8.3.0): a member whose topics have fewer partitions than " +
+			"subscribers owns none while members of other topics own several"},
 }
 
 // affected reports whether a profile lies in [from, fixedIn) of the

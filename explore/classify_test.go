@@ -2,6 +2,7 @@ package explore
 
 import (
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,6 +49,21 @@ func TestClassify(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, ClassKnownBug, c.Kind)
 		assert.Equal(t, "KAFKA-8653", c.Bug, "KIP-62 lists rebalance-storm too, but the client is not 0.10")
+	})
+	t.Run("Kafka behaviour: a member of a one-partition topic owns nothing", func(t *testing.T) {
+		data, err := os.ReadFile("testdata/mixed-subscriptions.yaml")
+		require.NoError(t, err)
+		src := "testdata/mixed-subscriptions.yaml"
+		fs := faultsOf(src, data, 1)
+		sc, err := scenario.Parse(src, data)
+		require.NoError(t, err)
+		_, found, err := harness.RunOracles(sc, 1, harness.Options{})
+		require.NoError(t, err)
+		require.True(t, slices.ContainsFunc(found, func(f harness.Finding) bool { return f.Oracle == scenario.OracleUnbalanced }), "the oracle fires")
+		c, err := Classify(src, data, 1, fs, scenario.OracleUnbalanced, "")
+		require.NoError(t, err)
+		assert.Equal(t, ClassBehaviour, c.Kind)
+		assert.Contains(t, c.Text, "mixed subscriptions")
 	})
 	t.Run("unclassified: a handover during a classic-to-consumer migration", func(t *testing.T) {
 		data, err := os.ReadFile("testdata/migration-handover.yaml")
