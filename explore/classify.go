@@ -51,22 +51,14 @@ var Behaviours = []Behaviour{
 		Text: "a static member whose group.instance.id another process took over is fenced and stops " +
 			"(KIP-345; GroupCoordinator.doSyncGroup / doJoinGroup answer FENCED_INSTANCE_ID, the consumer " +
 			"treats it as fatal: AbstractCoordinator.JoinGroupResponseHandler @3.7.0)"},
-	{Oracle: scenario.OracleUnbalanced,
-		Matches: func(sc *scenario.Scenario, _ string) bool {
-			// Cohorts of one group id that subscribe to different topics.
-			for i := range sc.Groups {
-				for j := range i {
-					if sc.Groups[i].ID == sc.Groups[j].ID && !slices.Equal(sc.Groups[i].Subscribe, sc.Groups[j].Subscribe) {
-						return true
-					}
-				}
-			}
-			return false
+	{Oracle: scenario.OracleClientFatal,
+		Matches: func(_ *scenario.Scenario, msg string) bool {
+			return strings.Contains(msg, "INVALID_SESSION_TIMEOUT") || strings.Contains(msg, "GROUP_MAX_SIZE_REACHED")
 		},
-		Text: "with mixed subscriptions a topic's partitions go only to the members subscribed to it " +
-			"(AbstractPartitionAssignor.assign @3.7.0; the server assignors' heterogeneous paths, UniformAssignor / " +
-			"RangeAssignor.assignHeterogeneousGroup @v8.3.0): a member whose topics have fewer partitions than " +
-			"subscribers owns none while members of other topics own several"},
+		Text: "the broker refuses a member whose session.timeout.ms lies outside group.min/max.session.timeout.ms " +
+			"(INVALID_SESSION_TIMEOUT) or that would grow the group past group.max.size (GROUP_MAX_SIZE_REACHED, KIP-389), " +
+			"and the consumer throws: a configuration to fix, not a race (GroupCoordinator.handleJoinGroup @3.7.0; " +
+			"AbstractCoordinator.JoinGroupResponseHandler @3.7.0)"},
 }
 
 // affected reports whether a profile lies in [from, fixedIn) of the

@@ -50,20 +50,21 @@ func TestClassify(t *testing.T) {
 		assert.Equal(t, ClassKnownBug, c.Kind)
 		assert.Equal(t, "KAFKA-8653", c.Bug, "KIP-62 lists rebalance-storm too, but the client is not 0.10")
 	})
-	t.Run("Kafka behaviour: a member of a one-partition topic owns nothing", func(t *testing.T) {
-		data, err := os.ReadFile("testdata/mixed-subscriptions.yaml")
+	t.Run("Kafka behaviour: a session timeout the broker refuses", func(t *testing.T) {
+		src, data := builtin("crash-one-member")
+		data, err := scenario.Overridden(src, data, []scenario.Override{
+			{Path: "groups[0].client.session.timeout.ms", Value: 5000}, {Path: "coordinator.group.min.session.timeout.ms", Value: 6000}})
 		require.NoError(t, err)
-		src := "testdata/mixed-subscriptions.yaml"
-		fs := faultsOf(src, data, 1)
 		sc, err := scenario.Parse(src, data)
 		require.NoError(t, err)
 		_, found, err := harness.RunOracles(sc, 1, harness.Options{})
 		require.NoError(t, err)
-		require.True(t, slices.ContainsFunc(found, func(f harness.Finding) bool { return f.Oracle == scenario.OracleUnbalanced }), "the oracle fires")
-		c, err := Classify(src, data, 1, fs, scenario.OracleUnbalanced, "")
+		i := slices.IndexFunc(found, func(f harness.Finding) bool { return f.Oracle == scenario.OracleClientFatal })
+		require.GreaterOrEqual(t, i, 0, "the oracle fires")
+		c, err := Classify(src, data, 1, faultsOf(src, data, 1), scenario.OracleClientFatal, found[i].Message)
 		require.NoError(t, err)
 		assert.Equal(t, ClassBehaviour, c.Kind)
-		assert.Contains(t, c.Text, "mixed subscriptions")
+		assert.Contains(t, c.Text, "INVALID_SESSION_TIMEOUT")
 	})
 	t.Run("unclassified: a handover during a classic-to-consumer migration", func(t *testing.T) {
 		data, err := os.ReadFile("testdata/migration-handover.yaml")
