@@ -20,10 +20,10 @@ import (
 //     expires one session timeout later (a dynamic member: an eviction of a
 //     process that never died) or is fenced (a static member). A crash
 //     differs: the new id belongs to a new process (the id joined before
-//     the process started again), and a LeaveGroup (a poll-timeout or
-//     close leave, which every release sends before it resets the id,
-//     AbstractCoordinator.maybeLeaveGroup) is the client doing its part,
-//     so neither counts. Only ids the coordinator made members count: a
+//     the process started again); and so does a leave (a poll-timeout or
+//     close leave: AbstractCoordinator.maybeLeaveGroup sends LeaveGroup
+//     for a dynamic member, none for a static one, KIP-345, and resets the
+//     id either way), so neither counts. Only ids the coordinator made members count: a
 //     KIP-394 pending id whose MEMBER_ID_REQUIRED answer was lost is
 //     Kafka's design, not a dropped id.
 //   - sync-overrun (KAFKA-12890): the sync phase of a rebalance
@@ -44,7 +44,7 @@ const syncOverrunSlack = 10 * time.Second
 type idsState struct {
 	addedAt   map[string]time.Duration   // member id → when the coordinator added it
 	startedAt map[string]time.Duration   // process → when it last started
-	leaves    map[string][]time.Duration // process → when it sent a LeaveGroup
+	leaves    map[string][]time.Duration // process → when it left (maybeLeaveGroup)
 	idsOf     map[string][]string        // process → the member ids the coordinators hold for it
 	syncSince map[string]time.Duration   // group → in CompletingRebalance since (absent: not)
 	syncBound map[string]time.Duration
@@ -73,10 +73,11 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		if e.State == "started" {
 			s.startedAt[e.Node] = at
 		}
-	case tracing.EvSend:
-		if e.Req && e.API == protocol.APILeaveGroup {
-			s.leaves[e.Node] = append(s.leaves[e.Node], at)
-		}
+	case protocol.EvLeave:
+		// maybeLeaveGroup ran: a dynamic member sends LeaveGroup, a static
+		// one does not (KIP-345), and both reset their member id
+		// (resetGenerationOnLeaveGroup): the client did its part.
+		s.leaves[e.Node] = append(s.leaves[e.Node], at)
 	case protocol.EvMemberAdded:
 		proc := e.Detail
 		s.addedAt[e.Peer] = at
@@ -124,7 +125,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		}
 		s.abandoned = append(s.abandoned, Finding{Oracle: scenario.OracleAbandonedMemberID, Group: e.Group, Node: proc,
 			AtMs: int64(at / time.Millisecond),
-			Message: fmt.Sprintf("%s dropped its member id %s (joined at %v; the process alive since %v, no LeaveGroup): the id was %s",
+			Message: fmt.Sprintf("%s dropped its member id %s (joined at %v; the process alive since %v, no leave): the id was %s",
 				proc, e.Peer, added, s.startedAt[proc], how)})
 	case protocol.EvGroupState:
 		s.syncState(o, e.Group, e.State == "CompletingRebalance", at)
@@ -139,7 +140,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 	}
 }
 
-// leftAfter reports whether proc sent a LeaveGroup after t.
+// leftAfter reports whether proc left the group (maybeLeaveGroup) after t.
 func (s *idsState) leftAfter(proc string, t time.Duration) bool {
 	l := s.leaves[proc]
 	return len(l) > 0 && l[len(l)-1] >= t
