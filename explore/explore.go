@@ -33,6 +33,11 @@ import (
 // SwarmDefault selects the generic fault mix (generic.go).
 const SwarmDefault = "default"
 
+// SwarmNone runs the file's own faults (and swarm:, if any) on every seed:
+// re-judging a finding's scenario, or a scenario whose faults are placed
+// by hand, over the seeds' latency draws and phases.
+const SwarmNone = "none"
+
 // MaxSeeds bounds one campaign (a limit on everything).
 const MaxSeeds = 100_000_000
 
@@ -60,11 +65,12 @@ type Config struct {
 	// themselves, not a failure the mix replaces.
 	Swarm      string
 	FileFaults bool
-	// Without leaves these kinds out of the generic mix (GenericKinds).
-	Without   []string
-	FirstSeed uint64
-	Seeds     int
-	Workers   int
+	// Without leaves these kinds out of the generic mix (GenericKinds);
+	// With adds opt-in kinds to it (OptInKinds).
+	Without, With []string
+	FirstSeed     uint64
+	Seeds         int
+	Workers       int
 	// Out is the findings directory ("" writes nothing).
 	Out string
 	// Budget stops the campaign after this much wall time (0: none).
@@ -102,6 +108,9 @@ type Finding struct {
 	Runs      int      `json:"runs"`        // runs (seeds) that showed this signature
 	Shrunk    bool     `json:"shrunk"`
 	Repro     string   `json:"reproduce"`
+	// Class names the finding: a known bug, Kafka's behaviour, or
+	// unclassified (Classify).
+	Class Class `json:"class"`
 }
 
 // Index is the campaign's state (IndexFile), enough to resume it.
@@ -110,6 +119,7 @@ type Index struct {
 	Scenario  string   `json:"scenario"`
 	Swarm     string   `json:"swarm"`
 	Without   []string `json:"without,omitempty"`
+	With      []string `json:"with,omitempty"`
 	Sets      []string `json:"sets"`
 	FirstSeed uint64   `json:"first_seed"`
 	// NextSeed: every seed in [FirstSeed, NextSeed) has been run and judged.
@@ -157,7 +167,7 @@ func SeedScenario(cfg *Config, seed uint64) (*scenario.Scenario, error) {
 			fs = append(fs, f)
 		}
 	}
-	fs = append(fs, GenericFaults(&sc, seed, from, until, cfg.Without...)...)
+	fs = append(fs, GenericFaultsWith(&sc, seed, from, until, cfg.With, cfg.Without)...)
 	scenario.SortFaults(fs)
 	sc.Faults, sc.Swarm = fs, nil
 	return &sc, nil
@@ -211,7 +221,12 @@ func Run(cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("explore: unknown fault kind %q; the generic mix has %s", k, strings.Join(GenericKinds(), ", "))
 		}
 	}
-	rep := &Report{Index: Index{Version: indexVersion, Scenario: cfg.Source, Swarm: cfg.Swarm, Without: cfg.Without, Sets: cfg.Sets,
+	for _, k := range cfg.With {
+		if !slices.Contains(OptInKinds(), k) {
+			return nil, fmt.Errorf("explore: --with: unknown opt-in fault kind %q; the opt-in kinds are %s", k, strings.Join(OptInKinds(), ", "))
+		}
+	}
+	rep := &Report{Index: Index{Version: indexVersion, Scenario: cfg.Source, Swarm: cfg.Swarm, Without: cfg.Without, With: cfg.With, Sets: cfg.Sets,
 		FirstSeed: cfg.FirstSeed, NextSeed: cfg.FirstSeed, Shrinks: map[string]int{}, Unshrunk: map[string]int{}}}
 	if cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
@@ -400,7 +415,12 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	for _, x := range faults {
 		fd.Faults = append(fd.Faults, scenario.FormatFault(x))
 	}
-	fd.Repro = cfg.repro(sig, r.seed)
+	fd.Repro = cfg.repro(sig, f.Oracle, r.seed)
+	if f.Oracle != OraclePanic {
+		if fd.Class, err = Classify(cfg.Source, cfg.Data, r.seed, faults, f.Oracle, f.Message); err != nil {
+			return err
+		}
+	}
 	bySig[sig] = len(rep.Findings)
 	rep.Findings = append(rep.Findings, fd)
 	if cfg.Out == "" {
@@ -434,12 +454,26 @@ func Signature(oracle string, faults []scenario.Fault) string {
 
 func (cfg *Config) dir(sig string) string { return filepath.Join(cfg.Out, sig) }
 
-func (cfg *Config) repro(sig string, seed uint64) string {
-	file := filepath.Join(sig, "scenario.yaml")
-	if cfg.Out != "" {
-		file = filepath.Join(cfg.Out, file)
+// repro is the command that shows a finding to whoever it is handed to:
+// the run judged by the oracle, exiting 4 when it fires.
+func (cfg *Config) repro(sig, oracle string, seed uint64) string {
+	file := filepath.Join(cfg.Out, sig, "scenario.yaml")
+	if cfg.Out == "" {
+		if cfg.Swarm != SwarmNone || cfg.Source == "" {
+			// The finding's faults are in no file: only --out writes one.
+			return ""
+		}
+		// The file's own faults are the finding's.
+		file = strings.TrimPrefix(cfg.Source, "builtin:")
+		for _, s := range cfg.Sets {
+			file += " --set " + s
+		}
 	}
-	return fmt.Sprintf("%s %s --seed %d", cfg.Command, file, seed)
+	if oracle == OraclePanic || !slices.Contains(scenario.OracleNames, oracle) {
+		// A panic, or an invariant violation (exit 1 by itself).
+		return fmt.Sprintf("%s %s --seed %d", cfg.Command, file, seed)
+	}
+	return fmt.Sprintf("%s %s --seed %d --fail-on %s", cfg.Command, file, seed, oracle)
 }
 
 // write puts a finding's files in DIR/<signature>/: scenario.yaml (the
@@ -459,8 +493,8 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	if !fd.Shrunk {
 		shrunk = "NOT shrunk (shrink gave up)"
 	}
-	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
-		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), fd.FromFault, len(faults), shrunk, fd.Repro)
+	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
+		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), classText(fd), fd.FromFault, len(faults), shrunk, fd.Repro)
 	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
 		return err
 	}
@@ -489,7 +523,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		obs = obs[:len(obs)-1]
 	}
 	xs := tracing.Explain(&rsc, tr, obs, "")
-	fmt.Fprintf(&b, "scenario %s, seed %d: oracle %s: %s\n%d evictions and coordinator-dead marks explained", sc.Name, fd.Seed, fd.Oracle, fd.Message, len(xs))
+	fmt.Fprintf(&b, "%s\n\nscenario %s, seed %d: oracle %s: %s\n%d evictions and coordinator-dead marks explained", classText(fd), sc.Name, fd.Seed, fd.Oracle, fd.Message, len(xs))
 	if len(tr) < len(res.Trace) {
 		fmt.Fprintf(&b, " (the first ones of the trace; run simrun explain for all)")
 	}
@@ -505,6 +539,14 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		return cfg.Artifacts(dir, &rsc, fd.Seed, res)
 	}
 	return nil
+}
+
+// classText is a finding's classification line.
+func classText(fd Finding) string {
+	if fd.Class.Text == "" {
+		return "unclassified: a panic in the models is a simulator bug"
+	}
+	return oneLine(fd.Class.Text)
 }
 
 // maxExplained bounds the evictions and dead marks a finding's explain.txt
@@ -534,7 +576,7 @@ func (rep *Report) resume(cfg *Config) error {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return fmt.Errorf("explore: %s: %w", filepath.Join(cfg.Out, IndexFile), err)
 	}
-	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) ||
+	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) || !slices.Equal(ix.With, rep.With) ||
 		!slices.Equal(ix.Sets, rep.Sets) || ix.FirstSeed != rep.FirstSeed {
 		return fmt.Errorf("explore: %s holds another campaign (scenario %s, swarm %q, sets %v, first seed %d); use another --out",
 			filepath.Join(cfg.Out, IndexFile), ix.Scenario, ix.Swarm, ix.Sets, ix.FirstSeed)

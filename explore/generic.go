@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -29,6 +31,13 @@ type genericKind struct {
 	rate float64
 	draw func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault
 }
+
+// optIn names the kinds that are off unless a campaign asks for them
+// (--with): not one of the mix's defaults; asking for one leaves every
+// default kind's schedule as it was.
+var optIn = []string{"api-filter"}
+
+func (k genericKind) optIn() bool { return slices.Contains(optIn, k.name) }
 
 // genCtx is what the draws need from the scenario.
 type genCtx struct {
@@ -101,13 +110,41 @@ var genericKinds = []genericKind{
 		return []scenario.Fault{{At: at, Kind: scenario.FaultLeave, Target: m},
 			{At: at + uniform(rng, time.Second, time.Minute), Kind: scenario.FaultRestart, Target: m}}
 	}},
+	// Opt-in kinds: after the defaults, so their on/off bits are drawn
+	// after every default kind's.
+	{"api-filter", 0.15, func(g *genCtx, at time.Duration, rng *rand.Rand) []scenario.Fault {
+		// One member's requests of one group API are lost for a window,
+		// however often TCP retransmits them (a message filter): what a
+		// broken proxy, an ACL or a half-open connection does to one API
+		// while the others get through. It is blind to any one bug: the
+		// API is drawn from every group API.
+		api := filterAPIs[rng.IntN(len(filterAPIs))]
+		return []scenario.Fault{{At: at, Kind: scenario.FaultFilter, For: uniform(rng, 2*time.Second, 6*g.session),
+			Filter: &scenario.MessageFilter{API: api, Member: g.member(rng), Direction: scenario.FilterRequest, Action: scenario.FilterDrop}}}
+	}},
 }
 
-// GenericKinds names the kinds of the generic fault mix, in order.
+// filterAPIs are the APIs the api-filter kind drops.
+var filterAPIs = scenario.APINames
+
+// GenericKinds names the default kinds of the generic fault mix, in order.
 func GenericKinds() []string {
-	out := make([]string, len(genericKinds))
-	for i, k := range genericKinds {
-		out[i] = k.name
+	var out []string
+	for _, k := range genericKinds {
+		if !k.optIn() {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// OptInKinds names the kinds a campaign adds to the mix with --with.
+func OptInKinds() []string {
+	var out []string
+	for _, k := range genericKinds {
+		if k.optIn() {
+			out = append(out, k.name)
+		}
 	}
 	return out
 }
@@ -125,7 +162,7 @@ func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.
 	}
 	from += 15 * time.Second
 	until = sc.Duration - tail
-	if until-from < 30*time.Second {
+	if until-from < minWindow {
 		return 0, 0, fmt.Errorf("%s: duration %v is too short for the generic fault mix: it needs %v of faults window + %v of quiet tail after %v (set a longer duration, e.g. --set duration=%v)",
 			sc.Name, sc.Duration, 30*time.Second, tail, from, (from+30*time.Second+tail).Round(time.Minute)+time.Minute)
 	}
@@ -136,6 +173,12 @@ func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.
 // leaving out the kinds named in without (GenericKinds names). A kind left
 // out still draws its on/off bit, so the other kinds' schedules do not move.
 func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration, without ...string) []scenario.Fault {
+	return GenericFaultsWith(sc, seed, from, until, nil, without)
+}
+
+// GenericFaultsWith is GenericFaults with the opt-in kinds of with added
+// to the mix (OptInKinds).
+func GenericFaultsWith(sc *scenario.Scenario, seed uint64, from, until time.Duration, with, without []string) []scenario.Fault {
 	g := &genCtx{brokers: sc.Coordinator.Brokers, groups: sc.GroupIDs()}
 	for _, c := range sc.Groups {
 		for i := 0; i < c.Members; i++ {
@@ -151,7 +194,7 @@ func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration
 	mix := streams.Stream("explore/mix")
 	var out []scenario.Fault
 	for _, k := range genericKinds {
-		if mix.IntN(2) == 0 || slices.Contains(without, k.name) {
+		if mix.IntN(2) == 0 || slices.Contains(without, k.name) || k.optIn() && !slices.Contains(with, k.name) {
 			continue
 		}
 		rng := streams.Stream("explore/" + k.name)
@@ -170,4 +213,45 @@ func GenericFaults(sc *scenario.Scenario, seed uint64, from, until time.Duration
 	}
 	scenario.SortFaults(out)
 	return out
+}
+
+// minWindow is the shortest fault window the generic mix draws over.
+const minWindow = 30 * time.Second
+
+// FitDuration is the duration a scenario needs for the generic mix (0 when
+// its own is long enough), and why, in one line: the members' start and 15
+// s to settle, a fault window of at least 30 s, and the quiet tail (the
+// settle bound, a minute more) in which an end-state oracle can tell a
+// stuck group from one still recovering from the last fault.
+func FitDuration(sc *scenario.Scenario) (time.Duration, string) {
+	t := tail(sc)
+	from, _, err := GenericWindow(sc, t)
+	if err == nil {
+		return 0, ""
+	}
+	for _, g := range sc.Groups {
+		from = max(from, g.Start.At+time.Duration(max(g.Members-1, 0))*g.Start.Stagger)
+	}
+	from += 15 * time.Second
+	need := (from + minWindow + t).Round(time.Minute)
+	if need < from+minWindow+t {
+		need += time.Minute
+	}
+	why := fmt.Sprintf("the generic mix needs the start (%s, members started and settled) + a %s fault window + a quiet tail of %s "+
+		"(the settle bound %s: session timeout + max(request timeout, rebalance timeout + 5 s) + the poll loop + 30 s, and a minute more, "+
+		"so that an end-state oracle tells a stuck group from one still recovering)",
+		FormatDuration(from), FormatDuration(minWindow), FormatDuration(t), FormatDuration(harness.SettleBound(sc)))
+	return need, why
+}
+
+// FormatDuration prints a duration for people ("7 min 20 s", "15.5 s").
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%d min %s", d/time.Minute, strings.TrimSuffix(fmt.Sprintf("%.1f", (d%time.Minute).Seconds()), ".0")+" s")
+	default:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), ".0") + " s"
+	}
 }

@@ -22,8 +22,14 @@ type Rediscovery struct {
 	// Sets apply to both variants (a duration long enough for the mix).
 	Sets  []scenario.Override
 	Fixed scenario.Override
-	// Without leaves fault kinds out of the mix (GenericKinds).
-	Without []string
+	// Without leaves fault kinds out of the mix (GenericKinds); With adds
+	// opt-in kinds (OptInKinds).
+	Without, With []string
+	// From is the first profile the bug affects and FixedIn the first that
+	// has the fix (empty: Fixed's value), on the side Fixed sets (the
+	// coordinator or the groups' clients), in scenario.ProfileIndex order;
+	// Affects says it in releases. Classify reads them.
+	From, FixedIn, Affects string
 	// Unfindable, when set, says why generic exploration is not expected
 	// to find this bug (no generic fault makes its trigger, or no oracle
 	// judges its symptom). Measure still runs the campaigns when the entry
@@ -36,42 +42,46 @@ func ov(path, value string) scenario.Override { return scenario.Override{Path: p
 
 // Library is the bug library's rediscovery table, in docs/BUGS.md order.
 var Library = []Rediscovery{
-	{Bug: "KAFKA-12890", Builtin: "bug-kafka-12890", Oracles: []string{scenario.OracleGroupStuck},
+	{Bug: "KAFKA-12890", From: "kafka-2.6.1", FixedIn: "kafka-2.8.1", Affects: "broker 2.6.1–2.8.0, fixed in 2.8.1 / 3.0.0",
+		Builtin: "bug-kafka-12890", Oracles: []string{scenario.OracleSyncOverrun},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-3.x"),
-		Unfindable: "needs a member that keeps heartbeating while none of its SyncGroups gets through; " +
-			"TCP retransmits a lost SyncGroup and the generic mix has no message filter"},
-	{Bug: "KAFKA-13214", Builtin: "bug-kafka-13214", Oracles: []string{scenario.OracleMemberLeak, scenario.OracleGroupStuck},
-		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8"),
-		Unfindable: "the abandoned member ids expire one session timeout later, as a crashed member's do: " +
-			"no oracle tells a retriable-error id drop from a crash"},
-	{Bug: "KAFKA-9801", Builtin: "bug-kafka-9801", Oracles: []string{scenario.OracleUnownedAtEnd},
+		// TCP retransmits a lost SyncGroup, so only a message filter (the
+		// opt-in api-filter kind, blind to which API it drops) keeps one
+		// member's SyncGroups from arriving while it heartbeats.
+		With: []string{"api-filter"}},
+	{Bug: "KAFKA-13214", From: "kafka-2.6.1", FixedIn: "kafka-2.7.2", Affects: "client 2.6.1–2.7.1 and 2.8.0, fixed in 2.7.2 / 2.8.1",
+		Builtin: "bug-kafka-13214", Oracles: []string{scenario.OracleAbandonedMemberID},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8")},
+	{Bug: "KAFKA-9801", From: "kafka-2.3", FixedIn: "kafka-2.5", Affects: "broker 2.3–2.4, fixed in 2.5.0", Builtin: "bug-kafka-9801", Oracles: []string{scenario.OracleUnownedAtEnd},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.6"),
 		Without: []string{"broker-crash", "broker-host-down"}},
-	{Bug: "KAFKA-13419", Builtin: "bug-kafka-13419", Oracles: []string{scenario.OracleNeverRejoins, scenario.OracleMemberLeak},
-		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.2"),
-		Unfindable: "the member-id part costs nothing a static member can see: the replacement costs no rebalance, " +
-			"and the one extra rebalance at the sync deadline is not a storm"},
-	{Bug: "KAFKA-8653", Builtin: "bug-kafka-8653", Oracles: []string{scenario.OracleRebalanceStorm},
+	{Bug: "KAFKA-13419", From: "kafka-2.3", FixedIn: "kafka-3.2", Affects: "client 2.3–3.1.0, fixed in 3.1.1 / 3.2.0",
+		Builtin: "bug-kafka-13419", Oracles: []string{scenario.OracleAbandonedMemberID},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.2")},
+	{Bug: "KAFKA-8653", From: "kafka-2.3.0", FixedIn: "kafka-2.4", Affects: "broker 2.3.0, fixed in 2.3.1 / 2.4.0", Builtin: "bug-kafka-8653", Oracles: []string{scenario.OracleRebalanceStorm},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.3")},
-	{Bug: "KIP-62", Builtin: "kip62-slow-poll", Oracles: []string{scenario.OracleRebalanceStorm},
+	{Bug: "KIP-62", From: "kafka-0.10", FixedIn: "kafka-2.3", Affects: "client 0.10.0, fixed in 0.10.1 (the heartbeat thread)", Builtin: "kip62-slow-poll", Oracles: []string{scenario.OracleRebalanceStorm},
 		Sets: []scenario.Override{ov("duration", "900s")}, Fixed: ov("groups[0].client.profile", "kafka-2.x")},
-	{Bug: "KAFKA-9752", Builtin: "bug-kafka-9752", Oracles: []string{scenario.OracleUnownedAtEnd},
+	{Bug: "KAFKA-9752", From: "kafka-2.3", FixedIn: "kafka-2.5", Affects: "broker 2.2.0–2.4.1, fixed in 2.5.0", Builtin: "bug-kafka-9752", Oracles: []string{scenario.OracleUnownedAtEnd},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.5"),
 		Without: []string{"broker-crash", "broker-host-down"}},
-	{Bug: "KAFKA-10284", Builtin: "bug-kafka-10284", Oracles: []string{scenario.OracleClientFatal},
+	{Bug: "KAFKA-10284", From: "kafka-2.3", FixedIn: "kafka-2.6.1", Affects: "broker 2.3.0–2.6.0, fixed in 2.6.1 / 2.7.0", Builtin: "bug-kafka-10284", Oracles: []string{scenario.OracleClientFatal},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.6.1")},
-	{Bug: "KAFKA-10870", Builtin: "bug-kafka-10870", Oracles: []string{scenario.OracleClientFatal},
+	{Bug: "KAFKA-10870", From: "kafka-2.7", FixedIn: "kafka-2.8", Affects: "client 2.7.x, fixed in 2.8.0", Builtin: "bug-kafka-10870", Oracles: []string{scenario.OracleClientFatal},
 		Sets: []scenario.Override{ov("duration", "900s")}, Fixed: ov("groups[0].client.profile", "kafka-2.8")},
-	{Bug: "KAFKA-13435", Builtin: "bug-kafka-13435", Oracles: []string{scenario.OracleUnownedAtEnd},
+	{Bug: "KAFKA-13435", From: "kafka-2.3", FixedIn: "kafka-3.2", Affects: "broker 2.3–3.1 with JoinGroup v9 clients, fixed in 3.2.0", Builtin: "bug-kafka-13435", Oracles: []string{scenario.OracleUnownedAtEnd},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-3.2"),
 		Without: []string{"broker-crash", "broker-host-down"}},
-	{Bug: "KAFKA-13891", Builtin: "bug-kafka-13891", Oracles: []string{scenario.OracleOverRevocation},
+	{Bug: "KAFKA-13891", From: "kafka-3.3", FixedIn: "kafka-3.4", Affects: "client 3.3.0–3.3.1, fixed in 3.3.2 / 3.4.0", Builtin: "bug-kafka-13891", Oracles: []string{scenario.OracleOverRevocation},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.2"),
 		Without: []string{"broker-crash", "broker-host-down"}},
-	{Bug: "KAFKA-14639", Builtin: "bug-kafka-14639", Oracles: []string{scenario.OracleHandoverBeforeRevoke},
+	{Bug: "KAFKA-14639", From: "kafka-2.3", FixedIn: "kafka-3.6", Affects: "client 2.3–3.4, fixed in 3.5.0", Builtin: "bug-kafka-14639", Oracles: []string{scenario.OracleHandoverBeforeRevoke},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.6"),
 		Without: []string{"broker-crash", "broker-host-down"}},
-	{Bug: "apache/kafka#4788", Builtin: "bug-failover-loading", Oracles: []string{scenario.OracleFalseNotCoordinator},
+	{Bug: "KAFKA-12639", From: "kafka-2.5", FixedIn: "kafka-3.6", Affects: "client 2.5–3.4, fixed in 3.5.0",
+		Builtin: "bug-kafka-12639", Oracles: []string{scenario.OracleCPUSpin},
+		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("groups[0].client.profile", "kafka-3.6")},
+	{Bug: "apache/kafka#4788", From: "kafka-0.10", FixedIn: "kafka-2.3", Affects: "broker 0.10.1–1.1, fixed in 2.0.0", Builtin: "bug-failover-loading", Oracles: []string{scenario.OracleFalseNotCoordinator},
 		Sets: []scenario.Override{ov("duration", "600s")}, Fixed: ov("coordinator.profile", "kafka-2.3")},
 }
 
@@ -109,7 +119,7 @@ func (r Rediscovery) Config(fixed bool, first uint64, seeds, workers int) (Confi
 		setArgs = append(setArgs, fmt.Sprintf("%s=%v", s.Path, s.Value))
 	}
 	return Config{Scenario: sc, Source: "builtin:" + r.Builtin, Data: data, Command: "simrun run", Sets: setArgs,
-		Swarm: SwarmDefault, Without: r.Without, FirstSeed: first, Seeds: seeds, Workers: workers,
+		Swarm: SwarmDefault, Without: r.Without, With: r.With, FirstSeed: first, Seeds: seeds, Workers: workers,
 		StopAtFirst: true, Only: r.Oracles}, nil
 }
 
@@ -125,6 +135,9 @@ func (r Rediscovery) Command(fixed bool, first uint64, seeds, workers int) strin
 	}
 	if len(r.Without) > 0 {
 		fmt.Fprintf(&b, " --without %s", strings.Join(r.Without, ","))
+	}
+	if len(r.With) > 0 {
+		fmt.Fprintf(&b, " --with %s", strings.Join(r.With, ","))
 	}
 	fmt.Fprintf(&b, " --oracle %s --stop-at-first --seeds %d --first-seed %d --workers %d",
 		strings.Join(r.Oracles, ","), seeds, first, workers)

@@ -827,3 +827,41 @@ func TestStaticRestartFirstJoinParkedRun(t *testing.T) {
 		assert.True(t, res.Summary.Groups[0].StableAtEnd, tc.profile)
 	}
 }
+
+// TestBugKAFKA12639: a 2.5–3.4 consumer whose JoinGroup fails with a
+// retriable error while poll()'s timer is zero re-sends it at once, for as
+// long as the error lasts: a coordinator loading for 60 s gets hundreds of
+// JoinGroups a second from every rejoining member (cpu-spin). 3.5.0 returns
+// on the expired timer and the next poll() comes after retry.backoff.ms.
+// Source: KAFKA-12639, apache/kafka PR #12140, whose unit test is
+// Kafka: AbstractCoordinatorTest.testReturnUponRetriableErrorAndExpiredTimer @3.7.0
+// (the model's unit is TestBackoffAndRetryUponRetriableError).
+func TestBugKAFKA12639(t *testing.T) {
+	const name = "bug-kafka-12639"
+	joins := func(trace []TraceEvent) int {
+		n := 0
+		for _, e := range trace {
+			if e.Kind == tracing.EvSend && e.Req && e.API == protocol.APIJoinGroup && e.At > sim.Instant(30*time.Second) && e.At < sim.Instant(90*time.Second) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, seed := range bugSeeds {
+		res, fs, err := RunOracles(load(t, name), seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		assert.Contains(t, oracleList(fs), scenario.OracleCPUSpin, "seed %d", seed)
+		buggy := joins(res.Trace)
+		assert.Greater(t, buggy, 10_000, "seed %d: JoinGroups during the 60 s load", seed)
+
+		fixed := withProfile(t, name, "client", "kafka-3.6")
+		fr, ffs, err := RunOracles(fixed, seed, Options{KeepTrace: true})
+		require.NoError(t, err)
+		assert.NotContains(t, oracleList(ffs), scenario.OracleCPUSpin, "seed %d", seed)
+		// One JoinGroup per retry.backoff.ms (100 ms) per rejoining member
+		// at most: 7 members × 600 backoffs.
+		assert.LessOrEqual(t, joins(fr.Trace), 7*600+7, "seed %d", seed)
+		t.Logf("seed %d: JoinGroups during the load: %d buggy, %d fixed", seed, buggy, joins(fr.Trace))
+		assert.Equal(t, res.Summary.Groups[0].FinalGeneration, fr.Summary.Groups[0].FinalGeneration, "seed %d: the same rebalances, only the requests differ", seed)
+	}
+}

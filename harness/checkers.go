@@ -176,6 +176,21 @@ type ownerKey struct {
 func (c *singleOwnerChecker) name() string { return "single-owner-per-generation" }
 
 func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
+	if e.Kind == tracing.EvGroupType && e.Reason == reasonGroupRecreated {
+		// A new incarnation of the group: its generations start again
+		// (Kafka's behaviour, reasonGroupRecreated), and an assignment of
+		// the deleted group's generation N says nothing about the new
+		// group's generation N.
+		if g := c.groups[e.Group]; g != nil {
+			g.gens = map[int32][]int32{}
+		}
+		for k := range c.other {
+			if k.group == e.Group {
+				delete(c.other, k)
+			}
+		}
+		return ""
+	}
 	if e.Kind != protocol.EvAssigned {
 		return ""
 	}
@@ -344,12 +359,18 @@ func (c *generationChecker) check(v runView, e *TraceEvent) string {
 			return fmt.Sprintf("coordinator %s: generation %d after %d", e.Node, e.Gen, prev)
 		}
 		c.coord[e.Group] = e.Gen
-	case tracing.EvBrokerRole:
+	case tracing.EvBrokerRole, tracing.EvGroupType:
 		// The new coordinator reloads the last persisted generation, which
 		// may be older than one a member already joined (a join completed
 		// but never synced): Kafka then answers that member's rejoin with
 		// the reloaded generation (kafka-classic-protocol.md §14). Both
-		// sides start over from the reload.
+		// sides start over from the reload. So they do when an empty
+		// classic group is deleted and a consumer group takes its id at
+		// epoch 1 (reasonGroupRecreated); a conversion keeps the
+		// generation and changes nothing here.
+		if e.Kind == tracing.EvGroupType && e.Reason != reasonGroupRecreated {
+			return ""
+		}
 		delete(c.coord, e.Group)
 		gid := c.groupID(e.Group)
 		for node, cg := range c.client {

@@ -108,6 +108,14 @@ func (w *world) serveClassicInConsumerGroup(now sim.Instant, b *broker, env *env
 	return true
 }
 
+// reasonGroupRecreated is the group-type event's reason when an empty
+// classic group is deleted and a new consumer group takes its id
+// (GroupMetadataManager.getOrMaybeCreateConsumerGroup →
+// maybeDeleteEmptyClassicGroup, v8.0.0): a new incarnation of the group,
+// whose epochs start again from 1, and whose generations the checkers
+// judge afresh.
+const reasonGroupRecreated = "empty-classic-group-deleted"
+
 // maybeUpgrade runs the upgrade path of a ConsumerGroupHeartbeat (see
 // above) before the consumer-group coordinator serves it. It returns the
 // error to answer instead, or protocol.None.
@@ -123,7 +131,7 @@ func (w *world) maybeUpgrade(now sim.Instant, b *broker, g *groupState, r *proto
 		// GMM.maybeDeleteEmptyClassicGroup: any policy.
 		b.b.RemoveForUpgrade(now, g.id, &w.bout)
 		g.record = nil
-		w.groupType(g, b, "consumer", "empty-classic-group-deleted", "", rec.GenerationID)
+		w.groupType(g, b, "consumer", reasonGroupRecreated, "", rec.GenerationID)
 		w.flushBroker(b)
 		return protocol.None
 	}

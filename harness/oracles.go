@@ -85,6 +85,7 @@ func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Fi
 	}
 	out = append(out, o.finish(w.oracleEnd())...)
 	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.obs)...)
+	out = append(out, o.finishIDs(time.Duration(w.q.Now()))...)
 	slices.SortStableFunc(out[len(res.Summary.InvariantViolations):], func(a, b Finding) int {
 		return strings.Compare(a.Oracle+"\x00"+a.Group+"\x00"+a.Node, b.Oracle+"\x00"+b.Group+"\x00"+b.Node)
 	})
@@ -137,6 +138,7 @@ type oracleSet struct {
 	// lastStart is when the last initial member starts (before its phase).
 	lastStart time.Duration
 	promise   *promiseState // oracles_promise.go
+	ids       *idsState     // oracles_ids.go
 }
 
 type interval struct{ from, to time.Duration }
@@ -241,6 +243,7 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 	}
 	o.lastStart = lastStart
 	o.promise = newPromiseState(sc)
+	o.ids = newIDsState(sc)
 	o.setFaults(sc, faults)
 	return o
 }
@@ -280,6 +283,7 @@ func (o *oracleSet) proc(name, group string) *oracleProc {
 func (o *oracleSet) observe(e *TraceEvent) {
 	at := time.Duration(e.At)
 	o.observePromise(e, at)
+	o.observeIDs(e, at)
 	switch e.Kind {
 	case tracing.EvProcess:
 		p := o.proc(e.Node, e.Group)

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -128,4 +130,43 @@ func TestExclusiveOwnerChecker(t *testing.T) {
 	assert.Empty(t, c.check(holdersView{held: []string{"c-1"}}, assigned))
 	revoked := &TraceEvent{Event: protocol.Event{Kind: protocol.EvRevoked, Node: "c-1", Group: "c", Partitions: tps}}
 	assert.Empty(t, c.check(holdersView{held: []string{"c-0", "c-1"}}, revoked), "only assignments are judged")
+}
+
+// TestCheckersJudgeEachGroupIncarnation: an emptied classic group is
+// deleted when a consumer-protocol member joins, and a new consumer group
+// takes its id at epoch 1 (GroupMetadataManager.getOrMaybeCreateConsumerGroup
+// → maybeDeleteEmptyClassicGroup @v8.0.0). That is Kafka's behaviour: the
+// generation and single-owner checkers judge each incarnation on its own
+// (they fired "generation 1 after 3" and a double owner in generation 1
+// before).
+func TestCheckersJudgeEachGroupIncarnation(t *testing.T) {
+	const src = `
+name: recreate-as-consumer
+duration: 120s
+timing: exact
+coordinator: {brokers: 1, profile: kafka-4.0}
+topics:
+  - {name: orders, partitions: 12}
+groups:
+  - id: payments
+    members: 4
+    subscribe: [orders]
+    client: {profile: kafka-4.0}
+    start: {at: 0s, stagger: 100ms}
+faults:
+  - {at: 30s, rolling-restart: payments, interval: 10ms, downtime: 20s, set: {group.protocol: consumer}}
+`
+	for _, seed := range []uint64{1, 2, 3} {
+		res := run(t, simtest.Parse(t, src), seed, Options{KeepTrace: true})
+		recreated := 0
+		for _, e := range res.Trace {
+			if e.Kind == tracing.EvGroupType && e.Reason == reasonGroupRecreated {
+				recreated++
+				assert.Greater(t, e.Gen, int32(1), "seed %d: the classic group had rebalanced", seed)
+			}
+		}
+		require.Equal(t, 1, recreated, "seed %d: the scenario recreates the group", seed)
+		assert.Empty(t, res.Summary.InvariantViolations, "seed %d", seed)
+		assert.True(t, res.Summary.Groups[0].StableAtEnd, "seed %d", seed)
+	}
 }

@@ -27,6 +27,11 @@ const (
 	OracleHandoverBeforeRevoke = "handover-before-revoke"
 	OracleOverRevocation       = "over-revocation"
 	OracleFalseNotCoordinator  = "false-not-coordinator"
+	// The symptoms of KAFKA-13214 / KAFKA-13419 (a client that drops its
+	// member id) and KAFKA-12890 (a sync phase nothing bounds):
+	// harness/oracles_ids.go.
+	OracleAbandonedMemberID = "abandoned-member-id"
+	OracleSyncOverrun       = "sync-overrun"
 )
 
 // OracleNames lists every oracle, in docs/INTERFACE.md order.
@@ -35,6 +40,7 @@ var OracleNames = []string{
 	OracleUnbalanced, OracleDoubleOwnedAtEnd, OracleMemberLeak, OracleCPUSpin,
 	OracleMemberIDLeak, OracleClientFatal,
 	OracleHandoverBeforeRevoke, OracleOverRevocation, OracleFalseNotCoordinator,
+	OracleAbandonedMemberID, OracleSyncOverrun,
 }
 
 // Oracles holds the thresholds a scenario sets for the anomaly oracles (the

@@ -407,3 +407,30 @@ func knownEras() string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// ProfileIndex is a profile name's place in release order (the order of
+// ProfileNames), -1 for a name that is not a profile. Patch-release
+// profiles sit between their minor and the next (kafka-2.6 < kafka-2.6.1 <
+// kafka-2.7), so a bug's affected range is [from, fixed) in this order.
+// A coarse name (kafka-3.x) takes the place of the first profile of the
+// release it stands for (kafka-3.7; kafka-2.x: kafka-2.8, whose client is
+// 2.8.1's and whose broker is the 2.8.0 the coarse name stands for).
+func ProfileIndex(name string) int {
+	p, ok := lookupProfile(name)
+	if !ok {
+		return -1
+	}
+	at := -1
+	for i, q := range profiles {
+		if q.name == name && !strings.HasSuffix(name, ".x") {
+			return i
+		}
+		if at < 0 && q.major == p.major && q.minor == p.minor && !strings.HasSuffix(q.name, ".x") {
+			at = i
+		}
+	}
+	return at
+}
+
+// NewestProfile is the newest release a scenario can name.
+var NewestProfile = profiles[len(profiles)-1].name

@@ -30,6 +30,7 @@ ones lost, the pauses, the timer that fired.`,
 	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")
 	sets := addSetFlag(fs)
 	fs.StringVar(&member, "member", "", "only this `MEMBER`'s evictions and dead marks (e.g. payments-3)")
+	oracleSpec := addOraclesFlag(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		path := args[0]
@@ -44,12 +45,26 @@ ones lost, the pauses, the timer that fired.`,
 				return fail(exitBadInput, "simrun explain: %v", err)
 			}
 		}
+		oracles, err := resolveOracles(*oracleSpec, sc, nil)
+		if err != nil {
+			return fail(exitBadInput, "simrun explain: %v", err)
+		}
 		s := seedOr(cmd, seed, sc.Seed)
 		a.running = fmt.Sprintf("simrun explain %s --seed %d%s", path, s, setsText(sets))
-		res, err := harness.Run(sc, s, harness.Options{KeepTrace: true})
+		var res *harness.Result
+		var vs []oracleVerdict
+		if len(oracles) > 0 {
+			var fs []harness.Finding
+			res, fs, err = harness.RunOracles(judgedBy(sc, oracles), s, harness.Options{KeepTrace: true})
+			vs = verdicts(oracles, fs)
+		} else {
+			res, err = harness.Run(sc, s, harness.Options{KeepTrace: true})
+		}
 		if err != nil {
 			return fail(exitBadInput, "simrun: %v", err)
 		}
+		// The oracles' verdicts come first: they say what to look for below.
+		printVerdicts(stdout, vs)
 		xs := tracing.Explain(sc, res.Trace, res.Observations, member)
 		fmt.Fprintf(stdout, "scenario %s, seed %d: %d evictions and coordinator-dead marks", sc.Name, s, len(xs))
 		if member != "" {

@@ -16,6 +16,12 @@ import (
 
 func init() { register(newExploreCmd) }
 
+// isFinding reports whether a scenario file is one explore wrote for a
+// finding (its header's first line).
+func isFinding(data []byte) bool {
+	return strings.HasPrefix(string(data), "# simrun explore finding ")
+}
+
 // newExploreCmd is `simrun explore` (docs/INTERFACE.md): a thin entry point
 // over explore.Run. Exit 1 when the campaign found anything, 0 when not,
 // 2 on bad input.
@@ -24,6 +30,7 @@ func newExploreCmd(a *app) *cobra.Command {
 		seeds, workers, shrinks   int
 		first                     uint64
 		out, swarm, only, without string
+		with                      string
 		fileFaults, stopFirst     bool
 		budget                    time.Duration
 	)
@@ -44,9 +51,11 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 	fs.IntVar(&workers, "workers", 0, "parallel runs `K` (0: one per CPU; results do not depend on it)")
 	fs.StringVar(&out, "out", "", "write findings and the resumable index to `DIR`")
 	fs.DurationVar(&budget, "time", 0, "stop after this much wall `TIME` (e.g. 10m; 0: no limit); rerun with the same --out to resume")
-	fs.StringVar(&swarm, "swarm", "", "`default`: draw the generic fault mix from each seed (else the scenario's own swarm: and faults:)")
+	fs.StringVar(&swarm, "swarm", "", "`default`: draw the generic fault mix from each seed; none: the file's own faults on every seed (a finding's scenario: the default); else the scenario's own swarm: and faults:")
 	fs.BoolVar(&fileFaults, "file-faults", true, "with --swarm default, keep the scenario's own faults: too (add-partitions entries are always kept: they are the topics' history)")
 	fs.StringVar(&without, "without", "", "leave these `KINDS` out of the generic mix (comma-separated: "+strings.Join(explore.GenericKinds(), ", ")+")")
+	fs.StringVar(&with, "with", "", "add these opt-in `KINDS` to the generic mix (comma-separated: "+strings.Join(explore.OptInKinds(), ", ")+
+		"; api-filter: one member's requests of one group API dropped for a window)")
 	fs.IntVar(&shrinks, "shrinks-per-oracle", 3, "findings shrunk per oracle `N`; later ones are counted, not shrunk")
 	fs.StringVar(&only, "oracle", "", "only report these `ORACLES` or checkers (comma-separated, e.g. unowned-at-end,group-stuck)")
 	fs.BoolVar(&stopFirst, "stop-at-first", false, "stop at the first run with a finding, without shrinking it (seeds to the first finding)")
@@ -61,15 +70,33 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		if workers == 0 {
 			workers = runtime.NumCPU()
 		}
-		if swarm != "" && swarm != explore.SwarmDefault {
-			return fail(exitBadInput, "simrun explore: --swarm %q: the only generic mix is %q", swarm, explore.SwarmDefault)
+		if swarm != "" && swarm != explore.SwarmDefault && swarm != explore.SwarmNone {
+			return fail(exitBadInput, "simrun explore: --swarm %q: want %q (the generic mix drawn from each seed) or %q (the file's own faults on every seed)",
+				swarm, explore.SwarmDefault, explore.SwarmNone)
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {
 			return fail(exitBadInput, "%v", err)
 		}
 		if swarm == "" && sc.Swarm == nil {
-			return fail(exitBadInput, "simrun explore: %s has no swarm: block, so every seed would run the same faults; use --swarm default", path)
+			if !isFinding(data) {
+				return fail(exitBadInput, "simrun explore: %s has no swarm: block, so every seed would run the same faults; use --swarm default "+
+					"(a generic mix drawn from each seed) or --swarm none (its own faults only, e.g. to re-judge one seed)", path)
+			}
+			// A finding's own scenario: its faults are the finding's.
+			swarm = explore.SwarmNone
+			fmt.Fprintf(stderr, "explore: %s is an explore finding: judging its own faults (--swarm none)\n", path)
+		}
+		if swarm == explore.SwarmDefault {
+			if need, why := explore.FitDuration(sc); need > 0 {
+				// Extend the run instead of refusing it; the finding files
+				// carry the longer duration (it is one more --set).
+				fmt.Fprintf(stderr, "explore: duration extended from %s to %s: %s\n", explore.FormatDuration(sc.Duration), explore.FormatDuration(need), why)
+				*sets = append(*sets, scenario.Override{Path: "duration", Value: need.String()})
+				if sc, source, data, err = loadScenario(path, sets); err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+			}
 		}
 		var setStrs []string
 		for _, s := range *sets {
@@ -86,6 +113,9 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		if without != "" {
 			cfg.Without = strings.Split(without, ",")
 		}
+		if with != "" {
+			cfg.With = strings.Split(with, ",")
+		}
 		if only != "" {
 			cfg.Only = strings.Split(only, ",")
 		}
@@ -101,8 +131,13 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		}
 		for _, f := range rep.Findings {
 			fmt.Fprintf(stdout, "FINDING %s: seed %d, %d runs, %d of %d faults kept: %s\n", f.Signature, f.Seed, f.Runs, len(f.Faults), f.FromFault, f.Message)
+			if f.Class.Text != "" {
+				fmt.Fprintf(stdout, "  %s\n", f.Class.Text)
+			}
 			if f.Repro != "" {
 				fmt.Fprintf(stdout, "  reproduce: %s\n", f.Repro)
+			} else {
+				fmt.Fprintf(stdout, "  reproduce: rerun with --out DIR to write its scenario file and reproduce line\n")
 			}
 		}
 		for _, o := range append(scenario.OracleNames, explore.OraclePanic) {

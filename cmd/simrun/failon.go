@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // exitFailOn is the exit status of `simrun run --fail-on C` when condition C
@@ -23,6 +24,7 @@ var failOnConditions = []struct{ name, doc string }{
 	{"false-dead-marks", "any false coordinator-dead mark"},
 	{"unstable", "a group was not Stable at the end of the run"},
 	{"incomplete", "a settle episode was still open at the end of the run"},
+	{"ORACLE", "an anomaly oracle of that name fired (" + strings.Join(scenario.OracleNames, ", ") + "); the run is judged by it"},
 }
 
 // parseFailOn checks a comma-separated --fail-on list.
@@ -33,13 +35,14 @@ func parseFailOn(spec string) ([]string, error) {
 	var out []string
 	for _, c := range strings.Split(spec, ",") {
 		c = strings.TrimSpace(c)
-		ok := slices.ContainsFunc(failOnConditions, func(f struct{ name, doc string }) bool { return f.name == c })
-		if !ok {
+		ok := c != "ORACLE" && slices.ContainsFunc(failOnConditions, func(f struct{ name, doc string }) bool { return f.name == c })
+		if !ok && !slices.Contains(scenario.OracleNames, c) {
 			var names []string
-			for _, f := range failOnConditions {
+			for _, f := range failOnConditions[:len(failOnConditions)-1] {
 				names = append(names, f.name)
 			}
-			return nil, fmt.Errorf("--fail-on: unknown condition %q; known: %s", c, strings.Join(names, ", "))
+			names = append(names, scenario.OracleNames...)
+			return nil, fmt.Errorf("--fail-on: unknown condition %q%s; known: %s", c, didYouMean(c, names), strings.Join(names, ", "))
 		}
 		out = append(out, c)
 	}
@@ -47,11 +50,19 @@ func parseFailOn(spec string) ([]string, error) {
 }
 
 // failOn returns a sentence for every condition of conds that holds in s
-// (empty: none held). It reads only the summary, so any command that has
-// one can use it.
-func failOn(conds []string, s *harness.Summary) []string {
+// or, for an oracle's name, in the oracles' verdicts vs (empty: none held).
+func failOn(conds []string, s *harness.Summary, vs []oracleVerdict) []string {
 	var held []string
 	for _, c := range conds {
+		if slices.Contains(scenario.OracleNames, c) {
+			for _, v := range vs {
+				if v.Name == c && v.Fired {
+					held = append(held, fmt.Sprintf("%s fired at %s: %s", c, fmtMs(v.AtMs), v.Detail))
+					break
+				}
+			}
+			continue
+		}
 		n := 0
 		for _, g := range s.Groups {
 			switch c {

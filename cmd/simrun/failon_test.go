@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // TestFailOnInvalid is issue 10's "a configuration the broker rejects looks
@@ -31,4 +35,51 @@ func TestFailOnInvalid(t *testing.T) {
 	assert.Contains(t, stderr.String(), "fail-on: false-evictions:")
 	assert.Equal(t, exitBadInput, dispatch([]string{"run", "crash-one-member", "--fail-on", "bogus"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), `unknown condition "bogus"`)
+}
+
+// TestRunOracles: `run --fail-on ORACLE` judges the run by the oracle and
+// exits 4 on the KAFKA-12639 built-in, 0 on its fixed variant; --json
+// carries every judged oracle's verdict; an unknown oracle is refused with
+// a suggestion.
+func TestRunOracles(t *testing.T) {
+	code, out, errOut := run("run", "bug-kafka-12639", "--fail-on", "cpu-spin")
+	assert.Equal(t, exitFailOn, code, errOut)
+	assert.Contains(t, out, "FIRED cpu-spin")
+	assert.Contains(t, errOut, "fail-on: cpu-spin fired at")
+
+	code, out, errOut = run("run", "bug-kafka-12639", "--fail-on", "cpu-spin", "--set", "groups[0].client.profile=kafka-3.6")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "oracles: 1 judged, 0 fired")
+
+	code, out, errOut = run("run", "bug-kafka-12639", "--json", "--oracles", "all", "--seed", "2")
+	require.Equal(t, 0, code, errOut)
+	var s struct {
+		Oracles []struct {
+			Name  string `json:"name"`
+			Fired bool   `json:"fired"`
+			AtMs  int64  `json:"at_ms"`
+		} `json:"oracles"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	judged := map[string]bool{}
+	for _, o := range s.Oracles {
+		judged[o.Name] = true
+		if o.Name == "cpu-spin" {
+			assert.True(t, o.Fired)
+			assert.Greater(t, o.AtMs, int64(30000))
+		}
+	}
+	assert.Len(t, judged, len(scenario.OracleNames))
+
+	// Without --oracles a scenario with no oracles: block is judged by none.
+	code, out, _ = run("run", "bug-kafka-12639", "--json")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, `"oracles"`)
+
+	code, _, errOut = run("run", "bug-kafka-12639", "--oracles", "cpu-spinn")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `did you mean "cpu-spin"`)
+	code, _, errOut = run("run", "bug-kafka-12639", "--fail-on", "unowned-at-endd")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `did you mean "unowned-at-end"`)
 }

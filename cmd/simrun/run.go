@@ -51,6 +51,7 @@ a scenario file or a built-in name (simrun list).`,
 		names = append(names, f.name)
 	}
 	fs.StringVar(&failOnSpec, "fail-on", "", "exit 4 when any of these comma-separated `CONDITIONS` held in the run: "+strings.Join(names, ", "))
+	oracleSpec := addOraclesFlag(fs)
 	fs.Int64Var(&maxEvents, "max-events", harness.DefaultMaxEvents, "stop (or refuse before it starts) a run of more than `N` events")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -58,16 +59,20 @@ a scenario file or a built-in name (simrun list).`,
 		if err != nil {
 			return fail(exitBadInput, "simrun run: %v", err)
 		}
-		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, conds, maxEvents)
+		return a.run(cmd, args[0], seed, sets, asJSON, trace, perfetto, timeline, conds, *oracleSpec, maxEvents)
 	}
 	return cmd
 }
 
-func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, conds []string, maxEvents int64) error {
+func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, asJSON bool, trace, perfetto, timeline string, conds []string, oracleSpec string, maxEvents int64) error {
 	stdout, stderr := a.stdout, a.stderr
 	sc, _, _, err := loadScenario(path, sets)
 	if err != nil {
 		return fail(exitBadInput, "%v", err)
+	}
+	oracles, err := resolveOracles(oracleSpec, sc, conds)
+	if err != nil {
+		return fail(exitBadInput, "simrun run: %v", err)
 	}
 	printNotes(stderr, sc)
 	s := seedOr(cmd, seed, sc.Seed)
@@ -92,7 +97,15 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		tl = &timelineCollector{}
 		opts.Observe = tl.observe
 	}
-	res, err := harness.Run(sc, s, opts)
+	var res *harness.Result
+	var vs []oracleVerdict
+	if len(oracles) > 0 {
+		var fs []harness.Finding
+		res, fs, err = harness.RunOracles(judgedBy(sc, oracles), s, opts)
+		vs = verdicts(oracles, fs)
+	} else {
+		res, err = harness.Run(sc, s, opts)
+	}
 	if err != nil {
 		return fail(exitBadInput, "simrun: %v", err)
 	}
@@ -116,7 +129,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 	}
 	if asJSON {
-		out := runJSON{Summary: res.Summary, Config: experiments.EffectiveConfig(sc)}
+		out := runJSON{Summary: res.Summary, Config: experiments.EffectiveConfig(sc), Oracles: vs}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
@@ -124,11 +137,16 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		}
 	} else {
 		printHuman(stdout, &res.Summary, res.Observations, tl)
+		printVerdicts(stdout, vs)
 	}
 	if !res.Summary.Valid {
 		fmt.Fprintf(stderr, "warning: this run is INVALID as a measurement: %s\n", res.Summary.InvalidReason)
 	}
+	held := failOn(conds, &res.Summary, vs)
 	if len(res.Summary.InvariantViolations) > 0 {
+		for _, h := range held {
+			fmt.Fprintln(stderr, "fail-on:", h)
+		}
 		v := res.Summary.InvariantViolations[0]
 		fmt.Fprintf(stderr, "invariant violated (%s) at %d ms, seed %d: %s\n", v.Checker, v.AtMs, s, v.Message)
 		if v.Event != "" {
@@ -137,7 +155,11 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 		fmt.Fprintf(stderr, "reproduce with: simrun run %s --seed %d%s\n", path, s, setsText(sets))
 		return status(exitViolation)
 	}
-	if held := failOn(conds, &res.Summary); len(held) > 0 {
+	if fired := firedOracles(vs); len(fired) > 0 {
+		fmt.Fprintf(stderr, "oracle fired (%s), seed %d; reproduce with: simrun run %s --seed %d%s --oracles %s\n",
+			strings.Join(fired, ", "), s, path, s, setsText(sets), strings.Join(fired, ","))
+	}
+	if len(held) > 0 {
 		for _, h := range held {
 			fmt.Fprintln(stderr, "fail-on:", h)
 		}
@@ -151,6 +173,9 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 type runJSON struct {
 	harness.Summary
 	Config experiments.Config `json:"effective_config"`
+	// Oracles: each judged oracle's verdict (--oracles, or the scenario's
+	// oracles: block); absent when the run was judged by none.
+	Oracles []oracleVerdict `json:"oracles,omitempty"`
 }
 
 // setsText renders --set overrides for a reproduce line.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -59,15 +61,17 @@ delta-debug it down to a 1-minimal set that still shows the property.`,
 	fs := cmd.Flags()
 	fs.Uint64Var(&seed, "seed", 0, "seed `N` (default: the scenario's seed)")
 	sets := addSetFlag(fs)
-	fs.StringVar(&until, "until", "violation", "the `PROPERTY` to keep: violation, evictions, false-evictions, dead-marks, false-dead-marks, unstable")
+	fs.StringVar(&until, "until", "violation", "the `PROPERTY` to keep: violation, evictions, false-evictions, dead-marks, false-dead-marks, unstable, or an oracle's name ("+strings.Join(scenario.OracleNames, ", ")+")")
 	fs.StringVar(&out, "out", "", "write the reduced scenario to `FILE.yaml` (default: print it)")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		path := args[0]
 		stdout, stderr := a.stdout, a.stderr
 		holds, ok := shrinkProperties[until]
-		if !ok {
-			return fail(exitBadInput, "simrun shrink: unknown property %q; want violation, evictions, false-evictions, dead-marks, false-dead-marks or unstable", until)
+		oracle := slices.Contains(scenario.OracleNames, until)
+		if !ok && !oracle {
+			known := append([]string{"violation", "evictions", "false-evictions", "dead-marks", "false-dead-marks", "unstable"}, scenario.OracleNames...)
+			return fail(exitBadInput, "simrun shrink: unknown property %q%s; want one of %s", until, didYouMean(until, known), strings.Join(known, ", "))
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {
@@ -76,7 +80,24 @@ delta-debug it down to a 1-minimal set that still shows the property.`,
 		printNotes(stderr, sc)
 		s := seedOr(cmd, seed, sc.Seed)
 		a.running = fmt.Sprintf("simrun shrink %s --seed %d --until %s%s", path, s, until, setsText(sets))
-		res, err := harness.Shrink(sc, s, holds, 0)
+		var res *harness.ShrinkResult
+		if oracle {
+			// The candidate is judged by that one oracle (harness.RunOracles).
+			var runErr error
+			res, err = harness.ShrinkScenario(judgedBy(sc, []string{until}), s, func(c *scenario.Scenario) bool {
+				_, fs, err := harness.RunOracles(c, s, harness.Options{})
+				if err != nil {
+					runErr = err
+					return false
+				}
+				return slices.ContainsFunc(fs, func(f harness.Finding) bool { return f.Oracle == until })
+			}, 0)
+			if err == nil {
+				err = runErr
+			}
+		} else {
+			res, err = harness.Shrink(sc, s, holds, 0)
+		}
 		if err != nil {
 			return fail(exitBadInput, "simrun shrink: %s --seed %d: %v", path, s, err)
 		}
@@ -95,7 +116,11 @@ delta-debug it down to a 1-minimal set that still shows the property.`,
 		if err := atomicfile.WriteFile(out, reduced); err != nil {
 			return fail(exitBadInput, "simrun shrink: %v", err)
 		}
-		fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d\n", out, out, s)
+		if oracle {
+			fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d --fail-on %s\n", out, out, s, until)
+		} else {
+			fmt.Fprintf(stderr, "wrote %s; reproduce with: simrun run %s --seed %d\n", out, out, s)
+		}
 		return nil
 	}
 	return cmd

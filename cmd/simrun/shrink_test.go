@@ -30,3 +30,23 @@ func TestShrinkCommand(t *testing.T) {
 
 	assert.Equal(t, exitBadInput, dispatch([]string{"shrink", "crash-one-member", "--until", "nonsense"}, &stdout, &stderr))
 }
+
+// TestShrinkUntilOracle: shrink keeps an oracle's finding (KAFKA-13419's
+// dropped member id: the pause and the join both matter), and its
+// reproduce line fails the run with that oracle.
+func TestShrinkUntilOracle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "min.yaml")
+	code, _, errOut := run("shrink", "bug-kafka-13419", "--until", "abandoned-member-id", "--out", out)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, `still show "abandoned-member-id"`)
+	assert.Contains(t, errOut, "--fail-on abandoned-member-id")
+	code, stdout, errOut := run("run", out, "--fail-on", "abandoned-member-id")
+	assert.Equal(t, exitFailOn, code, errOut)
+	assert.Contains(t, stdout, "FIRED abandoned-member-id")
+	code, stdout, _ = run("explain", out, "--oracles", "abandoned-member-id")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, "^oracles: 1 judged, 1 fired", stdout)
+	code, _, errOut = run("shrink", "bug-kafka-13419", "--until", "abandoned-member")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errOut, `did you mean "abandoned-member-id"`)
+}

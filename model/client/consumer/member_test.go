@@ -172,3 +172,35 @@ func TestPollTimeoutLeavesAndRejoins(t *testing.T) {
 	assert.Len(t, m.Owned(), 3)
 	assert.Zero(t, w.doubles)
 }
+
+// A fenced member whose application thread is busy sends nothing until its
+// onPartitionsLost callback has run, then rejoins at epoch 0 once: no
+// heartbeat storm from the FENCED state.
+// Kafka: AbstractMembershipManager.shouldSkipHeartbeat @v8.0.0 (isNotInGroup:
+// UNSUBSCRIBED, FENCED, FATAL, STALE); transitionToFenced runs the lost
+// callback, then transitionToJoining.
+func TestFencedMemberSkipsHeartbeatsUntilLostCallback(t *testing.T) {
+	w := newWorld(t, 2)
+	w.run(20 * time.Second)
+	m := w.members[1]
+	require.Equal(t, client.Stable, m.State())
+	require.NotEmpty(t, m.Owned())
+	w.nextPol[1] = w.now.Add(20 * time.Second) // the application thread is busy
+	var out client.Output
+	m.Response(w.now, &protocol.ConsumerGroupHeartbeatResponse{Error: protocol.FencedMemberEpoch}, &out)
+	w.collect(1, &out)
+	assert.Equal(t, client.Fenced, m.State())
+	assert.Equal(t, client.CallbackLost, out.Callback, "the lost callback waits for the application thread")
+	assert.Empty(t, out.Sends)
+	sent := 0
+	for end := w.now.Add(19 * time.Second); w.now < end; {
+		sent += len(w.inbox[1])
+		w.step()
+	}
+	assert.Zero(t, sent, "nothing is sent while FENCED")
+	assert.Equal(t, client.Fenced, m.State())
+	w.run(2 * time.Second) // the poll runs the callback; the member rejoins
+	assert.NotEqual(t, client.Fenced, m.State())
+	w.run(10 * time.Second)
+	assert.Equal(t, client.Stable, m.State())
+}
