@@ -39,7 +39,7 @@ func (m *Member) steady() bool {
 // eventfulAt is the earliest instant from which a poll() could do more than
 // restart the poll timer: a request timeout it would observe, a due
 // auto-commit, a due 0.10 delayed task, a due metadata refresh (only with
-// a changing Cluster, metadata.go).
+// a changing Cluster, metadata.go), a coordinator it would mark unknown.
 func (m *Member) eventfulAt() protocol.Instant {
 	d := m.earliestInflight()
 	if m.cfg.AutoCommit {
@@ -49,6 +49,15 @@ func (m *Member) eventfulAt() protocol.Instant {
 		d = min(d, m.meta.nextRefresh)
 	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
+	}
+	if m.coordinatorUnavailable(m.app.busyUntil) {
+		// The next poll's ConsumerCoordinator.poll would mark the
+		// coordinator unknown (checkAndGetCoordinator: its connection is in
+		// reconnect backoff; 0.10: it failed): eventful now. (The
+		// connection's state cannot change between this member's events,
+		// and a backoff only ends, so polls after busyUntil cannot be
+		// eventful for this reason unless this one is.)
+		d = 0
 	}
 	if m.cfg.behaviour.heartbeatTask {
 		// Only the 0.10 heartbeat task has a delayed task; the thread's
