@@ -146,9 +146,9 @@ func (m *Member) Pause(now protocol.Instant) {
 
 // Resume thaws the process at now. A processing period that ended during the
 // pause ends now, as the frozen thread would observe on waking; the harness
-// then delivers the responses held during the pause and ticks both threads.
-// (Deviation from firing every poll eagerly: the poll due at resume is
-// replayed before the held responses are handled rather than after.)
+// then delivers the events held during the pause (without CatchUp: they
+// come before that poll, as when every poll is its own event) and ticks both
+// threads.
 func (m *Member) Resume(now protocol.Instant) {
 	if !m.frozen {
 		return
