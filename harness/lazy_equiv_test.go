@@ -36,12 +36,15 @@ func lazyFamilySeeds(t *testing.T) int {
 // lazy-versus-eager family: one or two classic groups (any client profile,
 // kafka-0.10 included: its heartbeat task has the lazy path too), sometimes a
 // consumer-protocol group beside them (it has no lazy path, but shares the
-// coordinator and the network), varied workloads (constant poll intervals take
+// coordinator and the network; subscribed to u only, as add-partitions is
+// for classic groups), varied workloads (constant poll intervals take
 // the one-step replay, template.fixedPoll; distributions the loop), and a
 // random fault list drawn from every kind that moves a member's network or
 // threads: coordinator and broker crashes, host-down, partitions between a
 // member and the coordinator, loss and latency windows, pauses, slow polls,
-// member crashes and restarts, leaves and joins, coordinator failovers.
+// member crashes and restarts, leaves and joins, coordinator failovers,
+// rolling restarts, dropped requests or responses of one API (filter),
+// one-way partitions, a topic's new partitions (the metadata refresh).
 func lazyFamilyScenario(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, 0x1a2e))
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
@@ -59,7 +62,8 @@ func lazyFamilyScenario(seed uint64) string {
 	if r.IntN(3) == 0 {
 		fmt.Fprintf(&b, ", loss: %g", float64(1+r.IntN(20))/1000)
 	}
-	b.WriteString("}\ntopics: [{name: t, partitions: " + strconv.Itoa(1+r.IntN(16)) + "}, {name: u, partitions: " + strconv.Itoa(1+r.IntN(8)) + "}]\ngroups:\n")
+	tParts := 1 + r.IntN(16)
+	b.WriteString("}\ntopics: [{name: t, partitions: " + strconv.Itoa(tParts) + "}, {name: u, partitions: " + strconv.Itoa(1+r.IntN(8)) + "}]\ngroups:\n")
 	var members []string
 	groups := 1 + r.IntN(2)
 	var groupIDs []string
@@ -112,7 +116,7 @@ func lazyFamilyScenario(seed uint64) string {
 	}
 	if strings.HasPrefix(coordProfile, "kafka-4") && r.IntN(3) == 0 {
 		n := 2 + r.IntN(3)
-		fmt.Fprintf(&b, "  - id: c\n    members: %d\n    subscribe: [t]\n    client: {profile: kafka-4.3, group.protocol: consumer}\n    workload: {poll.interval: %s}\n", n, ms(1, 300))
+		fmt.Fprintf(&b, "  - id: c\n    members: %d\n    subscribe: [u]\n    client: {profile: kafka-4.3, group.protocol: consumer}\n    workload: {poll.interval: %s}\n", n, ms(1, 300))
 		for i := range n {
 			members = append(members, fmt.Sprintf("c-%d", i))
 		}
@@ -121,8 +125,9 @@ func lazyFamilyScenario(seed uint64) string {
 	at := func() string { return strconv.Itoa(3000+r.IntN(1000*(dur-8))) + "ms" }
 	span := func(lo, hi int) string { return strconv.Itoa(lo+r.IntN(hi-lo)) + "ms" }
 	nf := 2 + r.IntN(8)
+	added := false // one add-partitions: the counts of several must grow with At
 	for range nf {
-		switch k := r.IntN(14); k {
+		switch k := r.IntN(18); k {
 		case 0, 1, 2:
 			fmt.Fprintf(&b, "  - {at: %s, crash: coordinator, for: %s}\n", at(), span(500, 30000))
 		case 3:
@@ -143,12 +148,26 @@ func lazyFamilyScenario(seed uint64) string {
 			fmt.Fprintf(&b, "  - {at: %s, latency: %s, for: %s}\n", at(), ms(20, 400), span(500, 15000))
 		case 12:
 			fmt.Fprintf(&b, "  - {at: %s, coordinator-failover: %s}\n", at(), groupIDs[r.IntN(len(groupIDs))])
-		default:
+		case 13:
 			if r.IntN(2) == 0 {
 				fmt.Fprintf(&b, "  - {at: %s, leave: %s}\n", at(), members[r.IntN(len(members))])
 			} else {
 				fmt.Fprintf(&b, "  - {at: %s, join: %s}\n", at(), groupIDs[r.IntN(len(groupIDs))])
 			}
+		case 14: // a changing Cluster: the metadata refresh is eventful
+			if added {
+				continue
+			}
+			added = true
+			tParts += 1 + r.IntN(8)
+			fmt.Fprintf(&b, "  - {at: %s, add-partitions: t, partitions: %d}\n", at(), tParts)
+		case 15:
+			fmt.Fprintf(&b, "  - {at: %s, rolling-restart: %s, interval: %s, downtime: %s}\n", at(), groupIDs[r.IntN(len(groupIDs))], span(500, 5000), span(100, 3000))
+		case 16:
+			fmt.Fprintf(&b, "  - {at: %s, filter: {api: %s, member: %s, direction: %s, action: drop}, for: %s}\n", at(),
+				pick("Heartbeat", "JoinGroup", "SyncGroup", "OffsetCommit", "FindCoordinator"), members[r.IntN(len(members))], pick("request", "response"), span(200, 20000))
+		default:
+			fmt.Fprintf(&b, "  - {at: %s, partition: [%s, coordinator], direction: one-way, for: %s}\n", at(), members[r.IntN(len(members))], span(200, 20000))
 		}
 	}
 	return b.String()
@@ -170,9 +189,10 @@ func TestLazyPollsMatchEagerRandomFamily(t *testing.T) {
 		src := lazyFamilyScenario(seed)
 		sc, err := scenario.Parse(fmt.Sprintf("lazy-family-%d.yaml", seed), []byte(src))
 		require.NoError(t, err, src)
-		lazy, err := Run(sc, seed, Options{})
+		cadence := seed%5 == 0 // the heartbeat thread's wake-up grid (client.SimOptions)
+		lazy, err := Run(sc, seed, Options{HeartbeatWakeCadence: cadence})
 		require.NoError(t, err, src)
-		eager, err := Run(sc, seed, Options{EagerPolls: true})
+		eager, err := Run(sc, seed, Options{EagerPolls: true, HeartbeatWakeCadence: cadence})
 		require.NoError(t, err, src)
 		if lazy.Summary.TraceSHA256 != eager.Summary.TraceSHA256 || fmt.Sprint(lazy.Summary) != fmt.Sprint(eager.Summary) {
 			failed++
