@@ -81,3 +81,41 @@ func TestLazyReplayStopsAtUnavailableCoordinator(t *testing.T) {
 		assert.Equal(t, marks[1], marks[0], "%s: lazy replay marks it as the eager loop does", profile)
 	}
 }
+
+// TestHeartbeatThreadChecksFoundCoordinatorAtWakeUp: after a lookup pass the
+// Java heartbeat thread sleeps retry.backoff.ms
+// (AbstractCoordinator.HeartbeatThread.run @3.7.0 1502) and reads the
+// FindCoordinator answer at its next iteration, whose coordinatorUnknown()
+// then checks the connection (1490-1493). The model hands the answer to the
+// thread at once, and checks at the wake-up: the coordinator is marked
+// unknown again only if the reconnect backoff still runs then.
+func TestHeartbeatThreadChecksFoundCoordinatorAtWakeUp(t *testing.T) {
+	for _, tc := range []struct {
+		backoff time.Duration
+		marked  bool
+	}{{300 * time.Millisecond, true}, {50 * time.Millisecond, false}} {
+		d := newDriver(t, "kafka-3.7", func(cfg *Config) { cfg.PollInterval = Const(5 * time.Second) })
+		d.stable(tp(0))
+		d.advance(500 * time.Millisecond)
+		require.Equal(t, appBusy, d.m.app.phase)
+		d.call(func(o *Output) { d.m.ConnectionClosed(d.now, 0, true, "peer-closed", o) })
+		require.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1)
+		d.advance(0) // the thread's lookup pass
+		find := d.pop(protocol.APIFindCoordinator)
+		d.m.net.Conn(0, true).ForceBackoff(d.now, tc.backoff)
+		d.advance(2 * time.Millisecond)
+		d.respond(find, &protocol.FindCoordinatorResponse{NodeID: 0})
+		require.True(t, d.m.coord.known, "found")
+		assert.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1, "backoff %v: not checked inside the thread's wait", tc.backoff)
+		d.advance(97 * time.Millisecond)
+		assert.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1, "backoff %v: still waiting", tc.backoff)
+		d.advance(time.Millisecond) // retry.backoff.ms after the lookup pass
+		if tc.marked {
+			assert.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 2, "backoff %v: checked at the wake-up", tc.backoff)
+			assert.False(t, d.m.coord.known)
+		} else {
+			assert.Len(t, d.eventsOf(protocol.EvCoordinatorDead), 1, "backoff %v: over at the wake-up", tc.backoff)
+			assert.True(t, d.m.coord.known)
+		}
+	}
+}

@@ -174,18 +174,7 @@ func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
 		m.onApp = false
 		m.net.queue = append(m.net.queue, q)
 		m.flushQueue(now, out)
-		// Kafka: AbstractCoordinator.HeartbeatThread.run @3.7.0 (1490-1493;
-		// the same loop from 0.10.1.0): pollNoWakeup, then coordinatorUnknown()
-		// → checkAndGetCoordinator, which marks a coordinator whose
-		// connection is in reconnect backoff unknown (isUnavailable). The
-		// session, poll and heartbeat branches of that iteration fire at
-		// their own deadlines (tick); a newly unknown coordinator moves the
-		// thread's deadline to its lookup pass (nextDeadline). Without this
-		// check the mark waited for the next poll() or heartbeat deadline,
-		// and a lazily replayed poll (lazy.go) never made it (issue 23).
-		if !m.stopped {
-			m.checkCoordinator(now, out)
-		}
+		m.hbt.networkPolled(now, out)
 	default:
 		m.net.queue = append(m.net.queue, q)
 	}
