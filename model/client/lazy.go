@@ -16,12 +16,16 @@ import (
 // cost ten events per member-second at the 100 ms default. Instead, while the
 // member is steady, NextAppDeadline reports only the timers that can make a
 // poll eventful (a request timeout, the auto-commit deadline, the 0.10
-// delayed tasks), and every entry point first replays the polls that fell due
+// delayed tasks, a metadata refresh, a coordinator connection in reconnect
+// backoff), and every entry point first replays the polls that fell due
 // before now (fastForward): each one restarts the poll timer at its own
 // instant and makes the same draws, in the same order, as the eager loop.
-// The result differs from firing every poll only where a replayed poll and
-// another event of this member share one instant (the poll is replayed
-// first instead of in the seed's tie-break order); both are deterministic.
+// The harness's CatchUp says whether a poll due at the very instant of
+// another event comes first under the seed's tie-break. The run is the same,
+// byte for byte, as firing every poll (SimOptions.EagerPolls):
+// harness TestLazyPollsMatchEager (built-ins) and
+// TestLazyPollsMatchEagerRandomFamily (random scenarios with broker crashes,
+// partitions, loss, pauses; issue 23 found three places where it was not).
 
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
