@@ -1098,8 +1098,14 @@ func (w *world) connEvent(o sim.Outcome, who sim.NodeID, d *sim.Delivery[envelop
 
 // memberConn hands a connection event to the member.
 func (w *world) memberConn(s *slot, o sim.Outcome, broker int32, coord bool, why string) {
-	now := w.q.Now()
 	w.catchUp(s)
+	w.memberConnNow(s, o, broker, coord, why)
+}
+
+// memberConnNow is memberConn without the catch-up: resume's held events,
+// which come before the poll due at the resume instant (see resume).
+func (w *world) memberConnNow(s *slot, o sim.Outcome, broker int32, coord bool, why string) {
+	now := w.q.Now()
 	switch o {
 	case sim.Established:
 		s.m.Connected(now, broker, coord, &w.cout)
@@ -1131,7 +1137,13 @@ func (w *world) resume(s *slot, inc uint32) {
 			break
 		}
 		if h.outcome != sim.Deliver {
-			w.memberConn(s, h.outcome, h.broker, h.coord, h.why)
+			// No catchUp: Resume moved a poll that fell due in the pause
+			// to now, and the thawed threads see the held events before
+			// it, as with every poll its own event (its tick is armed
+			// after them, by the flushMember below). catchUp would have
+			// replayed that poll first when the seed's tie-break put an
+			// application tick before this resume.
+			w.memberConnNow(s, h.outcome, h.broker, h.coord, h.why)
 			continue
 		}
 		d := h.d

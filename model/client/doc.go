@@ -61,7 +61,12 @@
 //     KafkaConsumer.poll loop does after every network event.
 //  2. Otherwise, if the heartbeat thread is enabled (COMPLETING_REBALANCE or
 //     STABLE from 2.6.1; STABLE only before) and not blocked on the
-//     coordinator monitor, it handles the response at once.
+//     coordinator monitor, it handles the response at once, and then, as
+//     the rest of that loop iteration, checks the coordinator
+//     (coordinatorUnknown → checkAndGetCoordinator: a connection in
+//     reconnect backoff marks it unknown; hbthread.go networkPolled). Inside
+//     its retry.backoff.ms sleep after a lookup pass the check waits for the
+//     wake-up, where Java's thread would read the response.
 //  3. Otherwise the response is queued and handled, in arrival order, when
 //     the application thread next polls (or the heartbeat thread is next
 //     able to). Disconnects and request timeouts are observed the same way.

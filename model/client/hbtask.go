@@ -12,15 +12,16 @@ type heartbeatTask struct {
 	inFlight bool             // its heartbeat awaits a response
 }
 
-func (t *heartbeatTask) enable(protocol.Instant)            {}
-func (t *heartbeatTask) disable()                           {}
-func (t *heartbeatTask) polled(protocol.Instant)            {}
-func (t *heartbeatTask) canPoll() bool                      { return false }
-func (t *heartbeatTask) failure() protocol.ErrorCode        { return protocol.None }
-func (t *heartbeatTask) tick(protocol.Instant, *Output)     {}
-func (t *heartbeatTask) nextDeadline() protocol.Instant     { return protocol.Never }
-func (t *heartbeatTask) taskDeadline() protocol.Instant     { return t.at }
-func (t *heartbeatTask) requestFailed(now protocol.Instant) { t.done(now, false) }
+func (t *heartbeatTask) enable(protocol.Instant)                 {}
+func (t *heartbeatTask) disable()                                {}
+func (t *heartbeatTask) polled(protocol.Instant)                 {}
+func (t *heartbeatTask) canPoll() bool                           { return false }
+func (t *heartbeatTask) failure() protocol.ErrorCode             { return protocol.None }
+func (t *heartbeatTask) tick(protocol.Instant, *Output)          {}
+func (t *heartbeatTask) networkPolled(protocol.Instant, *Output) {}
+func (t *heartbeatTask) nextDeadline() protocol.Instant          { return protocol.Never }
+func (t *heartbeatTask) taskDeadline() protocol.Instant          { return t.at }
+func (t *heartbeatTask) requestFailed(now protocol.Instant)      { t.done(now, false) }
 
 // run is the 0.9/0.10 HeartbeatTask.run (seed 003).
 func (t *heartbeatTask) run(now protocol.Instant, out *Output) {

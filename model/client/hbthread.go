@@ -10,8 +10,12 @@ import (
 // a background thread that heartbeats while the application thread is busy,
 // and enforces max.poll.interval.ms (§8.2).
 type heartbeatThread struct {
-	m         *Member
-	waitUntil protocol.Instant // coordinator unknown: the next lookup pass
+	m *Member
+	// waitUntil is the end of the thread's retry.backoff.ms wait after a
+	// lookup pass: the next pass while the coordinator is unknown, and the
+	// wake-up that checks a coordinator found meanwhile (networkPolled).
+	// Zero once a wake-up found the coordinator known.
+	waitUntil protocol.Instant
 	wakeBase  protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
 	// The thread's failure and enabled flag are Member.hb.threadFailed
 	// and threadEnabled (in heartbeat's padding).
@@ -61,6 +65,33 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 	}
 }
 
+// networkPolled is the rest of the HeartbeatThread.run iteration whose
+// pollNoWakeup handled the events that just arrived.
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.7.0 1490-1493 (the same
+// loop from 0.10.1.0): client.pollNoWakeup(), then coordinatorUnknown() →
+// checkAndGetCoordinator, whose isUnavailable marks a coordinator whose
+// connection is in reconnect backoff unknown (a broker that crashed: its
+// connection's close puts it in backoff, ClusterConnectionStates
+// .disconnected). The session, poll and heartbeat branches fire at their own
+// deadlines (tick), and a coordinator marked unknown moves the thread's
+// deadline to its lookup pass (nextDeadline). Without this check the mark
+// waited for the next poll() or heartbeat deadline, and a poll replayed
+// lazily (lazy.go) never made it (issue 23).
+//
+// After a lookup pass the Java thread sleeps retry.backoff.ms (1502) and
+// does not poll the network; the model hands it the events at once (doc.go,
+// "Which thread") but leaves the check to the wake-up at waitUntil, as
+// Java's next iteration: a FindCoordinator response read there finds a
+// reconnect backoff shorter than retry.backoff.ms over, and is not marked
+// unknown again at once.
+func (t *heartbeatThread) networkPolled(now protocol.Instant, out *Output) {
+	if t.m.stopped || now < t.waitUntil {
+		return
+	}
+	t.m.checkCoordinator(now, out)
+}
+
 // nextDeadline is the thread's next timer, or protocol.Never.
 func (t *heartbeatThread) nextDeadline() protocol.Instant {
 	m := t.m
@@ -76,6 +107,9 @@ func (t *heartbeatThread) nextDeadline() protocol.Instant {
 			d = min(d, m.hb.pollDeadline)
 		}
 		d = t.wake(d)
+		if t.waitUntil != 0 {
+			d = min(d, t.waitUntil) // the wake-up after a lookup pass (networkPolled)
+		}
 	}
 	d = min(d, m.earliestInflight())
 	if m.monitorHeld() {
@@ -133,6 +167,9 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 		}
 		t.waitUntil = now.Add(m.cfg.RetryBackoff)
 		return false
+	}
+	if now >= t.waitUntil {
+		t.waitUntil = 0 // awake, the coordinator known (networkPolled)
 	}
 	if m.cfg.Sim.HeartbeatWakeCadence {
 		// The thread acts at its first wake-up at or after the earliest

@@ -37,6 +37,9 @@ type heartbeater interface {
 	// failure is the error the heartbeat thread recorded, thrown from the
 	// next poll() (protocol.None: none).
 	failure() protocol.ErrorCode
+	// networkPolled is the rest of the thread's loop iteration after its
+	// network poll handled events that arrived (deliver).
+	networkPolled(now protocol.Instant, out *Output)
 	// tick and nextDeadline are TickHeartbeat and NextHeartbeatDeadline.
 	tick(now protocol.Instant, out *Output)
 	nextDeadline() protocol.Instant

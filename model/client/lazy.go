@@ -16,12 +16,19 @@ import (
 // cost ten events per member-second at the 100 ms default. Instead, while the
 // member is steady, NextAppDeadline reports only the timers that can make a
 // poll eventful (a request timeout, the auto-commit deadline, the 0.10
-// delayed tasks), and every entry point first replays the polls that fell due
+// delayed tasks, a metadata refresh, a coordinator connection in reconnect
+// backoff), and every entry point first replays the polls that fell due
 // before now (fastForward): each one restarts the poll timer at its own
 // instant and makes the same draws, in the same order, as the eager loop.
-// The result differs from firing every poll only where a replayed poll and
-// another event of this member share one instant (the poll is replayed
-// first instead of in the seed's tie-break order); both are deterministic.
+// The harness's CatchUp says whether a poll due at the very instant of
+// another event comes first under the seed's tie-break. The run is the same,
+// byte for byte, as firing every poll (SimOptions.EagerPolls):
+// harness TestLazyPollsMatchEager (built-ins) and
+// TestLazyPollsMatchEagerRandomFamily (random scenarios with broker crashes,
+// partitions, loss, pauses). Issue 23 found where it was not: a poll while
+// the coordinator connection was in reconnect backoff was replayed as
+// uneventful, and on resume a poll due in the pause was replayed before the
+// events held during it.
 
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by trivialPollAt).
@@ -39,7 +46,7 @@ func (m *Member) steady() bool {
 // eventfulAt is the earliest instant from which a poll() could do more than
 // restart the poll timer: a request timeout it would observe, a due
 // auto-commit, a due 0.10 delayed task, a due metadata refresh (only with
-// a changing Cluster, metadata.go).
+// a changing Cluster, metadata.go), a coordinator it would mark unknown.
 func (m *Member) eventfulAt() protocol.Instant {
 	d := m.earliestInflight()
 	if m.cfg.AutoCommit {
@@ -49,6 +56,15 @@ func (m *Member) eventfulAt() protocol.Instant {
 		d = min(d, m.meta.nextRefresh)
 	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
+	}
+	if m.coordinatorUnavailable(m.app.busyUntil) {
+		// The next poll's ConsumerCoordinator.poll would mark the
+		// coordinator unknown (checkAndGetCoordinator: its connection is in
+		// reconnect backoff; 0.10: it failed): eventful now. (The
+		// connection's state cannot change between this member's events,
+		// and a backoff only ends, so polls after busyUntil cannot be
+		// eventful for this reason unless this one is.)
+		d = 0
 	}
 	if m.cfg.behaviour.heartbeatTask {
 		// Only the 0.10 heartbeat task has a delayed task; the thread's
@@ -137,9 +153,9 @@ func (m *Member) Pause(now protocol.Instant) {
 
 // Resume thaws the process at now. A processing period that ended during the
 // pause ends now, as the frozen thread would observe on waking; the harness
-// then delivers the responses held during the pause and ticks both threads.
-// (Deviation from firing every poll eagerly: the poll due at resume is
-// replayed before the held responses are handled rather than after.)
+// then delivers the events held during the pause (without CatchUp: they
+// come before that poll, as when every poll is its own event) and ticks both
+// threads.
 func (m *Member) Resume(now protocol.Instant) {
 	if !m.frozen {
 		return

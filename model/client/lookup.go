@@ -16,6 +16,7 @@ import (
 type coordinatorLookup struct {
 	known    bool
 	stale    findStale        // a completed future still referenced (2.8+)
+	connHint uint16           // the coordinator connection's position (netclient ConnHinted)
 	node     int32            // the coordinator's broker id
 	findCorr uint64           // the outstanding findCoordinatorFuture's request (0: none)
 	attempts int32            // ensureCoordinatorReady's local attempts counter (this poll() call)
@@ -204,7 +205,7 @@ func (m *Member) coordinatorUnavailable(now protocol.Instant) bool {
 	if !m.coord.known {
 		return false
 	}
-	c := m.net.Conn(m.coord.node, true)
+	c := m.net.ConnHinted(m.coord.node, true, &m.coord.connHint)
 	if c == nil {
 		return false
 	}

@@ -173,6 +173,7 @@ func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
 		m.onApp = false
 		m.net.queue = append(m.net.queue, q)
 		m.flushQueue(now, out)
+		m.hbt.networkPolled(now, out)
 	default:
 		m.net.queue = append(m.net.queue, q)
 	}

@@ -340,6 +340,26 @@ func (n *Client[T]) Conn(broker int32, coord bool) *Conn {
 	return nil
 }
 
+// ConnHinted is Conn with a caller's hint of the connection's position
+// (connections are never removed, so a position once found stays right):
+// one comparison instead of a scan on the hot path (the lazy poll replay asks
+// for the coordinator connection at every member event). A miss scans and
+// updates the hint.
+func (n *Client[T]) ConnHinted(broker int32, coord bool, hint *uint16) *Conn {
+	if i := int(*hint); i < len(n.conns) && n.conns[i].broker == broker && n.conns[i].coord == coord {
+		return &n.conns[i]
+	}
+	for i := range n.conns {
+		if n.conns[i].broker == broker && n.conns[i].coord == coord {
+			if i <= math.MaxUint16 {
+				*hint = uint16(i)
+			}
+			return &n.conns[i]
+		}
+	}
+	return nil
+}
+
 // ConnFor returns the connection to broker, creating its state on first use.
 func (n *Client[T]) ConnFor(broker int32, coord bool) *Conn {
 	if c := n.Conn(broker, coord); c != nil {

@@ -142,3 +142,29 @@ func TestRequestEntrySize(t *testing.T) {
 	require.Equal(t, uint8(3), ra.Tag)
 	require.Equal(t, uint8(4), rb.Tag)
 }
+
+// TestConnHintedIsConn: the hinted lookup returns what Conn returns, whatever
+// the hint (a fresh one, one pointing at another connection, one past the
+// end), and leaves the hint at the connection's position.
+func TestConnHintedIsConn(t *testing.T) {
+	var n Client[int]
+	for _, b := range []int32{2, 0, 1} {
+		n.ConnFor(b, false)
+		n.ConnFor(b, true)
+	}
+	for _, b := range []int32{0, 1, 2, 3} {
+		for _, coord := range []bool{false, true} {
+			for _, start := range []uint16{0, 3, 5, 100} {
+				hint := start
+				got := n.ConnHinted(b, coord, &hint)
+				require.Same(t, n.Conn(b, coord), got, "broker %d coord %v hint %d", b, coord, start)
+				if got != nil {
+					require.Same(t, got, &n.conns[hint], "the hint names the connection")
+					again := hint
+					require.Same(t, got, n.ConnHinted(b, coord, &again))
+					require.Equal(t, hint, again)
+				}
+			}
+		}
+	}
+}
