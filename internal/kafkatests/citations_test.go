@@ -30,7 +30,10 @@ import (
 
 var (
 	citationRe = regexp.MustCompile(`Kafka: ([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*) @([0-9][0-9A-Za-z.\-]*[0-9A-Za-z])`)
-	bareRe     = regexp.MustCompile(`\b(?:([A-Z][A-Za-z0-9]*Test)\.)?((?:test|should)[A-Z][A-Za-z0-9_]*)`)
+	// A name after a class that is not a test class (a production
+	// method such as AbstractMembershipManager.shouldSkipHeartbeat) is
+	// not a test name: the match takes the class, and the scan skips it.
+	bareRe = regexp.MustCompile(`\b(?:([A-Z][A-Za-z0-9]*)\.)?((?:test|should)[A-Z][A-Za-z0-9_]*)`)
 )
 
 type list struct {
@@ -94,6 +97,9 @@ func appendCitations(out []citation, p, text string, local map[string]bool) []ci
 		structured[m[2]] = true
 	}
 	for _, m := range bareRe.FindAllStringSubmatch(text, -1) {
+		if m[1] != "" && !strings.HasSuffix(m[1], "Test") {
+			continue // Class.shouldX of a production class
+		}
 		if w := m[2]; !structured[w] && !local[w] {
 			out = append(out, citation{pos: p, class: m[1], method: w})
 		}
@@ -217,10 +223,11 @@ func TestCitationsExist(t *testing.T) {
 
 // The scanner finds a structured citation and bare names (testXxx and the
 // Scala tests' shouldXxx, with their class when written), and skips Go
-// identifiers of the package.
+// identifiers of the package and methods of production classes.
 func TestScanFile(t *testing.T) {
 	src := []byte("package x\n// Kafka: GroupCoordinatorTest.testFoo @3.6.1 and testBar\nvar s = \"testBaz testHelper\"\n" +
-		"// shouldResetFoo and GroupCoordinatorTest.shouldBar, not shouldn't\n")
+		"// shouldResetFoo and GroupCoordinatorTest.shouldBar, not shouldn't\n" +
+		"// nor AbstractMembershipManager.shouldSkipHeartbeat (production code)\n")
 	got := scanFile("x_test.go", src, map[string]bool{"testHelper": true})
 	require.Equal(t, []citation{
 		{pos: "x_test.go:2:1", class: "GroupCoordinatorTest", method: "testFoo", tag: "3.6.1"},
