@@ -12,6 +12,7 @@
 package explore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,6 +90,25 @@ type Config struct {
 	// finding, without shrinking it: the rediscovery measurement's "seeds
 	// to the first finding".
 	StopAtFirst bool
+	// Ctx, when set, interrupts the campaign: Run stops judging, writes
+	// the index of every seed judged so far and returns an error wrapping
+	// context.Canceled. A finding being shrunk when it ends is dropped
+	// (the index still names its seed as the next one), so a rerun with
+	// the same --out judges it afresh and ends as the uninterrupted
+	// campaign would have.
+	Ctx context.Context
+}
+
+// CrashPoint, when set (tests), is called at each instant a campaign could
+// be killed at: after each judged seed, in each shrink run, between the
+// files of a finding and before the index is written. The kill-at-every-
+// instant test (cmd/simrun) ends the process there with SIGKILL.
+var CrashPoint func(point string)
+
+func crashPoint(point string) {
+	if CrashPoint != nil {
+		CrashPoint(point)
+	}
 }
 
 // Finding is one distinct finding of a campaign.
@@ -203,6 +223,9 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.FirstSeed == 0 {
 		cfg.FirstSeed = 1
 	}
+	if cfg.Ctx == nil {
+		cfg.Ctx = context.Background()
+	}
 	if _, err := SeedScenario(&cfg, cfg.FirstSeed); err != nil {
 		return nil, err
 	}
@@ -259,10 +282,17 @@ func Run(cfg Config) (*Report, error) {
 	lastProgress := start
 	var err error
 	for rep.NextSeed < last {
+		if cfg.Ctx.Err() != nil {
+			err = cfg.Ctx.Err()
+			break
+		}
 		r, ok := pending[rep.NextSeed]
 		if !ok {
-			r = <-results
-			pending[r.seed] = r
+			select {
+			case r = <-results:
+				pending[r.seed] = r
+			case <-cfg.Ctx.Done():
+			}
 			continue
 		}
 		delete(pending, rep.NextSeed)
@@ -281,12 +311,22 @@ func Run(cfg Config) (*Report, error) {
 				Seed: r.seed, Message: r.findings[0].Message, FromFault: r.faults, Runs: 1})
 			break
 		}
-		if e := rep.judge(&cfg, r, bySig); e != nil {
+		wrote, e := rep.judge(&cfg, r, bySig)
+		if e != nil {
 			err = e
 			break
 		}
 		rep.NextSeed++
 		rep.Runs++
+		// The index is saved with the seed counted as judged: saved
+		// before (as it was), a resumed campaign judged the seed again,
+		// spending its shrink budget twice.
+		if wrote {
+			if err = rep.save(&cfg); err != nil {
+				break
+			}
+		}
+		crashPoint("judged")
 		if rep.FirstFindingSeed == r.seed {
 			rep.FirstFindingWall = cfg.Clock().Sub(start)
 		}
@@ -315,6 +355,12 @@ func Run(cfg Config) (*Report, error) {
 	}
 	close(results)
 	rep.Wall = cfg.Clock().Sub(start)
+	if err != nil && errors.Is(err, context.Canceled) && cfg.Out != "" {
+		// Interrupted: keep every seed judged so far.
+		if serr := rep.save(&cfg); serr != nil {
+			return nil, serr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -359,26 +405,34 @@ func judgeRun(sc *scenario.Scenario, seed uint64) (fs []harness.Finding, err err
 
 // judge handles one seed's result, in seed order: the run's first finding
 // (findings are sorted) is shrunk while its oracle has budget, and recorded
-// under its signature.
-func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
+// under its signature. It reports whether it wrote a new finding's files
+// (the caller then saves the index). The report is changed only once the
+// shrink is done: an interrupt during it leaves the index as it was.
+func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) (bool, error) {
 	if len(r.findings) == 0 {
-		return nil
-	}
-	rep.RunsWithFindings++
-	if rep.FirstFindingSeed == 0 {
-		rep.FirstFindingSeed = r.seed
+		return false, nil
 	}
 	f := r.findings[0]
-	if rep.Shrinks[f.Oracle] >= cfg.ShrinksPerOracle {
-		rep.Unshrunk[f.Oracle]++
-		return nil
+	count := func() {
+		rep.RunsWithFindings++
+		if rep.FirstFindingSeed == 0 {
+			rep.FirstFindingSeed = r.seed
+		}
 	}
-	rep.Shrinks[f.Oracle]++
+	if rep.Shrinks[f.Oracle] >= cfg.ShrinksPerOracle {
+		count()
+		rep.Unshrunk[f.Oracle]++
+		return false, nil
+	}
 	sc, err := SeedScenario(cfg, r.seed)
 	if err != nil {
-		return err
+		return false, err
 	}
 	holds := func(s *scenario.Scenario) bool {
+		crashPoint("shrink")
+		if cfg.Ctx.Err() != nil {
+			return false // interrupted: the shrink ends at once, and is dropped
+		}
 		fs, err := judgeRun(s, r.seed)
 		if err != nil {
 			return false
@@ -387,6 +441,11 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	}
 	faults := harness.ExpandFaults(sc, r.seed)
 	shrunk, shrinkErr := harness.ShrinkScenario(sc, r.seed, holds, cfg.ShrinkRuns)
+	if err := cfg.Ctx.Err(); err != nil {
+		return false, err
+	}
+	count()
+	rep.Shrinks[f.Oracle]++
 	ok := shrinkErr == nil
 	if ok {
 		faults = shrunk.Faults
@@ -394,7 +453,7 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	sig := Signature(f.Oracle, faults)
 	if i, seen := bySig[sig]; seen {
 		rep.Findings[i].Runs++
-		return nil
+		return false, nil
 	}
 	fd := Finding{Signature: sig, Oracle: f.Oracle, Seed: r.seed, Message: f.Message, FromFault: r.faults, Runs: 1, Shrunk: ok}
 	for _, x := range faults {
@@ -404,12 +463,12 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	bySig[sig] = len(rep.Findings)
 	rep.Findings = append(rep.Findings, fd)
 	if cfg.Out == "" {
-		return nil
+		return false, nil
 	}
 	if err := cfg.write(fd, sc, faults); err != nil {
-		return err
+		return false, err
 	}
-	return rep.save(cfg)
+	return true, nil
 }
 
 // Signature names a finding by its oracle and the shape of its (shrunk)
@@ -464,6 +523,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
 		return err
 	}
+	crashPoint("write")
 	rsc := *sc
 	rsc.Faults, rsc.Swarm = faults, nil
 	if fd.Oracle == OraclePanic {
@@ -501,6 +561,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	if err := atomicfile.WriteFile(filepath.Join(dir, "explain.txt"), []byte(b.String())); err != nil {
 		return err
 	}
+	crashPoint("write")
 	if cfg.Artifacts != nil {
 		return cfg.Artifacts(dir, &rsc, fd.Seed, res)
 	}
@@ -518,6 +579,7 @@ func (rep *Report) save(cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	crashPoint("save")
 	return atomicfile.WriteFile(filepath.Join(cfg.Out, IndexFile), append(b, '\n'))
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -61,10 +63,17 @@ with the reason and not run. Same numbers at any --workers (wall times differ).`
 				lib = append(lib, r)
 			}
 		}
+		ctx, stop := a.interruptible()
+		defer stop()
 		var rows []string
 		for _, r := range lib {
 			a.running = "simrun bugs --bug " + r.Bug
-			m, err := explore.Measure(r, campaigns, seeds, fixedSeeds, workers, budget)
+			m, err := explore.Measure(ctx, r, campaigns, seeds, fixedSeeds, workers, budget)
+			if errors.Is(err, context.Canceled) {
+				// The rows measured so far are kept: printed as the table.
+				printTable(a, rows)
+				return fail(exitInterrupted, "simrun bugs: interrupted while measuring %s; the table above has the %d bugs measured before it", r.Bug, len(rows))
+			}
 			if err != nil {
 				return fail(exitBadInput, "simrun bugs: %s: %v", r.Bug, err)
 			}
@@ -75,11 +84,15 @@ with the reason and not run. Same numbers at any --workers (wall times differ).`
 					r.Command(true, explore.FixedFirstSeed, fixedSeeds, workers))
 			}
 		}
-		fmt.Fprintln(a.stdout, explore.TableHeader)
-		for _, row := range rows {
-			fmt.Fprintln(a.stdout, row)
-		}
+		printTable(a, rows)
 		return nil
 	}
 	return cmd
+}
+
+func printTable(a *app, rows []string) {
+	fmt.Fprintln(a.stdout, explore.TableHeader)
+	for _, row := range rows {
+		fmt.Fprintln(a.stdout, row)
+	}
 }

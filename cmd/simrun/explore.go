@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -90,7 +92,16 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 			cfg.Only = strings.Split(only, ",")
 		}
 		a.running = fmt.Sprintf("simrun explore %s --seeds %d --first-seed %d%s", path, seeds, first, setsText(sets))
+		ctx, stop := a.interruptible()
+		defer stop()
+		cfg.Ctx = ctx
 		rep, err := explore.Run(cfg)
+		if errors.Is(err, context.Canceled) {
+			if out != "" {
+				return fail(exitInterrupted, "simrun explore: interrupted; the seeds judged so far are in %s: rerun the same command to resume", filepath.Join(out, explore.IndexFile))
+			}
+			return fail(exitInterrupted, "simrun explore: interrupted (nothing kept: no --out)")
+		}
 		if err != nil {
 			return fail(exitBadInput, "simrun explore: %v", err)
 		}
