@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,15 +51,21 @@ with the reason and not run. Same numbers at any --workers (wall times differ).`
 		}
 		lib := explore.Library
 		if only != "" {
+			var known []string
+			for _, r := range explore.Library {
+				known = append(known, r.Bug)
+			}
+			for _, r := range explore.Library {
+				if !slices.Contains(known, r.Builtin) {
+					known = append(known, r.Builtin)
+				}
+			}
 			lib = nil
 			for _, name := range strings.Split(only, ",") {
 				r, ok := explore.LibraryBug(strings.TrimSpace(name))
-				if !ok {
-					var known []string
-					for _, r := range explore.Library {
-						known = append(known, r.Bug)
-					}
-					return fail(exitBadInput, "simrun bugs: --bug %q: not in the library (%s)", name, strings.Join(known, ", "))
+				if !ok { // ids are matched in any case, so only the error comes from checkNames
+					_, err := checkNames("--bug", name, "bug", known)
+					return fail(exitBadInput, "simrun bugs: %v", err)
 				}
 				lib = append(lib, r)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +65,16 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 			workers = runtime.NumCPU()
 		}
 		if swarm != "" && swarm != explore.SwarmDefault {
-			return fail(exitBadInput, "simrun explore: --swarm %q: the only generic mix is %q", swarm, explore.SwarmDefault)
+			return fail(exitBadInput, "simrun explore: --swarm %s: the only generic mix is %q", quoteArg(swarm), explore.SwarmDefault)
+		}
+		// The lists are checked before anything runs.
+		withoutList, err := checkNames("--without", without, "fault kind", explore.GenericKinds())
+		if err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
+		}
+		onlyList, err := checkNames("--oracle", only, "oracle or checker", slices.Concat(scenario.OracleNames, harness.CheckerNames, []string{explore.OraclePanic}))
+		if err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {
@@ -80,17 +90,13 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		cfg := explore.Config{
 			Scenario: sc, Source: source, Data: data, Command: "simrun run", Sets: setStrs,
 			Swarm: swarm, FileFaults: fileFaults || swarm == "", FirstSeed: first, Seeds: seeds, Workers: workers,
+			Without: withoutList, Only: onlyList,
 			Out: out, Budget: budget, ShrinksPerOracle: shrinks, Progress: stderr, StopAtFirst: stopFirst,
 			Artifacts: func(dir string, sc *scenario.Scenario, seed uint64, res *harness.Result) error {
 				return writeTimeline(filepath.Join(dir, "timeline.png"), sc, res)
 			},
 		}
-		if without != "" {
-			cfg.Without = strings.Split(without, ",")
-		}
-		if only != "" {
-			cfg.Only = strings.Split(only, ",")
-		}
+
 		a.running = fmt.Sprintf("simrun explore %s --seeds %d --first-seed %d%s", path, seeds, first, setsText(sets))
 		ctx, stop := a.interruptible()
 		defer stop()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/harness"
 )
@@ -27,23 +25,11 @@ var failOnConditions = []struct{ name, doc string }{
 
 // parseFailOn checks a comma-separated --fail-on list.
 func parseFailOn(spec string) ([]string, error) {
-	if spec == "" {
-		return nil, nil
+	var names []string
+	for _, f := range failOnConditions {
+		names = append(names, f.name)
 	}
-	var out []string
-	for _, c := range strings.Split(spec, ",") {
-		c = strings.TrimSpace(c)
-		ok := slices.ContainsFunc(failOnConditions, func(f struct{ name, doc string }) bool { return f.name == c })
-		if !ok {
-			var names []string
-			for _, f := range failOnConditions {
-				names = append(names, f.name)
-			}
-			return nil, fmt.Errorf("--fail-on: unknown condition %q; known: %s", c, strings.Join(names, ", "))
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return checkNames("--fail-on", spec, "condition", names)
 }
 
 // failOn returns a sentence for every condition of conds that holds in s

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,4 +52,105 @@ func TestTraceIntoSymlinkAndStdout(t *testing.T) {
 	code = dispatch([]string{"run", "crash-one-member", "--max-events", "1000"}, &out, &errb)
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errb.String(), "raise the limit with --max-events")
+}
+
+// hostileCase is one hostile or careless command line of issue 28's table:
+// the files it needs (written into a fresh directory, "DIR" in args and
+// files standing for it), the exit status and the words its message must
+// have. Every message must be clean: no control character but newline and
+// tab reaches the terminal.
+type hostileCase struct {
+	name  string
+	item  int
+	files map[string]string // name -> contents ("->target": a symlink)
+	setup func(t *testing.T, dir string)
+	args  []string
+	code  int
+	want  []string // in stderr
+	check func(t *testing.T, dir, stdout, stderr string)
+}
+
+var hostileCases = []hostileCase{
+	// Item 2: names are checked.
+	{name: "oracle typo", item: 2, args: []string{"explore", "crash-one-member", "--swarm", "default", "--set", "duration=900s", "--seeds", "3000", "--oracle", "unowned-at-endd"},
+		code: exitBadInput, want: []string{`--oracle: unknown oracle or checker "unowned-at-endd" (did you mean unowned-at-end?); known: group-stuck,`, "single-owner-per-generation"}},
+	{name: "oracle empty entry", item: 2, args: []string{"explore", "crash-one-member", "--swarm", "default", "--set", "duration=900s", "--oracle", "liveness,"},
+		code: exitBadInput, want: []string{"an empty name in the list"}},
+	{name: "without typo", item: 2, args: []string{"explore", "crash-one-member", "--swarm", "default", "--set", "duration=900s", "--without", "crash,pauze"},
+		code: exitBadInput, want: []string{`--without: unknown fault kind "pauze" (did you mean pause?); known: crash, restart, pause,`}},
+	{name: "fail-on typo", item: 2, args: []string{"run", "crash-one-member", "--fail-on", "false-evictionz"},
+		code: exitBadInput, want: []string{`--fail-on: unknown condition "false-evictionz" (did you mean false-evictions?); known: invalid,`}},
+	{name: "fail-on ESC", item: 2, args: []string{"run", "crash-one-member", "--fail-on", "\x1b]0;owned\x07"},
+		code: exitBadInput, want: []string{`unknown condition "\x1b]0;owned\a"`}},
+	{name: "bug typo", item: 2, args: []string{"bugs", "--bug", "KAFKA-965"},
+		code: exitBadInput, want: []string{`--bug: unknown bug "KAFKA-965" (did you mean KAFKA-8653?)`}},
+	{name: "shrink until typo", item: 2, args: []string{"shrink", "crash-one-member", "--until", "evictons"},
+		code: exitBadInput, want: []string{`--until: unknown property "evictons" (did you mean evictions?)`}},
+	{name: "shrink until list", item: 2, args: []string{"shrink", "crash-one-member", "--until", "evictions,unstable"},
+		code: exitBadInput, want: []string{"one property only"}},
+}
+
+// TestHostileInputs runs issue 28's table and counts what happened to each
+// input: a clear error (the exit status and words wanted, a clean message),
+// a crash (exit 3), a hang (over a minute) or a silent wrong answer
+// (anything else, e.g. exit 0 for a typo).
+func TestHostileInputs(t *testing.T) {
+	var inputs, clear, crashes, hangs, wrong int
+	for _, c := range hostileCases {
+		inputs++
+		ok := t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range c.files {
+				p := filepath.Join(dir, name)
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				if target, ok := strings.CutPrefix(body, "->"); ok {
+					require.NoError(t, os.Symlink(strings.ReplaceAll(target, "DIR", dir), p))
+					continue
+				}
+				require.NoError(t, os.WriteFile(p, []byte(strings.ReplaceAll(body, "DIR", dir)), 0o644))
+			}
+			if c.setup != nil {
+				c.setup(t, dir)
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "DIR", dir)
+			}
+			type res struct {
+				code        int
+				out, errout string
+			}
+			done := make(chan res, 1)
+			go func() {
+				code, out, errout := run(args...)
+				done <- res{code, out, errout}
+			}()
+			var r res
+			select {
+			case r = <-done:
+			case <-time.After(time.Minute):
+				hangs++
+				t.Fatalf("hangs: simrun %q", args)
+			}
+			if r.code == exitInternal {
+				crashes++
+			}
+			errout := strings.ReplaceAll(r.errout, dir, "DIR")
+			assert.Equal(t, c.code, r.code, "simrun %q\n%s", args, errout)
+			for _, w := range c.want {
+				assert.Contains(t, errout, w)
+			}
+			assert.Equal(t, -1, strings.IndexFunc(r.errout, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }), "a control character reached stderr: %q", errout)
+			if c.check != nil {
+				c.check(t, dir, r.out, r.errout)
+			}
+		})
+		if ok {
+			clear++
+		} else {
+			wrong++
+		}
+	}
+	wrong -= crashes + hangs
+	t.Logf("hostile inputs: %d, clear errors or right answers: %d, crashes: %d, hangs: %d, silent wrong answers: %d", inputs, clear, crashes, hangs, wrong)
 }

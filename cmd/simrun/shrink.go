@@ -67,7 +67,11 @@ delta-debug it down to a 1-minimal set that still shows the property.`,
 		stdout, stderr := a.stdout, a.stderr
 		holds, ok := shrinkProperties[until]
 		if !ok {
-			return fail(exitBadInput, "simrun shrink: unknown property %q; want violation, evictions, false-evictions, dead-marks, false-dead-marks or unstable", until)
+			_, err := checkNames("--until", until, "property", []string{"violation", "evictions", "false-evictions", "dead-marks", "false-dead-marks", "unstable"})
+			if err == nil { // a comma: one property only
+				err = fmt.Errorf("--until %s: one property only", quoteArg(until))
+			}
+			return fail(exitBadInput, "simrun shrink: %v", err)
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// checkNames splits a comma-separated list flag and refuses a name that is
+// not one of known: the error names the flag, quotes the name, suggests
+// the closest known one (a typo such as unowned-at-endd) and lists them
+// all. Without this check `explore --oracle unowned-at-endd` ran every seed
+// and reported "0 with findings", exit 0. Empty entries are refused too.
+func checkNames(flag, list, what string, known []string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return nil, fmt.Errorf("%s %s: an empty name in the list; known: %s", flag, quoteArg(list), strings.Join(known, ", "))
+		}
+		if !slices.Contains(known, n) {
+			hint := ""
+			if near := nearest(n, known); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			return nil, fmt.Errorf("%s: unknown %s %s%s; known: %s", flag, what, quoteArg(n), hint, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// nearest returns the known name within edit distance 2 of name (or whose
+// case-folded form equals it), or "".
+func nearest(name string, known []string) string {
+	if len(name) > 64 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, k := range known {
+		d := editDistance(strings.ToLower(name), strings.ToLower(k))
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// quoteArg shows a value the user typed in a message: as it is when it is
+// short printable text, else Go-quoted (control characters escaped, so an
+// ESC sequence in an argument never reaches the terminal raw) and cut.
+func quoteArg(s string) string {
+	const maxShown = 80
+	clean := strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || r == unicode.ReplacementChar || r == '"' || unicode.IsSpace(r)
+	}) < 0
+	if clean && len(s) <= maxShown {
+		return `"` + s + `"`
+	}
+	if len(s) > maxShown {
+		return fmt.Sprintf("%q… (%d bytes)", s[:maxShown], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
