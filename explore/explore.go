@@ -97,6 +97,8 @@ type Config struct {
 	// the same --out judges it afresh and ends as the uninterrupted
 	// campaign would have.
 	Ctx context.Context
+	// MaxMemory is each run's harness.Options.MaxMemory.
+	MaxMemory int64
 }
 
 // CrashPoint, when set (tests), is called at each instant a campaign could
@@ -377,7 +379,7 @@ func runSeed(cfg *Config, seed uint64) result {
 	if err != nil {
 		return result{seed: seed, err: err}
 	}
-	fs, err := judgeRun(sc, seed)
+	fs, err := judgeRun(sc, seed, cfg.MaxMemory)
 	if err != nil {
 		return result{seed: seed, err: err}
 	}
@@ -393,13 +395,13 @@ const OraclePanic = "panic"
 
 // judgeRun runs one seed with the oracles; a panic in the models is a
 // finding (OraclePanic), not the end of the campaign.
-func judgeRun(sc *scenario.Scenario, seed uint64) (fs []harness.Finding, err error) {
+func judgeRun(sc *scenario.Scenario, seed uint64, maxMemory int64) (fs []harness.Finding, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			fs, err = []harness.Finding{{Oracle: OraclePanic, Message: fmt.Sprint(p)}}, nil
 		}
 	}()
-	_, fs, err = harness.RunOracles(sc, seed, harness.Options{})
+	_, fs, err = harness.RunOracles(sc, seed, harness.Options{MaxMemory: maxMemory})
 	return fs, err
 }
 
@@ -433,7 +435,7 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) (bool, err
 		if cfg.Ctx.Err() != nil {
 			return false // interrupted: the shrink ends at once, and is dropped
 		}
-		fs, err := judgeRun(s, r.seed)
+		fs, err := judgeRun(s, r.seed, cfg.MaxMemory)
 		if err != nil {
 			return false
 		}
@@ -529,7 +531,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	if fd.Oracle == OraclePanic {
 		return nil // no trace to explain or draw: the run does not finish
 	}
-	res, err := harness.Run(&rsc, fd.Seed, harness.Options{KeepTrace: true})
+	res, err := harness.Run(&rsc, fd.Seed, harness.Options{KeepTrace: true, MaxMemory: cfg.MaxMemory})
 	if err != nil {
 		return err
 	}

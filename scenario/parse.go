@@ -19,7 +19,12 @@ import (
 const (
 	MaxMembers    = 100000
 	MaxPartitions = 1000000
-	MaxBrokers    = 1000
+	// MaxTotalPartitions bounds the partitions of all topics together:
+	// capped per topic only, 20 topics of 1,000,000 partitions (877 bytes)
+	// took 2.4 GB and 30 ended in a Go out-of-memory. A run's memory is
+	// bounded too (harness.EstimatedMemory, --max-memory).
+	MaxTotalPartitions = 1000000
+	MaxBrokers         = 1000
 	// MaxFileBytes bounds a scenario file: 1.29 M faults in 50 MB took
 	// 3.7 GB to read. The largest built-in is a few kB.
 	MaxFileBytes = 4 << 20
@@ -544,6 +549,7 @@ func (d *decoder) topics(n *yaml.Node) ([]Topic, error) {
 		return nil, d.errf(n, path, "at least one topic is needed")
 	}
 	out := make([]Topic, 0, len(elems))
+	total := 0
 	for i, e := range elems {
 		p := index(path, i)
 		f, err := d.mapping(e, p, topicSchema)
@@ -570,6 +576,10 @@ func (d *decoder) topics(n *yaml.Node) ([]Topic, error) {
 			return nil, err
 		}
 		t.Partitions = int(np)
+		total += t.Partitions
+		if total > MaxTotalPartitions {
+			return nil, d.errf(v, sub(p, "partitions"), "the topics have %d partitions in total so far, more than the limit of %d for all topics together", total, MaxTotalPartitions)
+		}
 		out = append(out, t)
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -124,4 +126,37 @@ func completeNames(names func() []string, max int) cobra.CompletionFunc {
 		}
 		return out, cobra.ShellCompDirectiveDefault
 	}
+}
+
+// byteSize is a --max-memory value: bytes, or a number with KiB, MiB, GiB
+// (or KB, MB, GB, K, M, G: the same binary units).
+type byteSize int64
+
+func (b *byteSize) String() string { return fmt.Sprintf("%dMiB", int64(*b)>>20) }
+func (b *byteSize) Type() string   { return "bytes" }
+func (b *byteSize) Set(v string) error {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f*float64(mult) > 1<<50 || f != f {
+		return fmt.Errorf("want a positive size such as 8GiB or 512MiB, got %s", quoteArg(v))
+	}
+	*b = byteSize(f * float64(mult))
+	return nil
+}
+
+// addMaxMemory registers --max-memory (harness.Options.MaxMemory).
+func addMaxMemory(fs *pflag.FlagSet) *byteSize {
+	b := byteSize(harness.DefaultMaxMemory)
+	fs.Var(&b, "max-memory", "refuse a run whose estimated memory is over `SIZE` (e.g. 8GiB)")
+	return &b
 }

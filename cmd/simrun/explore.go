@@ -54,6 +54,7 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 	fs.StringVar(&only, "oracle", "", "only report these `ORACLES` or checkers (comma-separated, e.g. unowned-at-end,group-stuck)")
 	fs.BoolVar(&stopFirst, "stop-at-first", false, "stop at the first run with a finding, without shrinking it (seeds to the first finding)")
 	sets := addSetFlag(fs)
+	maxMemory := addMaxMemory(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		path := args[0]
@@ -80,6 +81,9 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		if err != nil {
 			return fail(exitBadInput, "%v", err)
 		}
+		if err := harness.CheckMemory(sc, harness.Options{MaxMemory: int64(*maxMemory)}); err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
+		}
 		if swarm == "" && sc.Swarm == nil {
 			return fail(exitBadInput, "simrun explore: %s has no swarm: block, so every seed would run the same faults; use --swarm default", path)
 		}
@@ -90,7 +94,7 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		cfg := explore.Config{
 			Scenario: sc, Source: source, Data: data, Command: "simrun run", Sets: setStrs,
 			Swarm: swarm, FileFaults: fileFaults || swarm == "", FirstSeed: first, Seeds: seeds, Workers: workers,
-			Without: withoutList, Only: onlyList,
+			Without: withoutList, Only: onlyList, MaxMemory: int64(*maxMemory),
 			Out: out, Budget: budget, ShrinksPerOracle: shrinks, Progress: stderr, StopAtFirst: stopFirst,
 			Artifacts: func(dir string, sc *scenario.Scenario, seed uint64, res *harness.Result) error {
 				return writeTimeline(filepath.Join(dir, "timeline.png"), sc, res)

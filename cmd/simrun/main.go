@@ -87,6 +87,8 @@ type app struct {
 	// signalsArmed, when set (tests), is called once the command listens
 	// for SIGINT/SIGTERM/SIGHUP.
 	signalsArmed func()
+	// maxMemory is --max-memory (0: harness.DefaultMaxMemory).
+	maxMemory int64
 }
 
 // checkedWriter remembers the first write error on stdout, so that
