@@ -157,9 +157,12 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 	if len(data) > scenario.MaxFileBytes {
 		return nil, bad(0, "%d bytes, more than the limit of %d MiB on an experiment file", len(data), scenario.MaxFileBytes>>20)
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := scenario.UnmarshalOne(data, &doc); err != nil {
 		ye := scenario.YAMLError(source, data, err)
 		return nil, &Error{Source: source, Line: ye.Line, Msg: ye.Msg, Err: err}
+	}
+	if n, why := scenario.CheckNodes(&doc); n != nil {
+		return nil, bad(n.Line, "%s", why)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, bad(0, "expected a mapping at the top level")

@@ -20,6 +20,10 @@ type Error struct {
 	Line   int
 	Path   string
 	Msg    string
+	// Override, when the error is in a value a --set override put in,
+	// names it ("--set PATH=VALUE"); Line is then 0: the file's line
+	// would blame the user's file for the command line's value.
+	Override string
 }
 
 func (e *Error) Error() string {
@@ -30,6 +34,10 @@ func (e *Error) Error() string {
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	b.WriteString(": ")
+	if e.Override != "" {
+		b.WriteString(e.Override)
+		b.WriteString(": ")
+	}
 	if e.Path != "" {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
@@ -53,6 +61,9 @@ type decoder struct {
 	// checks the coordinator can serve it).
 	consumerAt   *yaml.Node
 	consumerPath string
+	// overrides names the --set override each of its value's nodes came
+	// from (errf's Error.Override).
+	overrides map[*yaml.Node]string
 }
 
 // warnf records a warning in the "file:line: path: message" form of errors.
@@ -79,7 +90,11 @@ func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
 	if n != nil {
 		line = n.Line
 	}
-	return &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, shortenQuoted(format, args)...)}
+	e := &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, shortenQuoted(format, args)...)}
+	if o, ok := d.overrides[n]; ok && n != nil {
+		e.Line, e.Override = 0, o
+	}
+	return e
 }
 
 // MaxQuoted is how many bytes of a value an error message quotes: a 50 MB

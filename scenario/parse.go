@@ -130,6 +130,9 @@ func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Sc
 	if err := unmarshal(data, &doc); err != nil {
 		return nil, YAMLError(source, data, err)
 	}
+	if bad, why := CheckNodes(&doc); bad != nil {
+		return nil, &Error{Source: source, Line: bad.Line, Msg: why}
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Source: source, Msg: "empty scenario file"}
 	}
@@ -155,18 +158,17 @@ func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Sc
 // unmarshal wraps yaml.Unmarshal: a scenario file never panics the program,
 // whatever the parser does with it.
 func unmarshal(data []byte, doc *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(data, doc)
+	return UnmarshalOne(data, doc)
 }
 
 // YAMLError turns a YAML syntax error into an *Error at its line. An
 // unclosed flow collection ([ or {) is reported where it was opened: the
 // parser only notices at the end of the file and names the line before it.
 func YAMLError(source string, data []byte, err error) *Error {
+	var fd *FurtherDocument
+	if errors.As(err, &fd) {
+		return &Error{Source: source, Line: fd.Line, Msg: fd.Error()}
+	}
 	msg := err.Error()
 	for _, c := range []struct{ open, close byte }{{'[', ']'}, {'{', '}'}} {
 		if strings.Contains(msg, "did not find expected ',' or '"+string(c.close)+"'") {

@@ -47,9 +47,19 @@ func parseSet(v string) (scenario.Override, error) {
 	if !ok || path == "" {
 		return scenario.Override{}, fmt.Errorf("want PATH=VALUE, e.g. groups[0].client.session.timeout.ms=45000")
 	}
+	// The value is read as the file's values are (scenario.CheckNodes):
+	// 030000 is an error, not octal 12288 ms; a tag or a second document
+	// is an error, not dropped.
+	var doc yaml.Node
+	if err := scenario.UnmarshalOne([]byte(val), &doc); err != nil {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %v", path, quoteArg(val), scenario.YAMLError("", []byte(val), err).Msg)
+	}
+	if bad, why := scenario.CheckNodes(&doc); bad != nil {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %s", path, quoteArg(val), why)
+	}
 	var x any
-	if err := yaml.Unmarshal([]byte(val), &x); err != nil {
-		return scenario.Override{}, fmt.Errorf("%s: value %q: %v", path, val, err)
+	if err := doc.Decode(&x); err != nil && doc.Kind != 0 {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %v", path, quoteArg(val), err)
 	}
 	return scenario.Override{Path: path, Value: x}, nil
 }
