@@ -28,7 +28,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Source)
+	b.WriteString(ShowPath(e.Source))
 	if e.Line > 0 {
 		b.WriteString(":")
 		b.WriteString(strconv.Itoa(e.Line))
@@ -334,10 +334,10 @@ func (d *decoder) str(n *yaml.Node, path string) (string, error) {
 	if n.Value == "" {
 		return "", d.errf(n, path, "must not be empty")
 	}
-	if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 {
+	if why := BadText(n.Value, false); why != "" {
 		// An ANSI escape in a name would reach the terminal with every
-		// message and summary that prints it.
-		return "", d.errf(n, path, "must not contain control characters (such as tabs, newlines or terminal escapes), got %s", quote(n.Value))
+		// message and summary that prints it (and break an SVG).
+		return "", d.errf(n, path, "%s, got %s", why, quote(n.Value))
 	}
 	return n.Value, nil
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -107,4 +110,38 @@ type FurtherDocument struct{ Line int }
 
 func (e *FurtherDocument) Error() string {
 	return "a second YAML document starts here (after a --- line); a file holds one document: remove the --- line or split the file"
+}
+
+// BadText returns why s cannot be shown in a terminal or written into a
+// CSV cell or an SVG text (a control character: an ESC sequence retitles
+// the terminal and clears the screen, and XML forbids most controls even
+// escaped; invalid UTF-8; a bidirectional override, which shows text in
+// another order than it is), or "". allowNewlines admits newlines and tabs
+// (prose such as an experiment's description).
+func BadText(s string, allowNewlines bool) string {
+	if !utf8.ValidString(s) {
+		return "is not valid UTF-8"
+	}
+	for _, r := range s {
+		if allowNewlines && (r == '\n' || r == '\t') {
+			continue
+		}
+		if unicode.IsControl(r) {
+			return "must not contain control characters (such as tabs, newlines or terminal escapes)"
+		}
+		if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return "must not contain bidirectional-override characters"
+		}
+	}
+	return ""
+}
+
+// ShowPath is a file name as messages print it: as it is when it is clean
+// text (BadText), else Go-quoted, so that an escape sequence in a file
+// name never reaches the terminal.
+func ShowPath(p string) string {
+	if BadText(p, false) == "" {
+		return p
+	}
+	return strconv.Quote(p)
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +124,38 @@ var hostileCases = []hostileCase{
 		code: exitBadInput, want: []string{"builtin:crash-one-member: --set groups[0].members=0: groups[0].members: must be between 1 and 100000, got 0"}},
 	{name: "--set on a file names the override", item: 4, files: map[string]string{"s.yaml": "name: o\nduration: 60s\ntopics: [{name: t, partitions: 4}]\ngroups:\n  - {id: g, members: 3, subscribe: [t]}\n"},
 		args: []string{"run", "DIR/s.yaml", "--set", "groups[0].client.heartbeat.interval.ms=-5"}, code: exitBadInput, want: []string{"s.yaml: --set groups[0].client.heartbeat.interval.ms=-5: groups[0].client.heartbeat.interval.ms:"}},
+	// Item 5: text that reaches a terminal or a file format is clean.
+	{name: "label with ESC", item: 5, files: map[string]string{"e.yaml": "name: lab\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: {values: [6000, 10000], labels: [\"\\e]0;owned\\a\\e[2J\", b]}\nplots:\n  - {kind: line, x: session_timeout_ms, y: recovery_ms, file: rec, title: T}\n"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{`e.yaml:12: a value must not contain control characters (such as tabs, newlines or terminal escapes), got "\x1b]0;owned\a\x1b[2J"`}},
+	{name: "title with ESC", item: 5, files: map[string]string{"e.yaml": "name: lab\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: {values: [6000, 10000], labels: [a, b]}\nplots:\n  - {kind: line, x: session_timeout_ms, y: recovery_ms, file: rec, title: \"\\e[31mred\"}\n"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{`e.yaml:14: a value must not contain control characters`}},
+	{name: "label with bidi override", item: 5, files: map[string]string{"e.yaml": "name: lab\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: {values: [6000, 10000], labels: [\"a\\u202Eb\", b]}\nplots:\n  - {kind: line, x: session_timeout_ms, y: recovery_ms, file: rec, title: T}\n"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{`e.yaml:12: a value must not contain bidirectional-override characters`}},
+	{name: "file name not UTF-8", item: 5, args: []string{"run", "DIR/\xff\xc2\x9b.yaml"}, code: exitBadInput, want: []string{`\xff\u009b.yaml`}},
+	{name: "labels with XML and CSV specials", item: 5, files: map[string]string{"e.yaml": "name: lab\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: {values: [6000, 10000], labels: [\"a<b & c\", \"x\\\"y,z\"]}\nplots:\n  - {kind: line, x: session_timeout_ms, y: recovery_ms, file: rec, title: \"<script>&amp;\"}\n"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out", "--workers", "1"}, code: exitOK, check: func(t *testing.T, dir, _, _ string) {
+			svg, err := os.ReadFile(filepath.Join(dir, "out", "rec.svg"))
+			require.NoError(t, err)
+			d := xml.NewDecoder(bytes.NewReader(svg))
+			for {
+				_, err := d.Token()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err, "the SVG is well-formed XML")
+			}
+			assert.Contains(t, string(svg), "a&lt;b &amp; c")
+			f, err := os.Open(filepath.Join(dir, "out", "points.csv"))
+			require.NoError(t, err)
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			require.NoError(t, err, "points.csv is well-formed CSV")
+			assert.Equal(t, "a<b & c", rows[1][1])
+			assert.Equal(t, `x"y,z`, rows[len(rows)-1][1])
+		}},
+	{name: "file name with ESC", item: 5, args: []string{"run", "DIR/\x1b]0;owned\a.yaml"}, code: exitBadInput, want: []string{`no such file`, `\x1b]0;owned\a.yaml`}},
+	{name: "experiment name with ESC", item: 5, args: []string{"sweep", "\x1b[2Jx.yaml"}, code: exitBadInput, want: []string{`experiment "\x1b[2Jx.yaml": no such file`}},
+	{name: "out with ESC", item: 5, args: []string{"run", "crash-one-member", "--trace", "DIR/no/\x1b[2J/t.jsonl"}, code: exitBadInput, want: []string{`\x1b[2J`}},
 	{name: "max-memory raised", item: 3, args: []string{"run", "crash-one-member", "--max-memory", "8GiB", "--json"}, code: exitOK},
 }
 

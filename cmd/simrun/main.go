@@ -127,6 +127,9 @@ func main() {
 // dispatch runs one command line and returns its exit status. A panic
 // anywhere below is an internal error (exit 3) with a request to report it.
 func dispatch(args []string, stdout, stderr io.Writer) (code int) {
+	// Everything printed goes through cleanWriter: no escape sequence
+	// from an input reaches the terminal.
+	stdout, stderr = cleanWriter{stdout}, cleanWriter{stderr}
 	a := &app{stdout: &checkedWriter{w: stdout}, stderr: stderr, signalsArmed: signalsHook}
 	defer func() {
 		if p := recover(); p != nil {

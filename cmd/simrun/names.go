@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
@@ -88,4 +90,52 @@ func quoteArg(s string) string {
 		return fmt.Sprintf("%q… (%d bytes)", s[:maxShown], len(s))
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// cleanWriter escapes the control characters other than newline, tab and
+// carriage return (the progress line's) in what simrun prints, as \xNN
+// (C1 controls, U+0080–U+009F, as \u00NN): the last guard, behind the
+// checks of names, labels and file names, that no escape sequence from an
+// input (a file name, a flag's value) reaches the terminal.
+type cleanWriter struct{ w io.Writer }
+
+func (c cleanWriter) Write(p []byte) (int, error) {
+	clean := true
+	for i, b := range p {
+		if isCtl(b) || (b == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return c.w.Write(p)
+	}
+	var out []byte
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		switch {
+		case isCtl(b):
+			out = fmt.Appendf(out, `\x%02x`, b)
+		case b == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
+			out = fmt.Appendf(out, `\u%04x`, p[i+1])
+			i++
+		default:
+			out = append(out, b)
+		}
+	}
+	if _, err := c.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func isCtl(b byte) bool { return (b < 0x20 && b != '\n' && b != '\t' && b != '\r') || b == 0x7f }
+
+// osFile is the *os.File behind w (a terminal's progress line needs it).
+func osFile(w io.Writer) (*os.File, bool) {
+	if c, ok := w.(cleanWriter); ok {
+		w = c.w
+	}
+	f, ok := w.(*os.File)
+	return f, ok
 }

@@ -101,7 +101,7 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 			return nil, "", fail(exitBadInput, "simrun: %v", err)
 		}
 	}
-	if sf, ok := stderr.(*os.File); ok {
+	if sf, ok := osFile(stderr); ok {
 		opts.Progress = stderr
 		opts.ProgressTTY = term.IsTerminal(int(sf.Fd()))
 	}
