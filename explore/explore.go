@@ -26,7 +26,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -509,7 +509,7 @@ func (cfg *Config) repro(sig string, seed uint64) string {
 // Artifacts adds.
 func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fault) error {
 	dir := cfg.dir(fd.Signature)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outdir.MkdirAll(cfg.Out, dir); err != nil {
 		return err
 	}
 	body, err := scenario.WithFaults(cfg.Source, cfg.Data, faults)
@@ -522,7 +522,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	}
 	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
 		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), fd.FromFault, len(faults), shrunk, fd.Repro)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
+	if err := outdir.WriteFile(cfg.Out, filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
 		return err
 	}
 	crashPoint("write")
@@ -560,7 +560,7 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		b.WriteString("\n")
 		b.WriteString(x.String())
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "explain.txt"), []byte(b.String())); err != nil {
+	if err := outdir.WriteFile(cfg.Out, filepath.Join(dir, "explain.txt"), []byte(b.String())); err != nil {
 		return err
 	}
 	crashPoint("write")
@@ -582,11 +582,14 @@ func (rep *Report) save(cfg *Config) error {
 		return err
 	}
 	crashPoint("save")
-	return atomicfile.WriteFile(filepath.Join(cfg.Out, IndexFile), append(b, '\n'))
+	return outdir.WriteFile(cfg.Out, filepath.Join(cfg.Out, IndexFile), append(b, '\n'))
 }
 
 // resume loads the index of an earlier run of the same campaign.
 func (rep *Report) resume(cfg *Config) error {
+	if err := outdir.Check(cfg.Out, filepath.Join(cfg.Out, IndexFile)); err != nil {
+		return err
+	}
 	b, err := os.ReadFile(filepath.Join(cfg.Out, IndexFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -596,7 +599,10 @@ func (rep *Report) resume(cfg *Config) error {
 	}
 	var ix Index
 	if err := json.Unmarshal(b, &ix); err != nil {
-		return fmt.Errorf("explore: %s: %w", filepath.Join(cfg.Out, IndexFile), err)
+		// simrun writes the index atomically: a damaged one was cut or
+		// edited by something else.
+		return fmt.Errorf("explore: %s is damaged (%v): it is this campaign's index, which simrun writes whole; delete it to run the campaign again from its first seed (the findings' directories are written again as they are found), or give another --out",
+			filepath.Join(cfg.Out, IndexFile), err)
 	}
 	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) ||
 		!slices.Equal(ix.Sets, rep.Sets) || ix.FirstSeed != rep.FirstSeed {

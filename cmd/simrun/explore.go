@@ -102,6 +102,11 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		}
 
 		a.running = fmt.Sprintf("simrun explore %s --seeds %d --first-seed %d%s", path, seeds, first, setsText(sets))
+		if out != "" {
+			if err := a.lockOut(out); err != nil {
+				return err
+			}
+		}
 		ctx, stop := a.interruptible()
 		defer stop()
 		cfg.Ctx = ctx

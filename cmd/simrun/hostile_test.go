@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // Hostile and careless input on the command line (issue 17).
@@ -156,7 +158,76 @@ var hostileCases = []hostileCase{
 	{name: "file name with ESC", item: 5, args: []string{"run", "DIR/\x1b]0;owned\a.yaml"}, code: exitBadInput, want: []string{`no such file`, `\x1b]0;owned\a.yaml`}},
 	{name: "experiment name with ESC", item: 5, args: []string{"sweep", "\x1b[2Jx.yaml"}, code: exitBadInput, want: []string{`experiment "\x1b[2Jx.yaml": no such file`}},
 	{name: "out with ESC", item: 5, args: []string{"run", "crash-one-member", "--trace", "DIR/no/\x1b[2J/t.jsonl"}, code: exitBadInput, want: []string{`\x1b[2J`}},
+	// Item 6: outputs.
+	{name: "planted symlink points.csv", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n", "target": "precious\n"},
+		setup: func(t *testing.T, dir string) {
+			sweepOnce(t, dir)
+			require.NoError(t, os.Remove(filepath.Join(dir, "out", "points.csv")))
+			require.NoError(t, os.Symlink(filepath.Join(dir, "target"), filepath.Join(dir, "out", "points.csv")))
+		},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{"DIR/out/points.csv is a symbolic link inside the output directory, which simrun did not make; refusing to write through it"},
+		check: func(t *testing.T, dir, _, _ string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "target"))
+			assert.Equal(t, "precious\n", string(b), "the link's target is untouched")
+		}},
+	{name: "planted symlink .points", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n", "elsewhere/keep": "x", "out/.points": "->DIR/elsewhere"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{"DIR/out/.points is a symbolic link inside the output directory"},
+		check: func(t *testing.T, dir, _, _ string) {
+			es, _ := os.ReadDir(filepath.Join(dir, "elsewhere"))
+			assert.Len(t, es, 1, "no point file written through the link")
+		}},
+	{name: "foreign summary.csv", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n", "out/summary.csv": "my own numbers\n"},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{"DIR/out/summary.csv already exists, and DIR/out holds no simrun sweep (no .sweep/meta.json), so simrun did not write it"}},
+	{name: "foreign REPORT.md", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n", "out/REPORT.md": "# mine\n"},
+		args: []string{"report", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{"DIR/out/REPORT.md already exists"}},
+	{name: "concurrent writers", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n"},
+		setup: func(t *testing.T, dir string) {
+			unlock, err := outdir.Lock(filepath.Join(dir, "out"))
+			require.NoError(t, err)
+			t.Cleanup(unlock)
+		},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitBadInput, want: []string{"simrun: DIR/out is being written by another simrun right now (it holds .simrun.lock); wait for it to finish, or give another --out"}},
+	{name: "concurrent explore", item: 6,
+		setup: func(t *testing.T, dir string) {
+			unlock, err := outdir.Lock(filepath.Join(dir, "f"))
+			require.NoError(t, err)
+			t.Cleanup(unlock)
+		},
+		args: []string{"explore", "bug-kafka-8653", "--swarm", "default", "--set", "duration=600s", "--seeds", "2", "--out", "DIR/f"}, code: exitBadInput, want: []string{"DIR/f is being written by another simrun"}},
+	{name: "tampered point file", item: 6, files: map[string]string{"e.yaml": "name: six\nscenario:\n  name: q\n  duration: 40s\n  topics: [{name: t, partitions: 4}]\n  groups:\n    - {id: g, members: 3, subscribe: [t]}\n  faults:\n    - {at: 10s, crash: g-1}\nseeds: 2\nsweep:\n  groups[0].client.session.timeout.ms: [6000, 10000]\n"},
+		setup: func(t *testing.T, dir string) {
+			sweepOnce(t, dir)
+			p := filepath.Join(dir, "out", ".points", "p0001.csv")
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "want.csv"), b, 0o644))
+			lines := strings.Split(string(b), "\n")
+			cells := strings.Split(lines[2], ",")
+			cells[4] = "999999" // a hand-edited figure
+			lines[2] = strings.Join(cells, ",")
+			require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644))
+		},
+		args: []string{"sweep", "DIR/e.yaml", "--out", "DIR/out"}, code: exitOK, want: []string{"warning: DIR/out/.points/p0001.csv does not match its checksum in DIR/out/.sweep/points.sha256 (edited or damaged): running point p0001 again"},
+		check: func(t *testing.T, dir, stdout, _ string) {
+			want, _ := os.ReadFile(filepath.Join(dir, "want.csv"))
+			got, _ := os.ReadFile(filepath.Join(dir, "out", ".points", "p0001.csv"))
+			assert.Equal(t, string(want), string(got), "the tampered point was recomputed")
+			assert.Contains(t, stdout, "1 points resumed, 2 runs now")
+		}},
+	{name: "truncated findings.json", item: 6, files: map[string]string{"f/findings.json": "{\n  \"version\": 1,\n  \"scenario\": \"builtin:bug-k"},
+		args: []string{"explore", "bug-kafka-8653", "--swarm", "default", "--set", "duration=600s", "--seeds", "2", "--out", "DIR/f"}, code: exitBadInput,
+		want: []string{"DIR/f/findings.json is damaged (unexpected end of JSON input): it is this campaign's index, which simrun writes whole; delete it to run the campaign again"}},
+	{name: "findings.json a symlink", item: 6, files: map[string]string{"target.json": "{}", "f/findings.json": "->DIR/target.json"},
+		args: []string{"explore", "bug-kafka-8653", "--swarm", "default", "--set", "duration=600s", "--seeds", "2", "--out", "DIR/f"}, code: exitBadInput,
+		want: []string{"DIR/f/findings.json is a symbolic link inside the output directory"}},
 	{name: "max-memory raised", item: 3, args: []string{"run", "crash-one-member", "--max-memory", "8GiB", "--json"}, code: exitOK},
+}
+
+// sweepOnce runs DIR/e.yaml into DIR/out.
+func sweepOnce(t *testing.T, dir string) {
+	t.Helper()
+	code, _, errs := run("sweep", filepath.Join(dir, "e.yaml"), "--out", filepath.Join(dir, "out"), "--workers", "1")
+	require.Equal(t, exitOK, code, errs)
 }
 
 // TestHostileInputs runs issue 28's table and counts what happened to each

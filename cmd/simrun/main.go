@@ -89,6 +89,8 @@ type app struct {
 	signalsArmed func()
 	// maxMemory is --max-memory (0: harness.DefaultMaxMemory).
 	maxMemory int64
+	// locked holds the output directories' locks (lockOut).
+	locked map[string]func()
 }
 
 // checkedWriter remembers the first write error on stdout, so that
@@ -131,6 +133,7 @@ func dispatch(args []string, stdout, stderr io.Writer) (code int) {
 	// from an input reaches the terminal.
 	stdout, stderr = cleanWriter{stdout}, cleanWriter{stderr}
 	a := &app{stdout: &checkedWriter{w: stdout}, stderr: stderr, signalsArmed: signalsHook}
+	defer a.unlockAll()
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "simrun: internal error: %v\n", p)

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // checkNames splits a comma-separated list flag and refuses a name that is
@@ -138,4 +141,31 @@ func osFile(w io.Writer) (*os.File, bool) {
 	}
 	f, ok := w.(*os.File)
 	return f, ok
+}
+
+// lockOut takes dir's writer lock (outdir.Lock) for the rest of the
+// command: a second simrun writing the same directory is refused with a
+// clear error instead of racing this one.
+func (a *app) lockOut(dir string) error {
+	if a.locked == nil {
+		a.locked = map[string]func(){}
+	}
+	key := filepath.Clean(dir)
+	if _, ok := a.locked[key]; ok {
+		return nil
+	}
+	unlock, err := outdir.Lock(dir)
+	if err != nil {
+		return fail(exitBadInput, "simrun: %v", err)
+	}
+	a.locked[key] = unlock
+	return nil
+}
+
+// unlockAll releases the command's output locks.
+func (a *app) unlockAll() {
+	for _, u := range a.locked {
+		u()
+	}
+	a.locked = nil
 }

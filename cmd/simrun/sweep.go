@@ -105,6 +105,9 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 		opts.Progress = stderr
 		opts.ProgressTTY = term.IsTerminal(int(sf.Fd()))
 	}
+	if err := a.lockOut(opts.Out); err != nil {
+		return nil, "", err
+	}
 	ctx, stop := a.interruptible()
 	defer stop()
 	a.running = "simrun sweep " + path
