@@ -220,6 +220,24 @@ var hostileCases = []hostileCase{
 	{name: "findings.json a symlink", item: 6, files: map[string]string{"target.json": "{}", "f/findings.json": "->DIR/target.json"},
 		args: []string{"explore", "bug-kafka-8653", "--swarm", "default", "--set", "duration=600s", "--seeds", "2", "--out", "DIR/f"}, code: exitBadInput,
 		want: []string{"DIR/f/findings.json is a symbolic link inside the output directory"}},
+	// Item 7: the small messages.
+	{name: "seed -1", item: 7, args: []string{"run", "crash-one-member", "--seed", "-1"}, code: exitBadInput, want: []string{`invalid argument "-1" for "--seed" flag: want a whole number from 0 to 18446744073709551615`}},
+	{name: "first-seed x", item: 7, args: []string{"explore", "crash-one-member", "--first-seed", "x"}, code: exitBadInput, want: []string{"want a whole number from 0 to"}},
+	{name: "seeds 1.5", item: 7, args: []string{"tune", "gc-pause", "--seeds", "1.5"}, code: exitBadInput, want: []string{`invalid argument "1.5" for "--seeds" flag: want a whole number`}},
+	{name: "max-events 0", item: 7, args: []string{"run", "crash-one-member", "--max-events", "0"}, code: exitBadInput, want: []string{"--max-events 0: want a positive number of events"}},
+	{name: "trace and perfetto one file", item: 7, args: []string{"run", "crash-one-member", "--trace", "DIR/t.json", "--perfetto", "DIR/./t.json"}, code: exitBadInput, want: []string{"--perfetto and --trace name the same file"}},
+	{name: "trace and timeline to stdout", item: 7, args: []string{"run", "crash-one-member", "--trace", "-", "--timeline", "-"}, code: exitBadInput, want: []string{"--timeline and --trace name the same file"}},
+	{name: "trace onto the input", item: 7, files: map[string]string{"s.yaml": "name: o\nduration: 60s\ntopics: [{name: t, partitions: 4}]\ngroups:\n  - {id: g, members: 3, subscribe: [t]}\n"},
+		args: []string{"run", "DIR/s.yaml", "--trace", "DIR/s.yaml"}, code: exitBadInput, want: []string{"--trace \"DIR/s.yaml\" is the input file"},
+		check: func(t *testing.T, dir, _, _ string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "s.yaml"))
+			assert.True(t, strings.HasPrefix(string(b), "name: o"), "the scenario is untouched")
+		}},
+	{name: "perfetto onto the input via a link", item: 7, files: map[string]string{"s.yaml": "name: o\nduration: 60s\ntopics: [{name: t, partitions: 4}]\ngroups:\n  - {id: g, members: 3, subscribe: [t]}\n", "l.json": "->DIR/s.yaml"},
+		args: []string{"run", "DIR/s.yaml", "--perfetto", "DIR/l.json"}, code: exitBadInput, want: []string{"is the input file"}},
+	{name: "unknown command --help", item: 7, args: []string{"nosuchcommand", "--help"}, code: exitBadInput, want: []string{`simrun: unknown command "nosuchcommand"; commands: bugs,`}},
+	{name: "command typo", item: 7, args: []string{"swep", "quickstart"}, code: exitBadInput, want: []string{`unknown command "swep" (did you mean sweep?)`}},
+	{name: "help still works", item: 7, args: []string{"help", "run"}, code: exitOK},
 	{name: "max-memory raised", item: 3, args: []string{"run", "crash-one-member", "--max-memory", "8GiB", "--json"}, code: exitOK},
 }
 
@@ -293,4 +311,23 @@ func TestHostileInputs(t *testing.T) {
 	}
 	wrong -= crashes + hangs
 	t.Logf("hostile inputs: %d, clear errors or right answers: %d, crashes: %d, hangs: %d, silent wrong answers: %d", inputs, clear, crashes, hangs, wrong)
+}
+
+// TestTuneStdoutErrorWhenNothingPasses (issue 28, item 7): a stdout write
+// error was reported only when the command would exit 0; tune with no
+// passing value (exit 1) lost it without a word.
+func TestTuneStdoutErrorWhenNothingPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	var errb bytes.Buffer
+	code := dispatch([]string{"tune", "gc-pause", "--param", "groups[0].client.session.timeout.ms=20000..30000", "--require", "false_evictions_per_member_hour <= 0.01",
+		"--seeds", "2", "--grid", "2", "--out", t.TempDir()}, full, &errb)
+	assert.Equal(t, exitViolation, code)
+	assert.Contains(t, errb.String(), "simrun: writing standard output: write /dev/full: no space left on device")
 }

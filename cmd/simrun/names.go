@@ -169,3 +169,40 @@ func (a *app) unlockAll() {
 	}
 	a.locked = nil
 }
+
+// distinctOutputs refuses two output flags naming one file (`--trace X
+// --perfetto X`: the second overwrote the first) and an output naming the
+// input file (`--trace scenario.yaml` replaced the scenario).
+func distinctOutputs(input string, outs map[string]string) error {
+	flags := make([]string, 0, len(outs))
+	for f, p := range outs {
+		if p != "" {
+			flags = append(flags, f)
+		}
+	}
+	slices.Sort(flags)
+	same := func(a, b string) bool {
+		if a == "-" || b == "-" {
+			return a == b
+		}
+		if fa, err := os.Stat(a); err == nil {
+			if fb, err := os.Stat(b); err == nil {
+				return os.SameFile(fa, fb)
+			}
+		}
+		aa, err1 := filepath.Abs(a)
+		ab, err2 := filepath.Abs(b)
+		return err1 == nil && err2 == nil && aa == ab
+	}
+	for i, f := range flags {
+		if same(outs[f], input) {
+			return fmt.Errorf("%s %s is the input file: writing it would replace the scenario; name another file", f, quoteArg(outs[f]))
+		}
+		for _, g := range flags[i+1:] {
+			if same(outs[f], outs[g]) {
+				return fmt.Errorf("%s and %s name the same file %s: one would overwrite the other; name two files", f, g, quoteArg(outs[f]))
+			}
+		}
+	}
+	return nil
+}

@@ -55,6 +55,9 @@ a scenario file or a built-in name (simrun list).`,
 	maxMemory := addMaxMemory(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := distinctOutputs(args[0], map[string]string{"--trace": trace, "--perfetto": perfetto, "--timeline": timeline}); err != nil {
+			return fail(exitBadInput, "simrun run: %v", err)
+		}
 		if maxEvents <= 0 {
 			return fail(exitBadInput, "simrun run: --max-events %d: want a positive number of events (the default is %d)", maxEvents, harness.DefaultMaxEvents)
 		}
