@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // CompareSide is one configuration of a comparison: a scenario (its bytes
@@ -174,7 +174,7 @@ func WriteComparePlot(c *Comparison, dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
+		if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
 			return "", err
 		}
 	}

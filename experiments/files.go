@@ -6,15 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/rebalsim/rebalsim/harness"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
-	"github.com/rebalsim/rebalsim/scenario"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/outdir"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // Directory layout of a sweep:
@@ -43,7 +45,7 @@ const formatVersion = 1
 // report can rebuild it from the directory alone.
 func writeSweepMeta(e *Experiment, dir string) error {
 	sd := filepath.Join(dir, sweepDir)
-	if err := os.MkdirAll(sd, 0o755); err != nil {
+	if err := outdir.MkdirAll(dir, sd); err != nil {
 		return err
 	}
 	m, _ := json.MarshalIndent(meta{Name: e.Name, Source: e.Source, ScenarioSource: e.ScenarioSource, Format: formatVersion}, "", "  ")
@@ -59,7 +61,7 @@ func writeSweepMeta(e *Experiment, dir string) error {
 		if old, err := os.ReadFile(p); err == nil && string(old) == string(data) {
 			continue
 		}
-		if err := atomicfile.WriteFile(p, data); err != nil {
+		if err := outdir.WriteFile(dir, p, data); err != nil {
 			return err
 		}
 	}
@@ -286,3 +288,103 @@ func parseCell(s string) float64 {
 // every sweep point): `simrun version` prints it, so two builds can be
 // compared by what they compute rather than by their version strings.
 func EngineFingerprint() string { return engineIdentity() }
+
+// Point checksums (issue 28, item 6): every point file a sweep or merge
+// writes gets a line "ID SHA256" appended to DIR/.sweep/points.sha256, and
+// a resumed sweep runs again a point whose file does not match (edited by
+// hand or damaged) instead of trusting it. The log is append-only: a kill
+// between a point file and its line costs that point's runs on resume,
+// never a wrong result; a torn last line is ignored; the last line of an ID
+// wins. A directory without the log (written before it existed) is trusted
+// as before.
+const sumsFile = "points.sha256"
+
+// loadSums reads DIR's point checksums; ok is false when there is no log.
+func loadSums(dir string) (sums map[string]string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, sweepDir, sumsFile))
+	if err != nil {
+		return nil, false
+	}
+	sums = map[string]string{}
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		id, sum, found := strings.Cut(strings.TrimSuffix(l, "\n"), " ")
+		if !strings.HasSuffix(l, "\n") || !found || len(sum) != 64 {
+			continue
+		}
+		sums[id] = sum
+	}
+	return sums, true
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// appendSum records a point file's checksum.
+func appendSum(dir, id string, data []byte) error {
+	p := filepath.Join(dir, sweepDir, sumsFile)
+	if err := outdir.Check(dir, p); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(id + " " + sha(data) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pointTrusted reports whether pt's file in dir matches its checksum
+// (true when the directory keeps no checksums).
+func pointTrusted(dir string, pt Point, sums map[string]string, haveSums bool) bool {
+	if !haveSums {
+		return true
+	}
+	b, err := os.ReadFile(pointPath(dir, pt))
+	return err == nil && sums[pt.ID] == sha(b)
+}
+
+// outputNames are the files a sweep's Finalize and report write at the
+// top of its directory.
+func (e *Experiment) outputNames() []string {
+	names := []string{"points.csv", "points_long.csv", "summary.csv", "effective_config.jsonl", "REPORT.md", "scenarios"}
+	for _, p := range e.Plots {
+		names = append(names, p.File+".png", p.File+".svg")
+	}
+	return names
+}
+
+// checkForeign refuses a directory simrun never swept (no .sweep/meta.json)
+// that already holds a file a sweep writes: a user's own summary.csv or
+// REPORT.md was replaced without a word.
+func (e *Experiment) checkForeign(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, sweepDir, "meta.json")); err == nil {
+		return nil
+	}
+	for _, n := range e.outputNames() {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return fmt.Errorf("%s already exists, and %s holds no simrun sweep (no %s/meta.json), so simrun did not write it and would replace it: move it away, or give another --out",
+				filepath.Join(dir, n), dir, sweepDir)
+		}
+	}
+	return nil
+}
+
+// canonicalSums rewrites the checksum log of a complete sweep as one line
+// per point in point order, so that the directory does not depend on the
+// order points finished in (workers, shards and merges, resumes).
+func (e *Experiment) canonicalSums(dir string) error {
+	var b strings.Builder
+	for _, pt := range e.Points() {
+		data, err := os.ReadFile(pointPath(dir, pt))
+		if err != nil {
+			return err
+		}
+		b.WriteString(pt.ID + " " + sha(data) + "\n")
+	}
+	return outdir.WriteFile(dir, filepath.Join(dir, sweepDir, sumsFile), []byte(b.String()))
+}

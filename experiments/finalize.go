@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // Results are an experiment's finished runs, read back from its point
@@ -152,10 +152,13 @@ func Finalize(e *Experiment, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "points.csv"), r.pointsCSV()); err != nil {
+	if err := e.canonicalSums(dir); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
+	if err := outdir.WriteFile(dir, filepath.Join(dir, "points.csv"), r.pointsCSV()); err != nil {
+		return err
+	}
+	if err := outdir.WriteFile(dir, filepath.Join(dir, "summary.csv"), r.summaryCSV()); err != nil {
 		return err
 	}
 	if err := r.writeTidy(dir); err != nil {
@@ -191,7 +194,7 @@ func Finalize(e *Experiment, dir string) error {
 				}
 				b, err := report.Render(fig, format)
 				if err == nil {
-					err = atomicfile.WriteFile(filepath.Join(dir, e.Plots[i].File+"."+format), b)
+					err = outdir.WriteFile(dir, filepath.Join(dir, e.Plots[i].File+"."+format), b)
 				}
 				errs[i*len(formats)+j] = err
 			}(i, j, format)

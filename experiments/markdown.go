@@ -2,9 +2,7 @@ package experiments
 
 import (
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -41,7 +40,7 @@ func WriteReport(e *Experiment, dir string, o ReportOptions) error {
 		o.Ref = e.Name
 	}
 	sd := filepath.Join(dir, "scenarios")
-	if err := os.MkdirAll(sd, 0o755); err != nil {
+	if err := outdir.MkdirAll(dir, sd); err != nil {
 		return err
 	}
 	files := make([]string, len(r.Points))
@@ -50,12 +49,12 @@ func WriteReport(e *Experiment, dir string, o ReportOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(sd, pt.ID+".yaml"), b); err != nil {
+		if err := outdir.WriteFile(dir, filepath.Join(sd, pt.ID+".yaml"), b); err != nil {
 			return err
 		}
 		files[i] = filepath.ToSlash(filepath.Join(o.Dir, "scenarios", pt.ID+".yaml"))
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "REPORT.md"), []byte(r.markdown(o, files)))
+	return outdir.WriteFile(dir, filepath.Join(dir, "REPORT.md"), []byte(r.markdown(o, files)))
 }
 
 func (r *Results) markdown(o ReportOptions, files []string) string {

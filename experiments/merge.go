@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"os"
 	"path/filepath"
+
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // Merge joins the sweep directories of the shards of one experiment into
@@ -36,12 +37,13 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 	if err := checkOwner(e, out); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
+	if err := outdir.MkdirAll(out, filepath.Join(out, pointsDir)); err != nil {
 		return nil, err
 	}
 	if err := writeSweepMeta(e, out); err != nil {
 		return nil, err
 	}
+	sums, _ := loadSums(out)
 	for _, pt := range e.Points() {
 		var have []byte
 		for _, d := range dirs {
@@ -67,11 +69,15 @@ func Merge(dirs []string, out string) (*Experiment, error) {
 			continue // LoadResults names the missing points
 		}
 		dst := pointPath(out, pt)
-		if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, have) {
-			continue
+		if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, have) {
+			if err := outdir.WriteFile(out, dst, have); err != nil {
+				return nil, err
+			}
 		}
-		if err := atomicfile.WriteFile(dst, have); err != nil {
-			return nil, err
+		if sums[pt.ID] != sha(have) {
+			if err := appendSum(out, pt.ID, have); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return e, Finalize(e, out)

@@ -107,9 +107,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", scenario.ShowPath(e.Source), e.Line, e.Msg)
 	}
-	return e.Source + ": " + e.Msg
+	return scenario.ShowPath(e.Source) + ": " + e.Msg
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -149,6 +149,33 @@ type resolvedScenario struct {
 	data   []byte
 }
 
+// cleanText finds a value of an experiment file that cannot reach a
+// terminal, a CSV cell or an SVG text (scenario.BadText): labels, titles,
+// plot files, names. The description and question may have newlines; the
+// top level's scenario block is the scenario's own checks' business.
+func cleanText(n *yaml.Node, prose, top bool) (*yaml.Node, string) {
+	if n.Kind == yaml.ScalarNode {
+		if why := scenario.BadText(n.Value, prose); why != "" {
+			return n, why
+		}
+		return nil, ""
+	}
+	for i, c := range n.Content {
+		p, skip := false, false
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			k := n.Content[i-1].Value
+			p, skip = top && (k == "description" || k == "question"), top && k == "scenario"
+		}
+		if skip {
+			continue
+		}
+		if bad, why := cleanText(c, p, n.Kind == yaml.DocumentNode); bad != nil {
+			return bad, why
+		}
+	}
+	return nil, ""
+}
+
 func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error) {
 	bad := func(line int, format string, args ...any) error {
 		return &Error{Source: source, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -157,9 +184,15 @@ func parse(source string, data []byte, rs *resolvedScenario) (*Experiment, error
 	if len(data) > scenario.MaxFileBytes {
 		return nil, bad(0, "%d bytes, more than the limit of %d MiB on an experiment file", len(data), scenario.MaxFileBytes>>20)
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := scenario.UnmarshalOne(data, &doc); err != nil {
 		ye := scenario.YAMLError(source, data, err)
 		return nil, &Error{Source: source, Line: ye.Line, Msg: ye.Msg, Err: err}
+	}
+	if n, why := scenario.CheckNodes(&doc); n != nil {
+		return nil, bad(n.Line, "%s", why)
+	}
+	if n, why := cleanText(&doc, false, false); n != nil {
+		return nil, bad(n.Line, "a value %s, got %s", why, scenario.Quote(n.Value))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, bad(0, "expected a mapping at the top level")

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -133,13 +132,17 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 	if err := checkOwner(e, opts.Out); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(opts.Out, pointsDir), 0o755); err != nil {
+	if err := e.checkForeign(opts.Out); err != nil {
+		return nil, err
+	}
+	if err := outdir.MkdirAll(opts.Out, filepath.Join(opts.Out, pointsDir)); err != nil {
 		return nil, err
 	}
 	if err := writeSweepMeta(e, opts.Out); err != nil {
 		return nil, err
 	}
 	out := &Outcome{}
+	sums, haveSums := loadSums(opts.Out)
 	var todo []Point
 	for _, pt := range e.Points() {
 		if !opts.Shard.owns(pt) {
@@ -147,8 +150,14 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 		}
 		out.Points++
 		if _, ok := e.readPoint(opts.Out, pt); ok {
-			out.Skipped++
-			continue
+			if pointTrusted(opts.Out, pt, sums, haveSums) {
+				out.Skipped++
+				continue
+			}
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "warning: %s does not match its checksum in %s (edited or damaged): running point %s again\n",
+					pointPath(opts.Out, pt), filepath.Join(opts.Out, sweepDir, sumsFile), pt.ID)
+			}
 		}
 		todo = append(todo, pt)
 	}
@@ -214,7 +223,12 @@ func Sweep(ctx context.Context, e *Experiment, opts Options) (*Outcome, error) {
 			if done(rows) {
 				// Written even after another run failed: a finished point
 				// is never thrown away.
-				if err := atomicfile.WriteFile(pointPath(opts.Out, r.pt), e.pointFile(r.pt, rows)); err != nil && firstErr == nil {
+				data := e.pointFile(r.pt, rows)
+				err := outdir.WriteFile(opts.Out, pointPath(opts.Out, r.pt), data)
+				if err == nil {
+					err = appendSum(opts.Out, r.pt.ID, data)
+				}
+				if err != nil && firstErr == nil {
 					firstErr = err
 				}
 				delete(pending, r.pt.Index)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // writeTidy writes the notebook-friendly files beside points.csv:
@@ -46,7 +46,7 @@ func (r *Results) writeTidy(dir string) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "points_long.csv"), buf.Bytes()); err != nil {
+	if err := outdir.WriteFile(dir, filepath.Join(dir, "points_long.csv"), buf.Bytes()); err != nil {
 		return err
 	}
 	var cfg bytes.Buffer
@@ -75,5 +75,5 @@ func (r *Results) writeTidy(dir string) error {
 		cfg.Write(line)
 		cfg.WriteByte('\n')
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, "effective_config.jsonl"), cfg.Bytes())
+	return outdir.WriteFile(dir, filepath.Join(dir, "effective_config.jsonl"), cfg.Bytes())
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
 // Num is a JSON number that writes NaN (no value) as null and an
@@ -41,7 +41,7 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "tune.csv"), r.csv()); err != nil {
+	if err := outdir.WriteFile(dir, filepath.Join(dir, "tune.csv"), r.csv()); err != nil {
 		return nil, err
 	}
 	var pngs []string
@@ -56,7 +56,7 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
+			if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
 				return nil, err
 			}
 		}

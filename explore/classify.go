@@ -115,7 +115,7 @@ func Classify(source string, data []byte, seed uint64, faults []scenario.Fault, 
 		if err != nil {
 			return false, err
 		}
-		fs, err := judgeRun(c, seed)
+		fs, err := judgeRun(c, seed, 0) // 0: harness.DefaultMaxMemory; the finding's run passed it
 		if err != nil {
 			return false, err
 		}

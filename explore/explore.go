@@ -12,6 +12,7 @@
 package explore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -95,6 +96,27 @@ type Config struct {
 	// finding, without shrinking it: the rediscovery measurement's "seeds
 	// to the first finding".
 	StopAtFirst bool
+	// Ctx, when set, interrupts the campaign: Run stops judging, writes
+	// the index of every seed judged so far and returns an error wrapping
+	// context.Canceled. A finding being shrunk when it ends is dropped
+	// (the index still names its seed as the next one), so a rerun with
+	// the same --out judges it afresh and ends as the uninterrupted
+	// campaign would have.
+	Ctx context.Context
+	// MaxMemory is each run's harness.Options.MaxMemory.
+	MaxMemory int64
+}
+
+// CrashPoint, when set (tests), is called at each instant a campaign could
+// be killed at: after each judged seed, in each shrink run, between the
+// files of a finding and before the index is written. The kill-at-every-
+// instant test (cmd/simrun) ends the process there with SIGKILL.
+var CrashPoint func(point string)
+
+func crashPoint(point string) {
+	if CrashPoint != nil {
+		CrashPoint(point)
+	}
 }
 
 // Finding is one distinct finding of a campaign.
@@ -213,6 +235,9 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.FirstSeed == 0 {
 		cfg.FirstSeed = 1
 	}
+	if cfg.Ctx == nil {
+		cfg.Ctx = context.Background()
+	}
 	if _, err := SeedScenario(&cfg, cfg.FirstSeed); err != nil {
 		return nil, err
 	}
@@ -274,10 +299,17 @@ func Run(cfg Config) (*Report, error) {
 	lastProgress := start
 	var err error
 	for rep.NextSeed < last {
+		if cfg.Ctx.Err() != nil {
+			err = cfg.Ctx.Err()
+			break
+		}
 		r, ok := pending[rep.NextSeed]
 		if !ok {
-			r = <-results
-			pending[r.seed] = r
+			select {
+			case r = <-results:
+				pending[r.seed] = r
+			case <-cfg.Ctx.Done():
+			}
 			continue
 		}
 		delete(pending, rep.NextSeed)
@@ -296,12 +328,22 @@ func Run(cfg Config) (*Report, error) {
 				Seed: r.seed, Message: r.findings[0].Message, FromFault: r.faults, Runs: 1})
 			break
 		}
-		if e := rep.judge(&cfg, r, bySig); e != nil {
+		wrote, e := rep.judge(&cfg, r, bySig)
+		if e != nil {
 			err = e
 			break
 		}
 		rep.NextSeed++
 		rep.Runs++
+		// The index is saved with the seed counted as judged: saved
+		// before (as it was), a resumed campaign judged the seed again,
+		// spending its shrink budget twice.
+		if wrote {
+			if err = rep.save(&cfg); err != nil {
+				break
+			}
+		}
+		crashPoint("judged")
 		if rep.FirstFindingSeed == r.seed {
 			rep.FirstFindingWall = cfg.Clock().Sub(start)
 		}
@@ -330,6 +372,12 @@ func Run(cfg Config) (*Report, error) {
 	}
 	close(results)
 	rep.Wall = cfg.Clock().Sub(start)
+	if err != nil && errors.Is(err, context.Canceled) && cfg.Out != "" {
+		// Interrupted: keep every seed judged so far.
+		if serr := rep.save(&cfg); serr != nil {
+			return nil, serr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +394,7 @@ func runSeed(cfg *Config, seed uint64) result {
 	if err != nil {
 		return result{seed: seed, err: err}
 	}
-	fs, err := judgeRun(sc, seed)
+	fs, err := judgeRun(sc, seed, cfg.MaxMemory)
 	if err != nil {
 		return result{seed: seed, err: err}
 	}
@@ -362,39 +410,47 @@ const OraclePanic = "panic"
 
 // judgeRun runs one seed with the oracles; a panic in the models is a
 // finding (OraclePanic), not the end of the campaign.
-func judgeRun(sc *scenario.Scenario, seed uint64) (fs []harness.Finding, err error) {
+func judgeRun(sc *scenario.Scenario, seed uint64, maxMemory int64) (fs []harness.Finding, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			fs, err = []harness.Finding{{Oracle: OraclePanic, Message: fmt.Sprint(p)}}, nil
 		}
 	}()
-	_, fs, err = harness.RunOracles(sc, seed, harness.Options{})
+	_, fs, err = harness.RunOracles(sc, seed, harness.Options{MaxMemory: maxMemory})
 	return fs, err
 }
 
 // judge handles one seed's result, in seed order: the run's first finding
 // (findings are sorted) is shrunk while its oracle has budget, and recorded
-// under its signature.
-func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
+// under its signature. It reports whether it wrote a new finding's files
+// (the caller then saves the index). The report is changed only once the
+// shrink is done: an interrupt during it leaves the index as it was.
+func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) (bool, error) {
 	if len(r.findings) == 0 {
-		return nil
-	}
-	rep.RunsWithFindings++
-	if rep.FirstFindingSeed == 0 {
-		rep.FirstFindingSeed = r.seed
+		return false, nil
 	}
 	f := r.findings[0]
-	if rep.Shrinks[f.Oracle] >= cfg.ShrinksPerOracle {
-		rep.Unshrunk[f.Oracle]++
-		return nil
+	count := func() {
+		rep.RunsWithFindings++
+		if rep.FirstFindingSeed == 0 {
+			rep.FirstFindingSeed = r.seed
+		}
 	}
-	rep.Shrinks[f.Oracle]++
+	if rep.Shrinks[f.Oracle] >= cfg.ShrinksPerOracle {
+		count()
+		rep.Unshrunk[f.Oracle]++
+		return false, nil
+	}
 	sc, err := SeedScenario(cfg, r.seed)
 	if err != nil {
-		return err
+		return false, err
 	}
 	holds := func(s *scenario.Scenario) bool {
-		fs, err := judgeRun(s, r.seed)
+		crashPoint("shrink")
+		if cfg.Ctx.Err() != nil {
+			return false // interrupted: the shrink ends at once, and is dropped
+		}
+		fs, err := judgeRun(s, r.seed, cfg.MaxMemory)
 		if err != nil {
 			return false
 		}
@@ -402,6 +458,11 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	}
 	faults := harness.ExpandFaults(sc, r.seed)
 	shrunk, shrinkErr := harness.ShrinkScenario(sc, r.seed, holds, cfg.ShrinkRuns)
+	if err := cfg.Ctx.Err(); err != nil {
+		return false, err
+	}
+	count()
+	rep.Shrinks[f.Oracle]++
 	ok := shrinkErr == nil
 	if ok {
 		faults = shrunk.Faults
@@ -409,7 +470,7 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	sig := Signature(f.Oracle, faults)
 	if i, seen := bySig[sig]; seen {
 		rep.Findings[i].Runs++
-		return nil
+		return false, nil
 	}
 	fd := Finding{Signature: sig, Oracle: f.Oracle, Seed: r.seed, Message: f.Message, FromFault: r.faults, Runs: 1, Shrunk: ok}
 	for _, x := range faults {
@@ -418,18 +479,18 @@ func (rep *Report) judge(cfg *Config, r result, bySig map[string]int) error {
 	fd.Repro = cfg.repro(sig, f.Oracle, r.seed)
 	if f.Oracle != OraclePanic {
 		if fd.Class, err = Classify(cfg.Source, cfg.Data, r.seed, faults, f.Oracle, f.Message); err != nil {
-			return err
+			return false, err
 		}
 	}
 	bySig[sig] = len(rep.Findings)
 	rep.Findings = append(rep.Findings, fd)
 	if cfg.Out == "" {
-		return nil
+		return false, nil
 	}
 	if err := cfg.write(fd, sc, faults); err != nil {
-		return err
+		return false, err
 	}
-	return rep.save(cfg)
+	return true, nil
 }
 
 // Signature names a finding by its oracle and the shape of its (shrunk)
@@ -482,7 +543,7 @@ func (cfg *Config) repro(sig, oracle string, seed uint64) string {
 // Artifacts adds.
 func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fault) error {
 	dir := cfg.dir(fd.Signature)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outdir.MkdirAll(cfg.Out, dir); err != nil {
 		return err
 	}
 	body, err := scenario.WithFaults(cfg.Source, cfg.Data, faults)
@@ -495,15 +556,16 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 	}
 	head := fmt.Sprintf("# simrun explore finding %s\n# oracle %s fired with seed %d: %s\n# %s\n# faults: %d drawn, %d kept (%s)\n# reproduce: %s\n",
 		fd.Signature, fd.Oracle, fd.Seed, oneLine(fd.Message), classText(fd), fd.FromFault, len(faults), shrunk, fd.Repro)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
+	if err := outdir.WriteFile(cfg.Out, filepath.Join(dir, "scenario.yaml"), append([]byte(head), body...)); err != nil {
 		return err
 	}
+	crashPoint("write")
 	rsc := *sc
 	rsc.Faults, rsc.Swarm = faults, nil
 	if fd.Oracle == OraclePanic {
 		return nil // no trace to explain or draw: the run does not finish
 	}
-	res, err := harness.Run(&rsc, fd.Seed, harness.Options{KeepTrace: true})
+	res, err := harness.Run(&rsc, fd.Seed, harness.Options{KeepTrace: true, MaxMemory: cfg.MaxMemory})
 	if err != nil {
 		return err
 	}
@@ -532,9 +594,10 @@ func (cfg *Config) write(fd Finding, sc *scenario.Scenario, faults []scenario.Fa
 		b.WriteString("\n")
 		b.WriteString(x.String())
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "explain.txt"), []byte(b.String())); err != nil {
+	if err := outdir.WriteFile(cfg.Out, filepath.Join(dir, "explain.txt"), []byte(b.String())); err != nil {
 		return err
 	}
+	crashPoint("write")
 	if cfg.Artifacts != nil {
 		return cfg.Artifacts(dir, &rsc, fd.Seed, res)
 	}
@@ -560,11 +623,15 @@ func (rep *Report) save(cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(cfg.Out, IndexFile), append(b, '\n'))
+	crashPoint("save")
+	return outdir.WriteFile(cfg.Out, filepath.Join(cfg.Out, IndexFile), append(b, '\n'))
 }
 
 // resume loads the index of an earlier run of the same campaign.
 func (rep *Report) resume(cfg *Config) error {
+	if err := outdir.Check(cfg.Out, filepath.Join(cfg.Out, IndexFile)); err != nil {
+		return err
+	}
 	b, err := os.ReadFile(filepath.Join(cfg.Out, IndexFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -574,7 +641,10 @@ func (rep *Report) resume(cfg *Config) error {
 	}
 	var ix Index
 	if err := json.Unmarshal(b, &ix); err != nil {
-		return fmt.Errorf("explore: %s: %w", filepath.Join(cfg.Out, IndexFile), err)
+		// simrun writes the index atomically: a damaged one was cut or
+		// edited by something else.
+		return fmt.Errorf("explore: %s is damaged (%v): it is this campaign's index, which simrun writes whole; delete it to run the campaign again from its first seed (the findings' directories are written again as they are found), or give another --out",
+			filepath.Join(cfg.Out, IndexFile), err)
 	}
 	if ix.Version != indexVersion || ix.Scenario != rep.Scenario || ix.Swarm != rep.Swarm || !slices.Equal(ix.Without, rep.Without) || !slices.Equal(ix.With, rep.With) ||
 		!slices.Equal(ix.Sets, rep.Sets) || ix.FirstSeed != rep.FirstSeed {

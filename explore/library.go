@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -174,26 +175,27 @@ type Measurement struct {
 
 // campaign runs one exploration campaign of the bug (its fixed variant if
 // fixed) from seed first over seeds seeds, with a wall-time budget.
-func (r Rediscovery) campaign(fixed bool, first uint64, seeds, workers int, budget time.Duration) (*Report, error) {
+func (r Rediscovery) campaign(ctx context.Context, fixed bool, first uint64, seeds, workers int, budget time.Duration) (*Report, error) {
 	cfg, err := r.Config(fixed, first, seeds, workers)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Budget = budget
+	cfg.Budget, cfg.Ctx = budget, ctx
 	return Run(cfg)
 }
 
 // Measure runs the rediscovery measurement of one bug: campaigns buggy
 // campaigns of up to seeds runs, each stopping at its first finding, and
 // one fixed campaign of fixedSeeds runs; budget bounds each campaign's
-// wall time (0: none). A bug with no oracle runs nothing.
-func Measure(r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget time.Duration) (Measurement, error) {
+// wall time (0: none). A bug with no oracle runs nothing. Cancelling ctx
+// ends it with an error wrapping context.Canceled.
+func Measure(ctx context.Context, r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget time.Duration) (Measurement, error) {
 	m := Measurement{Rediscovery: r, Seeds: seeds}
 	if len(r.Oracles) == 0 {
 		return m, nil
 	}
 	for c := 1; c <= campaigns; c++ {
-		rep, err := r.campaign(false, CampaignFirstSeed(c), seeds, workers, budget)
+		rep, err := r.campaign(ctx, false, CampaignFirstSeed(c), seeds, workers, budget)
 		if err != nil {
 			return m, err
 		}
@@ -205,6 +207,7 @@ func Measure(r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget ti
 			if err != nil {
 				return m, err
 			}
+			fcfg.Ctx = ctx
 			frep, err := Run(fcfg)
 			if err != nil {
 				return m, err
@@ -217,7 +220,7 @@ func Measure(r Rediscovery, campaigns, seeds, fixedSeeds, workers int, budget ti
 		m.Wall = append(m.Wall, wall)
 	}
 	if fixedSeeds > 0 {
-		rep, err := r.campaign(true, FixedFirstSeed, fixedSeeds, workers, budget)
+		rep, err := r.campaign(ctx, true, FixedFirstSeed, fixedSeeds, workers, budget)
 		if err != nil {
 			return m, err
 		}

@@ -72,6 +72,12 @@ type groupHealth struct {
 	settled, live int
 }
 
+// CheckerNames lists every name an invariant violation can carry
+// (Violation.Checker): the checkers of newCheckers and the run's own
+// limits ("spin", "progress"). A finding of RunOracles is named by one of
+// these or by an oracle (scenario.OracleNames).
+var CheckerNames = []string{"single-owner-per-generation", "monotonic-generations", "liveness", "model-assertion", "exclusive-ownership", "spin", "progress"}
+
 func newCheckers(sc *scenario.Scenario) []checker {
 	cs := []checker{
 		newSingleOwnerChecker(),

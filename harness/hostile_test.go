@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -171,4 +172,44 @@ func TestNoGenerationAssignmentsAreNotOneGeneration(t *testing.T) {
 	for _, v := range res.Summary.InvariantViolations {
 		assert.NotEqual(t, "single-owner-per-generation", v.Checker, v.Message)
 	}
+}
+
+// TestMemoryIsBoundedBeforeTheRun (issue 28, item 3): 40 groups over one
+// topic of 1,000,000 partitions (a 1.3 kB file) would take about 6 GB; it
+// is refused before the run with the estimate and the flag that raises the
+// limit, where a Go out-of-memory (exit 2 with a runtime dump) ended it.
+// The estimate is of the order of a run's memory: a run of 2 groups over
+// 300,000 partitions allocates less than 3 times the estimate in all.
+func TestMemoryIsBoundedBeforeTheRun(t *testing.T) {
+	src := "name: wide\nduration: 10s\ntopics: [{name: t, partitions: 1000000}]\ngroups:\n"
+	for g := 0; g < 40; g++ {
+		src += "  - {id: g" + strconv.Itoa(g) + ", members: 4, subscribe: [t]}\n"
+	}
+	sc := mustParse(t, src)
+	_, err := Run(sc, 1, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "of memory expected")
+	assert.Contains(t, err.Error(), "raise the limit with --max-memory")
+	_, _, err = RunOracles(sc, 1, Options{})
+	assert.ErrorContains(t, err, "raise the limit with --max-memory", "explore's runs are bounded too")
+
+	// An add-partitions fault counts with the topic's final size.
+	grow := mustParse(t, "name: grow\nduration: 60s\ntopics: [{name: t, partitions: 4}]\ngroups:\n  - {id: g, members: 4, subscribe: [t]}\nfaults:\n  - {at: 10s, add-partitions: t, partitions: 1000000}\n")
+	assert.Greater(t, EstimatedMemory(grow, false), 160e6)
+
+	if testing.Short() {
+		return
+	}
+	mid := mustParse(t, "name: mid\nduration: 20s\ntopics: [{name: t, partitions: 300000}]\ngroups:\n  - {id: a, members: 8, subscribe: [t]}\n  - {id: b, members: 8, subscribe: [t]}\nfaults:\n  - {at: 10s, crash: a-1}\n")
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := Run(mid, 1, Options{})
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	used := float64(after.TotalAlloc - before.TotalAlloc)
+	runtime.KeepAlive(res)
+	// TotalAlloc counts every allocation of the run (more than its peak).
+	assert.Less(t, used/3, EstimatedMemory(mid, false), "the run allocated %.0f MB in all", used/1e6)
+	t.Logf("estimate %.0f MB, allocated %.0f MB in all", EstimatedMemory(mid, false)/1e6, used/1e6)
 }

@@ -130,3 +130,68 @@ func checkBudget(sc *scenario.Scenario, maxEvents int64) error {
 	}
 	return nil
 }
+
+// DefaultMaxMemory bounds one run's estimated memory (Options.MaxMemory;
+// simrun run/explore --max-memory raise it).
+const DefaultMaxMemory = 4 << 30
+
+// Memory model of EstimatedMemory, measured on the classic and consumer
+// protocols (peak RSS of simrun run, issue 28): a base; each member's
+// slot, client and coordinator state; each partition a group subscribes to
+// (metadata, assignor input and output, owned lists: 110–150 B measured,
+// for 1 to 8 groups over 0.5–2 M partitions); each subscribed topic of
+// each member (its subscription in the join metadata); each kept trace
+// event.
+const (
+	memBase              = 32 << 20
+	memPerMember         = 4 << 10
+	memPerGroupPartition = 160
+	memPerMemberTopic    = 64
+	memPerKeptEvent      = 160
+)
+
+// EstimatedMemory is an upper estimate of a run's memory in bytes.
+func EstimatedMemory(sc *scenario.Scenario, keepTrace bool) float64 {
+	final := map[string]int{} // a topic's largest partition count over the run
+	for _, t := range sc.Topics {
+		final[t.Name] = t.Partitions
+	}
+	for _, f := range sc.Faults {
+		if f.Kind == scenario.FaultAddPartitions && f.Partitions > final[f.Target] {
+			final[f.Target] = f.Partitions
+		}
+	}
+	n := float64(memBase)
+	for i := range sc.Groups {
+		g := &sc.Groups[i]
+		n += float64(g.Members) * (memPerMember + memPerMemberTopic*float64(len(g.Subscribe)))
+		for _, t := range g.Subscribe {
+			n += memPerGroupPartition * float64(final[t])
+		}
+	}
+	if keepTrace {
+		n += memPerKeptEvent * EstimatedEvents(sc)
+	}
+	return n
+}
+
+// CheckMemory refuses a run whose estimated memory exceeds opts.MaxMemory.
+func CheckMemory(sc *scenario.Scenario, opts Options) error {
+	limit := opts.MaxMemory
+	if limit <= 0 {
+		limit = DefaultMaxMemory
+	}
+	if est := EstimatedMemory(sc, opts.KeepTrace); est > float64(limit) {
+		return fmt.Errorf("%s: about %s of memory expected (%d B per member, %d B per partition each group subscribes to%s), more than the limit of %s; use fewer partitions, members or groups, or raise the limit with --max-memory %s",
+			sc.Source, bytesText(est), memPerMember, memPerGroupPartition, map[bool]string{true: ", the kept trace", false: ""}[opts.KeepTrace], bytesText(float64(limit)), bytesText(est*1.25))
+	}
+	return nil
+}
+
+// bytesText shows a byte count in GiB or MiB, as --max-memory reads it.
+func bytesText(b float64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1fGiB", b/(1<<30))
+	}
+	return fmt.Sprintf("%.0fMiB", b/(1<<20))
+}

@@ -59,6 +59,9 @@ const (
 // checker; the findings are in a fixed order (invariant violations first,
 // then by oracle, group and node).
 func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Finding, error) {
+	if err := CheckMemory(sc, opts); err != nil {
+		return nil, nil, err
+	}
 	o := newOracleSet(sc, ExpandFaults(sc, seed))
 	inner := opts.Observe
 	opts.Observe = func(e *TraceEvent) {

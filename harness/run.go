@@ -30,6 +30,11 @@ type Options struct {
 	// estimated above it is refused before it starts (EstimatedEvents); one
 	// that reaches it stops with a "progress" violation.
 	MaxEvents int64
+	// MaxMemory bounds the run's estimated memory in bytes (0:
+	// DefaultMaxMemory): a run estimated above it (EstimatedMemory) is
+	// refused before it starts, with the flag that raises the limit, so
+	// that a Go out-of-memory is never how a run ends.
+	MaxMemory int64
 }
 
 // Result is what one run produced.
@@ -52,6 +57,9 @@ func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
 		maxEvents = DefaultMaxEvents
 	}
 	if err := checkBudget(sc, maxEvents); err != nil {
+		return nil, err
+	}
+	if err := CheckMemory(sc, opts); err != nil {
 		return nil, err
 	}
 	w, err := newWorld(sc, seed, opts)

@@ -20,16 +20,24 @@ type Error struct {
 	Line   int
 	Path   string
 	Msg    string
+	// Override, when the error is in a value a --set override put in,
+	// names it ("--set PATH=VALUE"); Line is then 0: the file's line
+	// would blame the user's file for the command line's value.
+	Override string
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Source)
+	b.WriteString(ShowPath(e.Source))
 	if e.Line > 0 {
 		b.WriteString(":")
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	b.WriteString(": ")
+	if e.Override != "" {
+		b.WriteString(e.Override)
+		b.WriteString(": ")
+	}
 	if e.Path != "" {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
@@ -56,6 +64,9 @@ type decoder struct {
 	// coord is the decoded coordinator (groups' configs are checked
 	// against its group.consumer.* bounds).
 	coord *Coordinator
+	// overrides names the --set override each of its value's nodes came
+	// from (errf's Error.Override).
+	overrides map[*yaml.Node]string
 }
 
 // warnf records a warning in the "file:line: path: message" form of errors.
@@ -82,7 +93,11 @@ func (d *decoder) errf(n *yaml.Node, path, format string, args ...any) error {
 	if n != nil {
 		line = n.Line
 	}
-	return &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, shortenQuoted(format, args)...)}
+	e := &Error{Source: d.source, Line: line, Path: path, Msg: fmt.Sprintf(format, shortenQuoted(format, args)...)}
+	if o, ok := d.overrides[n]; ok && n != nil {
+		e.Line, e.Override = 0, o
+	}
+	return e
 }
 
 // MaxQuoted is how many bytes of a value an error message quotes: a 50 MB
@@ -322,10 +337,10 @@ func (d *decoder) str(n *yaml.Node, path string) (string, error) {
 	if n.Value == "" {
 		return "", d.errf(n, path, "must not be empty")
 	}
-	if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 {
+	if why := BadText(n.Value, false); why != "" {
 		// An ANSI escape in a name would reach the terminal with every
-		// message and summary that prints it.
-		return "", d.errf(n, path, "must not contain control characters (such as tabs, newlines or terminal escapes), got %s", quote(n.Value))
+		// message and summary that prints it (and break an SVG).
+		return "", d.errf(n, path, "%s, got %s", why, quote(n.Value))
 	}
 	return n.Value, nil
 }

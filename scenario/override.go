@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -15,13 +16,17 @@ import (
 func applyOverride(d *decoder, root *yaml.Node, o Override) (*yaml.Node, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
 		e := d.errf(n, "", format, args...).(*Error)
-		e.Msg = "override " + quote(o.Path) + ": " + e.Msg
+		e.Line, e.Override = 0, o.Text()
 		return e
 	}
 	val, err := valueNode(o.Value)
 	if err != nil {
 		return nil, bad(root, "cannot encode value %v: %v", o.Value, err)
 	}
+	if d.overrides == nil {
+		d.overrides = map[*yaml.Node]string{}
+	}
+	markOverride(d.overrides, val, o.Text())
 	cur, schema, rest, where := root, rootSchema, o.Path, ""
 	for {
 		if cur.Kind != yaml.MappingNode {
@@ -186,6 +191,38 @@ func valueNode(v any) (*yaml.Node, error) {
 		return n.Content[0], nil
 	}
 	return &n, nil
+}
+
+// markOverride names the override every node of its value came from.
+func markOverride(m map[*yaml.Node]string, n *yaml.Node, text string) {
+	m[n] = text
+	for _, c := range n.Content {
+		markOverride(m, c, text)
+	}
+}
+
+// Text is the override as a command line writes it: --set PATH=VALUE.
+func (o Override) Text() string {
+	v := fmt.Sprint(o.Value)
+	if d, ok := o.Value.(time.Duration); ok {
+		v = d.String()
+	} else if o.Value != nil {
+		if b, err := yaml.Marshal(o.Value); err == nil {
+			v = strings.TrimSpace(string(b))
+			if strings.Contains(v, "\n") {
+				v = fmt.Sprint(o.Value)
+			}
+		}
+	}
+	return "--set " + quoteIfNeeded(o.Path+"="+v)
+}
+
+// quoteIfNeeded Go-quotes s when it has control characters or is long.
+func quoteIfNeeded(s string) string {
+	if len(s) > MaxQuoted*2 || strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return quote(s)
+	}
+	return s
 }
 
 func setLine(n *yaml.Node, line int) {

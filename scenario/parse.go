@@ -19,7 +19,12 @@ import (
 const (
 	MaxMembers    = 100000
 	MaxPartitions = 1000000
-	MaxBrokers    = 1000
+	// MaxTotalPartitions bounds the partitions of all topics together:
+	// capped per topic only, 20 topics of 1,000,000 partitions (877 bytes)
+	// took 2.4 GB and 30 ended in a Go out-of-memory. A run's memory is
+	// bounded too (harness.EstimatedMemory, --max-memory).
+	MaxTotalPartitions = 1000000
+	MaxBrokers         = 1000
 	// MaxFileBytes bounds a scenario file: 1.29 M faults in 50 MB took
 	// 3.7 GB to read. The largest built-in is a few kB.
 	MaxFileBytes = 4 << 20
@@ -125,6 +130,9 @@ func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Sc
 	if err := unmarshal(data, &doc); err != nil {
 		return nil, YAMLError(source, data, err)
 	}
+	if bad, why := CheckNodes(&doc); bad != nil {
+		return nil, &Error{Source: source, Line: bad.Line, Msg: why}
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Source: source, Msg: "empty scenario file"}
 	}
@@ -150,18 +158,17 @@ func ParseWithOverrides(source string, data []byte, overrides []Override) (s *Sc
 // unmarshal wraps yaml.Unmarshal: a scenario file never panics the program,
 // whatever the parser does with it.
 func unmarshal(data []byte, doc *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(data, doc)
+	return UnmarshalOne(data, doc)
 }
 
 // YAMLError turns a YAML syntax error into an *Error at its line. An
 // unclosed flow collection ([ or {) is reported where it was opened: the
 // parser only notices at the end of the file and names the line before it.
 func YAMLError(source string, data []byte, err error) *Error {
+	var fd *FurtherDocument
+	if errors.As(err, &fd) {
+		return &Error{Source: source, Line: fd.Line, Msg: fd.Error()}
+	}
 	msg := err.Error()
 	for _, c := range []struct{ open, close byte }{{'[', ']'}, {'{', '}'}} {
 		if strings.Contains(msg, "did not find expected ',' or '"+string(c.close)+"'") {
@@ -596,6 +603,7 @@ func (d *decoder) topics(n *yaml.Node) ([]Topic, error) {
 		return nil, d.errf(n, path, "at least one topic is needed")
 	}
 	out := make([]Topic, 0, len(elems))
+	total := 0
 	for i, e := range elems {
 		p := index(path, i)
 		f, err := d.mapping(e, p, topicSchema)
@@ -622,6 +630,10 @@ func (d *decoder) topics(n *yaml.Node) ([]Topic, error) {
 			return nil, err
 		}
 		t.Partitions = int(np)
+		total += t.Partitions
+		if total > MaxTotalPartitions {
+			return nil, d.errf(v, sub(p, "partitions"), "the topics have %d partitions in total so far, more than the limit of %d for all topics together", total, MaxTotalPartitions)
+		}
 		out = append(out, t)
 	}
 	return out, nil

@@ -404,17 +404,20 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
+// TestOverrideErrors: an override's error names the override, not a line
+// of the file (issue 28 item 4: "f.yaml:6: groups[0].members: ..." blamed
+// the file for the command line's value).
 func TestOverrideErrors(t *testing.T) {
 	cases := []struct {
 		ov   Override
 		want string
 	}{
-		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml:8: override "groups[0].client.sesion.timeout.ms": unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor, metadata.max.age.ms`},
-		{Override{"groups[3].members", 1}, `f.yaml:5: override "groups[3].members": groups[3]: index out of range (groups has 1 entries)`},
-		{Override{"network.loss.x", 1}, `f.yaml:1: override "network.loss.x": network.loss has no keys below it`},
-		{Override{"name[0]", 1}, `f.yaml:1: override "name[0]": name is not a list`},
-		{Override{"faults[0].at", 1}, `f.yaml:1: override "faults[0].at": faults[0]: the file has no faults`},
-		{Override{"groups[0].members", 0}, `f.yaml:6: groups[0].members: must be between 1 and 100000, got 0`},
+		{Override{"groups[0].client.sesion.timeout.ms", 1}, `f.yaml: --set groups[0].client.sesion.timeout.ms=1: unknown key "sesion" in groups[0].client; known keys: profile, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, retry.backoff.ms, retry.backoff.max.ms, request.timeout.ms, partition.assignment.strategy, group.instance.id, enable.auto.commit, auto.commit.interval.ms, reconnect.backoff.ms, reconnect.backoff.max.ms, socket.connection.setup.timeout.ms, socket.connection.setup.timeout.max.ms, group.protocol, group.remote.assignor, metadata.max.age.ms`},
+		{Override{"groups[3].members", 1}, `f.yaml: --set groups[3].members=1: groups[3]: index out of range (groups has 1 entries)`},
+		{Override{"network.loss.x", 1}, `f.yaml: --set network.loss.x=1: network.loss has no keys below it`},
+		{Override{"name[0]", 1}, `f.yaml: --set name[0]=1: name is not a list`},
+		{Override{"faults[0].at", 1}, `f.yaml: --set faults[0].at=1: faults[0]: the file has no faults`},
+		{Override{"groups[0].members", 0}, `f.yaml: --set groups[0].members=0: groups[0].members: must be between 1 and 100000, got 0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.ov.Path, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -45,9 +47,19 @@ func parseSet(v string) (scenario.Override, error) {
 	if !ok || path == "" {
 		return scenario.Override{}, fmt.Errorf("want PATH=VALUE, e.g. groups[0].client.session.timeout.ms=45000")
 	}
+	// The value is read as the file's values are (scenario.CheckNodes):
+	// 030000 is an error, not octal 12288 ms; a tag or a second document
+	// is an error, not dropped.
+	var doc yaml.Node
+	if err := scenario.UnmarshalOne([]byte(val), &doc); err != nil {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %v", path, quoteArg(val), scenario.YAMLError("", []byte(val), err).Msg)
+	}
+	if bad, why := scenario.CheckNodes(&doc); bad != nil {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %s", path, quoteArg(val), why)
+	}
 	var x any
-	if err := yaml.Unmarshal([]byte(val), &x); err != nil {
-		return scenario.Override{}, fmt.Errorf("%s: value %q: %v", path, val, err)
+	if err := doc.Decode(&x); err != nil && doc.Kind != 0 {
+		return scenario.Override{}, fmt.Errorf("%s: value %s: %v", path, quoteArg(val), err)
 	}
 	return scenario.Override{Path: path, Value: x}, nil
 }
@@ -124,4 +136,37 @@ func completeNames(names func() []string, max int) cobra.CompletionFunc {
 		}
 		return out, cobra.ShellCompDirectiveDefault
 	}
+}
+
+// byteSize is a --max-memory value: bytes, or a number with KiB, MiB, GiB
+// (or KB, MB, GB, K, M, G: the same binary units).
+type byteSize int64
+
+func (b *byteSize) String() string { return fmt.Sprintf("%dMiB", int64(*b)>>20) }
+func (b *byteSize) Type() string   { return "bytes" }
+func (b *byteSize) Set(v string) error {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f*float64(mult) > 1<<50 || f != f {
+		return fmt.Errorf("want a positive size such as 8GiB or 512MiB, got %s", quoteArg(v))
+	}
+	*b = byteSize(f * float64(mult))
+	return nil
+}
+
+// addMaxMemory registers --max-memory (harness.Options.MaxMemory).
+func addMaxMemory(fs *pflag.FlagSet) *byteSize {
+	b := byteSize(harness.DefaultMaxMemory)
+	fs.Var(&b, "max-memory", "refuse a run whose estimated memory is over `SIZE` (e.g. 8GiB)")
+	return &b
 }

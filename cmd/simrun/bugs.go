@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,23 +51,36 @@ with the reason and not run. Same numbers at any --workers (wall times differ).`
 		}
 		lib := explore.Library
 		if only != "" {
+			var known []string
+			for _, r := range explore.Library {
+				known = append(known, r.Bug)
+			}
+			for _, r := range explore.Library {
+				if !slices.Contains(known, r.Builtin) {
+					known = append(known, r.Builtin)
+				}
+			}
 			lib = nil
 			for _, name := range strings.Split(only, ",") {
 				r, ok := explore.LibraryBug(strings.TrimSpace(name))
-				if !ok {
-					var known []string
-					for _, r := range explore.Library {
-						known = append(known, r.Bug)
-					}
-					return fail(exitBadInput, "simrun bugs: --bug %q: not in the library (%s)", name, strings.Join(known, ", "))
+				if !ok { // ids are matched in any case, so only the error comes from checkNames
+					_, err := checkNames("--bug", name, "bug", known)
+					return fail(exitBadInput, "simrun bugs: %v", err)
 				}
 				lib = append(lib, r)
 			}
 		}
+		ctx, stop := a.interruptible()
+		defer stop()
 		var rows []string
 		for _, r := range lib {
 			a.running = "simrun bugs --bug " + r.Bug
-			m, err := explore.Measure(r, campaigns, seeds, fixedSeeds, workers, budget)
+			m, err := explore.Measure(ctx, r, campaigns, seeds, fixedSeeds, workers, budget)
+			if errors.Is(err, context.Canceled) {
+				// The rows measured so far are kept: printed as the table.
+				printTable(a, rows)
+				return fail(exitInterrupted, "simrun bugs: interrupted while measuring %s; the table above has the %d bugs measured before it", r.Bug, len(rows))
+			}
 			if err != nil {
 				return fail(exitBadInput, "simrun bugs: %s: %v", r.Bug, err)
 			}
@@ -75,11 +91,15 @@ with the reason and not run. Same numbers at any --workers (wall times differ).`
 					r.Command(true, explore.FixedFirstSeed, fixedSeeds, workers))
 			}
 		}
-		fmt.Fprintln(a.stdout, explore.TableHeader)
-		for _, row := range rows {
-			fmt.Fprintln(a.stdout, row)
-		}
+		printTable(a, rows)
 		return nil
 	}
 	return cmd
+}
+
+func printTable(a *app, rows []string) {
+	fmt.Fprintln(a.stdout, explore.TableHeader)
+	for _, row := range rows {
+		fmt.Fprintln(a.stdout, row)
+	}
 }

@@ -107,6 +107,9 @@ func (a *app) compare(args []string, f *compareFlags) error {
 	ctx, stop := a.interruptible()
 	defer stop()
 	a.running = "simrun compare " + strings.Join(args, " ")
+	if err := a.lockOut(out); err != nil {
+		return err
+	}
 	c, err := experiments.Compare(ctx, sa, sb, f.seeds, experiments.TuneOptions{Out: out, Workers: f.workers, Log: a.stderr})
 	if err != nil {
 		return sweepError(err)

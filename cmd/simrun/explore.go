@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +63,7 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 	fs.StringVar(&only, "oracle", "", "only report these `ORACLES` or checkers (comma-separated, e.g. unowned-at-end,group-stuck)")
 	fs.BoolVar(&stopFirst, "stop-at-first", false, "stop at the first run with a finding, without shrinking it (seeds to the first finding)")
 	sets := addSetFlag(fs)
+	maxMemory := addMaxMemory(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		path := args[0]
@@ -71,12 +75,28 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 			workers = runtime.NumCPU()
 		}
 		if swarm != "" && swarm != explore.SwarmDefault && swarm != explore.SwarmNone {
-			return fail(exitBadInput, "simrun explore: --swarm %q: want %q (the generic mix drawn from each seed) or %q (the file's own faults on every seed)",
-				swarm, explore.SwarmDefault, explore.SwarmNone)
+			return fail(exitBadInput, "simrun explore: --swarm %s: want %q (the generic mix drawn from each seed) or %q (the file's own faults on every seed)",
+				quoteArg(swarm), explore.SwarmDefault, explore.SwarmNone)
+		}
+		// The lists are checked before anything runs.
+		withoutList, err := checkNames("--without", without, "fault kind", explore.GenericKinds())
+		if err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
+		}
+		withList, err := checkNames("--with", with, "opt-in fault kind", explore.OptInKinds())
+		if err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
+		}
+		onlyList, err := checkNames("--oracle", only, "oracle or checker", slices.Concat(scenario.OracleNames, harness.CheckerNames, []string{explore.OraclePanic}))
+		if err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {
 			return fail(exitBadInput, "%v", err)
+		}
+		if err := harness.CheckMemory(sc, harness.Options{MaxMemory: int64(*maxMemory)}); err != nil {
+			return fail(exitBadInput, "simrun explore: %v", err)
 		}
 		if swarm == "" && sc.Swarm == nil {
 			if !isFinding(data) {
@@ -105,22 +125,29 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		cfg := explore.Config{
 			Scenario: sc, Source: source, Data: data, Command: "simrun run", Sets: setStrs,
 			Swarm: swarm, FileFaults: fileFaults || swarm == "", FirstSeed: first, Seeds: seeds, Workers: workers,
+			Without: withoutList, Only: onlyList, MaxMemory: int64(*maxMemory),
 			Out: out, Budget: budget, ShrinksPerOracle: shrinks, Progress: stderr, StopAtFirst: stopFirst,
 			Artifacts: func(dir string, sc *scenario.Scenario, seed uint64, res *harness.Result) error {
 				return writeTimeline(filepath.Join(dir, "timeline.png"), sc, res)
 			},
 		}
-		if without != "" {
-			cfg.Without = strings.Split(without, ",")
-		}
-		if with != "" {
-			cfg.With = strings.Split(with, ",")
-		}
-		if only != "" {
-			cfg.Only = strings.Split(only, ",")
-		}
+		cfg.With = withList
 		a.running = fmt.Sprintf("simrun explore %s --seeds %d --first-seed %d%s", path, seeds, first, setsText(sets))
+		if out != "" {
+			if err := a.lockOut(out); err != nil {
+				return err
+			}
+		}
+		ctx, stop := a.interruptible()
+		defer stop()
+		cfg.Ctx = ctx
 		rep, err := explore.Run(cfg)
+		if errors.Is(err, context.Canceled) {
+			if out != "" {
+				return fail(exitInterrupted, "simrun explore: interrupted; the seeds judged so far are in %s: rerun the same command to resume", filepath.Join(out, explore.IndexFile))
+			}
+			return fail(exitInterrupted, "simrun explore: interrupted (nothing kept: no --out)")
+		}
 		if err != nil {
 			return fail(exitBadInput, "simrun explore: %v", err)
 		}

@@ -29,24 +29,12 @@ var failOnConditions = []struct{ name, doc string }{
 
 // parseFailOn checks a comma-separated --fail-on list.
 func parseFailOn(spec string) ([]string, error) {
-	if spec == "" {
-		return nil, nil
+	var names []string
+	for _, f := range failOnConditions {
+		names = append(names, f.name)
 	}
-	var out []string
-	for _, c := range strings.Split(spec, ",") {
-		c = strings.TrimSpace(c)
-		ok := c != "ORACLE" && slices.ContainsFunc(failOnConditions, func(f struct{ name, doc string }) bool { return f.name == c })
-		if !ok && !slices.Contains(scenario.OracleNames, c) {
-			var names []string
-			for _, f := range failOnConditions[:len(failOnConditions)-1] {
-				names = append(names, f.name)
-			}
-			names = append(names, scenario.OracleNames...)
-			return nil, fmt.Errorf("--fail-on: unknown condition %q%s; known: %s", c, didYouMean(c, names), strings.Join(names, ", "))
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	names = append(names[:len(names)-1], scenario.OracleNames...) // ORACLE stands for the oracles' names
+	return checkNames("--fail-on", spec, "condition", names)
 }
 
 // failOn returns a sentence for every condition of conds that holds in s

@@ -27,6 +27,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,6 +88,10 @@ type app struct {
 	// signalsArmed, when set (tests), is called once the command listens
 	// for SIGINT/SIGTERM/SIGHUP.
 	signalsArmed func()
+	// maxMemory is --max-memory (0: harness.DefaultMaxMemory).
+	maxMemory int64
+	// locked holds the output directories' locks (lockOut).
+	locked map[string]func()
 }
 
 // checkedWriter remembers the first write error on stdout, so that
@@ -125,7 +130,11 @@ func main() {
 // dispatch runs one command line and returns its exit status. A panic
 // anywhere below is an internal error (exit 3) with a request to report it.
 func dispatch(args []string, stdout, stderr io.Writer) (code int) {
+	// Everything printed goes through cleanWriter: no escape sequence
+	// from an input reaches the terminal.
+	stdout, stderr = cleanWriter{stdout}, cleanWriter{stderr}
 	a := &app{stdout: &checkedWriter{w: stdout}, stderr: stderr, signalsArmed: signalsHook}
+	defer a.unlockAll()
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "simrun: internal error: %v\n", p)
@@ -139,6 +148,13 @@ func dispatch(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	root := newRoot(a)
+	if msg := unknownCommand(root, args); msg != "" {
+		// cobra prints the root help and exits 0 for `simrun nosuchcommand
+		// --help`: a typo in a script would pass.
+		fmt.Fprintln(stderr, msg)
+		fmt.Fprintln(stderr, "Run 'simrun --help' for usage.")
+		return exitBadInput
+	}
 	root.SetArgs(goStyleFlags(args))
 	err := root.Execute()
 	code = exitOK
@@ -152,7 +168,7 @@ func dispatch(args []string, stdout, stderr io.Writer) (code int) {
 		} else {
 			// Cobra's own errors: unknown command or flag, wrong number of
 			// arguments, a flag value that does not parse.
-			fmt.Fprintf(stderr, "simrun: %v\n", err)
+			fmt.Fprintf(stderr, "simrun: %v\n", flagParseMessage(err.Error()))
 			cmd, _, ferr := root.Find(args)
 			name := "simrun"
 			if ferr == nil && cmd != nil {
@@ -162,11 +178,66 @@ func dispatch(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitBadInput
 		}
 	}
-	if a.stdout.err != nil && code == exitOK {
+	if a.stdout.err != nil {
+		// Reported whatever the command's own status (tune's "no value
+		// passes", exit 1, lost it).
 		fmt.Fprintf(stderr, "simrun: writing standard output: %v\n", a.stdout.err)
-		code = exitBadInput
+		if code == exitOK {
+			code = exitBadInput
+		}
 	}
 	return code
+}
+
+// unknownCommand returns an error message when the first argument is not a
+// flag and names no command (cobra's own hidden ones aside).
+func unknownCommand(root *cobra.Command, args []string) string {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") || strings.HasPrefix(args[0], "__") {
+		return ""
+	}
+	var names []string
+	for _, c := range root.Commands() {
+		if c.Name() == args[0] || slices.Contains(c.Aliases, args[0]) {
+			return ""
+		}
+		if !c.Hidden {
+			names = append(names, c.Name())
+		}
+	}
+	if args[0] == "help" || args[0] == "completion" {
+		return ""
+	}
+	hint := ""
+	if near := nearest(args[0], names); near != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return fmt.Sprintf("simrun: unknown command %s%s; commands: %s", quoteArg(args[0]), hint, strings.Join(names, ", "))
+}
+
+// flagParse matches the strconv errors pflag passes through for a flag
+// value that does not parse.
+var flagParse = regexp.MustCompile(`strconv\.Parse(Uint|Int|Float|Bool): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)`)
+
+// flagParseMessage says what a number flag wants instead of leaking
+// strconv's words (`--seed -1`: strconv.ParseUint: parsing "-1": invalid
+// syntax).
+func flagParseMessage(msg string) string {
+	return flagParse.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagParse.FindStringSubmatch(m)
+		switch sub[1] {
+		case "Uint":
+			return "want a whole number from 0 to 18446744073709551615"
+		case "Int":
+			if sub[2] == "value out of range" {
+				return "out of range"
+			}
+			return "want a whole number"
+		case "Float":
+			return "want a number"
+		default:
+			return "want true or false"
+		}
+	})
 }
 
 // goStyleFlags rewrites Go-flag spellings (-seed 3, -json) into pflag's

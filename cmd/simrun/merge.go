@@ -24,6 +24,9 @@ func newMergeCmd(a *app) *cobra.Command {
 		if out == "" {
 			return fail(exitBadInput, "simrun merge: --out DIR is required")
 		}
+		if err := a.lockOut(out); err != nil {
+			return err
+		}
 		e, err := experiments.Merge(dirs, out)
 		if err != nil {
 			return fail(exitBadInput, "simrun: %v", err)

@@ -44,13 +44,11 @@ func resolveOracles(spec string, sc *scenario.Scenario, failOn []string) ([]stri
 		on = slices.Clone(scenario.OracleNames)
 	case "none":
 	default:
-		for _, n := range strings.Split(spec, ",") {
-			n = strings.TrimSpace(n)
-			if !slices.Contains(scenario.OracleNames, n) {
-				return nil, fmt.Errorf("--oracles: unknown oracle %q%s; known: all, none, %s", n, didYouMean(n, scenario.OracleNames), strings.Join(scenario.OracleNames, ", "))
-			}
-			on = append(on, n)
+		names, err := checkNames("--oracles", spec, "oracle", scenario.OracleNames)
+		if err != nil {
+			return nil, fmt.Errorf("%w (or all, none)", err)
 		}
+		on = names
 	}
 	for _, c := range failOn {
 		if slices.Contains(scenario.OracleNames, c) {
@@ -152,42 +150,3 @@ func printVerdicts(w io.Writer, vs []oracleVerdict) {
 
 // fmtMs prints a trace instant in seconds, as the timeline does.
 func fmtMs(ms int64) string { return fmt.Sprintf("%.3f s", float64(ms)/1000) }
-
-// didYouMean suggests the known name closest to a mistyped one (edit
-// distance at most 2, or a prefix), as ", did you mean X?".
-func didYouMean(s string, known []string) string {
-	best, bd := "", 3
-	for _, k := range known {
-		d := editDistance(s, k)
-		if strings.HasPrefix(k, s) && len(s) >= 3 {
-			d = min(d, 1)
-		}
-		if d < bd {
-			best, bd = k, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

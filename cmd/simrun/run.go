@@ -53,8 +53,16 @@ a scenario file or a built-in name (simrun list).`,
 	fs.StringVar(&failOnSpec, "fail-on", "", "exit 4 when any of these comma-separated `CONDITIONS` held in the run: "+strings.Join(names, ", "))
 	oracleSpec := addOraclesFlag(fs)
 	fs.Int64Var(&maxEvents, "max-events", harness.DefaultMaxEvents, "stop (or refuse before it starts) a run of more than `N` events")
+	maxMemory := addMaxMemory(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := distinctOutputs(args[0], map[string]string{"--trace": trace, "--perfetto": perfetto, "--timeline": timeline}); err != nil {
+			return fail(exitBadInput, "simrun run: %v", err)
+		}
+		if maxEvents <= 0 {
+			return fail(exitBadInput, "simrun run: --max-events %d: want a positive number of events (the default is %d)", maxEvents, harness.DefaultMaxEvents)
+		}
+		a.maxMemory = int64(*maxMemory)
 		conds, err := parseFailOn(failOnSpec)
 		if err != nil {
 			return fail(exitBadInput, "simrun run: %v", err)
@@ -77,7 +85,7 @@ func (a *app) run(cmd *cobra.Command, path string, seed uint64, sets *setFlags, 
 	printNotes(stderr, sc)
 	s := seedOr(cmd, seed, sc.Seed)
 	a.running = fmt.Sprintf("simrun run %s --seed %d%s", path, s, setsText(sets))
-	opts := harness.Options{MaxEvents: maxEvents}
+	opts := harness.Options{MaxEvents: maxEvents, MaxMemory: a.maxMemory}
 	var tf *atomicfile.File
 	var tw *bufio.Writer
 	if trace != "" {

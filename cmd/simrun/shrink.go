@@ -71,7 +71,11 @@ delta-debug it down to a 1-minimal set that still shows the property.`,
 		oracle := slices.Contains(scenario.OracleNames, until)
 		if !ok && !oracle {
 			known := append([]string{"violation", "evictions", "false-evictions", "dead-marks", "false-dead-marks", "unstable"}, scenario.OracleNames...)
-			return fail(exitBadInput, "simrun shrink: unknown property %q%s; want one of %s", until, didYouMean(until, known), strings.Join(known, ", "))
+			_, err := checkNames("--until", until, "property", known)
+			if err == nil { // a comma: one property only
+				err = fmt.Errorf("--until %s: one property only", quoteArg(until))
+			}
+			return fail(exitBadInput, "simrun shrink: %v", err)
 		}
 		sc, source, data, err := loadScenario(path, sets)
 		if err != nil {

@@ -101,9 +101,12 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 			return nil, "", fail(exitBadInput, "simrun: %v", err)
 		}
 	}
-	if sf, ok := stderr.(*os.File); ok {
+	if sf, ok := osFile(stderr); ok {
 		opts.Progress = stderr
 		opts.ProgressTTY = term.IsTerminal(int(sf.Fd()))
+	}
+	if err := a.lockOut(opts.Out); err != nil {
+		return nil, "", err
 	}
 	ctx, stop := a.interruptible()
 	defer stop()

@@ -123,6 +123,9 @@ func (a *app) tune(path string, f *tuneFlags) error {
 	ctx, stop := a.interruptible()
 	defer stop()
 	a.running = tuneCommand(path, f)
+	if err := a.lockOut(out); err != nil {
+		return err
+	}
 	res, err := experiments.Tune(ctx, spec, experiments.TuneOptions{Out: out, Workers: f.workers, Log: a.stderr})
 	if err != nil {
 		return sweepError(err)

@@ -24,6 +24,11 @@ import (
 // Stdout is where the path "-" writes (a variable for tests).
 var Stdout = os.Stdout
 
+// BeforeRename, when set (tests), is called when a file's bytes are in its
+// temporary file and it is about to be renamed over the path: the instant
+// a kill leaves a temporary file behind.
+var BeforeRename func(path string)
+
 // File is a file being written; Commit puts it in place, Abort drops it.
 type File struct {
 	*os.File
@@ -129,6 +134,9 @@ func (f *File) Commit() error {
 	err := f.Close()
 	if err == nil {
 		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil && BeforeRename != nil {
+		BeforeRename(f.path)
 	}
 	if err == nil {
 		err = os.Rename(tmp, f.path)
