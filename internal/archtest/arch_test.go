@@ -37,11 +37,12 @@ var allowed = map[string][]string{
 	"harness":                    {"internal/atomicfile", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
 	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
 	// they read a finished trace, never the engine.
-	"harness/tracing":     {"internal/atomicfile", "vtime", "model/protocol", "scenario"},
-	"experiments":         {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
+	"harness/tracing":     {"internal/atomicfile", "internal/durfmt", "vtime", "model/protocol", "scenario"},
+	"experiments":         {"internal/atomicfile", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report":  {"harness/tracing"}, // it draws tracing's timeline data
-	"explore":             {"internal/atomicfile", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
+	"explore":             {"internal/atomicfile", "internal/durfmt", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
 	"internal/atomicfile": {},
+	"internal/durfmt":     {},
 	"internal/embedded":   {},
 	"internal/datadriven": {},
 	// Test scenarios and trace helpers shared by harness's and
@@ -50,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/archtest":           {},
 	"internal/kafkatests":         {},
 	"internal/kafkatests/extract": {"internal/kafkatests"},
-	"cmd/simrun":                  {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
+	"cmd/simrun":                  {"internal/atomicfile", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
 }
 
 func root(t *testing.T) string {
