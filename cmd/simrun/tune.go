@@ -312,10 +312,14 @@ func printTune(w io.Writer, res *experiments.TuneResult, rep *tuneJSON) {
 	spec := res.Spec
 	var ranges []string
 	for _, p := range spec.Params {
+		if p.Lo == p.Hi {
+			ranges = append(ranges, fmt.Sprintf("%s at %s (one value)", p.Path, experiments.FormatNumber(p.Lo)))
+			continue
+		}
 		ranges = append(ranges, fmt.Sprintf("%s in %s..%s (step %s)", p.Path, experiments.FormatNumber(p.Lo), experiments.FormatNumber(p.Hi), experiments.FormatNumber(p.Step)))
 	}
 	fmt.Fprintf(w, "tune %s: %s, %s, %d seeds per value\n", rep.Scenario, strings.Join(ranges, ", "), rep.Direction, spec.Seeds)
-	fmt.Fprintf(w, "search: %s; %d values tried\n\n", res.Method, len(res.Trials))
+	fmt.Fprintf(w, "search: %s; %s tried\n\n", res.Method, plural(len(res.Trials), "value"))
 	if res.Recommended >= 0 {
 		fmt.Fprintf(w, "recommended: %s\n", res.Label(res.Trials[res.Recommended]))
 		if res.Edge {
