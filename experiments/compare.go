@@ -43,6 +43,30 @@ type FigureComparison struct {
 	a, b            Estimate
 }
 
+// EqualInEveryRun: A and B gave the same value on every paired seed (the
+// compare table hides such a figure, and the plot leaves it out).
+func (fc FigureComparison) EqualInEveryRun() bool {
+	return fc.Pairs > 0 && float64(fc.DiffLo) == 0 && float64(fc.DiffHi) == 0 && float64(fc.A) == float64(fc.B)
+}
+
+// QuantisedRecovery says, in one line, when recovery_ms moved by exactly
+// the same amount on every paired seed: recovery then ends on the members'
+// heartbeat and poll grid (they learn of a rebalance at a heartbeat and
+// rejoin at a poll), so the difference is a step of that grid, not a
+// spread, and its zero-width interval says nothing about other phases.
+// "" otherwise.
+func (c *Comparison) QuantisedRecovery() string {
+	for _, fc := range c.Figures {
+		if fc.Figure != "recovery_ms" || fc.Pairs < 2 || float64(fc.Diff) == 0 ||
+			float64(fc.DiffLo) != float64(fc.DiffHi) || float64(fc.DiffLo) != float64(fc.Diff) {
+			continue
+		}
+		return fmt.Sprintf("recovery_ms moved by the same %s ms on all %d seeds: recovery is quantised (it ends on the members' heartbeat and poll grid, whose phase these seeds do not move), so B − A is a grid step, not a measured spread",
+			FormatShort(float64(fc.Diff)), fc.Pairs)
+	}
+	return ""
+}
+
 // Comparison is the result of simrun compare.
 type Comparison struct {
 	A, B    CompareSide          `json:"-"`
@@ -138,18 +162,19 @@ func PairedDifference(a, b []float64) (mean, lo, hi float64, n int) {
 }
 
 // compareFigures are drawn side by side (the ones with a value).
-var compareFigures = []string{"recovery_ms", "rebalance_count", "rebalance_duration_ms_p95", "evictions",
+var compareFigures = []string{"recovery_ms", "generations", "rebalance_duration_ms_p95", "evictions",
 	"false_evictions", "coordinator_dead_marks", "unowned_partition_seconds", "double_owned_partition_seconds"}
 
 // WriteComparePlot draws A and B side by side for the main figures (one
 // panel each: two bars with their 95 % intervals, the paired difference
 // under the panel) to DIR/compare.png and .svg. It returns the PNG path, or
-// "" when no main figure has a value.
-func WriteComparePlot(c *Comparison, dir string) (string, error) {
+// "" when no main figure has a value. A figure equal in every run (the
+// table hides it) gets no panel unless all.
+func WriteComparePlot(c *Comparison, dir string, all bool) (string, error) {
 	var panels []report.Panel
 	for _, name := range compareFigures {
 		for _, fc := range c.Figures {
-			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) {
+			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) || !all && fc.EqualInEveryRun() {
 				continue
 			}
 			caption := "B − A: " + FormatShort(float64(fc.Diff)) + " [" + FormatShort(float64(fc.DiffLo)) + ", " + FormatShort(float64(fc.DiffHi)) + "]"
@@ -163,7 +188,7 @@ func WriteComparePlot(c *Comparison, dir string) (string, error) {
 	if len(panels) == 0 {
 		return "", nil
 	}
-	title := fmt.Sprintf("A = %s vs B = %s, %d paired seeds (mean with 95%% interval; * = difference distinguishable from 0)", c.A.Name, c.B.Name, c.Seeds)
+	title := fmt.Sprintf("A = %s\nB = %s\n%d paired seeds: mean with 95%% interval; * = B − A distinguishable from 0", c.A.Name, c.B.Name, c.Seeds)
 	fig, err := report.SideBySide(title, "A", "B", panels)
 	if err != nil {
 		return "", err

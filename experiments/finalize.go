@@ -102,6 +102,14 @@ func (r *Results) Warnings() []string {
 			out = append(out, fmt.Sprintf("%s: all %d seeds gave identical figures: the seed varies nothing here, and its interval says nothing (is timing: exact set?)", label, len(r.Runs[i])))
 		}
 	}
+	for i := range r.Exp.Plots {
+		p := &r.Exp.Plots[i]
+		if fig, err := r.figure(p); err == nil {
+			for _, pr := range report.Problems(fig) {
+				out = append(out, fmt.Sprintf("plot %s: %s", p.File, pr))
+			}
+		}
+	}
 	return out
 }
 
@@ -198,7 +206,17 @@ func Finalize(e *Experiment, dir string) error {
 		}
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	// A plot that cannot be drawn fails the same way in every format: say
+	// it once (issue 24).
+	var uniq []error
+	seen := map[string]bool{}
+	for _, err := range errs {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			uniq = append(uniq, err)
+		}
+	}
+	return errors.Join(uniq...)
 }
 
 func (r *Results) pointsCSV() []byte {

@@ -111,7 +111,7 @@ func (a *app) compare(args []string, f *compareFlags) error {
 	if err != nil {
 		return sweepError(err)
 	}
-	plotPath, err := experiments.WriteComparePlot(c, out)
+	plotPath, err := experiments.WriteComparePlot(c, out, f.all)
 	if err != nil {
 		return fail(exitBadInput, "simrun compare: %v", err)
 	}
@@ -152,7 +152,7 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 	fmt.Fprintln(tw, "figure\tA\tB\tB − A\t")
 	hidden := 0
 	for _, fc := range c.Figures {
-		if !all && fc.Pairs > 0 && float64(fc.DiffLo) == 0 && float64(fc.DiffHi) == 0 && float64(fc.A) == float64(fc.B) {
+		if !all && fc.EqualInEveryRun() {
 			hidden++
 			continue
 		}
@@ -172,5 +172,8 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 	tw.Flush()
 	if hidden > 0 {
 		fmt.Fprintf(w, "(%d figures equal in every run not shown; --all shows them)\n", hidden)
+	}
+	if note := c.QuantisedRecovery(); note != "" {
+		fmt.Fprintln(w, "note: "+note)
 	}
 }

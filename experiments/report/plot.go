@@ -185,14 +185,36 @@ func (f plotFigure) Draw(dc draw.Canvas) {
 		return
 	}
 	f.p.Legend = plot.NewLegend() // nothing drawn inside the data area
-	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
-	f.p.Legend = leg
+	defer func() { f.p.Legend = leg }()
 	leg.Left, leg.Top = true, true
+	if below := f.legendBelow(dc); below > 0 {
+		// A legend wider than maxLegendRight of the canvas goes under the
+		// data area, across the whole width (issue 24).
+		f.p.Draw(draw.Crop(dc, 0, 0, below, -top))
+		leg.Draw(draw.Crop(dc, vg.Points(gap), -vg.Points(gap), vg.Points(gap), -(dc.Size().Y - below)))
+		return
+	}
+	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
 	leg.Draw(draw.Crop(dc, dc.Size().X-w+vg.Points(gap), -vg.Points(gap), 0, -top-vg.Points(gap)))
 }
 
-// legendWidth is the width of the legend column (0 without a legend).
+// maxLegendRight is the widest legend column, as a fraction of the
+// canvas width, kept to the right of the data area; a wider legend goes
+// below it.
+const maxLegendRight = 0.25
+
+// legendWidth is the width of the legend column to the right of the data
+// area (0 without a legend, or when the legend goes below it).
 func (f plotFigure) legendWidth(dc draw.Canvas) vg.Length {
+	w := f.legendNatural(dc)
+	if float64(w) > maxLegendRight*float64(dc.Size().X) {
+		return 0
+	}
+	return w
+}
+
+// legendNatural is the width the legend takes with its margins.
+func (f plotFigure) legendNatural(dc draw.Canvas) vg.Length {
 	const gap = 6
 	r := f.p.Legend.Rectangle(dc)
 	w := r.Max.X - r.Min.X
@@ -200,6 +222,18 @@ func (f plotFigure) legendWidth(dc draw.Canvas) vg.Length {
 		return 0
 	}
 	return w + vg.Points(2*gap)
+}
+
+// legendBelow is the height of the band under the data area that holds a
+// legend too wide for a column at the right (0: none there).
+func (f plotFigure) legendBelow(dc draw.Canvas) vg.Length {
+	const gap = 6
+	w := f.legendNatural(dc)
+	if w <= 0 || float64(w) <= maxLegendRight*float64(dc.Size().X) {
+		return 0
+	}
+	r := f.p.Legend.Rectangle(dc)
+	return r.Max.Y - r.Min.Y + vg.Points(2*gap)
 }
 
 // drawTitle draws p's title centred across the whole canvas and returns

@@ -158,9 +158,10 @@ func SideBySide(title, nameA, nameB string, panels []Panel) (Figure, error) {
 		p.Title.Text = pn.Title
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = pn.Caption
-		p.X.Label.TextStyle.Font.Size = vg.Points(8.5)
-		p.Y.Tick.Label.Font.Size = vg.Points(8)
+		p.X.Label.TextStyle.Font.Size = vg.Points(9)
+		p.Y.Tick.Label.Font.Size = vg.Points(9)
 		p.X.Tick.Label.Font.Size = vg.Points(9)
+		p.Y.Tick.Marker = cleanTicks{}
 		val := func(v float64) float64 {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0
@@ -205,14 +206,24 @@ type sideBySide struct {
 }
 
 func (s sideBySide) Size() (vg.Length, vg.Length) {
-	return 28 * vg.Centimeter, vg.Length(len(s.plots))*8*vg.Centimeter + vg.Centimeter
+	return 28 * vg.Centimeter, vg.Length(len(s.plots))*8*vg.Centimeter + s.titleBand()
+}
+
+// titleStyle is the style of the title, one or more lines centred.
+func (s sideBySide) titleStyle() draw.TextStyle {
+	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	st.Font.Size = vg.Points(11)
+	return st
+}
+
+// titleBand is the height the title takes, with its margins.
+func (s sideBySide) titleBand() vg.Length {
+	return s.titleStyle().Height(s.title) + vg.Points(10)
 }
 
 func (s sideBySide) Draw(dc draw.Canvas) {
-	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
-	st.Font.Size = vg.Points(11)
-	dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
-	body := draw.Crop(dc, 0, 0, 0, -vg.Centimeter)
+	dc.FillText(s.titleStyle(), vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
+	body := draw.Crop(dc, 0, 0, 0, -s.titleBand())
 	t := draw.Tiles{Rows: len(s.plots), Cols: len(s.plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 8}
 	canvases := plot.Align(s.plots, t, body)
