@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
@@ -67,14 +68,43 @@ func (c *Comparison) QuantisedRecovery() string {
 	return ""
 }
 
+// earliestFault is the scenario's earliest fault (nil without faults).
+func earliestFault(sc *scenario.Scenario) *scenario.Fault {
+	var first *scenario.Fault
+	for i := range sc.Faults {
+		if f := &sc.Faults[i]; first == nil || f.At < first.At {
+			first = f
+		}
+	}
+	return first
+}
+
+// FigureLabel names a figure in compare's table: under a many-step first
+// fault (a rolling restart or upgrade) recovery_ms is the first step's
+// settle, settled_after_fault_ms the deploy's (issue 24).
+func (c *Comparison) FigureLabel(name string) string {
+	if c.ManyStep {
+		switch name {
+		case "recovery_ms":
+			return "recovery_ms (first restart step)"
+		case "settled_after_fault_ms":
+			return "settled_after_fault_ms (deploy over)"
+		}
+	}
+	return name
+}
+
 // Comparison is the result of simrun compare.
 type Comparison struct {
-	A, B    CompareSide          `json:"-"`
-	Seeds   int                  `json:"seeds"`
-	Figures []FigureComparison   `json:"figures"`
-	ConfigA Config               `json:"effective_config_a"`
-	ConfigB Config               `json:"effective_config_b"`
-	Runs    map[string][]float64 `json:"-"`
+	A, B    CompareSide        `json:"-"`
+	Seeds   int                `json:"seeds"`
+	Figures []FigureComparison `json:"figures"`
+	// ManyStep: A's or B's first fault is a rolling restart (or upgrade):
+	// recovery_ms is then its first step only.
+	ManyStep bool                 `json:"first_fault_many_step"`
+	ConfigA  Config               `json:"effective_config_a"`
+	ConfigB  Config               `json:"effective_config_b"`
+	Runs     map[string][]float64 `json:"-"`
 }
 
 // Compare runs A and B on seeds 1..seeds (each a one-point sweep in
@@ -100,6 +130,9 @@ func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions)
 		sc, err := e.Scenario(e.Points()[0])
 		if err != nil {
 			return nil, err
+		}
+		if first := earliestFault(sc); first != nil && first.Kind == scenario.FaultRollingRestart {
+			c.ManyStep = true
 		}
 		if i == 0 {
 			c.ConfigA = EffectiveConfig(sc)
@@ -172,7 +205,12 @@ var compareFigures = []string{"recovery_ms", "generations", "rebalance_duration_
 // table hides it) gets no panel unless all.
 func WriteComparePlot(c *Comparison, dir string, all bool) (string, error) {
 	var panels []report.Panel
-	for _, name := range compareFigures {
+	names := compareFigures
+	if c.ManyStep {
+		// Beside the first step's recovery, when the deploy was over.
+		names = append([]string{"recovery_ms", "settled_after_fault_ms"}, compareFigures[1:]...)
+	}
+	for _, name := range names {
 		for _, fc := range c.Figures {
 			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) || !all && fc.EqualInEveryRun() {
 				continue
@@ -181,7 +219,14 @@ func WriteComparePlot(c *Comparison, dir string, all bool) (string, error) {
 			if fc.Distinguishable {
 				caption += " *"
 			}
-			panels = append(panels, report.Panel{Title: axisLabel(fc.Figure), Caption: caption,
+			title := axisLabel(fc.Figure)
+			if c.ManyStep && fc.Figure == "recovery_ms" {
+				title = "recovery, first restart step (ms)"
+			}
+			if c.ManyStep && fc.Figure == "settled_after_fault_ms" {
+				title = "settled, deploy over (ms)"
+			}
+			panels = append(panels, report.Panel{Title: title, Caption: caption,
 				A: fc.a.Value, ALo: fc.a.Lo, AHi: fc.a.Hi, B: fc.b.Value, BLo: fc.b.Lo, BHi: fc.b.Hi})
 		}
 	}

@@ -34,4 +34,8 @@ func TestComparePlotLeavesOutEqualPanels(t *testing.T) {
 	assert.Contains(t, c.QuantisedRecovery(), "recovery_ms moved by the same 294 ms on all 5 seeds: recovery is quantised")
 	c.Figures[2] = fig("recovery_ms", 1041, 1335, 100, 500)
 	assert.Empty(t, c.QuantisedRecovery(), "a spread is not a grid step")
+	assert.Equal(t, "recovery_ms", c.FigureLabel("recovery_ms"))
+	c.ManyStep = true
+	assert.Equal(t, "recovery_ms (first restart step)", c.FigureLabel("recovery_ms"), "a rolling restart's recovery is its first step")
+	assert.Equal(t, "settled_after_fault_ms (deploy over)", c.FigureLabel("settled_after_fault_ms"))
 }

@@ -167,7 +167,7 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 		if fc.Pairs > 0 {
 			diff = est(fc.Diff, fc.DiffLo, fc.DiffHi)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fc.Figure, est(fc.A, fc.ALo, fc.AHi), est(fc.B, fc.BLo, fc.BHi), diff, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.FigureLabel(fc.Figure), est(fc.A, fc.ALo, fc.AHi), est(fc.B, fc.BLo, fc.BHi), diff, mark)
 	}
 	tw.Flush()
 	if hidden > 0 {
