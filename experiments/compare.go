@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
-	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // CompareSide is one configuration of a comparison: a scenario (its bytes
