@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -101,7 +102,10 @@ type Comparison struct {
 	Figures []FigureComparison `json:"figures"`
 	// ManyStep: A's or B's first fault is a rolling restart (or upgrade):
 	// recovery_ms is then its first step only.
-	ManyStep bool                 `json:"first_fault_many_step"`
+	ManyStep bool `json:"first_fault_many_step"`
+	// LockStep: A and B differ in a group's protocol or assignors and one
+	// of them polls in lock-step (scenario.LockStep).
+	LockStep bool                 `json:"lock_step"`
 	ConfigA  Config               `json:"effective_config_a"`
 	ConfigB  Config               `json:"effective_config_b"`
 	Runs     map[string][]float64 `json:"-"`
@@ -112,6 +116,9 @@ type Comparison struct {
 func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions) (*Comparison, error) {
 	c := &Comparison{A: a, B: b, Seeds: seeds}
 	var runs [2][][]float64
+	var protos [2][]string
+	lock := false
+	defer func() { c.LockStep = lock && !slices.Equal(protos[0], protos[1]) }()
 	for i, side := range []CompareSide{a, b} {
 		data := fmt.Sprintf("name: compare-%c\nseeds: %d\nscenario: base\n", 'a'+i, seeds)
 		e, err := parse("compare "+side.Name, []byte(data), &resolvedScenario{source: side.Source, data: side.Data})
@@ -130,6 +137,10 @@ func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions)
 		sc, err := e.Scenario(e.Points()[0])
 		if err != nil {
 			return nil, err
+		}
+		lock = lock || sc.LockStep()
+		for g := range sc.Groups {
+			protos[i] = append(protos[i], sc.Groups[g].RebalanceProtocol())
 		}
 		if first := earliestFault(sc); first != nil && first.Kind == scenario.FaultRollingRestart {
 			c.ManyStep = true

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // Results are an experiment's finished runs, read back from its point
@@ -81,6 +82,9 @@ func LoadResults(e *Experiment, dir string) (*Results, error) {
 // interval says nothing about the spread of real deployments).
 func (r *Results) Warnings() []string {
 	var out []string
+	if r.Exp.LockStep() {
+		out = append(out, scenario.LockStepWarning)
+	}
 	vi, si := figureIndex("valid"), figureIndex("stable_at_end")
 	for i, pt := range r.Points {
 		invalid, unstable := 0, 0

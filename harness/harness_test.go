@@ -220,13 +220,19 @@ faults:
 	for seed := uint64(1); seed <= 5; seed++ {
 		coop := run(t, simtest.Parse(t, fmt.Sprintf(src, "cooperative-sticky")), seed, Options{KeepTrace: true})
 		g := coop.Summary.Groups[0]
-		var after []Rebalance
+		// Two rebalances are two generations (completed join phases): with
+		// spread processing times the second can start before every member
+		// is Stable in the first, so one settle episode may span both. A
+		// member whose processing outlasts both can rejoin later with its
+		// owned partitions changed: then a third.
+		gens := 0
 		for _, r := range g.Rebalances {
 			if r.StartMs >= 30000 {
-				after = append(after, r)
+				gens += r.Generations
 			}
 		}
-		require.Len(t, after, 2, "seed %d: the join costs two rebalances under COOPERATIVE: %+v", seed, g.Rebalances)
+		require.GreaterOrEqual(t, gens, 2, "seed %d: the join costs two rebalances under COOPERATIVE: %+v", seed, g.Rebalances)
+		require.LessOrEqual(t, gens, 3, "seed %d: %+v", seed, g.Rebalances)
 		assert.Zero(t, g.DoubleOwnedPartitionSeconds, "seed %d", seed)
 		assert.Empty(t, coop.Summary.InvariantViolations)
 		owner := map[protocol.TopicPartition]string{}
@@ -254,13 +260,13 @@ faults:
 			}
 		}
 		assert.Equal(t, 3, revokedAll, "seed %d: under EAGER each of the 3 owners revokes all 4 of its partitions", seed)
-		after = nil
+		gens = 0
 		for _, r := range eager.Summary.Groups[0].Rebalances {
 			if r.StartMs >= 30000 {
-				after = append(after, r)
+				gens += r.Generations
 			}
 		}
-		assert.Len(t, after, 1, "seed %d: one rebalance under EAGER", seed)
+		assert.Equal(t, 1, gens, "seed %d: one rebalance under EAGER", seed)
 	}
 }
 

@@ -325,6 +325,16 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			return nil, d.errf(n, "timing", "must be realistic or exact, not %q", v)
 		}
 	}
+	if s.Timing == TimingExact {
+		// timing: exact places everything at the written instants: a group
+		// that does not set poll.interval processes each batch in exactly
+		// ExactPollInterval, as before issue 24.
+		for i := range s.Groups {
+			if i < len(d.pollDefaulted) && d.pollDefaulted[i] {
+				s.Groups[i].Workload.PollInterval = Dist{Kind: DistConstant, Value: ExactPollInterval}
+			}
+		}
+	}
 	if n := f.get("measure"); n != nil && !isNull(n) {
 		mf, err := d.mapping(n, "measure", measureSchema)
 		if err != nil {
@@ -590,6 +600,7 @@ func (d *decoder) groups(n *yaml.Node, topics []Topic) ([]Group, error) {
 		if err != nil {
 			return nil, err
 		}
+		d.pollDefaulted = append(d.pollDefaulted, !d.pollWritten)
 		// An entry with the id of an earlier one is the group's next
 		// cohort: its members are numbered on from the earlier cohorts'.
 		for _, o := range out {
@@ -849,11 +860,12 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 
 func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 	w := Workload{
-		PollInterval: Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
+		PollInterval: DefaultPollInterval,
 		PollTimeout:  Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
 		AssignTime:   Dist{Kind: DistConstant},
 		CallbackTime: Dist{Kind: DistConstant},
 	}
+	d.pollWritten = false
 	if n == nil || isNull(n) {
 		return w, nil
 	}
@@ -861,6 +873,7 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 	if err != nil {
 		return Workload{}, err
 	}
+	d.pollWritten = f.get("poll.interval") != nil
 	for _, m := range []struct {
 		key string
 		dst *Dist

@@ -1,6 +1,9 @@
 package scenario
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Scenario is a parsed, validated and defaulted scenario file (INTERFACE.md).
 // Every duration is a time.Duration; *.ms properties are converted.
@@ -116,6 +119,61 @@ const (
 	DistExponential DistKind = "exponential"
 	DistLognormal   DistKind = "lognormal"
 )
+
+// DefaultPollInterval is the default poll.interval: the time the
+// application spends on the records of one poll(), lognormal with median
+// 100 ms and p99 1 s, drawn per batch from each member's own stream. Real
+// consumers' batch processing is right-skewed (most batches are quick; a
+// slow downstream call, a large record or a GC pause makes one in a
+// hundred ten times slower), and any spread at all keeps a group's members
+// from polling in lock-step: with a constant every member learns of a
+// rebalance and rejoins in the same millisecond, which makes eager
+// rebalances look far cheaper than they are (issue 24; INTERFACE.md).
+// Under timing: exact the default is the constant ExactPollInterval.
+var DefaultPollInterval = Dist{Kind: DistLognormal, Median: 100 * time.Millisecond, P99: time.Second}
+
+// ExactPollInterval is the default poll.interval under timing: exact.
+const ExactPollInterval = 100 * time.Millisecond
+
+// Constant reports whether every draw of d is the same value.
+func (d Dist) Constant() bool {
+	switch d.Kind {
+	case DistConstant, "":
+		return true
+	case DistUniform:
+		return d.Min == d.Max
+	case DistLognormal:
+		return d.Median == d.P99
+	}
+	return false
+}
+
+// LockStepWarning is the one line a scenario gets when a comparison of
+// assignors or protocols runs on a constant poll.interval.
+const LockStepWarning = "a constant poll.interval keeps the group in lock-step: eager rebalances look cheaper than they are (every member learns of a rebalance and rejoins in the same millisecond); give it a distribution, e.g. {dist: lognormal, median: 100ms, p99: 1s} (the default)"
+
+// LockStep reports whether a group of s polls in lock-step: realistic
+// timing and a constant poll.interval (timing: exact asks for exact
+// instants and stays silent).
+func (s *Scenario) LockStep() bool {
+	if s.Timing == TimingExact {
+		return false
+	}
+	for i := range s.Groups {
+		if s.Groups[i].Workload.PollInterval.Constant() {
+			return true
+		}
+	}
+	return false
+}
+
+// RebalanceProtocol names how a group rebalances: its group.protocol and
+// assignors (or remote assignor), and static membership — what a
+// comparison of assignors or protocols varies.
+func (g *Group) RebalanceProtocol() string {
+	c := &g.Client
+	return fmt.Sprintf("%s/%v/%s/%v", c.GroupProtocol, c.Assignors, c.RemoteAssignor, c.StaticMembership)
+}
 
 // Dist is a duration distribution as written in the file: a constant
 // ("1ms") or {dist: uniform, min, max} / {dist: exponential, min, mean} /

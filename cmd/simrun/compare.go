@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rebalsim/rebalsim/experiments"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 func init() { register(newCompareCmd) }
@@ -172,6 +173,9 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 	tw.Flush()
 	if hidden > 0 {
 		fmt.Fprintf(w, "(%d figures equal in every run not shown; --all shows them)\n", hidden)
+	}
+	if c.LockStep {
+		fmt.Fprintln(w, "warning: "+scenario.LockStepWarning)
 	}
 	if note := c.QuantisedRecovery(); note != "" {
 		fmt.Fprintln(w, "note: "+note)
