@@ -159,6 +159,7 @@ func (w *world) summary() Summary {
 	}
 	s.Valid, s.InvalidReason = w.validity()
 	s.MeasureFromMs = w.sc.MeasureFrom.Milliseconds()
+	s.FaultPhaseWindows = w.phaseNotes
 	return s
 }
 

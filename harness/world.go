@@ -319,15 +319,18 @@ type broker struct {
 
 // world is one simulated world built from a scenario for one seed.
 type world struct {
-	sc      *scenario.Scenario
-	seed    uint64
-	streams sim.Streams
-	q       *sim.Queue[ev]
-	net     *sim.Network[envelope]
-	brokers []*broker
-	slots   []*slot
-	groups  []*groupState
-	conns   []connInfo // conn id → the connection (ids never reused)
+	// phaseNotes: what realistic timing drew for the faults
+	// (Summary.FaultPhaseWindows).
+	phaseNotes []string
+	sc         *scenario.Scenario
+	seed       uint64
+	streams    sim.Streams
+	q          *sim.Queue[ev]
+	net        *sim.Network[envelope]
+	brokers    []*broker
+	slots      []*slot
+	groups     []*groupState
+	conns      []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
 	// (ev.di), delFree its free entries. Its size is the run's peak. In
 	// the steady state the pending deliveries come in bursts of up to

@@ -325,16 +325,8 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			return nil, d.errf(n, "timing", "must be realistic or exact, not %q", v)
 		}
 	}
-	if s.Timing == TimingExact {
-		// timing: exact places everything at the written instants: a group
-		// that does not set poll.interval processes each batch in exactly
-		// ExactPollInterval, as before issue 24.
-		for i := range s.Groups {
-			if i < len(d.pollDefaulted) && d.pollDefaulted[i] {
-				s.Groups[i].Workload.PollInterval = Dist{Kind: DistConstant, Value: ExactPollInterval}
-			}
-		}
-	}
+	s.pollDefaulted = d.pollDefaulted
+	s.SetTiming(s.Timing)
 	if n := f.get("measure"); n != nil && !isNull(n) {
 		mf, err := d.mapping(n, "measure", measureSchema)
 		if err != nil {

@@ -8,9 +8,12 @@ import (
 // Scenario is a parsed, validated and defaulted scenario file (INTERFACE.md).
 // Every duration is a time.Duration; *.ms properties are converted.
 type Scenario struct {
-	Name     string
-	Duration time.Duration
-	Seed     uint64
+	// pollDefaulted[i]: Groups[i] left poll.interval to its default, which
+	// depends on the timing (SetTiming).
+	pollDefaulted []bool
+	Name          string
+	Duration      time.Duration
+	Seed          uint64
 
 	Coordinator Coordinator
 	Network     Network
@@ -151,6 +154,23 @@ func (d Dist) Constant() bool {
 // LockStepWarning is the one line a scenario gets when a comparison of
 // assignors or protocols runs on a constant poll.interval.
 const LockStepWarning = "a constant poll.interval keeps the group in lock-step: eager rebalances look cheaper than they are (every member learns of a rebalance and rejoins in the same millisecond); give it a distribution, e.g. {dist: lognormal, median: 100ms, p99: 1s} (the default)"
+
+// SetTiming sets the scenario's timing. timing: exact places everything at
+// the written instants: a group that does not set poll.interval then
+// processes each batch in exactly ExactPollInterval (as before issue 24);
+// under realistic timing such a group gets DefaultPollInterval.
+func (s *Scenario) SetTiming(t Timing) {
+	s.Timing = t
+	for i := range s.Groups {
+		if i < len(s.pollDefaulted) && s.pollDefaulted[i] {
+			if t == TimingExact {
+				s.Groups[i].Workload.PollInterval = Dist{Kind: DistConstant, Value: ExactPollInterval}
+			} else {
+				s.Groups[i].Workload.PollInterval = DefaultPollInterval
+			}
+		}
+	}
+}
 
 // LockStep reports whether a group of s polls in lock-step: realistic
 // timing and a constant poll.interval (timing: exact asks for exact
@@ -393,6 +413,13 @@ type Fault struct {
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart
 	Downtime time.Duration // rolling-restart
+	// Jitter is the window the fault's phase is drawn over under timing:
+	// realistic, when the file names one (`jitter: 15s`; 0s: exactly at
+	// At); JitterSet says it did. Otherwise the window is the least common
+	// period of the periodic timers of what the fault touches (heartbeat,
+	// auto-commit, a constant poll interval): harness jitterFaults.
+	Jitter    time.Duration
+	JitterSet bool
 	// Set is a rolling restart's new client settings (`set:`): each
 	// member's new process runs with them — a rolling upgrade from the
 	// classic to the consumer protocol (or back). nil: unchanged.

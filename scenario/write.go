@@ -68,6 +68,9 @@ func FormatFault(f Fault) string {
 	case FaultAddPartitions:
 		parts = append(parts, string(f.Kind)+": "+f.Target, "partitions: "+strconv.Itoa(f.Partitions))
 	}
+	if f.JitterSet {
+		parts = append(parts, "jitter: "+dur(f.Jitter))
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 

@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"model/client/netclient":     {"model/protocol"},
 	"model/coordinator/consumer": {"model/protocol", "model/assign", "vtime"},
 	"scenario":                   {"model/assign", "internal/embedded"},
-	"harness":                    {"internal/atomicfile", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
+	"harness":                    {"internal/atomicfile", "internal/durfmt", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
 	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
 	// they read a finished trace, never the engine.
 	"harness/tracing":     {"internal/atomicfile", "internal/durfmt", "vtime", "model/protocol", "scenario"},
