@@ -348,7 +348,42 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 		p.Add(l, pts)
 		p.Legend.Add(name, l, pts)
 	}
+	if st.LogY {
+		var vals []float64
+		for _, s := range series {
+			vals = append(append(append(vals, s.Y...), s.Lo...), s.Hi...)
+		}
+		logAxis(&p.Y, vals)
+	}
 	return plotFigure{p}, nil
+}
+
+// logAxis keeps a log axis drawable: its range covers only the values
+// above 0 (a zero whisker or band edge is skipped, not drawn, issue 24);
+// with none at all the axis falls back to a linear one from 0, rather than
+// failing after the sweep.
+func logAxis(a *plot.Axis, vals []float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if ok(v, true) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		a.Scale = plot.LinearScale{}
+		a.Tick.Marker = cleanTicks{}
+		a.Min, a.Max = 0, 1
+		return
+	}
+	if a.Min <= 0 || a.Min > lo {
+		a.Min = lo
+	}
+	if a.Max < hi {
+		a.Max = hi
+	}
+	if a.Max <= a.Min {
+		a.Max = a.Min * 10
+	}
 }
 
 func ok(v float64, log bool) bool {
