@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -111,4 +112,33 @@ func TestTuneSearchDecisions(t *testing.T) {
 	// Pass, fail, pass: no bisection either.
 	r.Trials = []Trial{trial(0, 0, 0, 0.3), trial(10, 1, 0.7, 1.4), trial(20, 0, 0, 0.3)}
 	assert.Contains(t, r.monotone(), "more than once")
+}
+
+// TestTunePlotZoomsOnTheDecisiveInterval: the tune plot shows the coarse
+// grid cell where the requirement switches (with the bisection's values in
+// it), its title names the scenario and its key settings but not the swept
+// one, and durations of 1,000 ms and more read in seconds (issue 24).
+func TestTunePlotZoomsOnTheDecisiveInterval(t *testing.T) {
+	spec := &TuneSpec{ScenarioSource: "gc.yaml", ScenarioData: []byte("name: gc\nduration: 60s\ntopics: [{name: t, partitions: 2}]\ngroups: [{id: g, members: 2, subscribe: [t], client: {heartbeat.interval.ms: 3000}}]\n"),
+		Params: []TuneParam{{Path: "groups[0].client.session.timeout.ms", Column: "session_timeout_ms", Lo: 6000, Hi: 30000, Step: 200}},
+		Seeds:  10}
+	r := &TuneResult{Spec: spec}
+	for i, v := range []float64{6000, 14000, 22000, 30000, 18000, 16000, 17000} {
+		round := 1
+		if i >= 4 {
+			round = 2 + i - 4
+		}
+		r.Trials = append(r.Trials, Trial{Values: []float64{v}, Round: round, Pass: v >= 17000})
+	}
+	r.Recommended, r.Neighbour = 6, 5
+	lo, hi := r.decisive()
+	assert.Equal(t, []float64{14000, 22000}, []float64{lo, hi}, "from the grid value below the switch to the one above it")
+	title := r.plotTitle("false evictions", "session timeout")
+	assert.Contains(t, title, "gc: false evictions vs session timeout\n2 members, kafka-3.x")
+	assert.Contains(t, title, "heartbeat 3 s")
+	assert.NotContains(t, title, "session 45 s", "the swept setting is on the x axis, not in the title")
+	assert.Contains(t, title, "10 seeds per value")
+	r.Neighbour = -1
+	lo, hi = r.decisive()
+	assert.True(t, math.IsInf(lo, -1) && math.IsInf(hi, 1), "no switch: the whole range")
 }

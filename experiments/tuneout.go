@@ -12,6 +12,8 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/durfmt"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // Num is a JSON number that writes NaN (no value) as null and an
@@ -46,21 +48,32 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 	}
 	var pngs []string
 	for q, req := range r.Spec.Requirements {
-		fig, err := r.plot(q)
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", req.Text, err)
-		}
-		base := filepath.Join(dir, fmt.Sprintf("require-%d-%s", q+1, req.Figure))
-		for _, format := range []string{"png", "svg"} {
-			b, err := report.Render(fig, format)
+		// The decisive interval, and the whole range beside it (-full).
+		for _, full := range []bool{false, true} {
+			if full && math.IsInf(func() float64 { lo, _ := r.decisive(); return lo }(), -1) {
+				break // not zoomed: the first plot is the whole range
+			}
+			fig, err := r.plot(q, full)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("plot %s: %w", req.Text, err)
 			}
-			if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
-				return nil, err
+			base := filepath.Join(dir, fmt.Sprintf("require-%d-%s", q+1, req.Figure))
+			if full {
+				base += "-full"
+			}
+			for _, format := range []string{"png", "svg"} {
+				b, err := report.Render(fig, format)
+				if err != nil {
+					return nil, err
+				}
+				if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
+					return nil, err
+				}
+			}
+			if !full {
+				pngs = append(pngs, base+".png")
 			}
 		}
-		pngs = append(pngs, base+".png")
 	}
 	return pngs, nil
 }
@@ -91,8 +104,12 @@ func (r *TuneResult) csv() []byte {
 }
 
 // plot draws requirement q against the first parameter (one curve per
-// combination of the other parameters).
-func (r *TuneResult) plot(q int) (report.Figure, error) {
+// combination of the other parameters), titled with the scenario and its
+// key settings, in seconds from 1,000 ms on (as the sweep plots), zoomed
+// on the decisive interval (the coarse-grid cell where the requirement
+// switches from failing to passing, with the bisection's values in it)
+// unless full (issue 24).
+func (r *TuneResult) plot(q int, full bool) (report.Figure, error) {
 	req := r.Spec.Requirements[q]
 	p0 := r.Spec.Params[0]
 	stat := "mean over seeds"
@@ -102,14 +119,45 @@ func (r *TuneResult) plot(q int) (report.Figure, error) {
 	if k, _ := KindOf(req.Figure, req.Stat); k == KindRate {
 		stat = "pooled over seeds"
 	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if !full {
+		lo, hi = r.decisive()
+	}
+	// Units: seconds when every value is at least 1,000 ms.
+	xdiv, ydiv := 1.0, 1.0
+	xunit := ""
+	if p0.Duration || strings.HasSuffix(p0.Column, "_ms") {
+		xunit = "ms"
+		if p0.Lo >= 1000 {
+			xdiv, xunit = 1000, "s"
+		}
+	}
+	yunit := ""
+	if figureUnit(req.Figure) == "ms" {
+		yunit = "ms"
+		big := true
+		for _, t := range r.Trials {
+			if v := t.Checks[q].Est.Value; !math.IsNaN(v) && v != 0 && math.Abs(v) < 1000 {
+				big = false
+			}
+		}
+		if big && math.Abs(req.Bound) >= 1000 {
+			ydiv, yunit = 1000, "s"
+		}
+	}
+	xname := strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " ")
+	yname := figureName(req.Figure)
 	st := report.Style{
-		Title:  fmt.Sprintf("%s vs %s (%d seeds per value)", strings.ReplaceAll(req.Figure, "_", " "), strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " "), r.Spec.Seeds),
-		XLabel: axisLabel(p0.Column),
-		YLabel: axisLabel(req.Figure) + ", " + stat,
+		Title:  r.plotTitle(yname, xname),
+		XLabel: withUnit(xname, xunit, ""),
+		YLabel: withUnit(yname, yunit, stat),
 	}
 	var series []report.ThresholdSeries
 	index := map[string]int{}
 	for _, t := range r.Trials {
+		if x := t.Values[0]; x < lo || x > hi {
+			continue
+		}
 		key := ""
 		if len(t.Values) > 1 {
 			key = r.Spec.label(append([]float64{0}, t.Values[1:]...))
@@ -124,13 +172,13 @@ func (r *TuneResult) plot(q int) (report.Figure, error) {
 		s := &series[i]
 		c := t.Checks[q]
 		if t.Invalid != "" || math.IsNaN(c.Est.Value) || c.Missing > 0 {
-			s.Bad = append(s.Bad, t.Values[0])
+			s.Bad = append(s.Bad, t.Values[0]/xdiv)
 			continue
 		}
-		s.X = append(s.X, t.Values[0])
-		s.Y = append(s.Y, c.Est.Value)
-		s.Lo = append(s.Lo, c.Est.Lo)
-		s.Hi = append(s.Hi, c.Est.Hi)
+		s.X = append(s.X, t.Values[0]/xdiv)
+		s.Y = append(s.Y, c.Est.Value/ydiv)
+		s.Lo = append(s.Lo, c.Est.Lo/ydiv)
+		s.Hi = append(s.Hi, c.Est.Hi/ydiv)
 	}
 	side := "upper"
 	if req.Op[0] == '>' {
@@ -138,10 +186,78 @@ func (r *TuneResult) plot(q int) (report.Figure, error) {
 	}
 	mark, markLabel := math.NaN(), ""
 	if r.Recommended >= 0 {
-		mark = r.Trials[r.Recommended].Values[0]
+		mark = r.Trials[r.Recommended].Values[0] / xdiv
 		markLabel = "recommended\n" + strconv.FormatFloat(mark, 'f', -1, 64)
+		if xunit != "" {
+			markLabel += " " + xunit
+		}
 	}
-	return report.Threshold(st, series, req.Bound, fmt.Sprintf("required %s %s\n(%s bound)", req.Op, FormatShort(req.Bound), side), mark, markLabel)
+	bound := FormatShort(req.Bound/ydiv) + map[bool]string{true: " " + yunit, false: ""}[yunit != ""]
+	return report.Threshold(st, series, req.Bound/ydiv, fmt.Sprintf("required %s %s\n(%s bound)", req.Op, bound, side), mark, markLabel)
+}
+
+// plotTitle names the scenario and its key settings on a second line:
+// "gc-pause: false evictions vs session timeout" / "6 members, kafka-3.x,
+// heartbeat 3 s, session 10 s; 40 seeds per value".
+func (r *TuneResult) plotTitle(yname, xname string) string {
+	name := r.Spec.ScenarioSource
+	var keys []string
+	if sc, err := scenario.Parse(r.Spec.ScenarioSource, r.Spec.ScenarioData); err == nil {
+		name = sc.Name
+		if len(sc.Groups) > 0 {
+			g := &sc.Groups[0]
+			keys = append(keys, fmt.Sprintf("%d members", g.Members), g.Client.Profile)
+			if g.Consumer() {
+				keys = append(keys, "consumer protocol")
+			} else {
+				keys = append(keys, strings.Join(g.Client.Assignors, ","))
+				swept := func(key string) bool {
+					for _, p := range r.Spec.Params {
+						if strings.HasSuffix(p.Path, key) {
+							return true
+						}
+					}
+					return false
+				}
+				if !swept("heartbeat.interval.ms") {
+					keys = append(keys, "heartbeat "+durfmt.Human(g.Client.HeartbeatInterval))
+				}
+				if !swept("session.timeout.ms") {
+					keys = append(keys, "session "+durfmt.Human(g.Client.SessionTimeout))
+				}
+			}
+		}
+	}
+	keys = append(keys, fmt.Sprintf("%d seeds per value", r.Spec.Seeds))
+	return fmt.Sprintf("%s: %s vs %s\n%s", name, yname, xname, strings.Join(keys, ", "))
+}
+
+// decisive is the x range the plot zooms on: from the coarse-grid value
+// below the pass/fail switch to the one above it (the bisection's values
+// lie between). The whole range when there is no switch or several
+// parameters.
+func (r *TuneResult) decisive() (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	if len(r.Spec.Params) > 1 || r.Recommended < 0 || r.Neighbour < 0 {
+		return lo, hi
+	}
+	a, b := r.Trials[r.Neighbour].Values[0], r.Trials[r.Recommended].Values[0]
+	if a > b {
+		a, b = b, a
+	}
+	lo, hi = math.Inf(-1), math.Inf(1)
+	for _, t := range r.Trials {
+		if t.Round != 1 {
+			continue
+		}
+		if x := t.Values[0]; x <= a && x > lo {
+			lo = x
+		}
+		if x := t.Values[0]; x > b && x < hi {
+			hi = x
+		}
+	}
+	return lo, hi
 }
 
 func kindOf(req Requirement) FigureKind {
