@@ -228,7 +228,10 @@ type TuneSpec struct {
 	ScenarioData   []byte // --set overrides already applied
 	Params         []TuneParam
 	Requirements   []Requirement
-	Maximize       bool
+	// Show are figures drawn beside the requirements (a cost, --show):
+	// Requirement values with Op "" and Bound NaN, never checked.
+	Show     []Requirement
+	Maximize bool
 	Seeds          int
 	Grid           int // coarse grid size per parameter (default 7)
 }

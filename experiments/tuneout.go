@@ -47,6 +47,21 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 		return nil, err
 	}
 	var pngs []string
+	if fig, err := r.tradeoff(); err != nil {
+		return nil, fmt.Errorf("trade-off plot: %w", err)
+	} else if fig != nil {
+		base := filepath.Join(dir, "tradeoff")
+		for _, format := range []string{"png", "svg"} {
+			b, err := report.Render(fig, format)
+			if err != nil {
+				return nil, err
+			}
+			if err := atomicfile.WriteFile(base+"."+format, b); err != nil {
+				return nil, err
+			}
+		}
+		pngs = append(pngs, base+".png")
+	}
 	for q, req := range r.Spec.Requirements {
 		// The decisive interval, and the whole range beside it (-full).
 		for _, full := range []bool{false, true} {
@@ -110,7 +125,56 @@ func (r *TuneResult) csv() []byte {
 // switches from failing to passing, with the bisection's values in it)
 // unless full (issue 24).
 func (r *TuneResult) plot(q int, full bool) (report.Figure, error) {
-	req := r.Spec.Requirements[q]
+	return r.plotPanel(q, full, false)
+}
+
+// figureAt is requirement q, or for q past the requirements the --show
+// figure q-len(Requirements).
+func (r *TuneResult) figureAt(q int) Requirement {
+	if q < len(r.Spec.Requirements) {
+		return r.Spec.Requirements[q]
+	}
+	return r.Spec.Show[q-len(r.Spec.Requirements)]
+}
+
+// estimateAt is figure q's estimate at trial t.
+func (r *TuneResult) estimateAt(q int, t *Trial) (Estimate, int) {
+	if q < len(t.Checks) {
+		return t.Checks[q].Est, t.Checks[q].Missing
+	}
+	e := requirementEstimate(r.figureAt(q), t.runs)
+	return e, e.Missing
+}
+
+// tradeoff draws every requirement and --show figure against the
+// parameter, one panel each, one above the other on the whole range, the
+// recommendation marked on each: the picture a design review needs ("no
+// false eviction above 11 s; each second costs 1.9 s of crash recovery").
+// nil when there is only one figure or several parameters.
+func (r *TuneResult) tradeoff() (report.Figure, error) {
+	n := len(r.Spec.Requirements) + len(r.Spec.Show)
+	if n < 2 || len(r.Spec.Params) > 1 {
+		return nil, nil
+	}
+	var figs []report.Figure
+	var names []string
+	for q := range n {
+		f, err := r.plotPanel(q, true, true)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+		names = append(names, figureName(r.figureAt(q).Figure))
+	}
+	p0 := r.Spec.Params[0]
+	title := r.plotTitle(strings.Join(names, " and "), strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " "))
+	return report.Stack(title, figs)
+}
+
+// plotPanel draws figure q; as a panel of the trade-off figure its title
+// is only the figure's name.
+func (r *TuneResult) plotPanel(q int, full, panel bool) (report.Figure, error) {
+	req := r.figureAt(q)
 	p0 := r.Spec.Params[0]
 	stat := "mean over seeds"
 	if req.Stat != "mean" {
@@ -136,25 +200,29 @@ func (r *TuneResult) plot(q int, full bool) (report.Figure, error) {
 	if figureUnit(req.Figure) == "ms" {
 		yunit = "ms"
 		big := true
-		for _, t := range r.Trials {
-			if v := t.Checks[q].Est.Value; !math.IsNaN(v) && v != 0 && math.Abs(v) < 1000 {
+		for i := range r.Trials {
+			if e, _ := r.estimateAt(q, &r.Trials[i]); !math.IsNaN(e.Value) && e.Value != 0 && math.Abs(e.Value) < 1000 {
 				big = false
 			}
 		}
-		if big && math.Abs(req.Bound) >= 1000 {
+		if big && (math.IsNaN(req.Bound) || math.Abs(req.Bound) >= 1000) {
 			ydiv, yunit = 1000, "s"
 		}
 	}
 	xname := strings.ReplaceAll(strings.TrimSuffix(p0.Column, "_ms"), "_", " ")
 	yname := figureName(req.Figure)
 	st := report.Style{
-		Title:  r.plotTitle(yname, xname),
+		Title:  map[bool]string{true: yname, false: r.plotTitle(yname, xname)}[panel],
 		XLabel: withUnit(xname, xunit, ""),
 		YLabel: withUnit(yname, yunit, stat),
 	}
+	if panel {
+		st.YLabel = withUnit(yname, yunit, "")
+	}
 	var series []report.ThresholdSeries
 	index := map[string]int{}
-	for _, t := range r.Trials {
+	for ti := range r.Trials {
+		t := &r.Trials[ti]
 		if x := t.Values[0]; x < lo || x > hi {
 			continue
 		}
@@ -170,18 +238,18 @@ func (r *TuneResult) plot(q int, full bool) (report.Figure, error) {
 			series = append(series, report.ThresholdSeries{Name: key, BandLabel: "95% interval\n(" + kindOf(req).Short() + ")"})
 		}
 		s := &series[i]
-		c := t.Checks[q]
-		if t.Invalid != "" || math.IsNaN(c.Est.Value) || c.Missing > 0 {
+		est, missing := r.estimateAt(q, t)
+		if t.Invalid != "" || math.IsNaN(est.Value) || missing > 0 {
 			s.Bad = append(s.Bad, t.Values[0]/xdiv)
 			continue
 		}
 		s.X = append(s.X, t.Values[0]/xdiv)
-		s.Y = append(s.Y, c.Est.Value/ydiv)
-		s.Lo = append(s.Lo, c.Est.Lo/ydiv)
-		s.Hi = append(s.Hi, c.Est.Hi/ydiv)
+		s.Y = append(s.Y, est.Value/ydiv)
+		s.Lo = append(s.Lo, est.Lo/ydiv)
+		s.Hi = append(s.Hi, est.Hi/ydiv)
 	}
 	side := "upper"
-	if req.Op[0] == '>' {
+	if req.Op != "" && req.Op[0] == '>' {
 		side = "lower"
 	}
 	mark, markLabel := math.NaN(), ""

@@ -18,14 +18,14 @@ import (
 func init() { register(newTuneCmd) }
 
 type tuneFlags struct {
-	params, requires []string
-	minimize         bool
-	maximize         bool
-	seeds, grid      int
-	workers          int
-	out              string
-	asJSON           bool
-	sets             *setFlags
+	params, requires, shows []string
+	minimize                bool
+	maximize                bool
+	seeds, grid             int
+	workers                 int
+	out                     string
+	asJSON                  bool
+	sets                    *setFlags
 }
 
 func newTuneCmd(a *app) *cobra.Command {
@@ -61,6 +61,7 @@ Example:
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.params, "param", nil, "the setting to tune, `PATH=LO..HI[:STEP]` (repeatable: several make a small grid), e.g. groups[0].client.session.timeout.ms=6000..60000 or faults[0].for=1s..20s:500ms")
 	fs.StringArrayVar(&f.requires, "require", nil, "a requirement `'FIGURE[.STAT] OP BOUND'` (repeatable), e.g. 'false_evictions_per_member_hour <= 0.01' or 'recovery_ms.p95 <= 30000'")
+	fs.StringArrayVar(&f.shows, "show", nil, "a `FIGURE[.STAT]` to draw beside the requirements against the parameter, a cost (repeatable), e.g. recovery_ms: with two requirements or one and a --show, tune draws the trade-off on one figure (tradeoff.png)")
 	fs.BoolVar(&f.minimize, "minimize", false, "recommend the smallest passing value (the default)")
 	fs.BoolVar(&f.maximize, "maximize", false, "recommend the largest passing value")
 	fs.IntVar(&f.seeds, "seeds", 20, "`N` seeds (1..N) per value")
@@ -116,6 +117,14 @@ func (a *app) tune(path string, f *tuneFlags) error {
 		}
 		spec.Requirements = append(spec.Requirements, req)
 	}
+	for _, s := range f.shows {
+		req, err := experiments.ParseRequirement(s + " <= 0")
+		if err != nil {
+			return fail(exitBadInput, "simrun tune: --show %s: %v", s, strings.TrimSuffix(err.Error(), " <= 0"))
+		}
+		req.Text, req.Op, req.Bound = s, "", math.NaN()
+		spec.Show = append(spec.Show, req)
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("results", "tune-"+sc.Name)
@@ -156,6 +165,9 @@ func tuneCommand(path string, f *tuneFlags) string {
 	}
 	for _, r := range f.requires {
 		b.WriteString(" --require " + shellQuote(r))
+	}
+	for _, s := range f.shows {
+		b.WriteString(" --show " + shellQuote(s))
 	}
 	if f.maximize {
 		b.WriteString(" --maximize")

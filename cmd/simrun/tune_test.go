@@ -96,6 +96,24 @@ func TestTuneOneValue(t *testing.T) {
 	assert.Contains(t, errs, "want LO <= HI")
 }
 
+// A requirement and a cost (--show) are drawn against the parameter on one
+// figure, tradeoff.png, the recommendation marked (issue 24 item 7); an
+// unknown --show figure is bad input.
+func TestTuneTradeoffFigure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	r := tune(t, exitOK, "crash-one-member", "--param", sessionPath+"=6000..30000", "--require", "false_evictions <= 2", "--show", "recovery_ms", "--seeds", "3", "--grid", "3")
+	require.NotEmpty(t, r.Plots)
+	assert.Equal(t, "tradeoff.png", filepath.Base(r.Plots[0]))
+	_, err := os.Stat(r.Plots[0])
+	assert.NoError(t, err)
+	assert.Contains(t, r.Reproduce, "--show recovery_ms")
+	code, _, errs := run("tune", "crash-one-member", "--param", sessionPath+"=6000..30000", "--require", "false_evictions <= 0.5", "--show", "nope")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "--show nope")
+}
+
 // 0 false evictions in a few member-hours does not bound the rate below
 // 0.01 per member-hour: nothing passes, exit 1, and the closest failure is
 // named.
