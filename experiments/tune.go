@@ -232,8 +232,8 @@ type TuneSpec struct {
 	// Requirement values with Op "" and Bound NaN, never checked.
 	Show     []Requirement
 	Maximize bool
-	Seeds          int
-	Grid           int // coarse grid size per parameter (default 7)
+	Seeds    int
+	Grid     int // coarse grid size per parameter (default 7)
 }
 
 // TuneOptions control where and how a tune runs (Sweep's options).
