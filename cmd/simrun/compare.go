@@ -49,7 +49,7 @@ Examples:
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	f.aSets = addSetFlagNamed(fs, "a-set", "override a setting of A only, `PATH=VALUE` (repeatable)")
 	f.bSets = addSetFlagNamed(fs, "b-set", "override a setting of B only, `PATH=VALUE` (repeatable)")
-	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs and the plot (default results/compare-<A>-vs-<B>)")
+	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs and the plot (default "+OutRoot+"/compare-<A>-vs-<B>)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON on stdout")
 	fs.BoolVar(&f.all, "all", false, "show every figure, also those equal in every run")
 	synopsis(cmd, "A [B]")
@@ -103,7 +103,7 @@ func (a *app) compare(args []string, f *compareFlags) error {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("results", "compare-"+nameA+"-vs-"+nameB)
+		out = filepath.Join(OutRoot, "compare-"+nameA+"-vs-"+nameB)
 	}
 	ctx, stop := a.interruptible()
 	defer stop()

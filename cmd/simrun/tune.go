@@ -68,7 +68,7 @@ Example:
 	fs.IntVar(&f.grid, "grid", 7, "`G` values in the coarse grid of each parameter")
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	f.sets = addSetFlag(fs)
-	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs of each value, tune.csv and the plots (default results/tune-<scenario>)")
+	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs of each value, tune.csv and the plots (default "+OutRoot+"/tune-<scenario>)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (recommended, the table, the reproduce command)")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -127,7 +127,7 @@ func (a *app) tune(path string, f *tuneFlags) error {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("results", "tune-"+sc.Name)
+		out = filepath.Join(OutRoot, "tune-"+sc.Name)
 	}
 	ctx, stop := a.interruptible()
 	defer stop()
