@@ -142,3 +142,27 @@ func TestTunePlotZoomsOnTheDecisiveInterval(t *testing.T) {
 	lo, hi = r.decisive()
 	assert.True(t, math.IsInf(lo, -1) && math.IsInf(hi, 1), "no switch: the whole range")
 }
+
+// TestTuneQuantisedRecoveryNote: recovery_ms that takes at most two values
+// over the seeds at a value tried gets tune's one-line note (issue 24).
+func TestTuneQuantisedRecoveryNote(t *testing.T) {
+	fi := figureIndex("recovery_ms")
+	runsOf := func(vals ...float64) [][]float64 {
+		var out [][]float64
+		for _, v := range vals {
+			run := make([]float64, len(figureDefs))
+			run[fi] = v
+			out = append(out, run)
+		}
+		return out
+	}
+	spec := &TuneSpec{Params: []TuneParam{{Path: "groups[0].client.session.timeout.ms", Column: "session_timeout_ms"}},
+		Requirements: []Requirement{{Figure: "recovery_ms", Stat: "mean", Op: "<=", Bound: 30000}}}
+	r := &TuneResult{Spec: spec, Trials: []Trial{{Values: []float64{10000}, runs: runsOf(13000, 13000, 16000, 13000, 16000)}}}
+	assert.Contains(t, r.QuantisedRecovery(), "recovery_ms at session_timeout_ms=10000 takes 2 distinct value(s) over 5 seeds: recovery is quantised")
+	r.Trials[0].runs = runsOf(13000, 13500, 16000, 13200, 16100)
+	assert.Empty(t, r.QuantisedRecovery())
+	spec.Requirements[0].Figure = "false_evictions"
+	r.Trials[0].runs = runsOf(13000, 13000, 13000, 13000, 13000)
+	assert.Empty(t, r.QuantisedRecovery(), "only when recovery is asked about")
+}

@@ -332,3 +332,36 @@ func kindOf(req Requirement) FigureKind {
 	k, _ := KindOf(req.Figure, req.Stat)
 	return k
 }
+
+// QuantisedRecovery says, in one line, when a recovery_ms requirement or
+// --show figure is quantised: at some value tried, its seeds' recoveries
+// take at most two distinct values over five or more seeds — they end on
+// the members' heartbeat and poll grid (a rebalance is learnt at a
+// heartbeat and joined at a poll), so the figure moves in steps of that
+// grid as the parameter does, not smoothly. "" otherwise.
+func (r *TuneResult) QuantisedRecovery() string {
+	n := len(r.Spec.Requirements) + len(r.Spec.Show)
+	uses := false
+	for q := range n {
+		uses = uses || r.figureAt(q).Figure == "recovery_ms"
+	}
+	if !uses {
+		return ""
+	}
+	fi := figureIndex("recovery_ms")
+	for _, t := range r.Trials {
+		distinct := map[float64]bool{}
+		seeds := 0
+		for _, run := range t.runs {
+			if v := run[fi]; !math.IsNaN(v) {
+				distinct[v] = true
+				seeds++
+			}
+		}
+		if seeds >= 5 && len(distinct) <= 2 {
+			return fmt.Sprintf("recovery_ms at %s takes %d distinct value(s) over %d seeds: recovery is quantised by the heartbeat and poll grid, so it moves in steps as the parameter does",
+				r.Label(t), len(distinct), seeds)
+		}
+	}
+	return ""
+}

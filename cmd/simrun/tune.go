@@ -387,6 +387,9 @@ func printTune(w io.Writer, res *experiments.TuneResult, rep *tuneJSON) {
 			fmt.Fprintf(w, "  %s\n", s)
 		}
 	}
+	if note := res.QuantisedRecovery(); note != "" {
+		fmt.Fprintln(w, "\nnote: "+note)
+	}
 	fmt.Fprintln(w)
 	for _, p := range rep.Plots {
 		fmt.Fprintf(w, "plot: %s (SVG beside it)\n", p)
