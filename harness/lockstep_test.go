@@ -44,8 +44,8 @@ faults:
   - {at: 60s, rolling-restart: g, interval: 5s, downtime: 2s}
 `
 	// The lognormal's quartiles: median·exp(±0.6745σ), σ = ln(p99/median)/2.3263:
-	// 144 ms for the documented default (INTERFACE.md "Processing time").
-	d := scenario.Dist{Kind: scenario.DistLognormal, Median: 100 * time.Millisecond, P99: time.Second}
+	// 287 ms for the documented default (INTERFACE.md "Processing time").
+	d := scenario.Dist{Kind: scenario.DistLognormal, Median: 200 * time.Millisecond, P99: 2 * time.Second}
 	require.Equal(t, d, scenario.DefaultPollInterval, "the default INTERFACE.md documents")
 	sigma := math.Log(float64(d.P99)/float64(d.Median)) / 2.3263
 	iqr := time.Duration(float64(d.Median) * (math.Exp(0.6745*sigma) - math.Exp(-0.6745*sigma)))

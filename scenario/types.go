@@ -125,7 +125,7 @@ const (
 
 // DefaultPollInterval is the default poll.interval: the time the
 // application spends on the records of one poll(), lognormal with median
-// 100 ms and p99 1 s, drawn per batch from each member's own stream. Real
+// 200 ms and p99 2 s, drawn per batch from each member's own stream. Real
 // consumers' batch processing is right-skewed (most batches are quick; a
 // slow downstream call, a large record or a GC pause makes one in a
 // hundred ten times slower), and any spread at all keeps a group's members
@@ -133,7 +133,7 @@ const (
 // rebalance and rejoins in the same millisecond, which makes eager
 // rebalances look far cheaper than they are (issue 24; INTERFACE.md).
 // Under timing: exact the default is the constant ExactPollInterval.
-var DefaultPollInterval = Dist{Kind: DistLognormal, Median: 100 * time.Millisecond, P99: time.Second}
+var DefaultPollInterval = Dist{Kind: DistLognormal, Median: 200 * time.Millisecond, P99: 2 * time.Second}
 
 // ExactPollInterval is the default poll.interval under timing: exact.
 const ExactPollInterval = 100 * time.Millisecond
@@ -153,7 +153,7 @@ func (d Dist) Constant() bool {
 
 // LockStepWarning is the one line a scenario gets when a comparison of
 // assignors or protocols runs on a constant poll.interval.
-const LockStepWarning = "a constant poll.interval keeps the group in lock-step: eager rebalances look cheaper than they are (every member learns of a rebalance and rejoins in the same millisecond); give it a distribution, e.g. {dist: lognormal, median: 100ms, p99: 1s} (the default)"
+const LockStepWarning = "a constant poll.interval keeps the group in lock-step: eager rebalances look cheaper than they are (every member learns of a rebalance and rejoins in the same millisecond); give it a distribution, e.g. {dist: lognormal, median: 200ms, p99: 2s} (the default)"
 
 // SetTiming sets the scenario's timing. timing: exact places everything at
 // the written instants: a group that does not set poll.interval then
