@@ -180,14 +180,15 @@ func (f plotFigure) Draw(dc draw.Canvas) {
 	top, restore := drawTitle(dc, f.p)
 	defer restore()
 	leg := f.p.Legend
-	if w <= 0 {
+	below := f.legendBelow(dc)
+	if w <= 0 && below <= 0 {
 		f.p.Draw(draw.Crop(dc, 0, 0, 0, -top))
 		return
 	}
 	f.p.Legend = plot.NewLegend() // nothing drawn inside the data area
 	defer func() { f.p.Legend = leg }()
 	leg.Left, leg.Top = true, true
-	if below := f.legendBelow(dc); below > 0 {
+	if below > 0 {
 		// A legend wider than maxLegendRight of the canvas goes under the
 		// data area, across the whole width (issue 24).
 		f.p.Draw(draw.Crop(dc, 0, 0, below, -top))
