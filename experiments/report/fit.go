@@ -58,7 +58,7 @@ func Problems(f Figure) []string {
 		}
 	}
 	var ps []*plot.Plot
-	var legW vg.Length
+	var legW, below vg.Length
 	switch fig := f.(type) {
 	case plotFigure:
 		ps = []*plot.Plot{fig.p}
@@ -66,7 +66,8 @@ func Problems(f Figure) []string {
 		if float64(legW) > maxLegendRight*float64(w) {
 			out = append(out, fmt.Sprintf("legend is %.0f pt wide beside the data, more than %.0f%% of the canvas", float64(legW), maxLegendRight*100))
 		}
-		if fig.legendBelow(dc) > 0 && fig.legendNatural(dc) > w {
+		below = fig.legendBelow(dc)
+		if below > 0 && fig.legendNatural(dc) > w {
 			out = append(out, fmt.Sprintf("legend is %.0f pt wide, wider than the canvas", float64(fig.legendNatural(dc))))
 		}
 	case heatFigure:
@@ -90,7 +91,7 @@ func Problems(f Figure) []string {
 		top := p.Title.TextStyle.Height(p.Title.Text)
 		check("title", p.Title.Text, p.Title.TextStyle, w-8)
 		check("x label", p.X.Label.Text, p.X.Label.TextStyle, w-legW-axisRoom)
-		check("y label", p.Y.Label.Text, p.Y.Label.TextStyle, h-top-axisRoom)
+		check("y label", p.Y.Label.Text, p.Y.Label.TextStyle, h-top-axisRoom-below)
 		out = append(out, tickOverlaps(p, w-legW-axisRoom)...)
 	}
 	return out

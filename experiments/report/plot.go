@@ -176,7 +176,7 @@ type plotFigure struct{ p *plot.Plot }
 func (f plotFigure) Draw(dc draw.Canvas) {
 	const gap = 6 // points between the plot and the legend, and at the edges
 	w := f.legendWidth(dc)
-	fitPlot(f.p, dc.Size().X, dc.Size().Y, w)
+	fitPlot(f.p, dc.Size().X, dc.Size().Y-f.legendBelow(dc), w)
 	top, restore := drawTitle(dc, f.p)
 	defer restore()
 	leg := f.p.Legend
@@ -197,6 +197,12 @@ func (f plotFigure) Draw(dc draw.Canvas) {
 	}
 	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
 	leg.Draw(draw.Crop(dc, dc.Size().X-w+vg.Points(gap), -vg.Points(gap), 0, -top-vg.Points(gap)))
+}
+
+// Size is the house size, taller by the band of a legend drawn below the
+// data, so the data area keeps its height.
+func (f plotFigure) Size() (vg.Length, vg.Length) {
+	return Width, Height + f.legendBelow(draw.New(vgimg.New(Width, Height)))
 }
 
 // maxLegendRight is the widest legend column, as a fraction of the
