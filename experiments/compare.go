@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/outdir"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // CompareSide is one configuration of a comparison: a scenario (its bytes
@@ -43,14 +45,70 @@ type FigureComparison struct {
 	a, b            Estimate
 }
 
+// EqualInEveryRun: A and B gave the same value on every paired seed (the
+// compare table hides such a figure, and the plot leaves it out).
+func (fc FigureComparison) EqualInEveryRun() bool {
+	return fc.Pairs > 0 && float64(fc.DiffLo) == 0 && float64(fc.DiffHi) == 0 && float64(fc.A) == float64(fc.B)
+}
+
+// QuantisedRecovery says, in one line, when recovery_ms moved by exactly
+// the same amount on every paired seed: recovery then ends on the members'
+// heartbeat and poll grid (they learn of a rebalance at a heartbeat and
+// rejoin at a poll), so the difference is a step of that grid, not a
+// spread, and its zero-width interval says nothing about other phases.
+// "" otherwise.
+func (c *Comparison) QuantisedRecovery() string {
+	for _, fc := range c.Figures {
+		if fc.Figure != "recovery_ms" || fc.Pairs < 2 || float64(fc.Diff) == 0 ||
+			float64(fc.DiffLo) != float64(fc.DiffHi) || float64(fc.DiffLo) != float64(fc.Diff) {
+			continue
+		}
+		return fmt.Sprintf("recovery_ms moved by the same %s ms on all %d seeds: recovery is quantised (it ends on the members' heartbeat and poll grid, whose phase these seeds do not move), so B − A is a grid step, not a measured spread",
+			FormatShort(float64(fc.Diff)), fc.Pairs)
+	}
+	return ""
+}
+
+// earliestFault is the scenario's earliest fault (nil without faults).
+func earliestFault(sc *scenario.Scenario) *scenario.Fault {
+	var first *scenario.Fault
+	for i := range sc.Faults {
+		if f := &sc.Faults[i]; first == nil || f.At < first.At {
+			first = f
+		}
+	}
+	return first
+}
+
+// FigureLabel names a figure in compare's table: under a many-step first
+// fault (a rolling restart or upgrade) recovery_ms is the first step's
+// settle, settled_after_fault_ms the deploy's (issue 24).
+func (c *Comparison) FigureLabel(name string) string {
+	if c.ManyStep {
+		switch name {
+		case "recovery_ms":
+			return "recovery_ms (first restart step)"
+		case "settled_after_fault_ms":
+			return "settled_after_fault_ms (deploy over)"
+		}
+	}
+	return name
+}
+
 // Comparison is the result of simrun compare.
 type Comparison struct {
-	A, B    CompareSide          `json:"-"`
-	Seeds   int                  `json:"seeds"`
-	Figures []FigureComparison   `json:"figures"`
-	ConfigA Config               `json:"effective_config_a"`
-	ConfigB Config               `json:"effective_config_b"`
-	Runs    map[string][]float64 `json:"-"`
+	A, B    CompareSide        `json:"-"`
+	Seeds   int                `json:"seeds"`
+	Figures []FigureComparison `json:"figures"`
+	// ManyStep: A's or B's first fault is a rolling restart (or upgrade):
+	// recovery_ms is then its first step only.
+	ManyStep bool `json:"first_fault_many_step"`
+	// LockStep: A and B differ in a group's protocol or assignors and one
+	// of them polls in lock-step (scenario.LockStep).
+	LockStep bool                 `json:"lock_step"`
+	ConfigA  Config               `json:"effective_config_a"`
+	ConfigB  Config               `json:"effective_config_b"`
+	Runs     map[string][]float64 `json:"-"`
 }
 
 // Compare runs A and B on seeds 1..seeds (each a one-point sweep in
@@ -58,6 +116,9 @@ type Comparison struct {
 func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions) (*Comparison, error) {
 	c := &Comparison{A: a, B: b, Seeds: seeds}
 	var runs [2][][]float64
+	var protos [2][]string
+	lock := false
+	defer func() { c.LockStep = lock && !slices.Equal(protos[0], protos[1]) }()
 	for i, side := range []CompareSide{a, b} {
 		data := fmt.Sprintf("name: compare-%c\nseeds: %d\nscenario: base\n", 'a'+i, seeds)
 		e, err := parse("compare "+side.Name, []byte(data), &resolvedScenario{source: side.Source, data: side.Data})
@@ -76,6 +137,13 @@ func Compare(ctx context.Context, a, b CompareSide, seeds int, opts TuneOptions)
 		sc, err := e.Scenario(e.Points()[0])
 		if err != nil {
 			return nil, err
+		}
+		lock = lock || sc.LockStep()
+		for g := range sc.Groups {
+			protos[i] = append(protos[i], sc.Groups[g].RebalanceProtocol())
+		}
+		if first := earliestFault(sc); first != nil && first.Kind == scenario.FaultRollingRestart {
+			c.ManyStep = true
 		}
 		if i == 0 {
 			c.ConfigA = EffectiveConfig(sc)
@@ -138,32 +206,45 @@ func PairedDifference(a, b []float64) (mean, lo, hi float64, n int) {
 }
 
 // compareFigures are drawn side by side (the ones with a value).
-var compareFigures = []string{"recovery_ms", "rebalance_count", "rebalance_duration_ms_p95", "evictions",
+var compareFigures = []string{"recovery_ms", "generations", "rebalance_duration_ms_p95", "evictions",
 	"false_evictions", "coordinator_dead_marks", "unowned_partition_seconds", "double_owned_partition_seconds"}
 
 // WriteComparePlot draws A and B side by side for the main figures (one
 // panel each: two bars with their 95 % intervals, the paired difference
 // under the panel) to DIR/compare.png and .svg. It returns the PNG path, or
-// "" when no main figure has a value.
-func WriteComparePlot(c *Comparison, dir string) (string, error) {
+// "" when no main figure has a value. A figure equal in every run (the
+// table hides it) gets no panel unless all.
+func WriteComparePlot(c *Comparison, dir string, all bool) (string, error) {
 	var panels []report.Panel
-	for _, name := range compareFigures {
+	names := compareFigures
+	if c.ManyStep {
+		// Beside the first step's recovery, when the deploy was over.
+		names = append([]string{"recovery_ms", "settled_after_fault_ms"}, compareFigures[1:]...)
+	}
+	for _, name := range names {
 		for _, fc := range c.Figures {
-			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) {
+			if fc.Figure != name || !finite(fc.a.Value) && !finite(fc.b.Value) || !all && fc.EqualInEveryRun() {
 				continue
 			}
 			caption := "B − A: " + FormatShort(float64(fc.Diff)) + " [" + FormatShort(float64(fc.DiffLo)) + ", " + FormatShort(float64(fc.DiffHi)) + "]"
 			if fc.Distinguishable {
 				caption += " *"
 			}
-			panels = append(panels, report.Panel{Title: axisLabel(fc.Figure), Caption: caption,
+			title := axisLabel(fc.Figure)
+			if c.ManyStep && fc.Figure == "recovery_ms" {
+				title = "recovery, first restart step (ms)"
+			}
+			if c.ManyStep && fc.Figure == "settled_after_fault_ms" {
+				title = "settled, deploy over (ms)"
+			}
+			panels = append(panels, report.Panel{Title: title, Caption: caption,
 				A: fc.a.Value, ALo: fc.a.Lo, AHi: fc.a.Hi, B: fc.b.Value, BLo: fc.b.Lo, BHi: fc.b.Hi})
 		}
 	}
 	if len(panels) == 0 {
 		return "", nil
 	}
-	title := fmt.Sprintf("A = %s vs B = %s, %d paired seeds (mean with 95%% interval; * = difference distinguishable from 0)", c.A.Name, c.B.Name, c.Seeds)
+	title := fmt.Sprintf("A = %s\nB = %s\n%d paired seeds: mean with 95%% interval; * = B − A distinguishable from 0", c.A.Name, c.B.Name, c.Seeds)
 	fig, err := report.SideBySide(title, "A", "B", panels)
 	if err != nil {
 		return "", err

@@ -63,6 +63,7 @@ var figureDefs = []struct {
 	{"partitions_moved", "partition handovers: a member starts owning a partition whose last owner was another member (getting back what it had is not a move)", ""},
 	{"partitions_moved_after_first_fault", "partition handovers from the first fault of any kind on (empty without faults)", ""},
 	{"settled_after_fault_ms", "from the first fault of any kind to the end of the last settle episode that starts at or after it: when a many-step fault (a rolling restart or upgrade) is over for the group (empty: no such episode, or the last was still open at the end)", ""},
+	{"generations_after_fault", "coordinator generation bumps (completed join phases) in the settle episodes that start at or after the first fault of any kind: the rebalances a broker log shows (empty without faults)", ""},
 }
 
 // FigureNames returns the per-run figures in column order.
@@ -154,11 +155,11 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		p99 = empirical(0.99, durations)
 		max = durations[len(durations)-1]
 	}
-	recovery, faultRebalance, afterFault, afterFaultUnowned, movedAfterFault, settled := nan, nan, nan, nan, nan, nan
+	recovery, faultRebalance, afterFault, afterFaultUnowned, movedAfterFault, settled, gensAfter := nan, nan, nan, nan, nan, nan, nan
 	if firstFault >= 0 {
 		at := firstFault
 		first, last := -1, -1
-		afterFault = 0
+		afterFault, gensAfter = 0, 0
 		afterFaultUnowned = afterFaultPS
 		movedAfterFault = float64(movedAfter)
 		for i, r := range rebalances {
@@ -166,6 +167,7 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 				continue
 			}
 			afterFault++
+			gensAfter += float64(r.Generations)
 			if first < 0 || r.StartMs < rebalances[first].StartMs {
 				first = i
 			}
@@ -204,7 +206,7 @@ func figures(_ *scenario.Scenario, s *harness.Summary) []float64 {
 		float64(len(s.InvariantViolations)), float64(s.Events),
 		valid, float64(gens), float64(clientReb), float64(leaves), float64(fences), float64(fatal),
 		perHour(ev), perHour(len(rebalances)), afterFaultUnowned, float64(len(rebalances)), failoverRecovery,
-		float64(moved), movedAfterFault, settled,
+		float64(moved), movedAfterFault, settled, gensAfter,
 	}
 	copy(out, vals)
 	if len(vals) != len(out) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/internal/outdir"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // Results are an experiment's finished runs, read back from its point
@@ -81,6 +82,9 @@ func LoadResults(e *Experiment, dir string) (*Results, error) {
 // interval says nothing about the spread of real deployments).
 func (r *Results) Warnings() []string {
 	var out []string
+	if r.Exp.LockStep() {
+		out = append(out, scenario.LockStepWarning)
+	}
 	vi, si := figureIndex("valid"), figureIndex("stable_at_end")
 	for i, pt := range r.Points {
 		invalid, unstable := 0, 0
@@ -100,6 +104,14 @@ func (r *Results) Warnings() []string {
 		}
 		if len(r.Runs[i]) >= 2 && identicalRuns(r.Runs[i]) {
 			out = append(out, fmt.Sprintf("%s: all %d seeds gave identical figures: the seed varies nothing here, and its interval says nothing (is timing: exact set?)", label, len(r.Runs[i])))
+		}
+	}
+	for i := range r.Exp.Plots {
+		p := &r.Exp.Plots[i]
+		if fig, err := r.figure(p); err == nil {
+			for _, pr := range report.Problems(fig) {
+				out = append(out, fmt.Sprintf("plot %s: %s", p.File, pr))
+			}
 		}
 	}
 	return out
@@ -201,7 +213,17 @@ func Finalize(e *Experiment, dir string) error {
 		}
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	// A plot that cannot be drawn fails the same way in every format: say
+	// it once (issue 24).
+	var uniq []error
+	seen := map[string]bool{}
+	for _, err := range errs {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			uniq = append(uniq, err)
+		}
+	}
+	return errors.Join(uniq...)
 }
 
 func (r *Results) pointsCSV() []byte {

@@ -78,7 +78,7 @@ func (k FigureKind) Short() string {
 // countFigures are the per-run counts (KindCount).
 var countFigures = []string{"rebalance_count", "incomplete_rebalances", "rebalances_after_fault",
 	"coordinator_dead_marks", "false_coordinator_dead_marks", "evictions", "false_evictions", "invariant_violations",
-	"generations", "client_rebalances", "leaves", "fences", "fatal_errors", "settle_episodes"}
+	"generations", "client_rebalances", "leaves", "fences", "fatal_errors", "settle_episodes", "generations_after_fault"}
 
 // KindOf returns the kind of a figure summarised by stat ("mean", or
 // "p50", "p90", "p95", "p99" for a quantile over seeds) and, for a

@@ -78,7 +78,10 @@ func TestParseRequirementAndParam(t *testing.T) {
 	p, err = ParseTuneParam("groups[0].client.session.timeout.ms=6000..60000")
 	require.NoError(t, err)
 	assert.Equal(t, 500.0, p.Step, "1/100 of the range, rounded down to 1-2-5")
-	for _, bad := range []string{"x", "a=1..", "a=5..1", "a=1s..5", "a=1..5:0"} {
+	p, err = ParseTuneParam("groups[0].client.session.timeout.ms=17000..17000")
+	require.NoError(t, err, "LO = HI: one value")
+	assert.Equal(t, 17000.0, p.snap(16000), "the one value")
+	for _, bad := range []string{"x", "a=1..", "a=5..1", "a=1s..5", "a=1..5:0", "a=5..5:1"} {
 		_, err := ParseTuneParam(bad)
 		assert.Error(t, err, bad)
 	}

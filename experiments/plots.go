@@ -24,6 +24,20 @@ type scaled struct {
 // figureName is a figure's name without its unit suffix, in words:
 // rebalance_duration_ms_p95 → "rebalance duration p95".
 func figureName(fig string) string {
+	// Names that say which count they are (issue 24: "rebalances" is
+	// three different counts).
+	switch fig {
+	case "rebalance_count", "settle_episodes":
+		return "settle episodes"
+	case "rebalances_after_fault":
+		return "settle episodes from the fault"
+	case "rebalances_per_member_hour":
+		return "settle episodes"
+	case "generations_after_fault":
+		return "generations from the fault"
+	case "false_coordinator_dead_marks", "false_coordinator_dead_marks_per_member_hour":
+		return "false dead marks"
+	}
 	base := fig
 	for _, suf := range []string{"_per_member_hour", "_partition_seconds", "_hours"} {
 		if b, ok := strings.CutSuffix(base, suf); ok {
@@ -124,11 +138,23 @@ func paramAxis(p *Param, explicit string) scaled {
 			unit, div = "s", 1000
 		}
 	}
+	if isLossPath(p.Path) && (explicit == "" || !strings.Contains(explicit, "(")) {
+		// A probability of loss reads as a percentage (issue 24: a unit on
+		// every axis).
+		unit, div = "%", 0.01
+	}
 	label := explicit
 	if label == "" {
 		label = paramName(p)
 	}
 	return scaled{withUnit(label, unit, ""), div}
+}
+
+// isLossPath: the path sets a packet-loss probability (network.loss, its
+// per-direction keys, a loss fault's value).
+func isLossPath(path string) bool {
+	return path == "network.loss" || strings.HasPrefix(path, "network.loss.") ||
+		strings.HasPrefix(path, "faults[") && strings.HasSuffix(path, "].loss")
 }
 
 // valueText writes value v of p on an axis scaled by a.
@@ -145,8 +171,11 @@ func valueText(p *Param, v int, a scaled) string {
 func seriesName(p *Param, v int) string {
 	a := paramAxis(p, "")
 	unit := p.Unit
-	if a.div == 1000 {
+	switch a.div {
+	case 1000:
 		unit = "s"
+	case 0.01:
+		unit = "%"
 	}
 	s := paramName(p) + " " + valueText(p, v, a)
 	if unit != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // TestBuiltinPlotsFit renders every plot of every built-in experiment (on
@@ -143,4 +144,47 @@ func TestEmptyPlotIsAnError(t *testing.T) {
 	_, err = Sweep(t.Context(), e, o)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing to draw")
+}
+
+// TestBuiltinsAreNotLockStep: no built-in experiment compares assignors or
+// protocols on a constant poll.interval (issue 24: eager would look
+// cheaper than it is), and a copy of protocol-comparison with a constant
+// gets the warning in its sweep's warnings (and REPORT.md).
+func TestBuiltinsAreNotLockStep(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		data, _ := Builtin(name)
+		e, err := Parse("builtin:"+name, data)
+		require.NoError(t, err)
+		assert.False(t, e.LockStep(), name)
+	}
+	data, _ := Builtin("protocol-comparison")
+	src := strings.Replace(string(data), "      start: {at: 0s, stagger: 10ms}\n", "      start: {at: 0s, stagger: 10ms}\n      workload: {poll.interval: 100ms}\n", 1)
+	require.NotEqual(t, string(data), src)
+	e, err := Parse("pc.yaml", []byte(src))
+	require.NoError(t, err)
+	assert.True(t, e.LockStep(), "a constant poll.interval under a protocol comparison")
+	e.Seeds = 2
+	dir := t.TempDir()
+	sweep(t, e, Options{Out: dir, Workers: 2})
+	r, err := LoadResults(e, dir)
+	require.NoError(t, err)
+	assert.Contains(t, r.Warnings(), scenario.LockStepWarning)
+}
+
+// TestPlotProblemsAreWarnings: category labels that collide are said in
+// the sweep's warnings (and REPORT.md), not left to a reviewer's eye
+// (issue 24: "the report says nothing").
+func TestPlotProblemsAreWarnings(t *testing.T) {
+	data, _ := Builtin("protocol-comparison")
+	src := strings.Replace(string(data), "labels: [crash, scale-out, scale-in, rolling, stuck]",
+		"labels: [a crash without a restart, one member more joins, one member leaves the group, a rolling restart of all, a member stuck in processing]", 1)
+	require.NotEqual(t, string(data), src)
+	e, err := Parse("pc.yaml", []byte(src))
+	require.NoError(t, err)
+	e.Seeds = 2
+	dir := t.TempDir()
+	sweep(t, e, Options{Out: dir, Workers: 2})
+	r, err := LoadResults(e, dir)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(r.Warnings(), "\n"), "plot rebalance: x tick labels")
 }

@@ -868,3 +868,29 @@ func (e *Experiment) WithOverrides(overrides []scenario.Override) (*Experiment, 
 	}
 	return parse(e.Source, e.Data, &resolvedScenario{source: e.ScenarioSource, data: data})
 }
+
+// LockStep reports whether the experiment compares assignors or protocols
+// (its points differ in a group's group.protocol, assignors or static
+// membership) while some point's group polls in lock-step (a constant
+// poll.interval under realistic timing, scenario.LockStep): then eager
+// rebalances look cheaper than they are, and the sweep says so in one line
+// (issue 24). timing: exact stays silent.
+func (e *Experiment) LockStep() bool {
+	seen := map[int]string{}
+	varies, lock := false, false
+	for _, pt := range e.Points() {
+		sc, err := e.Scenario(pt)
+		if err != nil {
+			continue
+		}
+		lock = lock || sc.LockStep()
+		for i := range sc.Groups {
+			p := sc.Groups[i].RebalanceProtocol()
+			if q, ok := seen[i]; ok && q != p {
+				varies = true
+			}
+			seen[i] = p
+		}
+	}
+	return varies && lock
+}

@@ -29,7 +29,8 @@ type TuneParam struct {
 }
 
 // ParseTuneParam reads PATH=LO..HI[:STEP], e.g.
-// groups[0].client.session.timeout.ms=6000..60000 or faults[0].for=1s..25s:500ms.
+// groups[0].client.session.timeout.ms=6000..60000 or faults[0].for=1s..25s:500ms;
+// LO = HI evaluates that one value.
 // Without STEP the resolution is 1/100 of the range, rounded down to a
 // 1, 2 or 5 times a power of ten (at least 1 for whole numbers).
 func ParseTuneParam(s string) (TuneParam, error) {
@@ -62,10 +63,17 @@ func ParseTuneParam(s string) (TuneParam, error) {
 		return p, fmt.Errorf("--param %s: write both ends with units (1s..25s) or neither (1000..25000)", path)
 	}
 	p.Duration = d1
-	if p.Hi <= p.Lo {
-		return p, fmt.Errorf("--param %s: want LO < HI, got %s..%s", path, lo, hi)
+	if p.Hi < p.Lo {
+		return p, fmt.Errorf("--param %s: want LO <= HI, got %s..%s", path, lo, hi)
 	}
-	if hasStep {
+	if p.Hi == p.Lo {
+		// LO = HI evaluates one value (issue 24): its table, its checks and
+		// its why, without a search.
+		if hasStep {
+			return p, fmt.Errorf("--param %s: a single value %s..%s takes no step", path, lo, hi)
+		}
+		p.Step = 1
+	} else if hasStep {
 		if p.Step, d3, err = num(step); err != nil {
 			return p, err
 		}
@@ -220,9 +228,12 @@ type TuneSpec struct {
 	ScenarioData   []byte // --set overrides already applied
 	Params         []TuneParam
 	Requirements   []Requirement
-	Maximize       bool
-	Seeds          int
-	Grid           int // coarse grid size per parameter (default 7)
+	// Show are figures drawn beside the requirements (a cost, --show):
+	// Requirement values with Op "" and Bound NaN, never checked.
+	Show     []Requirement
+	Maximize bool
+	Seeds    int
+	Grid     int // coarse grid size per parameter (default 7)
 }
 
 // TuneOptions control where and how a tune runs (Sweep's options).
@@ -346,6 +357,11 @@ func Tune(ctx context.Context, spec *TuneSpec, opts TuneOptions) (*TuneResult, e
 	res.Trials = trials
 	if len(spec.Params) > 1 {
 		res.Method = "grid (several parameters: no bisection)"
+		res.pick()
+		return res, nil
+	}
+	if len(trials) == 1 {
+		res.Method = "one value (LO = HI)"
 		res.pick()
 		return res, nil
 	}

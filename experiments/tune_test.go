@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 
@@ -111,4 +112,57 @@ func TestTuneSearchDecisions(t *testing.T) {
 	// Pass, fail, pass: no bisection either.
 	r.Trials = []Trial{trial(0, 0, 0, 0.3), trial(10, 1, 0.7, 1.4), trial(20, 0, 0, 0.3)}
 	assert.Contains(t, r.monotone(), "more than once")
+}
+
+// TestTunePlotZoomsOnTheDecisiveInterval: the tune plot shows the coarse
+// grid cell where the requirement switches (with the bisection's values in
+// it), its title names the scenario and its key settings but not the swept
+// one, and durations of 1,000 ms and more read in seconds (issue 24).
+func TestTunePlotZoomsOnTheDecisiveInterval(t *testing.T) {
+	spec := &TuneSpec{ScenarioSource: "gc.yaml", ScenarioData: []byte("name: gc\nduration: 60s\ntopics: [{name: t, partitions: 2}]\ngroups: [{id: g, members: 2, subscribe: [t], client: {heartbeat.interval.ms: 3000}}]\n"),
+		Params: []TuneParam{{Path: "groups[0].client.session.timeout.ms", Column: "session_timeout_ms", Lo: 6000, Hi: 30000, Step: 200}},
+		Seeds:  10}
+	r := &TuneResult{Spec: spec}
+	for i, v := range []float64{6000, 14000, 22000, 30000, 18000, 16000, 17000} {
+		round := 1
+		if i >= 4 {
+			round = 2 + i - 4
+		}
+		r.Trials = append(r.Trials, Trial{Values: []float64{v}, Round: round, Pass: v >= 17000})
+	}
+	r.Recommended, r.Neighbour = 6, 5
+	lo, hi := r.decisive()
+	assert.Equal(t, []float64{14000, 22000}, []float64{lo, hi}, "from the grid value below the switch to the one above it")
+	title := r.plotTitle("false evictions", "session timeout")
+	assert.Contains(t, title, "gc: false evictions vs session timeout\n2 members, kafka-3.x")
+	assert.Contains(t, title, "heartbeat 3 s")
+	assert.NotContains(t, title, "session 45 s", "the swept setting is on the x axis, not in the title")
+	assert.Contains(t, title, "10 seeds per value")
+	r.Neighbour = -1
+	lo, hi = r.decisive()
+	assert.True(t, math.IsInf(lo, -1) && math.IsInf(hi, 1), "no switch: the whole range")
+}
+
+// TestTuneQuantisedRecoveryNote: recovery_ms that takes at most two values
+// over the seeds at a value tried gets tune's one-line note (issue 24).
+func TestTuneQuantisedRecoveryNote(t *testing.T) {
+	fi := figureIndex("recovery_ms")
+	runsOf := func(vals ...float64) [][]float64 {
+		var out [][]float64
+		for _, v := range vals {
+			run := make([]float64, len(figureDefs))
+			run[fi] = v
+			out = append(out, run)
+		}
+		return out
+	}
+	spec := &TuneSpec{Params: []TuneParam{{Path: "groups[0].client.session.timeout.ms", Column: "session_timeout_ms"}},
+		Requirements: []Requirement{{Figure: "recovery_ms", Stat: "mean", Op: "<=", Bound: 30000}}}
+	r := &TuneResult{Spec: spec, Trials: []Trial{{Values: []float64{10000}, runs: runsOf(13000, 13000, 16000, 13000, 16000)}}}
+	assert.Contains(t, r.QuantisedRecovery(), "recovery_ms at session_timeout_ms=10000 takes 2 distinct value(s) over 5 seeds: recovery is quantised")
+	r.Trials[0].runs = runsOf(13000, 13500, 16000, 13200, 16100)
+	assert.Empty(t, r.QuantisedRecovery())
+	spec.Requirements[0].Figure = "false_evictions"
+	r.Trials[0].runs = runsOf(13000, 13000, 13000, 13000, 13000)
+	assert.Empty(t, r.QuantisedRecovery(), "only when recovery is asked about")
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -665,7 +666,7 @@ func (rep *Report) progress(w io.Writer, wall time.Duration, left int) {
 	rate := float64(rep.Runs) / wall.Seconds()
 	eta := "?"
 	if rate > 0 {
-		eta = time.Duration(float64(left) / rate * float64(time.Second)).Round(time.Second).String()
+		eta = durfmt.Human(time.Duration(float64(left) / rate * float64(time.Second)))
 	}
 	fmt.Fprintf(w, "explore: %d runs (next seed %d), %.1f runs/s, %d runs with findings, %d distinct, ETA %s\n",
 		rep.Runs, rep.NextSeed, rate, rep.RunsWithFindings, len(rep.Findings), eta)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -163,8 +164,9 @@ func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.
 	from += 15 * time.Second
 	until = sc.Duration - tail
 	if until-from < minWindow {
-		return 0, 0, fmt.Errorf("%s: duration %v is too short for the generic fault mix: it needs %v of faults window + %v of quiet tail after %v (set a longer duration, e.g. --set duration=%v)",
-			sc.Name, sc.Duration, 30*time.Second, tail, from, (from+30*time.Second+tail).Round(time.Minute)+time.Minute)
+		need := (from + 30*time.Second + tail).Round(time.Minute) + time.Minute
+		return 0, 0, fmt.Errorf("%s: duration %s is too short for the generic fault mix: it needs %s of faults window + %s of quiet tail after %s (set a longer duration, e.g. --set duration=%ds)",
+			sc.Name, durfmt.Human(sc.Duration), durfmt.Human(30*time.Second), durfmt.Human(tail), durfmt.Human(from), int64(need/time.Second))
 	}
 	return from, until, nil
 }

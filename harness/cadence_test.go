@@ -36,7 +36,7 @@ func TestHeartbeatWakeCadenceChangesNoFigure(t *testing.T) {
 		}
 		for seed := uint64(1); seed <= 20; seed++ {
 			for i, cadence := range []bool{false, true} {
-				g := run(t, sc, seed, Options{HeartbeatWakeCadence: cadence}).Summary.Groups[0]
+				g := run(t, sc, seed, Options{ExactHeartbeatDeadlines: !cadence}).Summary.Groups[0]
 				acc := &off
 				if i == 1 {
 					acc = &on

@@ -131,7 +131,9 @@ func TestCrashOneMember(t *testing.T) {
 		last := gs.Rebalances[len(gs.Rebalances)-1]
 		assert.Equal(t, "session-expired", last.Trigger)
 		assert.Equal(t, g.Members-1, last.Members)
-		bound := g.Client.HeartbeatInterval + 10*pollMax(g) + 20*time.Millisecond
+		// A constant poll: a few polls; the default lognormal: the slowest
+		// member's batch in progress, at most about its p99 twice.
+		bound := g.Client.HeartbeatInterval + min(10*pollMax(g), 2*pollMax(g)+time.Second) + 20*time.Millisecond
 		assert.LessOrEqual(t, time.Duration(last.DurationMs)*time.Millisecond, bound, "seed %d: rebalance ends within one heartbeat interval plus a few round trips and polls", seed)
 		assert.Equal(t, 1, gs.Evictions)
 		assert.Equal(t, 0, gs.FalseEvictions)
@@ -142,6 +144,12 @@ func TestCrashOneMember(t *testing.T) {
 
 func pollMax(g scenario.Group) time.Duration {
 	d := g.Workload.PollInterval.Value
+	switch pi := g.Workload.PollInterval; pi.Kind {
+	case scenario.DistLognormal:
+		d = pi.P99 // the default processing time (issue 24)
+	case scenario.DistUniform:
+		d = pi.Max
+	}
 	if g.Workload.PollTimeout.Value > d {
 		d = g.Workload.PollTimeout.Value
 	}
@@ -219,13 +227,19 @@ faults:
 	for seed := uint64(1); seed <= 5; seed++ {
 		coop := run(t, simtest.Parse(t, fmt.Sprintf(src, "cooperative-sticky")), seed, Options{KeepTrace: true})
 		g := coop.Summary.Groups[0]
-		var after []Rebalance
+		// Two rebalances are two generations (completed join phases): with
+		// spread processing times the second can start before every member
+		// is Stable in the first, so one settle episode may span both. A
+		// member whose processing outlasts both can rejoin later with its
+		// owned partitions changed: then a third.
+		gens := 0
 		for _, r := range g.Rebalances {
 			if r.StartMs >= 30000 {
-				after = append(after, r)
+				gens += r.Generations
 			}
 		}
-		require.Len(t, after, 2, "seed %d: the join costs two rebalances under COOPERATIVE: %+v", seed, g.Rebalances)
+		require.GreaterOrEqual(t, gens, 2, "seed %d: the join costs two rebalances under COOPERATIVE: %+v", seed, g.Rebalances)
+		require.LessOrEqual(t, gens, 3, "seed %d: %+v", seed, g.Rebalances)
 		assert.Zero(t, g.DoubleOwnedPartitionSeconds, "seed %d", seed)
 		assert.Empty(t, coop.Summary.InvariantViolations)
 		owner := map[protocol.TopicPartition]string{}
@@ -253,13 +267,13 @@ faults:
 			}
 		}
 		assert.Equal(t, 3, revokedAll, "seed %d: under EAGER each of the 3 owners revokes all 4 of its partitions", seed)
-		after = nil
+		gens = 0
 		for _, r := range eager.Summary.Groups[0].Rebalances {
 			if r.StartMs >= 30000 {
-				after = append(after, r)
+				gens += r.Generations
 			}
 		}
-		assert.Len(t, after, 1, "seed %d: one rebalance under EAGER", seed)
+		assert.Equal(t, 1, gens, "seed %d: one rebalance under EAGER", seed)
 	}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -62,8 +63,34 @@ func pollDist(d scenario.Dist) sim.Dist {
 	if c, ok := sd.(sim.Constant); ok {
 		return atLeastConst{v: max(time.Duration(c), MinPollCost), c: c, min: MinPollCost}
 	}
+	if l, ok := sd.(sim.Lognormal); ok && l.P99 > l.Median && l.Median > 0 {
+		// The default processing time (issue 24): drawn once per poll in
+		// the lazy replay's loop, so its sigma is computed once here.
+		return atLeastLognormal{l: l, median: float64(l.Median), sigma: math.Log(float64(l.P99)/float64(l.Median)) / z99, min: MinPollCost}
+	}
 	return atLeast{sd, MinPollCost}
 }
+
+// z99 is sim's: the standard normal's 0.99 quantile.
+const z99 = 2.3263478740408408
+
+// atLeastLognormal is atLeast of a sim.Lognormal with its sigma computed
+// once: every draw is the one sim.Lognormal.Draw makes, to the bit
+// (TestLognormalPollDrawsAsSim).
+type atLeastLognormal struct {
+	l             sim.Lognormal
+	median, sigma float64
+	min           time.Duration
+}
+
+func (a atLeastLognormal) Draw(r *rand.Rand) time.Duration {
+	x := a.median * math.Exp(a.sigma*r.NormFloat64())
+	if x > float64(math.MaxInt64/2) {
+		x = float64(math.MaxInt64 / 2)
+	}
+	return max(time.Duration(x), a.min)
+}
+func (a atLeastLognormal) String() string { return fmt.Sprintf("%v (at least %v)", a.l, a.min) }
 
 // spinning counts one event of slot si at now and reports a spin: the spin
 // guard counts each member's events per millisecond of virtual time in its

@@ -518,7 +518,7 @@ func TestSeedsVaryLeavePhase(t *testing.T) {
 	realistic := load(t, "graceful-leave")
 	require.Equal(t, scenario.TimingRealistic, realistic.Timing)
 	exact := load(t, "graceful-leave")
-	exact.Timing = scenario.TimingExact
+	exact.SetTiming(scenario.TimingExact)
 	got, gotExact := map[int64]bool{}, map[int64]bool{}
 	var lo, hi int64 = 1 << 62, 0
 	for seed := uint64(1); seed <= 12; seed++ {

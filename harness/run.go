@@ -23,9 +23,12 @@ type Options struct {
 	// EagerPolls makes every application poll() its own event instead of
 	// replaying uneventful polls lazily (client.Config.Sim.EagerPolls).
 	EagerPolls bool
-	// HeartbeatWakeCadence sets client.Config.Sim.HeartbeatWakeCadence for every
-	// member (a measurement switch, not a scenario key).
-	HeartbeatWakeCadence bool
+	// ExactHeartbeatDeadlines turns off client.Config.Sim.HeartbeatWakeCadence
+	// for every member: the heartbeat thread then acts exactly at each
+	// deadline instead of at its next wake-up every retry.backoff.ms, as
+	// Kafka's does (the model before issue 24; a measurement switch, not a
+	// scenario key).
+	ExactHeartbeatDeadlines bool
 	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run
 	// estimated above it is refused before it starts (EstimatedEvents); one
 	// that reaches it stops with a "progress" violation.
@@ -164,6 +167,7 @@ func (w *world) summary() Summary {
 	}
 	s.Valid, s.InvalidReason = w.validity()
 	s.MeasureFromMs = w.sc.MeasureFrom.Milliseconds()
+	s.FaultPhaseWindows = w.phaseNotes
 	return s
 }
 

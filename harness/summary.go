@@ -22,6 +22,11 @@ type Summary struct {
 	// measure.from): the groups' counts, episodes and integrals cover
 	// [measure_from_ms, simulated_ms]. Omitted when 0 (the whole run).
 	MeasureFromMs int64 `json:"measure_from_ms,omitempty"`
+	// FaultPhaseWindows says what realistic timing drew for the faults:
+	// one line per distinct window a fault's phase was drawn uniformly
+	// over ("uniform over 15 s (least common period of heartbeat 3 s,
+	// auto-commit 5 s)"). Omitted under timing: exact or without faults.
+	FaultPhaseWindows []string `json:"fault_phase_windows,omitempty"`
 }
 
 // Stats summarises a sample of durations in milliseconds.

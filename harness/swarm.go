@@ -1,10 +1,13 @@
 package harness
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -123,33 +126,163 @@ func (w *world) phase(stream string, interval time.Duration) sim.Instant {
 }
 
 // jitterFaults moves every fault of the run (explicit, swarm, rolling) by
-// a phase of up to one heartbeat interval (the longest of the scenario's
-// groups). The phase belongs to what the fault touches (its target member,
-// broker or group, a partition's two ends, a filter's member, or "network"
-// for loss and latency windows), drawn from the stream
-// "timing/fault/<that>": faults on one target move together, so their order
-// and the gaps between them stay as written (a crash and the restart after
-// it), while faults on different targets get independent phases. A shrunk
-// fault list, or swarm faults written into a file, keep their phases.
+// a phase drawn uniformly over a window after its written instant. The
+// window is the fault's own `jitter:` when the file names one, else the
+// least common period of the periodic timers of what it touches
+// (phaseWindow: heartbeat, auto-commit, a constant poll interval): those
+// timers repeat with that period, so every instant of one cycle is equally
+// likely, and a rate no longer depends on the instant written in the file
+// (issue 24: over one heartbeat interval only, an 8 s pause at `at:` 90 s
+// and 93 s gave 5.3 % and 36.5 % false evictions). The phase belongs to
+// what the fault touches (its target member, broker or group, a
+// partition's two ends, a filter's member, or "network" for loss and
+// latency windows), drawn from the stream "timing/fault/<that>": faults on
+// one target move together (the first of them names the window), so their
+// order and the gaps between them stay as written (a crash and the restart
+// after it), while faults on different targets get independent phases. A
+// shrunk fault list, or swarm faults written into a file, keep their
+// phases. w.phaseNotes says what was drawn (the summary's
+// fault_phase_windows).
 func (w *world) jitterFaults() {
 	if w.sc.Timing == scenario.TimingExact || len(w.faults) == 0 {
 		return
 	}
-	var hb time.Duration
-	for i := range w.sc.Groups {
-		hb = max(hb, w.sc.HeartbeatInterval(&w.sc.Groups[i]))
+	type drawn struct {
+		d   sim.Instant
+		win time.Duration
+		why string
 	}
-	phases := map[string]sim.Instant{}
+	phases := map[string]drawn{}
+	var order []string
 	for i := range w.faults {
-		key := faultSubject(&w.faults[i])
-		d, ok := phases[key]
+		f := &w.faults[i]
+		key := faultSubject(f)
+		p, ok := phases[key]
 		if !ok {
-			d = w.phase("timing/fault/"+key, hb)
-			phases[key] = d
+			if f.JitterSet {
+				p.win, p.why = f.Jitter, "jitter: "+durfmt.Human(f.Jitter)+" written on the fault"
+			} else {
+				p.win, p.why = w.phaseWindow(f)
+			}
+			p.d = w.phase("timing/fault/"+key, p.win)
+			phases[key] = p
+			order = append(order, key)
 		}
-		w.faults[i].At += time.Duration(d)
+		f.At += time.Duration(p.d)
 	}
 	scenario.SortFaults(w.faults)
+	// One line per distinct window, in the order the faults were written.
+	seen := map[string]bool{}
+	for _, key := range order {
+		p := phases[key]
+		note := "uniform over " + durfmt.Human(p.win) + " (" + p.why + ")"
+		if p.win <= 0 {
+			note = "none (" + p.why + ")"
+		}
+		if !seen[note] {
+			seen[note] = true
+			w.phaseNotes = append(w.phaseNotes, note)
+		}
+	}
+}
+
+// maxPhaseWindow bounds a fault's phase window: timers whose least common
+// period is longer (3001 ms and 5000 ms: 4 h 10 min) would push the fault
+// out of any run, and over such a window the cycle is not what a reader
+// of one run sees either.
+const maxPhaseWindow = 10 * time.Minute
+
+// phaseWindow is the least common period of the periodic timers of the
+// members a fault touches (its member's group, its group, or every group
+// for a broker, the network or a partition), and what it is made of:
+// heartbeat.interval.ms (the broker's for a consumer-protocol group),
+// auto.commit.interval.ms when auto-commit is on, and poll.interval when it
+// is a constant (a distribution has no period). Bounded by maxPhaseWindow.
+func (w *world) phaseWindow(f *scenario.Fault) (time.Duration, string) {
+	var groups []int
+	member := f.Target
+	if f.Kind == scenario.FaultFilter && f.Filter != nil {
+		member = f.Filter.Member
+	}
+	if gi, _, ok := w.sc.ResolveMember(member); ok && member != "" {
+		groups = append(groups, gi)
+	} else {
+		for i := range w.sc.Groups {
+			if w.sc.Groups[i].ID == f.Target || f.Kind == scenario.FaultPartition || f.Target == "" || strings.HasPrefix(f.Target, "broker-") || f.Target == "coordinator" {
+				groups = append(groups, i)
+			}
+		}
+	}
+	if len(groups) == 0 {
+		for i := range w.sc.Groups {
+			groups = append(groups, i)
+		}
+	}
+	var periods []time.Duration
+	var names []string
+	add := func(name string, d time.Duration) {
+		if d <= 0 || slices.Contains(periods, d) {
+			return
+		}
+		periods = append(periods, d)
+		names = append(names, name+" "+durfmt.Human(d))
+	}
+	for _, gi := range groups {
+		g := &w.sc.Groups[gi]
+		add("heartbeat", w.sc.HeartbeatInterval(g))
+		if g.Client.AutoCommit {
+			add("auto-commit", g.Client.AutoCommitInterval)
+		}
+		if pi := g.Workload.PollInterval; pi.Constant() {
+			add("poll", constantOf(pi))
+		}
+	}
+	win := time.Duration(0)
+	for _, d := range periods {
+		if win == 0 {
+			win = d
+			continue
+		}
+		win = lcm(win, d)
+		if win > maxPhaseWindow || win <= 0 {
+			win = maxPhaseWindow
+			break
+		}
+	}
+	why := "least common period of " + strings.Join(names, ", ")
+	if len(periods) == 1 {
+		why = strings.Join(names, "")
+	}
+	if win == maxPhaseWindow {
+		why += ", bounded at " + durfmt.Human(maxPhaseWindow)
+	}
+	return win, why
+}
+
+// constantOf is the value of a constant distribution.
+func constantOf(d scenario.Dist) time.Duration {
+	switch d.Kind {
+	case scenario.DistUniform:
+		return d.Min
+	case scenario.DistLognormal:
+		return d.Median
+	}
+	return d.Value
+}
+
+func gcd(a, b time.Duration) time.Duration {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func lcm(a, b time.Duration) time.Duration {
+	g := gcd(a, b)
+	if a/g > math.MaxInt64/b {
+		return -1 // overflow: beyond any bound
+	}
+	return a / g * b
 }
 
 // faultSubject names what a fault touches, for its timing phase.

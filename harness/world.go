@@ -322,15 +322,18 @@ type broker struct {
 
 // world is one simulated world built from a scenario for one seed.
 type world struct {
-	sc      *scenario.Scenario
-	seed    uint64
-	streams sim.Streams
-	q       *sim.Queue[ev]
-	net     *sim.Network[envelope]
-	brokers []*broker
-	slots   []*slot
-	groups  []*groupState
-	conns   []connInfo // conn id → the connection (ids never reused)
+	// phaseNotes: what realistic timing drew for the faults
+	// (Summary.FaultPhaseWindows).
+	phaseNotes []string
+	sc         *scenario.Scenario
+	seed       uint64
+	streams    sim.Streams
+	q          *sim.Queue[ev]
+	net        *sim.Network[envelope]
+	brokers    []*broker
+	slots      []*slot
+	groups     []*groupState
+	conns      []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
 	// (ev.di), delFree its free entries. Its size is the run's peak. In
 	// the steady state the pending deliveries come in bursts of up to
@@ -535,25 +538,26 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			// updateGroupSubscription, a metadata update, and a rejoin when
 			// the snapshot changed); here it has it from the start.
 			cfg := &client.Config{
-				GroupID:               id,
-				Topics:                g.Subscribe,
-				Metadata:              client.Metadata{Topics: meta, Cluster: gs.cluster, MaxAge: g.Client.MetadataMaxAge},
-				Brokers:               brokerIDs,
-				Profile:               cprofile,
-				SessionTimeout:        g.Client.SessionTimeout,
-				HeartbeatInterval:     g.Client.HeartbeatInterval,
-				MaxPollInterval:       g.Client.MaxPollInterval,
-				RetryBackoff:          g.Client.RetryBackoff,
-				RetryBackoffMax:       g.Client.RetryBackoffMax,
-				RequestTimeout:        g.Client.RequestTimeout,
-				Assignors:             g.Client.Assignors,
-				AutoCommit:            g.Client.AutoCommit,
-				AutoCommitInterval:    g.Client.AutoCommitInterval,
-				PollInterval:          pollDist(g.Workload.PollInterval), // at least MinPollCost (limits.go)
-				PollTimeout:           pollDist(g.Workload.PollTimeout),
-				AssignTime:            toSimDist(g.Workload.AssignTime),
-				CallbackTime:          toSimDist(g.Workload.CallbackTime),
-				Sim:                   client.SimOptions{EagerPolls: opts.EagerPolls, HeartbeatWakeCadence: opts.HeartbeatWakeCadence},
+				GroupID:            id,
+				Topics:             g.Subscribe,
+				Metadata:           client.Metadata{Topics: meta, Cluster: gs.cluster, MaxAge: g.Client.MetadataMaxAge},
+				Brokers:            brokerIDs,
+				Profile:            cprofile,
+				SessionTimeout:     g.Client.SessionTimeout,
+				HeartbeatInterval:  g.Client.HeartbeatInterval,
+				MaxPollInterval:    g.Client.MaxPollInterval,
+				RetryBackoff:       g.Client.RetryBackoff,
+				RetryBackoffMax:    g.Client.RetryBackoffMax,
+				RequestTimeout:     g.Client.RequestTimeout,
+				Assignors:          g.Client.Assignors,
+				AutoCommit:         g.Client.AutoCommit,
+				AutoCommitInterval: g.Client.AutoCommitInterval,
+				PollInterval:       pollDist(g.Workload.PollInterval), // at least MinPollCost (limits.go)
+				PollTimeout:        pollDist(g.Workload.PollTimeout),
+				AssignTime:         toSimDist(g.Workload.AssignTime),
+				CallbackTime:       toSimDist(g.Workload.CallbackTime),
+				Sim: client.SimOptions{EagerPolls: opts.EagerPolls, HeartbeatWakeCadence: !opts.ExactHeartbeatDeadlines,
+					ExactWakePhase: sc.Timing == scenario.TimingExact},
 				ReconnectBackoff:      g.Client.ReconnectBackoff,
 				ReconnectBackoffMax:   g.Client.ReconnectBackoffMax,
 				SocketSetupTimeout:    g.Client.SocketSetupTimeout,

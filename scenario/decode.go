@@ -50,7 +50,11 @@ func (e *Error) Error() string {
 // every error. It stops at the first error.
 type decoder struct {
 	source string
-	notes  []string // Scenario.Notes
+	// pollDefaulted[i]: groups[i] left poll.interval to its default (which
+	// depends on timing:, read after the groups).
+	pollDefaulted []bool
+	pollWritten   bool     // the last workload read set poll.interval
+	notes         []string // Scenario.Notes
 	// visits counts the mapping entries read, merges and aliases expanded;
 	// maxVisits bounds it (an alias or merge-key bomb).
 	visits int

@@ -439,6 +439,14 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 			return Fault{}, d.errf(mv, sub(path, m), "must be positive")
 		}
 	}
+	if jv := f.get("jitter"); jv != nil {
+		// Every fault kind takes it: the window its phase is drawn over
+		// (issue 24).
+		if ft.Jitter, err = d.duration(jv, sub(path, "jitter")); err != nil {
+			return Fault{}, err
+		}
+		ft.JitterSet = true
+	}
 	return ft, nil
 }
 

@@ -333,6 +333,8 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			return nil, d.errf(n, "timing", "must be realistic or exact, not %q", v)
 		}
 	}
+	s.pollDefaulted = d.pollDefaulted
+	s.SetTiming(s.Timing)
 	if n := f.get("measure"); n != nil && !isNull(n) {
 		mf, err := d.mapping(n, "measure", measureSchema)
 		if err != nil {
@@ -654,6 +656,7 @@ func (d *decoder) groups(n *yaml.Node, topics []Topic) ([]Group, error) {
 		if err != nil {
 			return nil, err
 		}
+		d.pollDefaulted = append(d.pollDefaulted, !d.pollWritten)
 		// An entry with the id of an earlier one is the group's next
 		// cohort: its members are numbered on from the earlier cohorts'.
 		for _, o := range out {
@@ -931,11 +934,12 @@ func (d *decoder) client(n *yaml.Node, path string) (Client, error) {
 
 func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 	w := Workload{
-		PollInterval: Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
+		PollInterval: DefaultPollInterval,
 		PollTimeout:  Dist{Kind: DistConstant, Value: 100 * time.Millisecond},
 		AssignTime:   Dist{Kind: DistConstant},
 		CallbackTime: Dist{Kind: DistConstant},
 	}
+	d.pollWritten = false
 	if n == nil || isNull(n) {
 		return w, nil
 	}
@@ -943,6 +947,7 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 	if err != nil {
 		return Workload{}, err
 	}
+	d.pollWritten = f.get("poll.interval") != nil
 	for _, m := range []struct {
 		key string
 		dst *Dist

@@ -341,7 +341,7 @@ func TestDefaults(t *testing.T) {
 		AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistConstant, Value: ms}}, s.Network)
 	assert.Equal(t, "kafka-3.x", s.Groups[0].Client.Profile)
-	assert.Equal(t, Workload{PollInterval: Dist{Kind: DistConstant, Value: 100 * ms},
+	assert.Equal(t, Workload{PollInterval: Dist{Kind: DistLognormal, Median: 200 * ms, P99: 2000 * ms},
 		PollTimeout: Dist{Kind: DistConstant, Value: 100 * ms},
 		AssignTime:  Dist{Kind: DistConstant}, CallbackTime: Dist{Kind: DistConstant}}, s.Groups[0].Workload)
 	assert.Equal(t, Start{}, s.Groups[0].Start)

@@ -97,7 +97,7 @@ var (
 			}
 			ks = append(ks, k)
 		}
-		ks = append(ks, leaves("for", "interval", "downtime", "direction", "partitions")...)
+		ks = append(ks, leaves("for", "interval", "downtime", "direction", "partitions", "jitter")...)
 		ks = append(ks, keySchema{name: "set", fields: rollingSetSchema})
 		return &mapSchema{keys: ks}
 	}()

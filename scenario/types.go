@@ -1,13 +1,19 @@
 package scenario
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Scenario is a parsed, validated and defaulted scenario file (INTERFACE.md).
 // Every duration is a time.Duration; *.ms properties are converted.
 type Scenario struct {
-	Name     string
-	Duration time.Duration
-	Seed     uint64
+	// pollDefaulted[i]: Groups[i] left poll.interval to its default, which
+	// depends on the timing (SetTiming).
+	pollDefaulted []bool
+	Name          string
+	Duration      time.Duration
+	Seed          uint64
 
 	Coordinator Coordinator
 	Network     Network
@@ -138,6 +144,78 @@ const (
 	DistExponential DistKind = "exponential"
 	DistLognormal   DistKind = "lognormal"
 )
+
+// DefaultPollInterval is the default poll.interval: the time the
+// application spends on the records of one poll(), lognormal with median
+// 200 ms and p99 2 s, drawn per batch from each member's own stream. Real
+// consumers' batch processing is right-skewed (most batches are quick; a
+// slow downstream call, a large record or a GC pause makes one in a
+// hundred ten times slower), and any spread at all keeps a group's members
+// from polling in lock-step: with a constant every member learns of a
+// rebalance and rejoins in the same millisecond, which makes eager
+// rebalances look far cheaper than they are (issue 24; INTERFACE.md).
+// Under timing: exact the default is the constant ExactPollInterval.
+var DefaultPollInterval = Dist{Kind: DistLognormal, Median: 200 * time.Millisecond, P99: 2 * time.Second}
+
+// ExactPollInterval is the default poll.interval under timing: exact.
+const ExactPollInterval = 100 * time.Millisecond
+
+// Constant reports whether every draw of d is the same value.
+func (d Dist) Constant() bool {
+	switch d.Kind {
+	case DistConstant, "":
+		return true
+	case DistUniform:
+		return d.Min == d.Max
+	case DistLognormal:
+		return d.Median == d.P99
+	}
+	return false
+}
+
+// LockStepWarning is the one line a scenario gets when a comparison of
+// assignors or protocols runs on a constant poll.interval.
+const LockStepWarning = "a constant poll.interval keeps the group in lock-step: eager rebalances look cheaper than they are (every member learns of a rebalance and rejoins in the same millisecond); give it a distribution, e.g. {dist: lognormal, median: 200ms, p99: 2s} (the default)"
+
+// SetTiming sets the scenario's timing. timing: exact places everything at
+// the written instants: a group that does not set poll.interval then
+// processes each batch in exactly ExactPollInterval (as before issue 24);
+// under realistic timing such a group gets DefaultPollInterval.
+func (s *Scenario) SetTiming(t Timing) {
+	s.Timing = t
+	for i := range s.Groups {
+		if i < len(s.pollDefaulted) && s.pollDefaulted[i] {
+			if t == TimingExact {
+				s.Groups[i].Workload.PollInterval = Dist{Kind: DistConstant, Value: ExactPollInterval}
+			} else {
+				s.Groups[i].Workload.PollInterval = DefaultPollInterval
+			}
+		}
+	}
+}
+
+// LockStep reports whether a group of s polls in lock-step: realistic
+// timing and a constant poll.interval (timing: exact asks for exact
+// instants and stays silent).
+func (s *Scenario) LockStep() bool {
+	if s.Timing == TimingExact {
+		return false
+	}
+	for i := range s.Groups {
+		if s.Groups[i].Workload.PollInterval.Constant() {
+			return true
+		}
+	}
+	return false
+}
+
+// RebalanceProtocol names how a group rebalances: its group.protocol and
+// assignors (or remote assignor), and static membership — what a
+// comparison of assignors or protocols varies.
+func (g *Group) RebalanceProtocol() string {
+	c := &g.Client
+	return fmt.Sprintf("%s/%v/%s/%v", c.GroupProtocol, c.Assignors, c.RemoteAssignor, c.StaticMembership)
+}
 
 // Dist is a duration distribution as written in the file: a constant
 // ("1ms") or {dist: uniform, min, max} / {dist: exponential, min, mean} /
@@ -360,6 +438,13 @@ type Fault struct {
 	Latency  Dist          // latency window
 	Interval time.Duration // rolling-restart
 	Downtime time.Duration // rolling-restart
+	// Jitter is the window the fault's phase is drawn over under timing:
+	// realistic, when the file names one (`jitter: 15s`; 0s: exactly at
+	// At); JitterSet says it did. Otherwise the window is the least common
+	// period of the periodic timers of what the fault touches (heartbeat,
+	// auto-commit, a constant poll interval): harness jitterFaults.
+	Jitter    time.Duration
+	JitterSet bool
 	// Set is a rolling restart's new client settings (`set:`): each
 	// member's new process runs with them — a rolling upgrade from the
 	// classic to the consumer protocol (or back). nil: unchanged.

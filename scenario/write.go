@@ -68,6 +68,9 @@ func FormatFault(f Fault) string {
 	case FaultAddPartitions:
 		parts = append(parts, string(f.Kind)+": "+f.Target, "partitions: "+strconv.Itoa(f.Partitions))
 	}
+	if f.JitterSet {
+		parts = append(parts, "jitter: "+dur(f.Jitter))
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
@@ -89,8 +92,9 @@ func dur(d time.Duration) string { return d.String() }
 
 // WithFaults returns the scenario file data with its fault timeline
 // replaced by faults and its swarm block removed: the explicit, replayable
-// form of a run (what simrun shrink writes). Comments and every other key
-// are kept.
+// form of a run (what simrun shrink writes). Every other key and its
+// comments are kept; the file's header comment (which describes the
+// original faults) is not: the caller writes its own.
 func WithFaults(source string, data []byte, faults []Fault) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -100,6 +104,13 @@ func WithFaults(source string, data []byte, faults []Fault) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a scenario mapping", source)
 	}
 	top := doc.Content[0]
+	// The file's header comment describes its own faults, not these: a
+	// shrunk or explored scenario carries the caller's header instead
+	// (issue 24: a finding's scenario.yaml kept the sweep's stale header).
+	doc.HeadComment, top.HeadComment = "", ""
+	if len(top.Content) > 0 {
+		top.Content[0].HeadComment = ""
+	}
 	var kept []*yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		switch top.Content[i].Value {

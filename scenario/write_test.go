@@ -60,3 +60,18 @@ func TestOverriddenRoundTrip(t *testing.T) {
 	want.Warnings, got.Warnings = nil, nil // they name lines, which moved
 	assert.Equal(t, want, got)
 }
+
+// TestWithFaultsDropsTheStaleHeader: the header comment of a built-in
+// describes its own faults; the scenario written with other faults (a
+// finding's scenario.yaml, simrun shrink's output) must not carry it
+// (issue 24), while the comments inside the file stay.
+func TestWithFaultsDropsTheStaleHeader(t *testing.T) {
+	data := []byte("# rolling-restart-dynamic: a deployment restarts 8 members\n# one by one.\nname: x\nduration: 60s # long enough\ntopics:\n  - {name: orders, partitions: 4}\ngroups:\n  - {id: g, members: 2, subscribe: [orders]}\nfaults:\n  - {at: 30s, rolling-restart: g, interval: 10s, downtime: 2s}\n")
+	out, err := WithFaults("x.yaml", data, []Fault{{At: 5e9, Kind: FaultCrash, Target: "g-0"}})
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "rolling-restart-dynamic")
+	assert.NotContains(t, string(out), "one by one")
+	assert.Contains(t, string(out), "# long enough")
+	_, err = Parse("out.yaml", out)
+	require.NoError(t, err, string(out))
+}

@@ -263,3 +263,17 @@ func TestCompletionOfBuiltins(t *testing.T) {
 	_, out, _ = run("__complete", "sweep", "quick")
 	assert.Contains(t, out, "quickstart")
 }
+
+// TestExploreHelpAgreesWithTheExitTable: explore -h says it exits 1 when
+// anything was found; the exit-code table that closes the same -h must say
+// so too (issue 24: the table named only run, explain and tune for 1).
+func TestExploreHelpAgreesWithTheExitTable(t *testing.T) {
+	code, out, _ := run("explore", "-h")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "Exit status: 1 when anything was found")
+	i := strings.Index(out, "\nExit status:\n")
+	require.GreaterOrEqual(t, i, 0)
+	table := out[i:]
+	one := table[strings.Index(table, "  1 "):strings.Index(table, "  2 ")]
+	assert.Contains(t, one, "explore: a finding", "exit 1 in the table: %q", one)
+}

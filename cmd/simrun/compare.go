@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rebalsim/rebalsim/experiments"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 func init() { register(newCompareCmd) }
@@ -48,7 +49,7 @@ Examples:
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	f.aSets = addSetFlagNamed(fs, "a-set", "override a setting of A only, `PATH=VALUE` (repeatable)")
 	f.bSets = addSetFlagNamed(fs, "b-set", "override a setting of B only, `PATH=VALUE` (repeatable)")
-	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs and the plot (default results/compare-<A>-vs-<B>)")
+	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs and the plot (default "+OutRoot+"/compare-<A>-vs-<B>)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON on stdout")
 	fs.BoolVar(&f.all, "all", false, "show every figure, also those equal in every run")
 	synopsis(cmd, "A [B]")
@@ -102,7 +103,7 @@ func (a *app) compare(args []string, f *compareFlags) error {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("results", "compare-"+nameA+"-vs-"+nameB)
+		out = filepath.Join(OutRoot, "compare-"+nameA+"-vs-"+nameB)
 	}
 	ctx, stop := a.interruptible()
 	defer stop()
@@ -114,7 +115,7 @@ func (a *app) compare(args []string, f *compareFlags) error {
 	if err != nil {
 		return sweepError(err)
 	}
-	plotPath, err := experiments.WriteComparePlot(c, out)
+	plotPath, err := experiments.WriteComparePlot(c, out, f.all)
 	if err != nil {
 		return fail(exitBadInput, "simrun compare: %v", err)
 	}
@@ -155,7 +156,7 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 	fmt.Fprintln(tw, "figure\tA\tB\tB − A\t")
 	hidden := 0
 	for _, fc := range c.Figures {
-		if !all && fc.Pairs > 0 && float64(fc.DiffLo) == 0 && float64(fc.DiffHi) == 0 && float64(fc.A) == float64(fc.B) {
+		if !all && fc.EqualInEveryRun() {
 			hidden++
 			continue
 		}
@@ -170,10 +171,16 @@ func printCompare(w io.Writer, c *experiments.Comparison, a, b string, all bool)
 		if fc.Pairs > 0 {
 			diff = est(fc.Diff, fc.DiffLo, fc.DiffHi)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", fc.Figure, est(fc.A, fc.ALo, fc.AHi), est(fc.B, fc.BLo, fc.BHi), diff, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.FigureLabel(fc.Figure), est(fc.A, fc.ALo, fc.AHi), est(fc.B, fc.BLo, fc.BHi), diff, mark)
 	}
 	tw.Flush()
 	if hidden > 0 {
 		fmt.Fprintf(w, "(%d figures equal in every run not shown; --all shows them)\n", hidden)
+	}
+	if c.LockStep {
+		fmt.Fprintln(w, "warning: "+scenario.LockStepWarning)
+	}
+	if note := c.QuantisedRecovery(); note != "" {
+		fmt.Fprintln(w, "note: "+note)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/explore"
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -44,7 +45,7 @@ func newExploreCmd(a *app) *cobra.Command {
 generic fault mix drawn from each seed), judge every run with the oracles (` + strings.Join(scenario.OracleNames, ", ") + `)
 and the invariant checkers, shrink each finding and write DIR/<signature>/{scenario.yaml,explain.txt,timeline.png}.
 Results do not depend on --workers; rerun with the same --out to resume.
-Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
+Exit status: 1 when anything was found, 0 when not, 2 on bad input (the table below).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios(1),
 	}
@@ -151,10 +152,10 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input.`,
 		if err != nil {
 			return fail(exitBadInput, "simrun explore: %v", err)
 		}
-		fmt.Fprintf(stdout, "explore %s: %d runs (seeds %d-%d, stopped: %s) in %v, %d with findings, %d distinct\n",
-			sc.Name, rep.Runs, rep.FirstSeed, rep.NextSeed-1, rep.Stopped, rep.Wall.Round(1e7), rep.RunsWithFindings, len(rep.Findings))
+		fmt.Fprintf(stdout, "explore %s: %d runs (seeds %d-%d, stopped: %s) in %s, %d with findings, %d distinct\n",
+			sc.Name, rep.Runs, rep.FirstSeed, rep.NextSeed-1, rep.Stopped, durfmt.Human(rep.Wall), rep.RunsWithFindings, len(rep.Findings))
 		if rep.FirstFindingSeed > 0 {
-			fmt.Fprintf(stdout, "first finding: seed %d (%d runs, %v)\n", rep.FirstFindingSeed, rep.FirstFindingSeed-rep.FirstSeed+1, rep.FirstFindingWall.Round(1e6))
+			fmt.Fprintf(stdout, "first finding: seed %d (%d runs, %s)\n", rep.FirstFindingSeed, rep.FirstFindingSeed-rep.FirstSeed+1, durfmt.Human(rep.FirstFindingWall))
 		}
 		for _, f := range rep.Findings {
 			fmt.Fprintf(stdout, "FINDING %s: seed %d, %d runs, %d of %d faults kept: %s\n", f.Signature, f.Seed, f.Runs, len(f.Faults), f.FromFault, f.Message)

@@ -48,7 +48,8 @@ const exitCodesHelp = `
 Exit status:
   0    success
   1    an invariant was violated (run, explain: the seed is printed);
-       tune: no value in the range meets every requirement
+       tune: no value in the range meets every requirement;
+       explore: a finding (an oracle or an invariant fired in some run)
   2    bad input (unknown flag, extra argument, bad scenario) or an output
        that cannot be written
   3    internal error: a bug in simrun; please report it with the command

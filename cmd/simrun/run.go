@@ -226,6 +226,9 @@ func printHuman(w io.Writer, s *harness.Summary, obs []harness.Observation, tl *
 	if !s.Valid {
 		fmt.Fprintf(w, "INVALID RUN: %s\n", s.InvalidReason)
 	}
+	for _, p := range s.FaultPhaseWindows {
+		fmt.Fprintf(w, "fault phases drawn %s\n", p)
+	}
 	if s.MeasureFromMs > 0 {
 		fmt.Fprintf(w, "figures count from %.1f s on (measure.from); the timeline shows the whole run\n", float64(s.MeasureFromMs)/1000)
 	}

@@ -20,8 +20,15 @@ func init() {
 	builtinExperiments = experiments.BuiltinNames
 }
 
+// OutRoot is where sweep, tune and compare write when --out is not given:
+// under the working directory, never inside a checkout's committed
+// results/ unless asked (issue 24). simrun report NAME writes
+// results/NAME/, where the committed reports live (docs/EXPERIMENTS.md).
+const OutRoot = "rebalsim-out"
+
 // sweepFlags are shared by sweep and report.
 type sweepFlags struct {
+	root    string // the default output root: OutRoot, or results for report
 	out     string
 	workers int
 	shard   string
@@ -30,7 +37,11 @@ type sweepFlags struct {
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet, shard bool) {
-	fs.StringVar(&f.out, "out", "", "output `DIR` (default results/<experiment name>)")
+	f.root = OutRoot
+	if !shard { // report
+		f.root = "results"
+	}
+	fs.StringVar(&f.out, "out", "", "output `DIR` (default "+f.root+"/<experiment name>)")
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	if shard {
 		fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` of the points (0 <= i < n); join with simrun merge")
@@ -94,7 +105,7 @@ func (a *app) loadAndSweep(f *sweepFlags, path string) (*experiments.Experiment,
 	}
 	opts := experiments.Options{Out: f.out, Workers: f.workers, Log: stderr, MaxRuns: f.maxRuns}
 	if opts.Out == "" {
-		opts.Out = filepath.Join("results", e.Name)
+		opts.Out = filepath.Join(f.root, e.Name)
 	}
 	if f.shard != "" {
 		if opts.Shard, err = experiments.ParseShard(f.shard); err != nil {

@@ -56,3 +56,26 @@ func TestListShowsExperiments(t *testing.T) {
 	assert.Contains(t, out.String(), "quickstart")
 	assert.Contains(t, out.String(), "crash-recovery")
 }
+
+// TestDefaultOutputOutsideResults: sweep and tune write under
+// ./rebalsim-out/ unless --out says otherwise, never into a checkout's
+// committed results/; report regenerates results/NAME/ (issue 24).
+func TestDefaultOutputOutsideResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(t.TempDir()))
+	defer os.Chdir(wd)
+	code, _, errs := run("sweep", "quickstart", "--set", "duration=60s")
+	require.Equal(t, exitOK, code, errs)
+	_, err = os.Stat(filepath.Join(OutRoot, "quickstart", "summary.csv"))
+	assert.NoError(t, err)
+	_, err = os.Stat("results")
+	assert.True(t, os.IsNotExist(err), "sweep wrote nothing under results/")
+	code, _, errs = run("tune", "gc-pause", "--param", "groups[0].client.session.timeout.ms=20000..20000", "--require", "false_evictions <= 2", "--seeds", "2")
+	require.Equal(t, exitOK, code, errs)
+	_, err = os.Stat(filepath.Join(OutRoot, "tune-gc-pause", "tune.csv"))
+	assert.NoError(t, err)
+}

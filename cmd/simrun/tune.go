@@ -18,14 +18,14 @@ import (
 func init() { register(newTuneCmd) }
 
 type tuneFlags struct {
-	params, requires []string
-	minimize         bool
-	maximize         bool
-	seeds, grid      int
-	workers          int
-	out              string
-	asJSON           bool
-	sets             *setFlags
+	params, requires, shows []string
+	minimize                bool
+	maximize                bool
+	seeds, grid             int
+	workers                 int
+	out                     string
+	asJSON                  bool
+	sets                    *setFlags
 }
 
 func newTuneCmd(a *app) *cobra.Command {
@@ -61,13 +61,14 @@ Example:
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.params, "param", nil, "the setting to tune, `PATH=LO..HI[:STEP]` (repeatable: several make a small grid), e.g. groups[0].client.session.timeout.ms=6000..60000 or faults[0].for=1s..20s:500ms")
 	fs.StringArrayVar(&f.requires, "require", nil, "a requirement `'FIGURE[.STAT] OP BOUND'` (repeatable), e.g. 'false_evictions_per_member_hour <= 0.01' or 'recovery_ms.p95 <= 30000'")
+	fs.StringArrayVar(&f.shows, "show", nil, "a `FIGURE[.STAT]` to draw beside the requirements against the parameter, a cost (repeatable), e.g. recovery_ms: with two requirements or one and a --show, tune draws the trade-off on one figure (tradeoff.png)")
 	fs.BoolVar(&f.minimize, "minimize", false, "recommend the smallest passing value (the default)")
 	fs.BoolVar(&f.maximize, "maximize", false, "recommend the largest passing value")
 	fs.IntVar(&f.seeds, "seeds", 20, "`N` seeds (1..N) per value")
 	fs.IntVar(&f.grid, "grid", 7, "`G` values in the coarse grid of each parameter")
 	fs.IntVar(&f.workers, "workers", 0, "`K` parallel runs (default 0: one per CPU)")
 	f.sets = addSetFlag(fs)
-	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs of each value, tune.csv and the plots (default results/tune-<scenario>)")
+	fs.StringVar(&f.out, "out", "", "output `DIR` for the runs of each value, tune.csv and the plots (default "+OutRoot+"/tune-<scenario>)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON on stdout (recommended, the table, the reproduce command)")
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -116,9 +117,17 @@ func (a *app) tune(path string, f *tuneFlags) error {
 		}
 		spec.Requirements = append(spec.Requirements, req)
 	}
+	for _, s := range f.shows {
+		req, err := experiments.ParseRequirement(s + " <= 0")
+		if err != nil {
+			return fail(exitBadInput, "simrun tune: --show %s: %v", s, strings.TrimSuffix(err.Error(), " <= 0"))
+		}
+		req.Text, req.Op, req.Bound = s, "", math.NaN()
+		spec.Show = append(spec.Show, req)
+	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("results", "tune-"+sc.Name)
+		out = filepath.Join(OutRoot, "tune-"+sc.Name)
 	}
 	ctx, stop := a.interruptible()
 	defer stop()
@@ -159,6 +168,9 @@ func tuneCommand(path string, f *tuneFlags) string {
 	}
 	for _, r := range f.requires {
 		b.WriteString(" --require " + shellQuote(r))
+	}
+	for _, s := range f.shows {
+		b.WriteString(" --show " + shellQuote(s))
 	}
 	if f.maximize {
 		b.WriteString(" --maximize")
@@ -315,10 +327,14 @@ func printTune(w io.Writer, res *experiments.TuneResult, rep *tuneJSON) {
 	spec := res.Spec
 	var ranges []string
 	for _, p := range spec.Params {
+		if p.Lo == p.Hi {
+			ranges = append(ranges, fmt.Sprintf("%s at %s (one value)", p.Path, experiments.FormatNumber(p.Lo)))
+			continue
+		}
 		ranges = append(ranges, fmt.Sprintf("%s in %s..%s (step %s)", p.Path, experiments.FormatNumber(p.Lo), experiments.FormatNumber(p.Hi), experiments.FormatNumber(p.Step)))
 	}
 	fmt.Fprintf(w, "tune %s: %s, %s, %d seeds per value\n", rep.Scenario, strings.Join(ranges, ", "), rep.Direction, spec.Seeds)
-	fmt.Fprintf(w, "search: %s; %d values tried\n\n", res.Method, len(res.Trials))
+	fmt.Fprintf(w, "search: %s; %s tried\n\n", res.Method, plural(len(res.Trials), "value"))
 	if res.Recommended >= 0 {
 		fmt.Fprintf(w, "recommended: %s\n", res.Label(res.Trials[res.Recommended]))
 		if res.Edge {
@@ -373,6 +389,9 @@ func printTune(w io.Writer, res *experiments.TuneResult, rep *tuneJSON) {
 		for _, s := range rep.NeighbourFails {
 			fmt.Fprintf(w, "  %s\n", s)
 		}
+	}
+	if note := res.QuantisedRecovery(); note != "" {
+		fmt.Fprintln(w, "\nnote: "+note)
 	}
 	fmt.Fprintln(w)
 	for _, p := range rep.Plots {

@@ -80,6 +80,40 @@ func TestTuneKnownAnswer(t *testing.T) {
 	assert.Equal(t, got-100, below)
 }
 
+// LO = HI evaluates that one value: its checks, pass or fail, no search
+// (issue 24: "want LO < HI" refused it).
+func TestTuneOneValue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	r := tune(t, exitOK, "gc-pause", "--param", sessionPath+"=30000..30000", "--require", "false_evictions <= 0.8", "--seeds", "5")
+	require.Len(t, r.Tried, 1)
+	assert.Equal(t, []float64{30000}, r.Tried[0].Values)
+	assert.Equal(t, 30000.0, r.Recommended[sessionPath])
+	assert.Equal(t, "one value (LO = HI)", r.Method)
+	code, _, errs := run("tune", "gc-pause", "--param", sessionPath+"=30000..20000", "--require", "false_evictions <= 0.8")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "want LO <= HI")
+}
+
+// A requirement and a cost (--show) are drawn against the parameter on one
+// figure, tradeoff.png, the recommendation marked (issue 24 item 7); an
+// unknown --show figure is bad input.
+func TestTuneTradeoffFigure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the harness")
+	}
+	r := tune(t, exitOK, "crash-one-member", "--param", sessionPath+"=6000..30000", "--require", "false_evictions <= 2", "--show", "recovery_ms", "--seeds", "3", "--grid", "3")
+	require.NotEmpty(t, r.Plots)
+	assert.Equal(t, "tradeoff.png", filepath.Base(r.Plots[0]))
+	_, err := os.Stat(r.Plots[0])
+	assert.NoError(t, err)
+	assert.Contains(t, r.Reproduce, "--show recovery_ms")
+	code, _, errs := run("tune", "crash-one-member", "--param", sessionPath+"=6000..30000", "--require", "false_evictions <= 0.5", "--show", "nope")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "--show nope")
+}
+
 // 0 false evictions in a few member-hours does not bound the rate below
 // 0.01 per member-hour: nothing passes, exit 1, and the closest failure is
 // named.

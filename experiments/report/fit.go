@@ -14,8 +14,7 @@ import (
 // the smallest font a label is shrunk to before it counts as not fitting.
 const (
 	axisRoom    = vg.Length(58)
-	minFontSize = vg.Length(8)
-	maxLegend   = 0.40 // of the canvas width
+	minFontSize = vg.Length(9) // readable at 100 % (issue 24)
 )
 
 // shrinkToFit makes a text style's font smaller until text is at most
@@ -36,8 +35,11 @@ func fitPlot(p *plot.Plot, w, h, legW vg.Length) {
 
 // Problems draws the figure on a canvas of its size and lists every text
 // that does not fit it: a title, axis label or colour-bar label wider than
-// its room (a cut label), a legend wider than 40% of the canvas, or two x
-// tick labels that overlap. Tests call it on every built-in plot.
+// its room (a cut label), a legend wider than maxLegendRight of the
+// canvas beside the data or wider than the canvas below it, a text smaller
+// than minFontSize, or two x tick labels (category labels) that overlap.
+// Tests call it on every built-in plot; a sweep's warnings (and REPORT.md)
+// list what it finds.
 func Problems(f Figure) []string {
 	w, h := Width, Height
 	if s, ok := f.(Sized); ok {
@@ -56,13 +58,17 @@ func Problems(f Figure) []string {
 		}
 	}
 	var ps []*plot.Plot
-	var legW vg.Length
+	var legW, below vg.Length
 	switch fig := f.(type) {
 	case plotFigure:
 		ps = []*plot.Plot{fig.p}
 		legW = fig.legendWidth(dc)
-		if float64(legW) > maxLegend*float64(w) {
-			out = append(out, fmt.Sprintf("legend is %.0f pt wide, more than %.0f%% of the canvas", float64(legW), maxLegend*100))
+		if float64(legW) > maxLegendRight*float64(w) {
+			out = append(out, fmt.Sprintf("legend is %.0f pt wide beside the data, more than %.0f%% of the canvas", float64(legW), maxLegendRight*100))
+		}
+		below = fig.legendBelow(dc)
+		if below > 0 && fig.legendNatural(dc) > w {
+			out = append(out, fmt.Sprintf("legend is %.0f pt wide, wider than the canvas", float64(fig.legendNatural(dc))))
 		}
 	case heatFigure:
 		ps = []*plot.Plot{fig.main}
@@ -72,10 +78,20 @@ func Problems(f Figure) []string {
 		return nil
 	}
 	for _, p := range ps {
+		sizes := []struct {
+			what string
+			sz   vg.Length
+		}{{"title", p.Title.TextStyle.Font.Size}, {"x label", p.X.Label.TextStyle.Font.Size}, {"y label", p.Y.Label.TextStyle.Font.Size},
+			{"x ticks", p.X.Tick.Label.Font.Size}, {"y ticks", p.Y.Tick.Label.Font.Size}, {"legend", p.Legend.TextStyle.Font.Size}}
+		for _, s := range sizes {
+			if s.sz < minFontSize {
+				out = append(out, fmt.Sprintf("%s at %.1f pt, below %.0f pt", s.what, float64(s.sz), float64(minFontSize)))
+			}
+		}
 		top := p.Title.TextStyle.Height(p.Title.Text)
 		check("title", p.Title.Text, p.Title.TextStyle, w-8)
 		check("x label", p.X.Label.Text, p.X.Label.TextStyle, w-legW-axisRoom)
-		check("y label", p.Y.Label.Text, p.Y.Label.TextStyle, h-top-axisRoom)
+		check("y label", p.Y.Label.Text, p.Y.Label.TextStyle, h-top-axisRoom-below)
 		out = append(out, tickOverlaps(p, w-legW-axisRoom)...)
 	}
 	return out

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,4 +59,23 @@ func TestProblemsFindsCutLabels(t *testing.T) {
 	ok, err := Line(Style{Title: "t", XLabel: "x (s)", YLabel: "y (ms)"}, []LineSeries{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}, nil)
 	require.NoError(t, err)
 	assert.Empty(t, Problems(ok))
+}
+
+// TestProblemsFindsCategoryCollisions: bar and box categories whose labels
+// run into each other are a problem (issue 24: "category labels collide;
+// the report says nothing"), and a legend too wide for a column beside the
+// data goes below it, leaving the data area its width.
+func TestProblemsFindsCategoryCollisions(t *testing.T) {
+	cats := Categories{"classic eager range", "classic cooperative-sticky", "consumer uniform", "consumer range", "static eager range", "static cooperative-sticky", "classic roundrobin", "classic sticky"}
+	series := []BarSeries{{Name: "a", Y: make([]float64, len(cats)), Lo: make([]float64, len(cats)), Hi: make([]float64, len(cats))}}
+	f, err := Bar(Style{Title: "t", XLabel: "protocol", YLabel: "y (ms)"}, cats, series)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(Problems(f), "\n"), "overlap", "eight long category labels on 16 cm")
+	b, err := Box(Style{Title: "t", XLabel: "protocol", YLabel: "y (ms)"}, cats, []BoxSeries{{Name: "a", Values: [][]float64{{1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}}}})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(Problems(b), "\n"), "overlap", "box categories too")
+	wide, err := Line(Style{Title: "t", XLabel: "x (s)", YLabel: "y (ms)"}, []LineSeries{{Name: "session timeout 10 s, heartbeat 3 s, eager", X: []float64{1, 2}, Y: []float64{1, 2}}}, nil)
+	require.NoError(t, err)
+	assert.Empty(t, Problems(wide), "a wide legend goes below the data, where it fits")
+	assert.Zero(t, wide.(plotFigure).legendWidth(draw.New(vgimg.New(Width, Height))), "no column at the right")
 }

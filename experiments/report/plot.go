@@ -176,23 +176,52 @@ type plotFigure struct{ p *plot.Plot }
 func (f plotFigure) Draw(dc draw.Canvas) {
 	const gap = 6 // points between the plot and the legend, and at the edges
 	w := f.legendWidth(dc)
-	fitPlot(f.p, dc.Size().X, dc.Size().Y, w)
+	fitPlot(f.p, dc.Size().X, dc.Size().Y-f.legendBelow(dc), w)
 	top, restore := drawTitle(dc, f.p)
 	defer restore()
 	leg := f.p.Legend
-	if w <= 0 {
+	below := f.legendBelow(dc)
+	if w <= 0 && below <= 0 {
 		f.p.Draw(draw.Crop(dc, 0, 0, 0, -top))
 		return
 	}
 	f.p.Legend = plot.NewLegend() // nothing drawn inside the data area
-	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
-	f.p.Legend = leg
+	defer func() { f.p.Legend = leg }()
 	leg.Left, leg.Top = true, true
+	if below > 0 {
+		// A legend wider than maxLegendRight of the canvas goes under the
+		// data area, across the whole width (issue 24).
+		f.p.Draw(draw.Crop(dc, 0, 0, below, -top))
+		leg.Draw(draw.Crop(dc, vg.Points(gap), -vg.Points(gap), vg.Points(gap), -(dc.Size().Y - below)))
+		return
+	}
+	f.p.Draw(draw.Crop(dc, 0, -w, 0, -top))
 	leg.Draw(draw.Crop(dc, dc.Size().X-w+vg.Points(gap), -vg.Points(gap), 0, -top-vg.Points(gap)))
 }
 
-// legendWidth is the width of the legend column (0 without a legend).
+// Size is the house size, taller by the band of a legend drawn below the
+// data, so the data area keeps its height.
+func (f plotFigure) Size() (vg.Length, vg.Length) {
+	return Width, Height + f.legendBelow(draw.New(vgimg.New(Width, Height)))
+}
+
+// maxLegendRight is the widest legend column, as a fraction of the
+// canvas width, kept to the right of the data area; a wider legend goes
+// below it.
+const maxLegendRight = 0.25
+
+// legendWidth is the width of the legend column to the right of the data
+// area (0 without a legend, or when the legend goes below it).
 func (f plotFigure) legendWidth(dc draw.Canvas) vg.Length {
+	w := f.legendNatural(dc)
+	if float64(w) > maxLegendRight*float64(dc.Size().X) {
+		return 0
+	}
+	return w
+}
+
+// legendNatural is the width the legend takes with its margins.
+func (f plotFigure) legendNatural(dc draw.Canvas) vg.Length {
 	const gap = 6
 	r := f.p.Legend.Rectangle(dc)
 	w := r.Max.X - r.Min.X
@@ -200,6 +229,18 @@ func (f plotFigure) legendWidth(dc draw.Canvas) vg.Length {
 		return 0
 	}
 	return w + vg.Points(2*gap)
+}
+
+// legendBelow is the height of the band under the data area that holds a
+// legend too wide for a column at the right (0: none there).
+func (f plotFigure) legendBelow(dc draw.Canvas) vg.Length {
+	const gap = 6
+	w := f.legendNatural(dc)
+	if w <= 0 || float64(w) <= maxLegendRight*float64(dc.Size().X) {
+		return 0
+	}
+	r := f.p.Legend.Rectangle(dc)
+	return r.Max.Y - r.Min.Y + vg.Points(2*gap)
 }
 
 // drawTitle draws p's title centred across the whole canvas and returns
@@ -314,7 +355,42 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 		p.Add(l, pts)
 		p.Legend.Add(name, l, pts)
 	}
+	if st.LogY {
+		var vals []float64
+		for _, s := range series {
+			vals = append(append(append(vals, s.Y...), s.Lo...), s.Hi...)
+		}
+		logAxis(&p.Y, vals)
+	}
 	return plotFigure{p}, nil
+}
+
+// logAxis keeps a log axis drawable: its range covers only the values
+// above 0 (a zero whisker or band edge is skipped, not drawn, issue 24);
+// with none at all the axis falls back to a linear one from 0, rather than
+// failing after the sweep.
+func logAxis(a *plot.Axis, vals []float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if ok(v, true) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		a.Scale = plot.LinearScale{}
+		a.Tick.Marker = cleanTicks{}
+		a.Min, a.Max = 0, 1
+		return
+	}
+	if a.Min <= 0 || a.Min > lo {
+		a.Min = lo
+	}
+	if a.Max < hi {
+		a.Max = hi
+	}
+	if a.Max <= a.Min {
+		a.Max = a.Min * 10
+	}
 }
 
 func ok(v float64, log bool) bool {

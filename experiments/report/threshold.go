@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 
@@ -28,6 +29,9 @@ type ThresholdSeries struct {
 func Threshold(st Style, series []ThresholdSeries, bound float64, boundLabel string, mark float64, markLabel string) (Figure, error) {
 	p := newPlot(st)
 	ymin, ymax := math.Min(bound, 0), bound
+	if math.IsNaN(bound) { // a cost shown beside the requirements: no bound
+		ymin, ymax = 0, math.Inf(-1)
+	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for i := range s.X {
@@ -42,7 +46,7 @@ func Threshold(st Style, series []ThresholdSeries, bound float64, boundLabel str
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 		}
 	}
-	if ymax == ymin {
+	if ymax <= ymin {
 		ymax = ymin + 1
 	}
 	top := ymax + 0.08*(ymax-ymin)
@@ -112,15 +116,17 @@ func Threshold(st Style, series []ThresholdSeries, bound float64, boundLabel str
 	if xmin > xmax {
 		xmin, xmax = 0, 1
 	}
-	th, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: bound}, {X: xmax, Y: bound}})
-	if err != nil {
-		return nil, err
+	if !math.IsNaN(bound) {
+		th, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: bound}, {X: xmax, Y: bound}})
+		if err != nil {
+			return nil, err
+		}
+		th.Color = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+		th.Width = vg.Points(1.5)
+		th.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(th)
+		p.Legend.Add(boundLabel, th)
 	}
-	th.Color = color.RGBA{R: 200, G: 30, B: 30, A: 255}
-	th.Width = vg.Points(1.5)
-	th.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	p.Add(th)
-	p.Legend.Add(boundLabel, th)
 	if !math.IsNaN(mark) {
 		ml, err := plotter.NewLine(plotter.XYs{{X: mark, Y: ymin}, {X: mark, Y: top}})
 		if err != nil {
@@ -158,9 +164,10 @@ func SideBySide(title, nameA, nameB string, panels []Panel) (Figure, error) {
 		p.Title.Text = pn.Title
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.X.Label.Text = pn.Caption
-		p.X.Label.TextStyle.Font.Size = vg.Points(8.5)
-		p.Y.Tick.Label.Font.Size = vg.Points(8)
+		p.X.Label.TextStyle.Font.Size = vg.Points(9)
+		p.Y.Tick.Label.Font.Size = vg.Points(9)
 		p.X.Tick.Label.Font.Size = vg.Points(9)
+		p.Y.Tick.Marker = cleanTicks{}
 		val := func(v float64) float64 {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return 0
@@ -205,14 +212,24 @@ type sideBySide struct {
 }
 
 func (s sideBySide) Size() (vg.Length, vg.Length) {
-	return 28 * vg.Centimeter, vg.Length(len(s.plots))*8*vg.Centimeter + vg.Centimeter
+	return 28 * vg.Centimeter, vg.Length(len(s.plots))*8*vg.Centimeter + s.titleBand()
+}
+
+// titleStyle is the style of the title, one or more lines centred.
+func (s sideBySide) titleStyle() draw.TextStyle {
+	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	st.Font.Size = vg.Points(11)
+	return st
+}
+
+// titleBand is the height the title takes, with its margins.
+func (s sideBySide) titleBand() vg.Length {
+	return s.titleStyle().Height(s.title) + vg.Points(10)
 }
 
 func (s sideBySide) Draw(dc draw.Canvas) {
-	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
-	st.Font.Size = vg.Points(11)
-	dc.FillText(st, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
-	body := draw.Crop(dc, 0, 0, 0, -vg.Centimeter)
+	dc.FillText(s.titleStyle(), vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
+	body := draw.Crop(dc, 0, 0, 0, -s.titleBand())
 	t := draw.Tiles{Rows: len(s.plots), Cols: len(s.plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 8}
 	canvases := plot.Align(s.plots, t, body)
@@ -222,5 +239,82 @@ func (s sideBySide) Draw(dc draw.Canvas) {
 				s.plots[r][c].Draw(canvases[r][c])
 			}
 		}
+	}
+}
+
+// Stack draws figures made by Threshold (or Line) one above the other on
+// a shared x axis, under one title: a requirement and a cost against the
+// parameter, the recommendation marked on each (simrun tune's trade-off
+// figure, issue 24). Each panel keeps its own title, y axis and legend.
+func Stack(title string, figs []Figure) (Figure, error) {
+	var ps []*plot.Plot
+	for _, f := range figs {
+		pf, ok := f.(plotFigure)
+		if !ok {
+			return nil, fmt.Errorf("report: Stack takes line figures")
+		}
+		ps = append(ps, pf.p)
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("report: nothing to stack")
+	}
+	// One x range for all.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		lo, hi = math.Min(lo, p.X.Min), math.Max(hi, p.X.Max)
+	}
+	for _, p := range ps {
+		p.X.Min, p.X.Max = lo, hi
+	}
+	return stacked{title: title, plots: ps}, nil
+}
+
+type stacked struct {
+	title string
+	plots []*plot.Plot
+}
+
+func (s stacked) Size() (vg.Length, vg.Length) {
+	return Width, vg.Length(len(s.plots))*Height*0.62 + s.titleBand()
+}
+
+func (s stacked) titleStyle() draw.TextStyle {
+	st := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	st.Font.Size = vg.Points(13)
+	return st
+}
+
+func (s stacked) titleBand() vg.Length { return s.titleStyle().Height(s.title) + vg.Points(10) }
+
+func (s stacked) Draw(dc draw.Canvas) {
+	dc.FillText(s.titleStyle(), vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(4)}, s.title)
+	body := draw.Crop(dc, 0, 0, 0, -s.titleBand())
+	h := (body.Max.Y - body.Min.Y) / vg.Length(len(s.plots))
+	// The legend of every panel in one column at the right, as plotFigure
+	// draws it; the data areas line up because every panel gets the same
+	// legend width.
+	var legW vg.Length
+	for _, p := range s.plots {
+		legW = max(legW, plotFigure{p}.legendNatural(body))
+	}
+	// plot.Align lines the data areas up, whatever the y tick widths.
+	grid := make([][]*plot.Plot, len(s.plots))
+	legs := make([]*plot.Legend, len(s.plots))
+	for i, p := range s.plots {
+		grid[i] = []*plot.Plot{p}
+		leg := p.Legend
+		legs[i] = &leg
+		p.Legend = plot.NewLegend()
+	}
+	t := draw.Tiles{Rows: len(s.plots), Cols: 1, PadY: vg.Millimeter * 4, PadLeft: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2}
+	canvases := plot.Align(grid, t, draw.Crop(body, 0, -legW, 0, 0))
+	for i, p := range s.plots {
+		p.Draw(canvases[i][0])
+		p.Legend = *legs[i]
+		top := body.Max.Y - vg.Length(i)*h
+		c := draw.Crop(body, 0, 0, top-h-body.Min.Y, top-body.Max.Y)
+		leg := p.Legend
+		leg.Left, leg.Top = true, true
+		leg.Draw(draw.Crop(c, c.Size().X-legW+vg.Points(6), -vg.Points(6), 0, -vg.Points(20)))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/vtime"
@@ -132,7 +133,7 @@ func explainEviction(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 		// on the client side.
 		for j := at - 1; j >= 0; j-- {
 			if t := &trace[j]; t.Kind == protocol.EvPollTimeout && t.Node == name {
-				x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's poll timer (max.poll.interval.ms %v) at %s: poll() was not called in time", rebalance, fmtS(t.At)))
+				x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's poll timer (max.poll.interval.ms %s) at %s: poll() was not called in time", durfmt.Human(rebalance), fmtS(t.At)))
 				x.Lines = append(x.Lines, windowCauses(trace, t.At-vtime.Instant(rebalance), t.At, name)...)
 				break
 			}
@@ -163,7 +164,7 @@ func explainEviction(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 	if lastHB >= 0 {
 		t := &trace[lastHB]
 		from = t.At
-		x.Lines = append(x.Lines, fmt.Sprintf("last heartbeat that arrived: %s (corr %d), %v before the eviction", fmtS(t.At), t.Corr, time.Duration(e.At-t.At)))
+		x.Lines = append(x.Lines, fmt.Sprintf("last heartbeat that arrived: %s (corr %d), %s before the eviction", fmtS(t.At), t.Corr, durfmt.Human(time.Duration(e.At-t.At))))
 	} else {
 		x.Lines = append(x.Lines, "no heartbeat from this member ever arrived at "+e.Node)
 	}
@@ -182,11 +183,14 @@ func explainEviction(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 			break
 		}
 	}
+	if o.Removal == protocol.RemovalSessionExpired && !consumer {
+		x.Lines = append(x.Lines, pollGapStory(sc, trace, at, name, from, session)...)
+	}
 	switch o.Removal {
 	case protocol.RemovalSessionExpired:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (%s %v) at %s", sessionKey(consumer), session, fmtS(e.At)))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the coordinator's session timer (%s %s) at %s", sessionKey(consumer), durfmt.Human(session), fmtS(e.At)))
 	case protocol.RemovalRebalanceTimeout:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the rebalance timer (rebalance timeout %v): the member did not rejoin in time", rebalance))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the rebalance timer (rebalance timeout %s): the member did not rejoin in time", durfmt.Human(rebalance)))
 	case protocol.RemovalSyncTimeout:
 		x.Lines = append(x.Lines, "timer fired: the pending-sync timer (KIP-814): no SyncGroup from the member in time")
 	case protocol.RemovalNewMemberTimeout:
@@ -225,7 +229,7 @@ func explainDeadMark(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 	}
 	if lastResp >= 0 {
 		t := &trace[lastResp]
-		x.Lines = append(x.Lines, fmt.Sprintf("last response that arrived: %s from %s at %s, %v before", t.API, t.Peer, fmtS(t.At), time.Duration(e.At-t.At)))
+		x.Lines = append(x.Lines, fmt.Sprintf("last response that arrived: %s from %s at %s, %s before", t.API, t.Peer, fmtS(t.At), durfmt.Human(time.Duration(e.At-t.At))))
 		if t.At > from {
 			from = t.At
 		}
@@ -243,8 +247,8 @@ func explainDeadMark(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 			x.Lines = append(x.Lines, fmt.Sprintf("request timeout: %s at %s", t.API, fmtS(t.At)))
 			continue
 		}
-		x.Lines = append(x.Lines, fmt.Sprintf("request timeout: the %s request sent at %s (corr %d) had no answer at %s (%v later): %s",
-			t.API, fmtS(sent), t.ReqCorr, fmtS(t.At), time.Duration(t.At-sent), fate))
+		x.Lines = append(x.Lines, fmt.Sprintf("request timeout: the %s request sent at %s (corr %d) had no answer at %s (%s later): %s",
+			t.API, fmtS(sent), t.ReqCorr, fmtS(t.At), durfmt.Human(time.Duration(t.At-sent)), fate))
 		if sent <= from {
 			from = sent - 1
 		}
@@ -252,9 +256,9 @@ func explainDeadMark(sc *scenario.Scenario, trace []Event, o *Observation) Expla
 	x.Lines = append(x.Lines, windowCauses(trace, from, e.At, name)...)
 	switch o.Dead {
 	case protocol.DeadSessionTimeout:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's session timer (no successful heartbeat for session.timeout.ms %v), Heartbeat.sessionTimerExpired", session))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the client's session timer (no successful heartbeat for session.timeout.ms %s), Heartbeat.sessionTimerExpired", durfmt.Human(session)))
 	case protocol.DeadRequestTimeout:
-		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the request's timeout (request.timeout.ms %v, or the client's shorter heartbeat/session bound) marked the coordinator unknown", request))
+		x.Lines = append(x.Lines, fmt.Sprintf("timer fired: the request's timeout (request.timeout.ms %s, or the client's shorter heartbeat/session bound) marked the coordinator unknown", durfmt.Human(request)))
 	case protocol.DeadDisconnect:
 		x.Lines = append(x.Lines, "cause: the connection to the coordinator failed (disconnect)")
 	case protocol.DeadErrorResponse:
@@ -550,4 +554,89 @@ func dirName(req bool) string {
 		return "request"
 	}
 	return "response"
+}
+
+// pollGapStory tells the eviction of a member whose JoinGroup response
+// waited for the application thread: the join phase completed (the
+// coordinator re-armed the member's session when it answered the JoinGroup),
+// the response arrived, but nothing read it until the application thread's
+// next poll(), because the heartbeat thread is disabled while the member has
+// not joined (PREPARING_REBALANCE), so no heartbeat went out either; the
+// application thread stayed out of poll() longer than the session. It
+// returns nil when the eviction at trace[at] is not that story.
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.7.0 ("if
+// (state.hasNotJoinedGroup() || hasFailed()) { disable(); continue; }": no
+// client.pollNoWakeup, no heartbeat while PREPARING_REBALANCE);
+// GroupCoordinator.completeAndScheduleNextHeartbeatExpiration @3.7.0 (the
+// session restarts when the join phase completes).
+func pollGapStory(sc *scenario.Scenario, trace []Event, at int, name string, from vtime.Instant, session time.Duration) []string {
+	coord := trace[at].Node
+	// The JoinGroup response the coordinator sent the member after the last
+	// heartbeat that arrived, without error.
+	resp := -1
+	for j := at - 1; j >= 0 && trace[j].At >= from; j-- {
+		if t := &trace[j]; t.Kind == EvSend && !t.Req && t.Node == coord && t.Peer == name && t.API == protocol.APIJoinGroup {
+			if t.Err == protocol.None {
+				resp = j
+			}
+			break
+		}
+	}
+	if resp < 0 {
+		return nil
+	}
+	r := &trace[resp]
+	arrived := vtime.Instant(-1)
+	for j := resp + 1; j < at; j++ {
+		if t := &trace[j]; t.Kind == EvDeliver && !t.Req && t.Node == name && t.Corr == r.Corr {
+			arrived = t.At
+			break
+		}
+	}
+	if arrived < 0 {
+		return nil // lost or late on the network: the window's causes tell it
+	}
+	// Was the member rejoining (PREPARING_REBALANCE) when it arrived?
+	state := ""
+	for j := at - 1; j >= 0; j-- {
+		if t := &trace[j]; t.Kind == protocol.EvMemberState && t.Node == name {
+			state = t.State
+			break
+		}
+	}
+	if state != "PREPARING_REBALANCE" {
+		return nil
+	}
+	// The application thread's next poll(): the client handling the
+	// response (joined), after the eviction or never.
+	read := vtime.Instant(-1)
+	for j := at + 1; j < len(trace); j++ {
+		t := &trace[j]
+		if t.Node != name {
+			continue
+		}
+		if t.Kind == protocol.EvJoined || (t.Kind == protocol.EvMemberState && t.State != "PREPARING_REBALANCE") {
+			read = t.At
+			break
+		}
+		if t.Kind == EvProcess && t.State != "paused" && t.State != "resumed" {
+			break // the process ended before it read the response
+		}
+	}
+	lines := []string{
+		fmt.Sprintf("session re-armed: the join phase completed and the coordinator answered the member's JoinGroup at %s; its session timer restarted then", fmtS(r.At)),
+		fmt.Sprintf("the JoinGroup response arrived at %s and waited for the application thread's next poll(): the heartbeat thread is disabled while the member rejoins (PREPARING_REBALANCE), so it neither read the response nor sent a heartbeat", fmtS(arrived)),
+	}
+	gap := "the application thread was out of poll() (processing the records of its last poll) until after the eviction"
+	if read >= 0 {
+		gap = fmt.Sprintf("the application thread was out of poll() (processing the records of its last poll) until %s: %s after the response arrived, longer than the session (%s)",
+			fmtS(read), durfmt.Human(time.Duration(read-arrived)), durfmt.Human(session))
+	} else {
+		gap += " and the end of the run"
+	}
+	if gi, _, ok := sc.ResolveMember(name); ok {
+		gap += "; poll.interval " + scenario.FormatDist(sc.Groups[gi].Workload.PollInterval)
+	}
+	return append(lines, gap)
 }

@@ -143,7 +143,7 @@ faults:
 		}
 	}
 	require.NotEmpty(t, lines, "payments-0 is evicted")
-	assert.Contains(t, strings.Join(lines, "\n"), "group.consumer.session.timeout.ms 45s")
+	assert.Contains(t, strings.Join(lines, "\n"), "group.consumer.session.timeout.ms 45 s")
 }
 
 // simrun explain names the TCP chain: the heartbeat transmissions lost to
@@ -173,4 +173,56 @@ func TestExplainNamesTheTCPChain(t *testing.T) {
 	assert.Contains(t, text, "connection to broker-0 (coordinator) closed")
 	assert.Contains(t, text, "session timer")
 	assert.True(t, dead.False)
+}
+
+// TestExplainPollGapEviction is issue 24's cooperative poll-gap eviction: a
+// member learns of a rebalance from a heartbeat, sends its JoinGroup inside
+// poll() and goes back to processing (12 s per poll, cooperative-sticky: it
+// keeps its partitions). The join phase completes while it processes; the
+// coordinator re-arms its session when it answers the JoinGroup, and the
+// response waits for the application thread's next poll(), because the
+// heartbeat thread is disabled while the member has not joined
+// (AbstractCoordinator.HeartbeatThread.run @3.7.0: hasNotJoinedGroup ->
+// disable). 10 s later the session expires. explain tells that story: the
+// instant the session was re-armed, the application thread's gap, the
+// eviction — and prints durations as "12 s", never Go's "12.001s".
+func TestExplainPollGapEviction(t *testing.T) {
+	sc := simtest.Parse(t, `
+name: pollgap
+duration: 90s
+timing: exact
+topics:
+  - {name: orders, partitions: 6}
+groups:
+  - id: g
+    members: 3
+    subscribe: [orders]
+    client:
+      profile: kafka-3.x
+      session.timeout.ms: 10000
+      heartbeat.interval.ms: 3000
+      partition.assignment.strategy: cooperative-sticky
+    workload: {poll.interval: 12s}
+faults:
+  - {at: 30s, join: g}
+`)
+	res := run(t, sc, 1)
+	xs := tracing.Explain(sc, res.Trace, res.Observations, "g-2")
+	require.Len(t, xs, 1)
+	text := xs[0].String()
+	assert.Equal(t, "eviction", xs[0].Kind)
+	assert.True(t, xs[0].False)
+	assert.Contains(t, text, "session re-armed: the join phase completed and the coordinator answered the member's JoinGroup at 54.017 s")
+	assert.Contains(t, text, "waited for the application thread's next poll(): the heartbeat thread is disabled while the member rejoins (PREPARING_REBALANCE)")
+	assert.Contains(t, text, "out of poll() (processing the records of its last poll) until 66.016 s: 12 s after the response arrived, longer than the session (10 s)")
+	assert.Contains(t, text, "session timer (session.timeout.ms 10 s) at 64.017 s")
+	assert.NotRegexp(t, `[0-9]\.[0-9]{4,}s\b|[0-9]s\)`, text, "durations in the tool's format, not Go's")
+	// A plain pause is not told as a poll gap.
+	pause := simtest.ParseSmall(t, "60s", 1, "  - {at: 20s, pause: g-1, for: 15s}\n")
+	pres := run(t, pause, 3)
+	px := tracing.Explain(pause, pres.Trace, pres.Observations, "g-1")
+	require.NotEmpty(t, px)
+	for _, x := range px {
+		assert.NotContains(t, x.String(), "session re-armed")
+	}
 }

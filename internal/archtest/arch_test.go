@@ -34,14 +34,15 @@ var allowed = map[string][]string{
 	"model/client/netclient":     {"model/protocol"},
 	"model/coordinator/consumer": {"model/protocol", "model/assign", "vtime"},
 	"scenario":                   {"model/assign", "internal/embedded"},
-	"harness":                    {"internal/atomicfile", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
+	"harness":                    {"internal/atomicfile", "internal/durfmt", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
 	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
 	// they read a finished trace, never the engine.
-	"harness/tracing":     {"internal/atomicfile", "vtime", "model/protocol", "scenario"},
-	"experiments":         {"internal/atomicfile", "internal/outdir", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
+	"harness/tracing":     {"internal/atomicfile", "internal/durfmt", "vtime", "model/protocol", "scenario"},
+	"experiments":         {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments/report", "model/protocol", "internal/embedded"},
 	"experiments/report":  {"harness/tracing"}, // it draws tracing's timeline data
-	"explore":             {"internal/atomicfile", "internal/outdir", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
+	"explore":             {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
 	"internal/atomicfile": {},
+	"internal/durfmt":     {},
 	// The guarded output directories (lock, no writing through links).
 	"internal/outdir":     {"internal/atomicfile"},
 	"internal/embedded":   {},
@@ -52,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/archtest":           {},
 	"internal/kafkatests":         {},
 	"internal/kafkatests/extract": {"internal/kafkatests"},
-	"cmd/simrun":                  {"internal/atomicfile", "internal/outdir", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
+	"cmd/simrun":                  {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore"},
 }
 
 func root(t *testing.T) string {

@@ -136,7 +136,7 @@ func Parse(t testing.TB, src string) *scenario.Scenario {
 // choose its timing.
 func ExactUnlessSaid(sc *scenario.Scenario, src string) {
 	if !strings.Contains(src, "timing:") {
-		sc.Timing = scenario.TimingExact
+		sc.SetTiming(scenario.TimingExact)
 	}
 }
 

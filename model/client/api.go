@@ -81,10 +81,16 @@ type SimOptions struct {
 	// waits retry.backoff.ms between iterations, so a due heartbeat (or an
 	// expired session or poll timer) is acted on at the first wake-up at or
 	// after its deadline, on a grid with a phase drawn when the thread is
-	// enabled. Off (the default), the thread acts exactly at each deadline.
-	// For the measurement behind doc.go's "Not modelled" entry (issue 12,
-	// item 4); not a Kafka property.
+	// enabled. Off, the thread acts exactly at each deadline. The harness
+	// sets it for every member (issue 24: Kafka's behaviour,
+	// AbstractCoordinator.HeartbeatThread.run @3.7.0 and @v8.0.0
+	// "AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs)");
+	// harness.Options.ExactHeartbeatDeadlines turns it off for measurements.
 	HeartbeatWakeCadence bool
+	// ExactWakePhase anchors the wake-up grid at the instant the thread is
+	// enabled instead of drawing its phase (timing: exact, whose scenarios
+	// place everything at written instants).
+	ExactWakePhase bool
 }
 
 // Send is one request the member asks the harness to send (netclient.Send:

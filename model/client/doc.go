@@ -202,19 +202,20 @@
 //   - markCoordinatorUnknown fails in-flight requests at once rather than on
 //     the next network poll; a fatal FindCoordinator error seen by the
 //     heartbeat thread stops the member at once rather than at the next poll().
-//   - The heartbeat thread's wake-up cadence, by default: Java waits
-//     retry.backoff.ms (or until notify()) between iterations and acts on
-//     a due heartbeat, session or poll timer at the first wake-up at or
-//     after its deadline; the model acts exactly at the deadline.
-//     Config.Sim.HeartbeatWakeCadence models it (a retry.backoff.ms grid with a
-//     phase drawn when the thread is enabled; notify() wake-ups are not
-//     modelled) and harness TestHeartbeatWakeCadenceChangesNoFigure measures
-//     it over 20 seeds: small-crash at the defaults (heartbeat 3 s,
-//     session 10 s) and at aggressive settings (heartbeat 100 ms, session
-//     1 s), and bug-kafka-13419 (an 8 s GC pause): identical rebalance,
+//   - The heartbeat thread's wake-up cadence is modelled (issue 24: the
+//     default since; before, the thread acted exactly at each deadline):
+//     Java waits retry.backoff.ms (or until notify()) between iterations
+//     and acts on a due heartbeat, session or poll timer at the first
+//     wake-up at or after its deadline (AbstractCoordinator.HeartbeatThread.run
+//     @3.7.0 and @v8.0.0, "wait(rebalanceConfig.retryBackoffMs)").
+//     Config.Sim.HeartbeatWakeCadence: a retry.backoff.ms grid with a
+//     phase drawn when the thread is enabled (anchored there under
+//     timing: exact); notify() wake-ups are not modelled. harness
+//     TestHeartbeatWakeCadenceChangesNoFigure measures it over 20 seeds
+//     (small-crash at heartbeat 3 s / session 10 s and at heartbeat
+//     100 ms / session 1 s, bug-kafka-13419): identical rebalance,
 //     eviction, false-eviction and generation counts; unowned
-//     partition-seconds 632.3 → 626.4, 300.3 → 306.4 and 1777.8 → 1758.5
-//     (≤ 2.1 %). So it stays off.
+//     partition-seconds within 2.1 %.
 //   - The metadata-refresh wait of ≤3.6 ensureCoordinatorReady (modelled as
 //     retry.backoff.ms).
 //   - 0.10's wait for in-flight coordinator requests before each JoinGroup

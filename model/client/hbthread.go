@@ -27,7 +27,10 @@ func (t *heartbeatThread) enable(now protocol.Instant) {
 	t.m.hb.threadEnabled = true
 	m.hbResetTimeouts(now)
 	if m.cfg.Sim.HeartbeatWakeCadence {
-		t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
+		t.wakeBase = now
+		if !m.cfg.Sim.ExactWakePhase {
+			t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
+		}
 	}
 }
 
