@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -361,9 +362,22 @@ func (e *Experiment) outputNames() []string {
 // checkForeign refuses a directory simrun never swept (no .sweep/meta.json)
 // that already holds a file a sweep writes: a user's own summary.csv or
 // REPORT.md was replaced without a word.
+//
+// A directory of a finished sweep whose state was left behind (a clone of
+// the repository's committed results/NAME: the state is not committed) is
+// simrun's too: its effective_config.jsonl, a file only a sweep writes,
+// starts with a point's record.
 func (e *Experiment) checkForeign(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, sweepDir, "meta.json")); err == nil {
 		return nil
+	}
+	if f, err := os.Open(filepath.Join(dir, "effective_config.jsonl")); err == nil {
+		head := make([]byte, len(`{"point":"`))
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if string(head[:n]) == `{"point":"` {
+			return nil
+		}
 	}
 	for _, n := range e.outputNames() {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {

@@ -177,3 +177,25 @@ func TestInlineMergeBombAndSizeLimit(t *testing.T) {
 		assert.Contains(t, err.Error(), "larger than 4 MiB")
 	}
 }
+
+// TestCommittedResultsRegenerate: a clone of the repository has results/NAME
+// without the sweep's state (.sweep/ is not committed), and the documented
+// `simrun report NAME --out results/NAME` must regenerate it in place: a
+// directory whose effective_config.jsonl is a sweep's is simrun's. A
+// foreign summary.csv beside nothing of simrun's is still refused.
+func TestCommittedResultsRegenerate(t *testing.T) {
+	dir := t.TempDir()
+	e := tinyExperiment(t, "first", "{kind: line, x: session_timeout_ms, y: evictions, file: p}")
+	_, err := Sweep(context.Background(), e, Options{Out: dir, Workers: 1, Runner: fakeRunner})
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, sweepDir)))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".points")))
+	_, err = Sweep(context.Background(), e, Options{Out: dir, Workers: 1, Runner: fakeRunner})
+	assert.NoError(t, err, "a committed result directory regenerates in place")
+
+	foreign := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "summary.csv"), []byte("mine\n"), 0o644))
+	_, err = Sweep(context.Background(), e, Options{Out: foreign, Workers: 1, Runner: fakeRunner})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds no simrun sweep")
+}
