@@ -46,6 +46,8 @@ type idsState struct {
 	startedAt map[string]time.Duration   // process → when it last started
 	leaves    map[string][]time.Duration // process → when it left (maybeLeaveGroup)
 	idsOf     map[string][]string        // process → the member ids the coordinators hold for it
+	latest    map[string]string          // process → the member id last added for it
+	knew      map[string]bool            // member id → its process got a JoinGroup answer while it was its latest
 	syncSince map[string]time.Duration   // group → in CompletingRebalance since (absent: not)
 	syncBound map[string]time.Duration
 	abandoned []Finding
@@ -55,6 +57,7 @@ type idsState struct {
 
 func newIDsState(sc *scenario.Scenario) *idsState {
 	s := &idsState{addedAt: map[string]time.Duration{}, startedAt: map[string]time.Duration{}, leaves: map[string][]time.Duration{}, idsOf: map[string][]string{},
+		latest: map[string]string{}, knew: map[string]bool{},
 		syncSince: map[string]time.Duration{}, syncBound: map[string]time.Duration{}, fired: map[string]bool{}}
 	for i := range sc.Groups {
 		c := &sc.Groups[i]
@@ -78,9 +81,15 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		// one does not (KIP-345), and both reset their member id
 		// (resetGenerationOnLeaveGroup): the client did its part.
 		s.leaves[e.Node] = append(s.leaves[e.Node], at)
+	case protocol.EvJoined:
+		// The JoinGroup answer reached the client: it knows its id.
+		if id := s.latest[e.Node]; id != "" {
+			s.knew[id] = true
+		}
 	case protocol.EvMemberAdded:
 		proc := e.Detail
 		s.addedAt[e.Peer] = at
+		s.latest[proc] = e.Peer
 		if !slices.Contains(s.idsOf[proc], e.Peer) {
 			s.idsOf[proc] = append(s.idsOf[proc], e.Peer)
 		}
@@ -99,6 +108,12 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 			// Removed before, at an earlier coordinator: a coordinator that
 			// loaded the group from the log holds ids removed since the
 			// last write (Kafka's behaviour), and removes them again.
+			return
+		}
+		if !s.knew[e.Peer] {
+			// The answer that carried the id never reached the client (a
+			// static member's JoinGroup answer lost to a broker's host
+			// going down): it rejoins without an id, as Kafka's client must.
 			return
 		}
 		if p == nil || !p.alive || !known || added < s.startedAt[proc] || s.leftAfter(proc, added) ||

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -385,4 +386,21 @@ func TestOraclesEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, oracles(fs), scenario.OracleRebalanceStorm)
 	}
+}
+
+// TestAbandonedMemberIDNeedsAKnownID: the oracle judges only ids whose
+// JoinGroup answer reached the client. A static member's id, made at once,
+// whose answer was lost to the coordinator's host going down is not dropped
+// by the client (it never had it): no finding. The same oracle names the
+// library's own bug on the buggy client.
+func TestAbandonedMemberIDNeedsAKnownID(t *testing.T) {
+	src, err := os.ReadFile("testdata/abandoned-id-lost-answer.yaml")
+	require.NoError(t, err)
+	sc := simtest.Parse(t, string(src))
+	_, fs, err := RunOracles(sc, 909534, Options{})
+	require.NoError(t, err)
+	assert.NotContains(t, oracleList(fs), scenario.OracleAbandonedMemberID)
+	_, fs, err = RunOracles(load(t, "bug-kafka-13419"), 1, Options{})
+	require.NoError(t, err)
+	assert.Contains(t, oracleList(fs), scenario.OracleAbandonedMemberID)
 }
