@@ -92,6 +92,13 @@ func (a atLeastLognormal) Draw(r *rand.Rand) time.Duration {
 }
 func (a atLeastLognormal) String() string { return fmt.Sprintf("%v (at least %v)", a.l, a.min) }
 
+// Lognormal gives the client's lazy poll replay the draw's parameters, so
+// that its loop makes the same draw inline, to the bit, without an
+// interface call per poll (client.lognormalDist).
+func (a atLeastLognormal) Lognormal() (median, sigma float64, min time.Duration) {
+	return a.median, a.sigma, a.min
+}
+
 // spinning counts one event of slot si at now and reports a spin: the spin
 // guard counts each member's events per millisecond of virtual time in its
 // slot's spinWin, the millisecond being counted (bits 16 on: a run's

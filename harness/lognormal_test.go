@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/model/client"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -24,6 +25,22 @@ func TestLognormalPollDrawsAsSim(t *testing.T) {
 		r1, r2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
 		for i := 0; i < 100000; i++ {
 			require.Equal(t, slow.Draw(r2), fast.Draw(r1), "draw %d", i)
+		}
+	}
+}
+
+// TestInlineLognormalDrawsAsDist: the client's lazy poll replay draws the
+// default poll.interval inline (client.LognormalDraw, with the parameters
+// atLeastLognormal.Lognormal gives it) instead of calling Draw per poll:
+// the same values, to the bit, from the same stream.
+func TestInlineLognormalDrawsAsDist(t *testing.T) {
+	for _, d := range []scenario.Dist{scenario.DefaultPollInterval, {Kind: scenario.DistLognormal, Median: 3 * time.Microsecond, P99: time.Hour}} {
+		a, ok := pollDist(d).(atLeastLognormal)
+		require.True(t, ok)
+		median, sigma, least := a.Lognormal()
+		r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+		for i := 0; i < 100000; i++ {
+			require.Equal(t, a.Draw(r1), client.LognormalDraw(median, sigma, least, r2), "draw %d", i)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -109,17 +111,51 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 		}
 		return
 	}
+	// A poll only moves the poll timer (hbt.polled), so only the last one's
+	// is kept; a poll.timeout that is fixed takes nothing from the stream,
+	// so its draw is skipped; a lognormal poll.interval is drawn inline
+	// (lognormalDist). The same draws, in the same order, as one Draw call
+	// each (TestInlineLognormalDrawsAsDist; the lazy-vs-eager family).
+	_, fixedTimeout := m.cfg.PollTimeout.(fixedDist)
+	ln, inline := m.cfg.PollInterval.(lognormalDist)
+	var median, sigma float64
+	var least time.Duration
+	if inline {
+		median, sigma, least = ln.Lognormal()
+	}
+	last, polled := protocol.Instant(0), false
 	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
 		t := m.app.busyUntil
 		// pollStart + one appIterate pass that finds records at once.
-		m.hbt.polled(t)
-		m.cfg.PollTimeout.Draw(m.rng)
-		d := max(m.cfg.PollInterval.Draw(m.rng), 0)
+		last, polled = t, true
+		if !fixedTimeout {
+			m.cfg.PollTimeout.Draw(m.rng)
+		}
+		var d time.Duration
+		if inline {
+			d = max(LognormalDraw(median, sigma, least, m.rng), 0)
+		} else {
+			d = max(m.cfg.PollInterval.Draw(m.rng), 0)
+		}
 		m.app.busyUntil = t.Add(d)
 		if d == 0 {
-			return // a zero processing time: let the eager loop handle it
+			break // a zero processing time: let the eager loop handle it
 		}
 	}
+	if polled {
+		m.hbt.polled(last)
+	}
+}
+
+// LognormalDraw is the draw of a lognormalDist: max(median·exp(sigma·z),
+// least), z from r.NormFloat64, clamped at MaxInt64/2; the harness's poll
+// distribution draws exactly this (TestInlineLognormalDrawsAsDist).
+func LognormalDraw(median, sigma float64, least time.Duration, r *rand.Rand) time.Duration {
+	x := median * math.Exp(sigma*r.NormFloat64())
+	if x > float64(math.MaxInt64/2) {
+		x = float64(math.MaxInt64 / 2)
+	}
+	return max(time.Duration(x), least)
 }
 
 // CatchUp replays the uneventful polls due before now, and the one due

@@ -52,6 +52,14 @@ type fixedDist interface {
 	Fixed() time.Duration
 }
 
+// lognormalDist is a Dist whose draw is max(median·exp(sigma·N(0,1)), min),
+// N drawn with NormFloat64 and clamped at MaxInt64/2 (the harness's default
+// poll.interval): fastForward makes that draw inline, to the bit, instead of
+// an interface call per poll (TestInlineLognormalDrawsAsDist).
+type lognormalDist interface {
+	Lognormal() (median, sigma float64, min time.Duration)
+}
+
 // fixedPoll is the poll cadence fastForward may replay in one step: the
 // constant PollInterval when both poll distributions are fixed, else 0.
 func fixedPoll(cfg *Config) time.Duration {
