@@ -88,6 +88,15 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		}
 	case protocol.EvMemberAdded:
 		proc := e.Detail
+		if e.Reason == "upgrade" {
+			// A classic member carried into the consumer group by an
+			// online upgrade (GroupMetadataManager.convertToConsumerGroup):
+			// the same id, not a join of the process now running.
+			if !slices.Contains(s.idsOf[proc], e.Peer) {
+				s.idsOf[proc] = append(s.idsOf[proc], e.Peer)
+			}
+			return
+		}
 		s.addedAt[e.Peer] = at
 		s.latest[proc] = e.Peer
 		if !slices.Contains(s.idsOf[proc], e.Peer) {

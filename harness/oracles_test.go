@@ -400,6 +400,13 @@ func TestAbandonedMemberIDNeedsAKnownID(t *testing.T) {
 	_, fs, err := RunOracles(sc, 909534, Options{})
 	require.NoError(t, err)
 	assert.NotContains(t, oracleList(fs), scenario.OracleAbandonedMemberID)
+	// An online upgrade carries a restarted process's old classic id into
+	// the consumer group: not a join of the process now running.
+	src, err = os.ReadFile("testdata/abandoned-id-upgrade.yaml")
+	require.NoError(t, err)
+	_, fs, err = RunOracles(simtest.Parse(t, string(src)), 1171, Options{})
+	require.NoError(t, err)
+	assert.NotContains(t, oracleList(fs), scenario.OracleAbandonedMemberID)
 	_, fs, err = RunOracles(load(t, "bug-kafka-13419"), 1, Options{})
 	require.NoError(t, err)
 	assert.Contains(t, oracleList(fs), scenario.OracleAbandonedMemberID)
