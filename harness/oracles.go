@@ -405,7 +405,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			if float64(p.sent) > bound*spinWindow.Seconds() {
 				p.spun = true
 				o.spin = append(o.spin, Finding{Oracle: scenario.OracleCPUSpin, Group: p.group, Node: p.name, AtMs: int64(at / time.Millisecond),
-					Message: fmt.Sprintf("%s sent more than %d requests in the %v window from %v (bound %g/s)",
+					Message: humanf("%s sent more than %d requests in the %v window from %v (bound %g/s)",
 						p.name, p.sent-1, spinWindow, time.Duration(b)*spinWindow, bound)})
 			}
 		}
@@ -446,7 +446,7 @@ func (o *oracleSet) judgeLeak(g *oracleGroup, at time.Duration) {
 	if at-g.leakSince > bound {
 		g.leakFired = true
 		o.leak = append(o.leak, Finding{Oracle: scenario.OracleMemberIDLeak, Group: g.id, AtMs: int64(at / time.Millisecond),
-			Message: fmt.Sprintf("group %s had more member ids at its coordinator than live processes from %v for %v (bound %v)",
+			Message: humanf("group %s had more member ids at its coordinator than live processes from %v for %v (bound %v)",
 				g.id, g.leakSince, at-g.leakSince, bound)})
 	}
 }
@@ -480,7 +480,7 @@ func (o *oracleSet) checkStorm(g *oracleGroup, at time.Duration) {
 	if n > k {
 		g.stormFired = true
 		o.storm = append(o.storm, Finding{Oracle: scenario.OracleRebalanceStorm, Group: g.id, AtMs: int64(at / time.Millisecond),
-			Message: fmt.Sprintf("group %s completed %d generations in the %v up to %v with no fault (bound %d)", g.id, n, win, at, k)})
+			Message: humanf("group %s completed %d generations in the %v up to %v with no fault (bound %d)", g.id, n, win, at, k)})
 	}
 }
 
@@ -512,7 +512,7 @@ func (o *oracleSet) finish(es endState) []Finding {
 		}
 		fire := func(oracle, node, format string, args ...any) {
 			if o.cfg.Enabled(oracle) {
-				out = append(out, Finding{Oracle: oracle, Group: g.id, Node: node, AtMs: endMs, Message: fmt.Sprintf(format, args...)})
+				out = append(out, Finding{Oracle: oracle, Group: g.id, Node: node, AtMs: endMs, Message: humanf(format, args...)})
 			}
 		}
 		// group-stuck

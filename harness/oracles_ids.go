@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/durfmt"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 )
@@ -149,7 +150,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		}
 		s.abandoned = append(s.abandoned, Finding{Oracle: scenario.OracleAbandonedMemberID, Group: e.Group, Node: proc,
 			AtMs: int64(at / time.Millisecond),
-			Message: fmt.Sprintf("%s dropped its member id %s (joined at %v; the process alive since %v, no leave): the id was %s",
+			Message: humanf("%s dropped its member id %s (joined at %v; the process alive since %v, no leave): the id was %s",
 				proc, e.Peer, added, s.startedAt[proc], how)})
 	case protocol.EvGroupState:
 		s.syncState(o, e.Group, e.State == "CompletingRebalance", at)
@@ -191,7 +192,7 @@ func (s *idsState) judgeSync(o *oracleSet, group string, since, at time.Duration
 	}
 	s.fired[k] = true
 	s.overrun = append(s.overrun, Finding{Oracle: scenario.OracleSyncOverrun, Group: group, AtMs: int64(at / time.Millisecond),
-		Message: fmt.Sprintf("group %s stayed in CompletingRebalance for %v from %v (bound %v: the largest rebalance and session timeout + %v)",
+		Message: humanf("group %s stayed in CompletingRebalance for %v from %v (bound %v: the largest rebalance and session timeout + %v)",
 			group, at-since, since, bound, syncOverrunSlack)})
 }
 
@@ -209,4 +210,16 @@ func (o *oracleSet) finishIDs(end time.Duration) []Finding {
 		s.judgeSync(o, g, s.syncSince[g], end)
 	}
 	return append(append([]Finding(nil), s.abandoned...), s.overrun...)
+}
+
+// humanf is fmt.Sprintf with every time.Duration argument written as every
+// view writes durations ("10.4 s", "250 ms"; internal/durfmt), so that an
+// oracle's message never shows Go's "17.914595966s".
+func humanf(format string, args ...any) string {
+	for i, a := range args {
+		if d, ok := a.(time.Duration); ok {
+			args[i] = durfmt.Human(d)
+		}
+	}
+	return fmt.Sprintf(format, args...)
 }

@@ -273,7 +273,7 @@ func (o *oracleSet) judgeHandover(h handover, at time.Duration) {
 	p.fired[key] = true
 	p.handover = append(p.handover, Finding{Oracle: scenario.OracleHandoverBeforeRevoke, Group: h.group, Node: h.to,
 		AtMs: int64(h.since / time.Millisecond),
-		Message: fmt.Sprintf("%s-%d was assigned to %s at %v while %s, still a member of group %s, owned it (cooperative: revoke first), for %v (bound %v)",
+		Message: humanf("%s-%d was assigned to %s at %v while %s, still a member of group %s, owned it (cooperative: revoke first), for %v (bound %v)",
 			h.part.Topic, h.part.Partition, h.to, h.since, h.from, h.group, at-h.since, o.cfg.Handover)})
 }
 
@@ -322,7 +322,7 @@ func (o *oracleSet) finishPromise(end time.Duration, obs []Observation) []Findin
 					}
 				}
 				out = append(out, Finding{Oracle: scenario.OracleFalseNotCoordinator, Group: g, AtMs: int64(ts[j] / time.Millisecond),
-					Message: fmt.Sprintf("group %s: %d false coordinator-dead marks on NOT_COORDINATOR from its live coordinator (broker %s) within %v, %v–%v (bound %d)",
+					Message: humanf("group %s: %d false coordinator-dead marks on NOT_COORDINATOR from its live coordinator (broker %s) within %v, %v–%v (bound %d)",
 						g, j-i+1, strings.Join(who, ", "), win, ts[i], ts[j], k)})
 				break
 			}
