@@ -147,6 +147,10 @@ public class Driver {
         // The JVM has started and loaded the client: wait for the
         // orchestrator's go, the member's start instant in the scenario
         // (the simulator's process start has no JVM start-up).
+        // Warm-up before the go: one metadata request (no group traffic)
+        // loads and compiles the client's network path, which otherwise
+        // costs the first JoinGroup seconds of CPU on a loaded machine.
+        try { c.partitionsFor(topics.get(0)); } catch (Exception e) { emit("warmup_failed", "\"message\":" + str(e.getMessage())); }
         emit("ready", null);
         try { go.await(); } catch (InterruptedException e) { return; }
         emit("started", null);
