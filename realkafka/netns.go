@@ -184,3 +184,24 @@ func SetLoss(h Host, p float64) error {
 	}
 	return nft(h.NS(), s)
 }
+
+// LockFile is held (flock) by the running `simrun real`: the testbed has one
+// bridge and one address plan per machine.
+const LockFile = "/run/rebalsim-real.lock"
+
+// Lock takes the machine's testbed lock, or says which process holds it. A
+// second `simrun real` must not clean up the namespaces of a live one.
+func Lock() (release func(), err error) {
+	f, err := os.OpenFile(LockFile, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(LockFile)
+		f.Close()
+		return nil, fmt.Errorf("another simrun real is running (pid %s, lock %s); the testbed runs one at a time", strings.TrimSpace(string(b)), LockFile)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}

@@ -80,6 +80,11 @@ func (a *app) real(plan *realkafka.Plan, out, cache string, reps int, asJSON boo
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
+	unlock, err := realkafka.Lock()
+	if err != nil {
+		return fail(exitBadInput, "simrun real: %v", err)
+	}
+	defer unlock()
 	if left := realkafka.Leftovers(); len(left) > 0 {
 		fmt.Fprintf(stderr, "cleaning up a previous run's leftovers: %s\n", strings.Join(left, ", "))
 		if still := realkafka.Cleanup(); len(still) > 0 {
