@@ -193,6 +193,10 @@ type groupConv struct {
 	tracking                  bool
 	lastLeavePoll             bool
 	fatal                     []string
+	// Consumer protocol (KIP-848): the group epoch last bumped, and the
+	// trigger of the next bump (the member line logged just before it).
+	epoch       int32
+	pendingTrig string
 }
 
 // Convert turns a repetition directory into the summary of `simrun run
@@ -302,10 +306,17 @@ func Convert(dir string) (*Result, error) {
 			}
 		}
 	}
+	stableNow := func(g *groupConv) bool {
+		if g.consumer { // every member reconciled at the target of the last epoch bump
+			return g.coordGen >= 0 && g.coordGen == g.epoch && g.settled >= g.live
+		}
+		return g.coordState == "Stable"
+	}
 	maybeClose := func(g *groupConv, now int64) {
-		if !g.open || g.coordState != "Stable" || g.settled < g.live {
+		if !g.open || !stableNow(g) || g.settled < g.live {
 			return
 		}
+		g.everStable = true
 		g.open = false
 		first := g.firstGen
 		if first < 0 {
@@ -341,8 +352,12 @@ func Convert(dir string) (*Result, error) {
 		}
 		maybeClose(g, now)
 	}
+	idName := map[string]string{} // consumer-protocol member ids (Uuids) → member
 	removal := func(g *groupConv, id string, now int64, kind string) {
 		name := memberName(id)
+		if n, ok := idName[id]; ok {
+			name = n
+		}
 		m := members[name]
 		if kind == "leave" {
 			if m != nil && m.leavePoll {
@@ -457,6 +472,49 @@ func Convert(dir string) (*Result, error) {
 				removal(g, b.Member, e.ts, "leave")
 			case BrokerFenced:
 				g.fences++
+			// Consumer protocol (GroupMetadataManager.java@v8.3.0, §2.2): a
+			// rebalance opens at a group epoch bump, named by the member line
+			// just before it; a generation is a target assignment.
+			case BrokerConsumerJoin:
+				g.pendingTrig = "join"
+			case BrokerConsumerFenced:
+				r := "other"
+				switch {
+				case strings.Contains(b.Reason, "session expired"):
+					r = "session-expired"
+				case strings.Contains(b.Reason, "failed to transition"), strings.Contains(b.Reason, "within the rebalance timeout"), strings.Contains(b.Reason, "failed to sync"):
+					r = "rebalance-timeout"
+				}
+				g.pendingTrig = r
+				removal(g, b.Member, e.ts, "session")
+			case BrokerConsumerLeave:
+				g.pendingTrig = "leave"
+				removal(g, b.Member, e.ts, "leave")
+			case BrokerEpochBump:
+				g.epoch = b.Gen
+				if !g.open {
+					trig := g.pendingTrig
+					if trig == "leave" && g.lastLeavePoll {
+						trig = "poll-timeout"
+					}
+					if trig == "" {
+						trig = "other"
+					}
+					g.open, g.openStart, g.openTrig, g.firstGen, g.gens = true, e.ts, trig, -1, 0
+				}
+				g.pendingTrig = ""
+			case BrokerTargetAssignment:
+				setCoordGen(g, b.Gen)
+				if e.ts >= from {
+					g.generations++
+				}
+				if g.open {
+					if g.firstGen < 0 {
+						g.firstGen = b.Gen
+					}
+					g.gens++
+				}
+				maybeClose(g, e.ts)
 			}
 		case e.c != nil:
 			m := members[e.who]
@@ -480,6 +538,25 @@ func Convert(dir string) (*Result, error) {
 			case ClientLeaveSent:
 				m.leavePoll = strings.Contains(strings.ToLower(c.Cause), "poll timeout")
 				m.group.lastLeavePoll = m.leavePoll
+			case ClientTransition: // consumer protocol: settled when STABLE at its epoch
+				idName[c.Member] = e.who
+				if !m.firstJoin && m.goMs > 0 && c.To == "JOINING" {
+					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
+					m.firstJoin = true
+				}
+				if c.To != "STABLE" {
+					unsettle(m)
+					continue
+				}
+				g := m.group
+				if m.settledGen >= 0 && m.settledGen == g.coordGen {
+					g.settled--
+				}
+				m.settledGen = c.Gen
+				if c.Gen == g.coordGen {
+					g.settled++
+				}
+				maybeClose(g, e.ts)
 			case ClientJoining:
 				if !m.firstJoin && m.goMs > 0 {
 					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
@@ -504,6 +581,7 @@ func Convert(dir string) (*Result, error) {
 			case "partitions_assigned":
 				if d.MemberID != "" {
 					idOwner[d.MemberID] = d.Pid
+					idName[d.MemberID] = m.name
 				}
 				if e.ts >= from {
 					g.clientRebals++
@@ -515,6 +593,9 @@ func Convert(dir string) (*Result, error) {
 					}
 				}
 				setOwned(m, e.ts, owned)
+				if g.consumer {
+					continue // settled by the client's transition to STABLE
+				}
 				if m.settledGen >= 0 && m.settledGen == g.coordGen {
 					g.settled--
 				}
@@ -556,7 +637,7 @@ func Convert(dir string) (*Result, error) {
 			}
 		}
 		integrate(g, end)
-		stable := g.coordState == "Stable" && !g.open && g.settled >= g.live
+		stable := stableNow(g) && !g.open && g.settled >= g.live
 		if g.open && g.openStart >= from {
 			first := g.firstGen
 			if first < 0 {

@@ -83,6 +83,8 @@ const (
 	BrokerConsumerFenced
 	BrokerConsumerLeave
 	BrokerConsumerMember // DEBUG "new assignment state"
+	BrokerConsumerJoin
+	BrokerTargetAssignment
 )
 
 // BrokerEvent is one parsed broker line.
@@ -123,6 +125,8 @@ var (
 	reCFenced    = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) fenced from the group because (.*?)\.?$`)
 	reCLeave     = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) left the consumer group`)
 	reCState     = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) new assignment state: epoch=(\d+), previousEpoch=(-?\d+), state=(\S+),`)
+	reCJoin      = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
+	reTarget     = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
 	reMemberID   = regexp.MustCompile(`memberId=([^,)\s]+)`)
 	reSyncExpiry = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
 )
@@ -224,6 +228,14 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 	case strings.Contains(m, "left the consumer group"):
 		if g := reCLeave.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Group, e.Member = BrokerConsumerLeave, g[1], g[2]
+		}
+	case strings.Contains(m, "joins the consumer group"):
+		if g := reCJoin.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Group, e.Member = BrokerConsumerJoin, g[1], g[2]
+		}
+	case strings.Contains(m, "Computed a new target assignment"):
+		if g := reTarget.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Group, e.Gen = BrokerTargetAssignment, g[1], atoi32(g[2])
 		}
 	case strings.Contains(m, "new assignment state"):
 		if g := reCState.FindStringSubmatch(m); g != nil {

@@ -46,17 +46,28 @@ func RunTimeline(ctx context.Context, t0 time.Time, end time.Duration, actions [
 	return sleepUntil(ctx, t0.Add(end))
 }
 
+// sleepUntil waits until the wall clock reads t. The logs it is compared
+// with are stamped by the wall clock (System.currentTimeMillis), and a
+// single long sleep on Go's monotonic timers came back 49 ms late after
+// 60 s in two real runs, so it sleeps in steps, each time measuring what
+// is left on the wall clock (t.Round(0) drops the monotonic reading), and
+// the last step is short.
 func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
+	t = t.Round(0)
+	for {
+		d := time.Until(t)
+		if d <= 0 {
+			return ctx.Err()
+		}
+		if d > 300*time.Millisecond {
+			d = min(d-200*time.Millisecond, time.Second)
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
+		case <-tm.C:
+		}
 	}
 }
