@@ -93,6 +93,7 @@ func TestParseClientLines(t *testing.T) {
 			{ClientJoining, "", 0, "", 1796162271477},
 			{ClientSynced, "", 1, "", 1796162279438},
 			{ClientNone, "", 0, "", 0}, // "Request joining group due to": not used
+			{ClientLeaveSent, "", 0, "the consumer is being closed", 1796164805870},
 		},
 		"client-4.4.0.log": {
 			{ClientCoordinatorFound, "10.77.0.1:9092", 0, "", 1796161766564},
