@@ -197,6 +197,17 @@ type groupConv struct {
 	// trigger of the next bump (the member line logged just before it).
 	epoch       int32
 	pendingTrig string
+	// The coordinator's view of each member (DEBUG "new assignment
+	// state" lines, GroupMetadataManager.java:2704@v8.0.0): the client's
+	// own transition lines print a stale member epoch [measured], so a
+	// consumer group is settled when every member the coordinator has is
+	// STABLE at the target assignment of the last group epoch.
+	cmembers map[string]cmember
+}
+
+type cmember struct {
+	epoch int32
+	state string
 }
 
 // Convert turns a repetition directory into the summary of `simrun run
@@ -216,7 +227,7 @@ func Convert(dir string) (*Result, error) {
 	var order []*groupConv
 	members := map[string]*memberState{}
 	for _, g := range meta.Groups {
-		gc := &groupConv{id: g.ID, consumer: g.Consumer, parts: map[string]int{}, coordGen: -1}
+		gc := &groupConv{id: g.ID, consumer: g.Consumer, parts: map[string]int{}, coordGen: -1, cmembers: map[string]cmember{}}
 		for _, t := range g.Subscribe {
 			for p := 0; p < meta.Partitions[t]; p++ {
 				gc.parts[t+"-"+strconv.Itoa(p)] = gc.nparts
@@ -308,12 +319,20 @@ func Convert(dir string) (*Result, error) {
 	}
 	stableNow := func(g *groupConv) bool {
 		if g.consumer { // every member reconciled at the target of the last epoch bump
-			return g.coordGen >= 0 && g.coordGen == g.epoch && g.settled >= g.live
+			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 {
+				return false
+			}
+			for _, cm := range g.cmembers {
+				if cm.state != "STABLE" || cm.epoch != g.coordGen {
+					return false
+				}
+			}
+			return true
 		}
 		return g.coordState == "Stable"
 	}
 	maybeClose := func(g *groupConv, now int64) {
-		if !g.open || !stableNow(g) || g.settled < g.live {
+		if !g.open || !stableNow(g) || !g.consumer && g.settled < g.live {
 			return
 		}
 		g.everStable = true
@@ -477,6 +496,10 @@ func Convert(dir string) (*Result, error) {
 			// just before it; a generation is a target assignment.
 			case BrokerConsumerJoin:
 				g.pendingTrig = "join"
+				g.cmembers[b.Member] = cmember{state: "JOINING"}
+			case BrokerConsumerMember:
+				g.cmembers[b.Member] = cmember{epoch: b.Gen, state: b.State}
+				maybeClose(g, e.ts)
 			case BrokerConsumerFenced:
 				r := "other"
 				switch {
@@ -486,9 +509,11 @@ func Convert(dir string) (*Result, error) {
 					r = "rebalance-timeout"
 				}
 				g.pendingTrig = r
+				delete(g.cmembers, b.Member)
 				removal(g, b.Member, e.ts, "session")
 			case BrokerConsumerLeave:
 				g.pendingTrig = "leave"
+				delete(g.cmembers, b.Member)
 				removal(g, b.Member, e.ts, "leave")
 			case BrokerEpochBump:
 				g.epoch = b.Gen
@@ -637,7 +662,7 @@ func Convert(dir string) (*Result, error) {
 			}
 		}
 		integrate(g, end)
-		stable := stableNow(g) && !g.open && g.settled >= g.live
+		stable := stableNow(g) && !g.open && (g.consumer || g.settled >= g.live)
 		if g.open && g.openStart >= from {
 			first := g.firstGen
 			if first < 0 {

@@ -214,11 +214,8 @@ func NewPlan(sc *scenario.Scenario, brokerVersion string, drop bool) (*Plan, err
 		if err != nil {
 			return nil, fmt.Errorf("groups[%s].client.profile: %v", g.ID, err)
 		}
-		if g.Consumer() {
-			// The runner and driver run it (group.protocol=consumer, the
-			// broker's GroupMetadataManager at DEBUG); the converter does not
-			// read its member-epoch lines (§2.2, §3.1) into episodes yet.
-			unsupported("groups[%s].client.group.protocol: consumer is not converted yet (the summary would have no episodes)", g.ID)
+		if g.Consumer() && !strings.HasPrefix(brokerVersion, "4.") {
+			unsupported("groups[%s].client.group.protocol: consumer needs a 4.x broker (broker %s; pass --kafka 4.4.0)", g.ID, brokerVersion)
 		}
 		if g.Workload.AssignTime.Kind != scenario.DistConstant || g.Workload.AssignTime.Value != 0 {
 			unsupported("groups[%s].workload.assign.time: the driver has no timed assignor yet", g.ID)

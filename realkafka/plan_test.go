@@ -49,7 +49,6 @@ func TestPlanUnsupported(t *testing.T) {
 		"bug-kafka-10870":           "coordinator.append.error: cannot be injected into a real broker",
 		"bug-kafka-13435":           "add-partitions is not made yet",
 		"bug-kafka-13891":           "workload.assign.time",
-		"consumer-crash-one-member": "group.protocol: consumer is not converted yet",
 	}
 	for name, want := range cases {
 		_, err := NewPlan(builtin(t, name), "", false)
@@ -61,7 +60,14 @@ func TestPlanUnsupported(t *testing.T) {
 		require.NotEmpty(t, p.Dropped, name)
 		require.True(t, strings.Contains(strings.Join(p.Dropped, "\n"), want), name)
 	}
-	_, err := NewPlan(builtin(t, "bug-kafka-9752"), "", false)
+	_, err := NewPlan(builtin(t, "consumer-crash-one-member"), "3.9.1", false)
+	require.ErrorContains(t, err, "groups[payments].client.group.protocol: consumer needs a 4.x broker (broker 3.9.1; pass --kafka 4.4.0)")
+	p, err := NewPlan(builtin(t, "consumer-crash-one-member"), "", false)
+	require.NoError(t, err)
+	require.Equal(t, "4.3.1", p.BrokerVersion)
+	require.Equal(t, "consumer", p.Members[0].Props["group.protocol"])
+	require.NotContains(t, p.Members[0].Props, "session.timeout.ms", "a consumer-protocol client refuses the classic session settings")
+	_, err = NewPlan(builtin(t, "bug-kafka-9752"), "", false)
 	require.ErrorContains(t, err, "client profile kafka-2.4: no kafka-clients jar that the driver can use (it needs ConsumerGroupMetadata, Kafka 2.5+); the nearest available is 2.5.1")
 }
 
