@@ -44,11 +44,11 @@ func TestPlanCrashOneMember(t *testing.T) {
 // with drop, a list in the plan (and so in the summary).
 func TestPlanUnsupported(t *testing.T) {
 	cases := map[string]string{
-		"lossy-network":             "network.latency: lognormal:2:40 (only a constant latency at or below 1ms can run here",
-		"bug-kafka-12890":           "faults (line 44): filter: per-API message filters need a protocol-aware proxy",
-		"bug-kafka-10870":           "coordinator.append.error: cannot be injected into a real broker",
-		"bug-kafka-13435":           "add-partitions is not made yet",
-		"bug-kafka-13891":           "workload.assign.time",
+		"lossy-network":   "network.latency: lognormal:2:40 (only a constant latency at or below 1ms can run here",
+		"bug-kafka-12890": "faults (line 44): filter: per-API message filters need a protocol-aware proxy",
+		"bug-kafka-10870": "coordinator.append.error: cannot be injected into a real broker",
+		"bug-kafka-13435": "add-partitions is not made yet",
+		"bug-kafka-13891": "workload.assign.time",
 	}
 	for name, want := range cases {
 		_, err := NewPlan(builtin(t, name), "", false)
