@@ -276,6 +276,9 @@ type ClientEvent struct {
 // @v8.3.0; AbstractMembershipManager.java@v8.0.0).
 var (
 	reFound = regexp.MustCompile(`Discovered group coordinator (\S+)`)
+	// 4.x consumer protocol (CoordinatorRequestManager) prints the
+	// FindCoordinator answer: "Coordinator(key='g', nodeId=1, host='10.77.0.2', port=9092, …)" [measured, 4.3.1].
+	reFoundCoord = regexp.MustCompile(`host='([^']+)', port=(\d+)`)
 	// 2.8: "…due to cause: C.isDisconnected: B. Rediscovery…"; 3.x/4.x "…cause: C. isDisconnected: B. …";
 	// consumer protocol (CoordinatorRequestManager): "…due to cause: C. Rediscovery will be attempted."
 	reDead       = regexp.MustCompile(`Group coordinator (\S+).*? is unavailable or invalid due to cause: (.*?)\.\s?(?:isDisconnected: (\w+)\. )?Rediscovery will be attempted`)
@@ -294,7 +297,9 @@ func ParseClient(s string) (ClientEvent, bool) {
 	m := l.Msg
 	switch {
 	case strings.Contains(m, "Discovered group coordinator"):
-		if g := reFound.FindStringSubmatch(m); g != nil {
+		if g := reFoundCoord.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Broker = ClientCoordinatorFound, g[1]+":"+g[2]
+		} else if g := reFound.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Broker = ClientCoordinatorFound, g[1]
 		}
 	case strings.Contains(m, "is unavailable or invalid due to cause"):

@@ -17,5 +17,27 @@ var want391 = []wantBroker{
 	{BrokerLeave, "payments", 0, "payments-3-31151fe4-2a93-476f-b0d4-534cdf35c9c9", "", 1796164805878},
 }
 
-// clientCases are client lines captured from further runs.
-var clientCases = map[string][]wantClient{}
+// want431 are the consumer-protocol lines of broker 4.3.1
+// (GroupMetadataManager.java@v8.3.0 :3075, :3449, :3894, :3570 (DEBUG), :4596).
+var want431 = []wantBroker{
+	{BrokerConsumerJoin, "payments", 0, "488KcI7TSuy1-uRX_z8IIw", "", 1796165308604},
+	{BrokerEpochBump, "payments", 2, "", "", 1796165309941},
+	{BrokerTargetAssignment, "payments", 2, "", "", 1796165310622},
+	{BrokerConsumerMember, "payments", 2, "488KcI7TSuy1-uRX_z8IIw", "", 1796165310803},
+	{BrokerConsumerFenced, "payments", 0, "FU3p1wRmQXGogGmbY5cGKw", "", 1796165412176},
+}
+
+// clientCases are client lines captured from further runs: 2.8.2 against a
+// 4.4.0 broker (it logs through AbstractCoordinator's own logger, not
+// ConsumerCoordinator's as 3.x does), and 4.3.1 under the consumer protocol.
+var clientCases = map[string][]wantClient{
+	"client-2.8.2.log": {
+		{ClientCoordinatorFound, "10.77.0.1:9092", 0, "", 1796165517994},
+		{ClientJoining, "", 0, "", 1796165518013},
+		{ClientSynced, "", 1, "", 1796165524231},
+	},
+	"client-4.3.1.log": {
+		{ClientTransition, "", 0, "", 1796165308204},
+		{ClientCoordinatorFound, "10.77.0.2:9092", 0, "", 1796165306931},
+	},
+}

@@ -52,6 +52,7 @@ func TestParseBrokerLines(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("testdata", "lines", "broker-3.9.1.log")); err == nil {
 		cases["broker-3.9.1.log"] = want391
 	}
+	cases["broker-4.3.1.log"] = want431
 	for file, want := range cases {
 		lines := captured(t, file)
 		require.Len(t, lines, len(want), file)
@@ -66,6 +67,12 @@ func TestParseBrokerLines(t *testing.T) {
 			require.Equal(t, w.group, e.Group, "%s:%d", file, i+1)
 			require.Equal(t, w.gen, e.Gen, "%s:%d", file, i+1)
 			require.Equal(t, w.member, e.Member, "%s:%d", file, i+1)
+			if w.kind == BrokerConsumerMember {
+				require.Equal(t, "STABLE", e.State)
+			}
+			if w.kind == BrokerConsumerFenced {
+				require.Equal(t, "the member session expired", e.Reason)
+			}
 			if w.kind == BrokerPreparing {
 				require.Equal(t, w.trigger, triggerOf(e.Reason, &groupConv{}), "%s:%d reason %q", file, i+1, e.Reason)
 			}
