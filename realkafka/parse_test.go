@@ -101,6 +101,9 @@ func TestParseClientLines(t *testing.T) {
 			{ClientSynced, "", 1, "", 1796162279438},
 			{ClientNone, "", 0, "", 0}, // "Request joining group due to": not used
 			{ClientLeaveSent, "", 0, "the consumer is being closed", 1796164805870},
+			// coordinator-failover (SIGTERM of the coordinator): a dead mark
+			// from the heartbeat thread, whose name has spaces.
+			{ClientDeadMark, "10.77.0.3:9092", 0, "error response NOT_COORDINATOR", 1796165853581},
 		},
 		"client-4.4.0.log": {
 			{ClientCoordinatorFound, "10.77.0.1:9092", 0, "", 1796161766564},
