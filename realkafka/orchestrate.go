@@ -568,7 +568,8 @@ func (r *Runner) createTopics(ctx context.Context) error {
 		cp = c
 		break
 	}
-	conf, err := r.confFile("admin.properties", fmt.Sprintf("bootstrap.servers=%s\ndriver.op=create\ndriver.topics=%s\ndriver.records=%d\n", r.bootstrap(), strings.Join(ts, ","), per))
+	conf, err := r.confFile("admin.properties", fmt.Sprintf("bootstrap.servers=%s\ndriver.op=create\ndriver.topics=%s\ndriver.records=%d\ndriver.groups=%s\n",
+		r.bootstrap(), strings.Join(ts, ","), per, strings.Join(p.Groups, ",")))
 	if err != nil {
 		return err
 	}
@@ -582,7 +583,7 @@ func (r *Runner) createTopics(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "nice", args...)
 	out, err := cmd.CombinedOutput()
 	_ = os.WriteFile(filepath.Join(r.Dir, "admin.out"), out, 0o644)
-	if err != nil || !strings.Contains(string(out), "prefilled") {
+	if err != nil || !strings.Contains(string(out), "coordinator_ready") {
 		return fmt.Errorf("creating the topics failed (see %s): %v: %s", filepath.Join(r.Dir, "admin.out"), err, tail(string(out), 600))
 	}
 	return nil

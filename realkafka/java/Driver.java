@@ -213,6 +213,24 @@ public class Driver {
                     pr.flush();
                 }
                 emit("prefilled", "\"records_per_partition\":" + per);
+                // The first FindCoordinator creates __consumer_offsets and
+                // elects its leader: do it before t0, so that the members
+                // find a coordinator that is already there, as in the
+                // simulator (without this a member's first JoinGroup got
+                // NOT_COORDINATOR while the topic was being made [measured]).
+                String groups = d.getProperty("groups", "");
+                for (String g : groups.isEmpty() ? new String[0] : groups.split(",")) {
+                    for (int i = 0; ; i++) {
+                        try {
+                            a.describeConsumerGroups(List.of(g)).all().get();
+                            break;
+                        } catch (Exception e) {
+                            if (i >= 30) throw e;
+                            sleep(1000);
+                        }
+                    }
+                }
+                emit("coordinator_ready", null);
             } else if (op.equals("describe")) {
                 for (String g : d.getProperty("groups").split(",")) {
                     ConsumerGroupDescription gd = a.describeConsumerGroups(List.of(g)).all().get().get(g);
