@@ -1,0 +1,788 @@
+package realkafka
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rebalsim/rebalsim/harness"
+)
+
+// NotMeasured lists the summary fields a real run cannot fill: they are
+// written as zero/empty and named in the real section.
+var NotMeasured = []string{
+	"seed (a real run is not seeded)",
+	"trace_sha256 (no simulator trace; the raw logs are in the repetition's directory)",
+	"invariant_violations (the simulator's checkers read its trace; not run on real logs)",
+	"failovers[].recovery_ms (not converted yet)",
+}
+
+// Real is the part of a real run's JSON that the simulator's has not.
+type Real struct {
+	BrokerVersion  string            `json:"broker_version"`
+	ClientVersions map[string]string `json:"client_versions"`
+	Dir            string            `json:"dir"`
+	WallMs         int64             `json:"wall_ms"`
+	SetupMs        int64             `json:"setup_ms"`
+	BrokerStartMs  map[string]int64  `json:"broker_start_ms"` // exec → "Kafka Server started"
+	// JVM exec → the driver's "ready" (client loaded, consumer built; the
+	// member's start then is a go on stdin), per JVM.
+	JVMToReadyMs harness.Stats `json:"jvm_to_ready_ms"`
+	// A member's start (go) → its first "(Re-)joining group", per start.
+	StartToFirstJoinMs harness.Stats `json:"start_to_first_join_ms"`
+	// Lateness of the fault timeline's actions (ts_ms − (t0 + at_ms)).
+	TimelineLateMs harness.Stats `json:"timeline_late_ms"`
+	LoadAvgStart   string        `json:"loadavg_start"`
+	LoadAvgEnd     string        `json:"loadavg_end"`
+	Dropped        []string      `json:"dropped,omitempty"`
+	Notes          []string      `json:"notes,omitempty"`
+	NotMeasured    []string      `json:"not_measured"`
+}
+
+// Result is one repetition's converted output.
+type Result struct {
+	harness.Summary
+	Real Real `json:"real"`
+}
+
+type ev struct {
+	ts   int64
+	rank int // ties: fault, broker, client, driver
+	seq  int
+	f    *Record
+	b    *BrokerEvent
+	c    *ClientEvent
+	d    *DriverEvent
+	who  string // member (client, driver) or broker name
+}
+
+var reUUIDSuffix = regexp.MustCompile(`^(.*)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// memberName is the member whose client.id (or group.instance.id) made a
+// classic member id "<client.id>-<UUID>" (ConsumerCoordinator; the broker
+// appends a UUID, GroupCoordinator.scala@v7.9.0 / GroupMetadataManager@v8.0.0).
+func memberName(id string) string {
+	if g := reUUIDSuffix.FindStringSubmatch(id); g != nil {
+		return g[1]
+	}
+	return ""
+}
+
+// Load reads a repetition directory's logs, ordered on the one wall clock.
+func Load(dir string) (*Meta, []ev, error) {
+	var meta Meta
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v (the repetition did not finish)", dir, err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", filepath.Join(dir, "meta.json"), err)
+	}
+	var evs []ev
+	add := func(e ev) { e.seq = len(evs); evs = append(evs, e) }
+	for _, l := range readLines(filepath.Join(dir, "faults.jsonl")) {
+		if l == "" {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			return nil, nil, fmt.Errorf("faults.jsonl: %v", err)
+		}
+		add(ev{ts: r.TsMs, rank: 0, f: &r, who: r.Target})
+	}
+	brokers, _ := filepath.Glob(filepath.Join(dir, "brokers", "broker-*.log"))
+	for _, f := range brokers {
+		name := strings.TrimSuffix(filepath.Base(f), ".log")
+		if strings.HasSuffix(name, ".format") {
+			continue
+		}
+		for _, l := range readLines(f) {
+			if e, ok := ParseBroker(l); ok {
+				add(ev{ts: e.TsMs, rank: 1, b: &e, who: name})
+			}
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "members", "*.log"))
+	for _, f := range logs {
+		base := strings.TrimSuffix(filepath.Base(f), ".log")
+		name := base[:strings.LastIndexByte(base, '.')]
+		for _, l := range readLines(f) {
+			if e, ok := ParseClient(l); ok {
+				add(ev{ts: e.TsMs, rank: 2, c: &e, who: name})
+			}
+		}
+	}
+	drv, _ := filepath.Glob(filepath.Join(dir, "members", "*.events.jsonl"))
+	for _, f := range drv {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var d DriverEvent
+			if json.Unmarshal(sc.Bytes(), &d) != nil || d.Event == "" {
+				continue // a JVM's own stdout line
+			}
+			add(ev{ts: d.TsMs, rank: 3, d: &d, who: d.Member})
+		}
+		fh.Close()
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].ts != evs[j].ts {
+			return evs[i].ts < evs[j].ts
+		}
+		return evs[i].rank < evs[j].rank
+	})
+	return &meta, evs, nil
+}
+
+type memberState struct {
+	name       string
+	group      *groupConv
+	pid        int // the live incarnation's pid, 0 when none
+	alive      bool
+	settledGen int32
+	owned      []int // partition indexes
+	leavePoll  bool  // the last LeaveGroup it sent was a poll-timeout leave
+	coordAddr  string
+	startedMs  int64 // live since (wall ms)
+	firstJoin  bool
+	goMs       int64
+}
+
+type groupConv struct {
+	id        string
+	consumer  bool
+	parts     map[string]int
+	nparts    int
+	owners    []int32
+	lastOwner []int32
+	zero      int
+	extra     int
+
+	coordState string
+	coordGen   int32
+	open       bool
+	openStart  int64
+	openTrig   string
+	firstGen   int32
+	gens       int
+	rebalances []harness.Rebalance
+	settled    int
+	live       int
+	everStable bool
+
+	deadMarks, falseDeadMarks int
+	evictions, falseEvictions int
+	leaves, fences            int
+	generations, clientRebals int
+	moved, movedAfterFault    int
+	unowned, unownedAfter     float64
+	doubleOwned               float64
+	memberMs                  float64
+	lastChange                int64
+	tracking                  bool
+	lastLeavePoll             bool
+	fatal                     []string
+	// Consumer protocol (KIP-848): the group epoch last bumped, and the
+	// trigger of the next bump (the member line logged just before it).
+	epoch       int32
+	pendingTrig string
+	// The coordinator's view of each member (DEBUG "new assignment
+	// state" lines, GroupMetadataManager.java:2704@v8.0.0): the client's
+	// own transition lines print a stale member epoch [measured], so a
+	// consumer group is settled when every member the coordinator has is
+	// STABLE at the target assignment of the last group epoch.
+	cmembers map[string]cmember
+}
+
+type cmember struct {
+	epoch int32
+	state string
+}
+
+// Convert turns a repetition directory into the summary of `simrun run
+// --json` (docs/real-kafka-testbed.md §6.4): the same figures, defined as
+// harness/metrics.go defines them, read from the broker, client and driver
+// logs and the fault log.
+func Convert(dir string) (*Result, error) {
+	meta, evs, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	t0, end := meta.T0Ms, meta.T0Ms+meta.DurationMs
+	from := t0 + meta.MeasureFromMs
+	rel := func(ts int64) int64 { return ts - t0 }
+
+	groups := map[string]*groupConv{}
+	var order []*groupConv
+	members := map[string]*memberState{}
+	for _, g := range meta.Groups {
+		gc := &groupConv{id: g.ID, consumer: g.Consumer, parts: map[string]int{}, coordGen: -1, cmembers: map[string]cmember{}}
+		for _, t := range g.Subscribe {
+			for p := 0; p < meta.Partitions[t]; p++ {
+				gc.parts[t+"-"+strconv.Itoa(p)] = gc.nparts
+				gc.nparts++
+			}
+		}
+		gc.owners, gc.lastOwner, gc.zero = make([]int32, gc.nparts), make([]int32, gc.nparts), gc.nparts
+		groups[g.ID] = gc
+		order = append(order, gc)
+		for _, m := range g.Members {
+			members[m] = &memberState{name: m, group: gc, settledGen: -1}
+		}
+	}
+	slotID := map[string]int32{}
+	for i, g := range meta.Groups {
+		for j, m := range g.Members {
+			slotID[m] = int32(i*100000 + j + 1)
+		}
+	}
+	idOwner := map[string]int{} // member id → pid of the incarnation it belongs to
+	brokerDown := map[string]bool{}
+	coordinator := ""
+	firstFault := int64(-1)
+	for _, e := range evs {
+		if e.f != nil && e.f.Fault != "start" && e.f.Err == "" {
+			firstFault = e.ts
+			break
+		}
+	}
+	var lateness []float64
+	var startToJoin, jvmToReady []float64
+	jvmStart := map[int]int64{}
+
+	integrate := func(g *groupConv, now int64) {
+		if g.tracking && now > from {
+			lo := max(g.lastChange, from)
+			dt := float64(now-lo) / 1000
+			g.unowned += dt * float64(g.zero)
+			g.doubleOwned += dt * float64(g.extra)
+			if firstFault >= 0 && now > firstFault {
+				g.unownedAfter += float64(now-max(lo, firstFault)) / 1000 * float64(g.zero)
+			}
+		}
+		g.lastChange = now
+	}
+	adjust := func(g *groupConv, i int, d int32) {
+		before := g.owners[i]
+		g.owners[i] += d
+		after := g.owners[i]
+		if before == 0 && after > 0 {
+			g.zero--
+		} else if before > 0 && after == 0 {
+			g.zero++
+		}
+		g.extra += int(max(after-1, 0) - max(before-1, 0))
+	}
+	setOwned := func(m *memberState, now int64, owned []int) {
+		g := m.group
+		integrate(g, now)
+		old := map[int]bool{}
+		for _, i := range m.owned {
+			adjust(g, i, -1)
+			old[i] = true
+		}
+		for _, i := range owned {
+			adjust(g, i, +1)
+			if !old[i] {
+				if prev := g.lastOwner[i]; prev != 0 && prev != slotID[m.name] && now >= from {
+					g.moved++
+					if firstFault >= 0 && now >= firstFault {
+						g.movedAfterFault++
+					}
+				}
+				g.lastOwner[i] = slotID[m.name]
+			}
+		}
+		m.owned = owned
+	}
+	setCoordGen := func(g *groupConv, gen int32) {
+		if gen == g.coordGen {
+			return
+		}
+		g.coordGen, g.settled = gen, 0
+		for _, m := range members {
+			if m.group == g && m.alive && m.settledGen == gen {
+				g.settled++
+			}
+		}
+	}
+	stableNow := func(g *groupConv) bool {
+		if g.consumer { // every member reconciled at the target of the last epoch bump
+			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 {
+				return false
+			}
+			for _, cm := range g.cmembers {
+				if cm.state != "STABLE" || cm.epoch != g.coordGen {
+					return false
+				}
+			}
+			return true
+		}
+		return g.coordState == "Stable"
+	}
+	maybeClose := func(g *groupConv, now int64) {
+		if !g.open || !stableNow(g) || !g.consumer && g.settled < g.live {
+			return
+		}
+		g.everStable = true
+		g.open = false
+		first := g.firstGen
+		if first < 0 {
+			first = g.coordGen
+		}
+		if g.openStart >= from && g.openStart <= end {
+			g.rebalances = append(g.rebalances, harness.Rebalance{
+				Generation: g.coordGen, FirstGeneration: first, Generations: g.gens,
+				StartMs: rel(g.openStart), EndMs: rel(now), DurationMs: now - g.openStart,
+				Trigger: g.openTrig, Members: g.live,
+			})
+		}
+	}
+	unsettle := func(m *memberState) {
+		if m.settledGen >= 0 && m.settledGen == m.group.coordGen {
+			m.group.settled--
+		}
+		m.settledGen = -1
+	}
+	processEnd := func(m *memberState, now int64, crashed bool) {
+		if !m.alive {
+			return
+		}
+		g := m.group
+		m.alive = false
+		g.live--
+		unsettle(m)
+		if now > from {
+			g.memberMs += float64(now - max(m.startedMs, from))
+		}
+		if crashed || len(m.owned) > 0 {
+			setOwned(m, now, nil) // ownership ends with the process (TestMetricsCrashByHand)
+		}
+		maybeClose(g, now)
+	}
+	idName := map[string]string{} // consumer-protocol member ids (Uuids) → member
+	removal := func(g *groupConv, id string, now int64, kind string) {
+		name := memberName(id)
+		if n, ok := idName[id]; ok {
+			name = n
+		}
+		m := members[name]
+		if kind == "leave" {
+			if m != nil && m.leavePoll {
+				g.evictions++
+				g.falseEvictions++ // the process that left was alive: it was only slow
+				return
+			}
+			g.leaves++
+			return
+		}
+		g.evictions++
+		alive := false
+		if m != nil && m.alive {
+			pid, known := idOwner[id]
+			alive = !known || pid == m.pid
+		}
+		if alive {
+			g.falseEvictions++
+		}
+	}
+
+	n := 0
+	for _, e := range evs {
+		if e.ts > end {
+			break
+		}
+		n++
+		switch {
+		case e.f != nil:
+			r := e.f
+			if r.Kind != "prepare" {
+				lateness = append(lateness, float64(r.TsMs-(t0+r.AtMs)))
+			}
+			if r.Err != "" {
+				continue
+			}
+			m := members[r.Target]
+			switch r.Kind {
+			case "start":
+				if m == nil {
+					continue
+				}
+				g := m.group
+				if !g.tracking {
+					g.tracking, g.lastChange = true, e.ts
+				}
+				m.alive, m.pid, m.startedMs, m.firstJoin, m.goMs = true, r.Pid, e.ts, false, e.ts
+				m.leavePoll = false
+				g.live++
+			case "kill":
+				if m != nil {
+					processEnd(m, e.ts, true)
+				}
+			case "broker-kill", "broker-term":
+				brokerDown[r.Value] = true
+			case "broker-start":
+				brokerDown[r.Value] = false
+			}
+		case e.b != nil:
+			b := e.b
+			if b.Kind == BrokerElected && b.Partition == 0 {
+				coordinator = e.who
+				continue
+			}
+			if b.Kind == BrokerResigned && b.Partition == 0 && coordinator == e.who {
+				coordinator = ""
+				continue
+			}
+			g := groups[b.Group]
+			if g == nil {
+				continue
+			}
+			switch b.Kind {
+			case BrokerPreparing:
+				prev := g.coordState
+				g.coordState = "PreparingRebalance"
+				if !g.open && (prev == "Stable" || prev == "Empty" || prev == "CompletingRebalance" || prev == "") {
+					g.open, g.openStart, g.openTrig, g.firstGen, g.gens = true, e.ts, triggerOf(b.Reason, g), -1, 0
+				}
+				for _, id := range b.Members { // sync-timeout removals
+					removal(g, id, e.ts, "sync")
+				}
+			case BrokerStabilized, BrokerEmpty:
+				if b.Kind == BrokerEmpty {
+					g.coordState = "Empty"
+				} else {
+					g.coordState = "CompletingRebalance"
+				}
+				setCoordGen(g, b.Gen)
+				if e.ts >= from {
+					g.generations++
+				}
+				if g.open {
+					if g.firstGen < 0 {
+						g.firstGen = b.Gen
+					}
+					g.gens++
+				}
+				maybeClose(g, e.ts)
+			case BrokerStable:
+				g.coordState = "Stable"
+				g.everStable = true
+				setCoordGen(g, b.Gen)
+				maybeClose(g, e.ts)
+			case BrokerEvicted:
+				removal(g, b.Member, e.ts, "session")
+			case BrokerNotRejoined:
+				for _, id := range b.Members {
+					removal(g, id, e.ts, "rebalance")
+				}
+			case BrokerLeave:
+				removal(g, b.Member, e.ts, "leave")
+			case BrokerFenced:
+				g.fences++
+			// Consumer protocol (GroupMetadataManager.java@v8.3.0, §2.2): a
+			// rebalance opens at a group epoch bump, named by the member line
+			// just before it; a generation is a target assignment.
+			case BrokerConsumerJoin:
+				g.pendingTrig = "join"
+				g.cmembers[b.Member] = cmember{state: "JOINING"}
+			case BrokerConsumerMember:
+				g.cmembers[b.Member] = cmember{epoch: b.Gen, state: b.State}
+				maybeClose(g, e.ts)
+			case BrokerConsumerFenced:
+				r := "other"
+				switch {
+				case strings.Contains(b.Reason, "session expired"):
+					r = "session-expired"
+				case strings.Contains(b.Reason, "failed to transition"), strings.Contains(b.Reason, "within the rebalance timeout"), strings.Contains(b.Reason, "failed to sync"):
+					r = "rebalance-timeout"
+				}
+				g.pendingTrig = r
+				delete(g.cmembers, b.Member)
+				removal(g, b.Member, e.ts, "session")
+			case BrokerConsumerLeave:
+				g.pendingTrig = "leave"
+				delete(g.cmembers, b.Member)
+				removal(g, b.Member, e.ts, "leave")
+			case BrokerEpochBump:
+				g.epoch = b.Gen
+				if !g.open {
+					trig := g.pendingTrig
+					if trig == "leave" && g.lastLeavePoll {
+						trig = "poll-timeout"
+					}
+					if trig == "" {
+						trig = "other"
+					}
+					g.open, g.openStart, g.openTrig, g.firstGen, g.gens = true, e.ts, trig, -1, 0
+				}
+				g.pendingTrig = ""
+			case BrokerTargetAssignment:
+				setCoordGen(g, b.Gen)
+				if e.ts >= from {
+					g.generations++
+				}
+				if g.open {
+					if g.firstGen < 0 {
+						g.firstGen = b.Gen
+					}
+					g.gens++
+				}
+				maybeClose(g, e.ts)
+			}
+		case e.c != nil:
+			m := members[e.who]
+			if m == nil {
+				continue
+			}
+			c := e.c
+			switch c.Kind {
+			case ClientCoordinatorFound:
+				m.coordAddr = c.Broker
+			case ClientDeadMark:
+				if e.ts < from {
+					continue
+				}
+				g := m.group
+				g.deadMarks++
+				b := brokerOfAddr(c.Broker, meta.Brokers)
+				if b != "" && !brokerDown[b] && (coordinator == "" || coordinator == b) {
+					g.falseDeadMarks++
+				}
+			case ClientLeaveSent:
+				m.leavePoll = strings.Contains(strings.ToLower(c.Cause), "poll timeout")
+				m.group.lastLeavePoll = m.leavePoll
+			case ClientTransition: // consumer protocol: settled when STABLE at its epoch
+				idName[c.Member] = e.who
+				if !m.firstJoin && m.goMs > 0 && c.To == "JOINING" {
+					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
+					m.firstJoin = true
+				}
+				if c.To != "STABLE" {
+					unsettle(m)
+					continue
+				}
+				g := m.group
+				if m.settledGen >= 0 && m.settledGen == g.coordGen {
+					g.settled--
+				}
+				m.settledGen = c.Gen
+				if c.Gen == g.coordGen {
+					g.settled++
+				}
+				maybeClose(g, e.ts)
+			case ClientJoining:
+				if !m.firstJoin && m.goMs > 0 {
+					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
+				}
+				m.firstJoin = true
+				unsettle(m)
+			}
+		case e.d != nil:
+			m := members[e.who]
+			if m == nil {
+				continue
+			}
+			d := e.d
+			g := m.group
+			switch d.Event {
+			case "jvm_start":
+				jvmStart[d.Pid] = d.AtMs
+			case "ready":
+				if t, ok := jvmStart[d.Pid]; ok {
+					jvmToReady = append(jvmToReady, float64(e.ts-t))
+				}
+			case "partitions_assigned":
+				if d.MemberID != "" {
+					idOwner[d.MemberID] = d.Pid
+					idName[d.MemberID] = m.name
+				}
+				if e.ts >= from {
+					g.clientRebals++
+				}
+				owned := slices.Clone(m.owned)
+				for _, p := range d.Partitions {
+					if i, ok := g.parts[p]; ok && !slices.Contains(owned, i) {
+						owned = append(owned, i)
+					}
+				}
+				setOwned(m, e.ts, owned)
+				if g.consumer {
+					continue // settled by the client's transition to STABLE
+				}
+				if m.settledGen >= 0 && m.settledGen == g.coordGen {
+					g.settled--
+				}
+				m.settledGen = d.Generation
+				if d.Generation == g.coordGen {
+					g.settled++
+				}
+				maybeClose(g, e.ts)
+			case "partitions_revoked", "partitions_lost":
+				owned := slices.DeleteFunc(slices.Clone(m.owned), func(i int) bool {
+					for _, p := range d.Partitions {
+						if g.parts[p] == i {
+							return true
+						}
+					}
+					return false
+				})
+				setOwned(m, e.ts, owned)
+			case "closed":
+				processEnd(m, e.ts, false)
+			case "fatal":
+				g.fatal = append(g.fatal, d.Class+": "+d.Message)
+				processEnd(m, e.ts, false)
+			}
+		}
+	}
+	res := &Result{}
+	s := &res.Summary
+	s.Scenario = meta.Scenario
+	s.SimulatedMs = meta.DurationMs
+	s.Events = int64(n)
+	s.InvariantViolations = []harness.Violation{}
+	s.MeasureFromMs = meta.MeasureFromMs
+	s.Valid = true
+	for _, g := range order {
+		for _, m := range members {
+			if m.group == g && m.alive && end > from {
+				g.memberMs += float64(end - max(m.startedMs, from))
+			}
+		}
+		integrate(g, end)
+		stable := stableNow(g) && !g.open && (g.consumer || g.settled >= g.live)
+		if g.open && g.openStart >= from {
+			first := g.firstGen
+			if first < 0 {
+				first = g.coordGen
+			}
+			g.rebalances = append(g.rebalances, harness.Rebalance{Generation: g.coordGen, FirstGeneration: first, Generations: g.gens,
+				StartMs: rel(g.openStart), EndMs: rel(end), DurationMs: end - g.openStart, Trigger: g.openTrig, Members: g.live, Incomplete: true})
+		}
+		gs := harness.GroupSummary{
+			ID: g.id, Rebalances: g.rebalances, RebalanceCount: len(g.rebalances),
+			CoordinatorDeadMarks: g.deadMarks, FalseCoordinatorDeadMarks: g.falseDeadMarks,
+			Evictions: g.evictions, FalseEvictions: g.falseEvictions,
+			MemberHours:                            round(g.memberMs/1000/3600, 6),
+			UnownedPartitionSeconds:                round(g.unowned, 3),
+			UnownedPartitionSecondsAfterFirstFault: round(g.unownedAfter, 3),
+			PartitionsMoved:                        g.moved, PartitionsMovedAfterFirstFault: g.movedAfterFault,
+			DoubleOwnedPartitionSeconds: round(g.doubleOwned, 3),
+			FinalGeneration:             max(g.coordGen, 0), StableAtEnd: stable, FatalErrors: g.fatal,
+			SettleEpisodes: len(g.rebalances), Generations: g.generations, ClientRebalances: g.clientRebals,
+			Leaves: g.leaves, Fences: g.fences, FirstFaultMs: -1,
+		}
+		if firstFault >= 0 {
+			gs.FirstFaultMs = rel(firstFault)
+		}
+		if gs.Rebalances == nil {
+			gs.Rebalances = []harness.Rebalance{}
+		}
+		var d []float64
+		for _, r := range g.rebalances {
+			if !r.Incomplete {
+				d = append(d, float64(r.DurationMs))
+			}
+		}
+		gs.RebalanceDurationMs = stats(d)
+		gs.FillRates()
+		s.Groups = append(s.Groups, gs)
+		if s.Valid && len(g.fatal) > 0 {
+			s.Valid, s.InvalidReason = false, "group "+g.id+": a member stopped on a fatal error ("+g.fatal[0]+")"
+		}
+		if s.Valid && !g.everStable {
+			s.Valid, s.InvalidReason = false, "group "+g.id+" never reached Stable"
+		}
+	}
+	startMs := map[string]int64{}
+	for k, v := range meta.BrokerStartedMs {
+		startMs[k] = v - meta.BrokerExecMs[k]
+	}
+	res.Real = Real{BrokerVersion: meta.BrokerVersion, ClientVersions: meta.ClientVersions, Dir: dir,
+		WallMs: meta.WallMs, SetupMs: meta.SetupMs, BrokerStartMs: startMs,
+		JVMToReadyMs: stats(jvmToReady), StartToFirstJoinMs: stats(startToJoin), TimelineLateMs: stats(lateness),
+		LoadAvgStart: meta.LoadAvgStart, LoadAvgEnd: meta.LoadAvgEnd,
+		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: NotMeasured}
+	return res, nil
+}
+
+// triggerOf names a Preparing line's reason in INTERFACE.md's trigger
+// vocabulary (harness/metrics.go triggerName), from the reason strings of
+// GroupCoordinator.scala@v7.9.0 and GroupMetadataManager.java@v8.0.0 (§2.1).
+func triggerOf(reason string, g *groupConv) string {
+	r := strings.ToLower(reason)
+	switch {
+	case strings.Contains(r, "on heartbeat expiration"):
+		return "session-expired"
+	case strings.Contains(r, "pending sync request expiration"):
+		return "rebalance-timeout"
+	case strings.Contains(r, "leavegroup"):
+		if strings.Contains(r, "poll timeout") || g.lastLeavePoll {
+			return "poll-timeout"
+		}
+		return "leave"
+	case strings.Contains(r, "metadata has changed") || strings.Contains(r, "subscription"):
+		return "metadata"
+	case strings.Contains(r, "adding new member") || strings.Contains(r, "joining group") || strings.Contains(r, "updating metadata for") || strings.Contains(r, "pending member"):
+		return "join"
+	case strings.Contains(r, "when storing group assignment"):
+		return "append-error"
+	}
+	return "other"
+}
+
+// brokerOfAddr maps "10.77.0.2:9092" to "broker-1".
+func brokerOfAddr(addr string, brokers int) string {
+	for i := 0; i < brokers; i++ {
+		if strings.HasPrefix(addr, BrokerHost(i).Addr+":") {
+			return "broker-" + strconv.Itoa(i)
+		}
+	}
+	return ""
+}
+
+func round(x float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	if x < 0 {
+		return -float64(int64(-x*p+0.5)) / p
+	}
+	return float64(int64(x*p+0.5)) / p
+}
+
+// stats is harness's durationStats (mean; empirical-CDF quantiles: the
+// smallest sample with at least the fraction at or below it).
+func stats(xs []float64) harness.Stats {
+	if len(xs) == 0 {
+		return harness.Stats{}
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	q := func(p float64) float64 {
+		for i, x := range xs {
+			if float64(i+1)/float64(len(xs)) >= p {
+				return x
+			}
+		}
+		return xs[len(xs)-1]
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return harness.Stats{Mean: round(sum/float64(len(xs)), 3), P50: q(0.5), P95: q(0.95), P99: q(0.99), Max: xs[len(xs)-1]}
+}

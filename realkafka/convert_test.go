@@ -1,0 +1,65 @@
+package realkafka
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/harness"
+)
+
+// TestConvertCapturedRun converts a captured real run (testdata/smoke.yaml
+// on broker 4.3.1 with kafka-clients 3.7.2; the logs kept are the lines the
+// parsers read, plus the driver events, the fault log and meta.json) and
+// checks every figure against the values worked out by hand from those
+// files (t0 = 1796163147101, end = t0 + 45000):
+//
+//   - episode 1 opens at the first Preparing (…149325, 2224 ms) and closes at
+//     the last gen-1 partitions_assigned (payments-1, …155418, 8317 ms): 6093 ms;
+//   - payments-1 is SIGKILLed at …167112 (first fault 20011 ms); the broker
+//     evicts it at …171505 and prepares at …171507 (24406 ms); the three
+//     survivors' gen-2 assignments end at …171730 (24629 ms): 223 ms;
+//   - unowned partition-seconds: 8 partitions unowned from the first start
+//     until each member's gen-1 assignment: 2×8274 + 2×8289 + 2×8307 +
+//     2×8317 ms = 66.374; after the kill: orders-2 4618 ms and orders-3 4607
+//     ms (payments-1's until re-assigned), orders-4/5 82 ms each, orders-0/1
+//     31 ms each, orders-6/7 27 ms each (eager revoke → assign) = 9.505;
+//     total 75.879;
+//   - moves: orders-2 (payments-1 → payments-0) and orders-3 (→ payments-2);
+//   - member-hours: 45000 + 19961 + 44899 + 44850 ms = 0.042975 h;
+//   - client rebalances: 4 assignments at gen 1 + 3 at gen 2.
+//
+// Definitions as harness/metrics.go (DESIGN.md "What a run measures").
+func TestConvertCapturedRun(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-smoke-4.3.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	require.Len(t, res.Groups, 1)
+	g := res.Groups[0]
+	require.Equal(t, []harness.Rebalance{
+		{Generation: 1, StartMs: 2224, EndMs: 8317, DurationMs: 6093, Trigger: "join", Members: 4, FirstGeneration: 1, Generations: 1},
+		{Generation: 2, StartMs: 24406, EndMs: 24629, DurationMs: 223, Trigger: "session-expired", Members: 3, FirstGeneration: 2, Generations: 1},
+	}, g.Rebalances)
+	require.Equal(t, 3158.0, g.RebalanceDurationMs.Mean)
+	require.Equal(t, int64(20011), g.FirstFaultMs)
+	require.Equal(t, 1, g.Evictions)
+	require.Equal(t, 0, g.FalseEvictions, "the evicted process was SIGKILLed")
+	require.Equal(t, 0, g.Leaves)
+	require.Equal(t, 75.879, g.UnownedPartitionSeconds)
+	require.Equal(t, 9.505, g.UnownedPartitionSecondsAfterFirstFault)
+	require.Equal(t, 2, g.PartitionsMoved)
+	require.Equal(t, 2, g.PartitionsMovedAfterFirstFault)
+	require.Equal(t, 0.0, g.DoubleOwnedPartitionSeconds)
+	require.Equal(t, 0.042975, g.MemberHours)
+	require.Equal(t, 7, g.ClientRebalances)
+	require.Equal(t, 2, g.Generations)
+	require.Equal(t, int32(2), g.FinalGeneration)
+	require.True(t, g.StableAtEnd)
+	require.Equal(t, 0, g.CoordinatorDeadMarks)
+	// JVM exec → ready: 6445, 5928, 7001, 6510 ms; go → first "(Re-)joining
+	// group": 1996, 1850, 2057, 1696 ms.
+	require.Equal(t, 6471.0, res.Real.JVMToReadyMs.Mean)
+	require.Equal(t, 1899.75, res.Real.StartToFirstJoinMs.Mean)
+	require.Equal(t, "4.3.1", res.Real.BrokerVersion)
+}

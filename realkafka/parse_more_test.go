@@ -1,0 +1,43 @@
+package realkafka
+
+// want391 are the lines of testdata/lines/broker-3.9.1.log: the Scala
+// GroupCoordinator of broker 3.9.1 logging through reload4j in UTC
+// (GroupCoordinator.scala:1501, :1576, :607, :1733, :1233@v7.9.0).
+var want391 = []wantBroker{
+	{BrokerPreparing, "payments", 0, "", "join", 1796162884271},
+	{BrokerPreparing, "payments", 1, "", "session-expired", 1796162923958},
+	{BrokerStabilized, "payments", 1, "", "", 1796162890998},
+	{BrokerStabilized, "payments", 2, "", "", 1796162925928},
+	{BrokerStable, "payments", 1, "payments-10-e7c8bdf5-8385-444e-94ef-e43ee872b566", "", 1796162892004},
+	{BrokerEvicted, "payments", 0, "payments-3-9e187091-d9dc-43bd-8464-0c89dcb20be5", "", 1796162923837},
+	{BrokerElected, "", 0, "", "", 1796162881770},
+	// graceful-leave: the reason (:659) and the LeaveGroup line (:661, the
+	// member printed as its whole MemberMetadata).
+	{BrokerPreparing, "payments", 1, "", "leave", 1796164805876},
+	{BrokerLeave, "payments", 0, "payments-3-31151fe4-2a93-476f-b0d4-534cdf35c9c9", "", 1796164805878},
+}
+
+// want431 are the consumer-protocol lines of broker 4.3.1
+// (GroupMetadataManager.java@v8.3.0 :3075, :3449, :3894, :3570 (DEBUG), :4596).
+var want431 = []wantBroker{
+	{BrokerConsumerJoin, "payments", 0, "488KcI7TSuy1-uRX_z8IIw", "", 1796165308604},
+	{BrokerEpochBump, "payments", 2, "", "", 1796165309941},
+	{BrokerTargetAssignment, "payments", 2, "", "", 1796165310622},
+	{BrokerConsumerMember, "payments", 2, "488KcI7TSuy1-uRX_z8IIw", "", 1796165310803},
+	{BrokerConsumerFenced, "payments", 0, "FU3p1wRmQXGogGmbY5cGKw", "", 1796165412176},
+}
+
+// clientCases are client lines captured from further runs: 2.8.2 against a
+// 4.4.0 broker (it logs through AbstractCoordinator's own logger, not
+// ConsumerCoordinator's as 3.x does), and 4.3.1 under the consumer protocol.
+var clientCases = map[string][]wantClient{
+	"client-2.8.2.log": {
+		{ClientCoordinatorFound, "10.77.0.1:9092", 0, "", 1796165517994},
+		{ClientJoining, "", 0, "", 1796165518013},
+		{ClientSynced, "", 1, "", 1796165524231},
+	},
+	"client-4.3.1.log": {
+		{ClientTransition, "", 0, "", 1796165308204},
+		{ClientCoordinatorFound, "10.77.0.2:9092", 0, "", 1796165306931},
+	},
+}
