@@ -278,7 +278,7 @@ func (r *TuneResult) plotTitle(yname, xname string) string {
 			if g.Consumer() {
 				keys = append(keys, "consumer protocol")
 			} else {
-				keys = append(keys, strings.Join(g.Client.Assignors, ","))
+				keys = append(keys, strings.Join(g.Client.Assignors, " then "))
 				swept := func(key string) bool {
 					for _, p := range r.Spec.Params {
 						if strings.HasSuffix(p.Path, key) {
