@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -636,7 +637,11 @@ func withPrepares(acts []Action) []Action {
 			last[a.Target] = a.At
 		}
 	}
-	out = append(out, acts...)
+	// The actions before the prepares of the same instant: a restart's
+	// prepare at its member's first start (at = prev) must not replace the
+	// standby JVM that the start is about to give its go [measured: the go
+	// went to the new JVM, with a rolling restart's set: already applied].
+	out = append(slices.Clone(acts), out...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }

@@ -99,7 +99,7 @@ faults:
 		"40s loss  ", "50s loss  ", "1m30s kill g-1 ", "1m35s start g-1 ",
 	}, got)
 	acts := withPrepares(append([]Action{{At: 0, Kind: "start", Target: "g-1", Fault: "start"}}, p.Actions...))
-	require.Equal(t, Action{At: 35 * time.Second, Kind: "prepare", Target: "g-1", Fault: p.Actions[7].Fault}, acts[4],
+	require.Equal(t, Action{At: 35 * time.Second, Kind: "prepare", Target: "g-1", Fault: p.Actions[7].Fault}, acts[5],
 		"the restart's JVM starts 60 s ahead")
 }
 
@@ -184,4 +184,22 @@ faults:
 	// On a 3.x broker the consumer protocol cannot run.
 	_, err = NewPlan(sc, "3.9.1", false)
 	require.ErrorContains(t, err, "set: group.protocol: consumer needs a 4.x broker")
+}
+
+// TestPreparesAfterStarts: a restart less than 60 s after the run's start is
+// prepared at the member's first start; that prepare must come after the
+// first start's go, or the go reaches the restart's JVM (with a rolling
+// restart's set: already applied) and the first JVM is orphaned.
+func TestPreparesAfterStarts(t *testing.T) {
+	acts := withPrepares([]Action{
+		{At: 0, Kind: "start", Target: "g-0", Fault: "start"},
+		{At: 30 * time.Second, Kind: "term", Target: "g-0", Fault: "r"},
+		{At: 32 * time.Second, Kind: "start", Target: "g-0", Fault: "r", Set: map[string]string{"group.protocol": "consumer"}},
+	})
+	var got []string
+	for _, a := range acts {
+		got = append(got, a.At.String()+" "+a.Kind)
+	}
+	require.Equal(t, []string{"0s start", "0s prepare", "30s term", "32s start"}, got)
+	require.Equal(t, "consumer", acts[1].Set["group.protocol"])
 }
