@@ -252,7 +252,7 @@ func Convert(dir string) (*Result, error) {
 	coordinator := ""
 	firstFault := int64(-1)
 	for _, e := range evs {
-		if e.f != nil && e.f.Fault != "start" && e.f.Err == "" {
+		if e.f != nil && e.f.Fault != "start" && e.f.Kind != "prepare" && e.f.Err == "" { // a JVM started ahead is no fault
 			firstFault = e.ts
 			break
 		}
