@@ -252,7 +252,7 @@ func Convert(dir string) (*Result, error) {
 	coordinator := ""
 	firstFault := int64(-1)
 	for _, e := range evs {
-		if e.f != nil && e.f.Fault != "start" && e.f.Err == "" {
+		if e.f != nil && e.f.Fault != "start" && e.f.Kind != "prepare" && e.f.Err == "" { // a JVM started ahead is no fault
 			firstFault = e.ts
 			break
 		}
@@ -415,7 +415,7 @@ func Convert(dir string) (*Result, error) {
 			}
 			m := members[r.Target]
 			switch r.Kind {
-			case "start":
+			case "start", "host-up":
 				if m == nil {
 					continue
 				}
@@ -426,14 +426,35 @@ func Convert(dir string) (*Result, error) {
 				m.alive, m.pid, m.startedMs, m.firstJoin, m.goMs = true, r.Pid, e.ts, false, e.ts
 				m.leavePoll = false
 				g.live++
-			case "kill":
+			case "kill", "host-down": // host-down: the process is gone with its host
 				if m != nil {
 					processEnd(m, e.ts, true)
 				}
-			case "broker-kill", "broker-term":
+			case "broker-kill", "broker-term", "broker-host-down":
 				brokerDown[r.Value] = true
-			case "broker-start":
+			case "broker-start", "broker-host-up":
 				brokerDown[r.Value] = false
+			case "add-partitions":
+				// The new partitions exist (unowned) from the
+				// createPartitions request on.
+				n, _ := strconv.Atoi(r.Value)
+				for _, mg := range meta.Groups {
+					g := groups[mg.ID]
+					if g == nil || !slices.Contains(mg.Subscribe, r.Target) {
+						continue
+					}
+					integrate(g, e.ts)
+					for p := 0; p < n; p++ {
+						k := r.Target + "-" + strconv.Itoa(p)
+						if _, ok := g.parts[k]; ok {
+							continue
+						}
+						g.parts[k] = g.nparts
+						g.nparts++
+						g.owners, g.lastOwner = append(g.owners, 0), append(g.lastOwner, 0)
+						g.zero++
+					}
+				}
 			}
 		case e.b != nil:
 			b := e.b
@@ -495,6 +516,11 @@ func Convert(dir string) (*Result, error) {
 			// rebalance opens at a group epoch bump, named by the member line
 			// just before it; a generation is a target assignment.
 			case BrokerConsumerJoin:
+				// A classic group turns into a consumer group at its
+				// first consumer-protocol member (online upgrade,
+				// rolling-restart with set: group.protocol: consumer);
+				// from then on it settles as a consumer group.
+				g.consumer = true
 				g.pendingTrig = "join"
 				g.cmembers[b.Member] = cmember{state: "JOINING"}
 			case BrokerConsumerMember:
@@ -632,7 +658,7 @@ func Convert(dir string) (*Result, error) {
 			case "partitions_revoked", "partitions_lost":
 				owned := slices.DeleteFunc(slices.Clone(m.owned), func(i int) bool {
 					for _, p := range d.Partitions {
-						if g.parts[p] == i {
+						if j, ok := g.parts[p]; ok && j == i {
 							return true
 						}
 					}

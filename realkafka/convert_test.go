@@ -1,7 +1,10 @@
 package realkafka
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,4 +65,50 @@ func TestConvertCapturedRun(t *testing.T) {
 	require.Equal(t, 6471.0, res.Real.JVMToReadyMs.Mean)
 	require.Equal(t, 1899.75, res.Real.StartToFirstJoinMs.Mean)
 	require.Equal(t, "4.3.1", res.Real.BrokerVersion)
+}
+
+// copyRun copies a captured run into a temporary directory.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	}))
+	return dst
+}
+
+// TestConvertHostDownAndAddPartitions: the captured smoke run with its
+// SIGKILL logged as a host-down (the testbed's host-down kills the JVM with
+// its host) converts to the same figures — the eviction is not false, the
+// process's member-hours end at the host-down — and an add-partitions to 12
+// at t0 + 40 s adds 4 partitions unowned for the last 5 s (nobody is
+// assigned them before the end): 4 × 5 s = 20 partition-seconds more.
+func TestConvertHostDownAndAddPartitions(t *testing.T) {
+	dir := copyRun(t, filepath.Join("testdata", "run-smoke-4.3.1"))
+	f := filepath.Join(dir, "faults.jsonl")
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	s := strings.Replace(string(b), `"kind":"kill"`, `"kind":"host-down"`, 1)
+	require.NotEqual(t, string(b), s)
+	s += `{"at_ms":40000,"ts_ms":1796163187101,"done_ms":1796163187102,"kind":"add-partitions","target":"orders","value":"12","fault":"{at: 40s, add-partitions: orders}"}` + "\n"
+	require.NoError(t, os.WriteFile(f, []byte(s), 0o644))
+	res, err := Convert(dir)
+	require.NoError(t, err)
+	g := res.Groups[0]
+	require.Equal(t, 1, g.Evictions)
+	require.Equal(t, 0, g.FalseEvictions, "the evicted process went down with its host")
+	require.Equal(t, 0.042975, g.MemberHours)
+	require.Equal(t, 95.879, g.UnownedPartitionSeconds)
+	require.Equal(t, 29.505, g.UnownedPartitionSecondsAfterFirstFault)
 }

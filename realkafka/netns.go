@@ -205,3 +205,25 @@ func Lock() (release func(), err error) {
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
+
+// DropAll makes h silent: its input and output chains drop every packet
+// (no FIN, no RST, no reply leaves it); Undrop turns them back to accept.
+func DropAll(h Host) error {
+	return nft(h.NS(), "chain inet rk in { policy drop; }\nchain inet rk out { policy drop; }\n")
+}
+
+// Undrop ends DropAll (the cut rules, if any, stay).
+func Undrop(h Host) error {
+	return nft(h.NS(), "chain inet rk in { policy accept; }\nchain inet rk out { policy accept; }\n")
+}
+
+// DeleteHost deletes h's veth pair and namespace (§6.3 host-down: the
+// sockets of the dead host are discarded without a FIN or RST leaving it).
+// The veth is deleted first, synchronously: the namespace's own teardown is
+// asynchronous, and a re-created host needs the veth's name.
+func DeleteHost(h Host) error {
+	if err := run("ip", "link", "delete", nsPrefix+h.Name+"-h"); err != nil {
+		return err
+	}
+	return run("ip", "netns", "delete", h.NS())
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +76,12 @@ type Runner struct {
 	// lastStopped is the broker the last broker-kill/term stopped (a
 	// coordinator target restarts that one).
 	lastStopped string
+	// down: the hosts (Host.Name) that a host-down has silenced.
+	down map[string]bool
+	// loss: the network-wide loss now in force (a re-created host gets it).
+	loss float64
+	// admins: add-partitions' Admin JVMs, started ahead, by action index.
+	admins map[string]*proc
 }
 
 func (r *Runner) say(format string, args ...any) { fmt.Fprintf(r.Progress, format+"\n", args...) }
@@ -114,6 +121,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		}
 	}
 	r.procs, r.standby, r.inc = map[string]*proc{}, map[string]*proc{}, map[string]int{}
+	r.down, r.admins, r.loss = map[string]bool{}, map[string]*proc{}, sc.Network.Loss
 	r.meta = Meta{Scenario: sc.Name, BrokerVersion: p.BrokerVersion, Brokers: p.Brokers, ClientVersions: map[string]string{},
 		DurationMs: sc.Duration.Milliseconds(), MeasureFromMs: sc.MeasureFrom.Milliseconds(), Partitions: map[string]int{},
 		BrokerExecMs: map[string]int64{}, BrokerStartedMs: map[string]int64{}, LoadAvgStart: loadavg(),
@@ -195,10 +203,13 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	r.say("starting %d member JVMs ahead of t0 …", len(p.Members))
 	for _, m := range p.Members {
 		if !m.Deferred {
-			if _, err := r.prepare(r.member(m.Name)); err != nil {
+			if _, err := r.prepare(r.member(m.Name), nil); err != nil {
 				return err
 			}
 		}
+	}
+	if err := r.startAdmins(); err != nil {
+		return err
 	}
 	if err := r.waitReady(ctx); err != nil {
 		return err
@@ -245,7 +256,10 @@ func (r *Runner) teardown() {
 	for _, p := range r.standby {
 		ps = append(ps, p)
 	}
-	r.procs, r.standby = map[string]*proc{}, map[string]*proc{}
+	for _, p := range r.admins {
+		ps = append(ps, p)
+	}
+	r.procs, r.standby, r.admins = map[string]*proc{}, map[string]*proc{}, map[string]*proc{}
 	r.mu.Unlock()
 	for _, p := range ps {
 		_ = p.cmd.Process.Signal(syscall.SIGKILL)
@@ -388,6 +402,9 @@ offsets.commit.timeout.ms=%d
 	}
 	if strings.HasPrefix(p.BrokerVersion, "4.") {
 		s += "share.coordinator.state.topic.replication.factor=1\nshare.coordinator.state.topic.min.isr=1\ngroup.coordinator.threads=1\n"
+		if c.ConsumerMigrationPolicy != "" {
+			s += "group.consumer.migration.policy=" + c.ConsumerMigrationPolicy + "\n"
+		}
 		if c.ConsumerSessionTimeout > 0 {
 			s += fmt.Sprintf("group.consumer.session.timeout.ms=%d\ngroup.consumer.min.session.timeout.ms=%d\ngroup.consumer.max.session.timeout.ms=%d\n",
 				c.ConsumerSessionTimeout.Milliseconds(), min(c.ConsumerMinSessionTimeout, c.ConsumerSessionTimeout).Milliseconds(), max(c.ConsumerMaxSessionTimeout, c.ConsumerSessionTimeout).Milliseconds())
@@ -422,6 +439,9 @@ func (r *Runner) logConf() (string, []string, error) {
 	consumer := false
 	for _, m := range r.Plan.Members {
 		consumer = consumer || m.Consumer
+	}
+	for _, a := range r.Plan.Actions {
+		consumer = consumer || a.Set["group.protocol"] == "consumer"
 	}
 	f, err := r.confFile("log4j2-broker.properties", log4j2Props(consumer))
 	return f, []string{"-Dlog4j2.configurationFile=" + f}, err
@@ -612,12 +632,16 @@ func withPrepares(acts []Action) []Action {
 				if ok {
 					at = max(at, prev)
 				}
-				out = append(out, Action{At: at, Kind: "prepare", Target: a.Target, Fault: a.Fault})
+				out = append(out, Action{At: at, Kind: "prepare", Target: a.Target, Fault: a.Fault, Set: a.Set})
 			}
 			last[a.Target] = a.At
 		}
 	}
-	out = append(out, acts...)
+	// The actions before the prepares of the same instant: a restart's
+	// prepare at its member's first start (at = prev) must not replace the
+	// standby JVM that the start is about to give its go [measured: the go
+	// went to the new JVM, with a rolling restart's set: already applied].
+	out = append(slices.Clone(acts), out...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }
@@ -637,20 +661,34 @@ func (r *Runner) waitReady(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	for name, p := range r.admins {
+		select {
+		case <-p.ready:
+		case <-p.done:
+			return fmt.Errorf("the Admin JVM of %s exited before it was ready (see %s)", name, filepath.Join(r.Dir, "admin-*.out"))
+		case <-deadline:
+			return fmt.Errorf("the Admin JVM of %s was not ready within 5 minutes", name)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	r.say("  member JVMs ready %.1f s after the first exec", time.Since(t).Seconds())
 	return nil
 }
 
 // goMember makes member m's standby JVM (started now if there is none) the
 // member's process and tells it to start.
-func (r *Runner) goMember(m *Member) (int, error) {
+func (r *Runner) goMember(m *Member, set map[string]string) (int, error) {
 	r.mu.Lock()
 	p := r.standby[m.Name]
 	r.mu.Unlock()
 	if p == nil {
 		var err error
-		if p, err = r.prepare(m); err != nil {
+		if p, err = r.prepare(m, set); err != nil {
 			return 0, err
+		}
+		if p == nil {
+			return 0, fmt.Errorf("%s's host is down", m.Name)
 		}
 	}
 	r.mu.Lock()
@@ -662,8 +700,12 @@ func (r *Runner) goMember(m *Member) (int, error) {
 }
 
 // prepare starts member m's next JVM, which loads the client and waits for
-// its go.
-func (r *Runner) prepare(m *Member) (*proc, error) {
+// its go. set (rolling-restart with set:) changes the member's client
+// properties from this JVM on. On a host that is down it starts the JVM
+// without its warm-up request (it would only meet the drop-all rules and
+// leave the client in a connection-setup back-off at the host's return).
+func (r *Runner) prepare(m *Member, set map[string]string) (*proc, error) {
+	applySet(m, set)
 	r.inc[m.Name]++
 	inc := r.inc[m.Name]
 	var b strings.Builder
@@ -687,6 +729,9 @@ func (r *Runner) prepare(m *Member) (*proc, error) {
 			v += strconv.Itoa(inc)
 		}
 		b.WriteString("driver." + k + "=" + v + "\n")
+	}
+	if r.down[MemberHost(m.Index).Name] {
+		b.WriteString("driver.warmup=false\n")
 	}
 	conf, err := r.confFile(fmt.Sprintf("%s.%d.properties", m.Name, inc), b.String())
 	if err != nil {
@@ -759,18 +804,38 @@ func (r *Runner) do(a Action) (int, string, error) {
 		if m == nil {
 			return 0, "", fmt.Errorf("unknown member %s", a.Target)
 		}
-		pid, err := r.goMember(m)
-		return pid, "", err
+		if r.down[MemberHost(m.Index).Name] {
+			return 0, "", fmt.Errorf("%s's host is down", m.Name)
+		}
+		applySet(m, a.Set)
+		pid, err := r.goMember(m, a.Set)
+		return pid, setValue(a.Set), err
 	case "prepare":
 		m := r.member(a.Target)
 		if m == nil {
 			return 0, "", fmt.Errorf("unknown member %s", a.Target)
 		}
-		p, err := r.prepare(m)
+		if r.down[MemberHost(m.Index).Name] {
+			return 0, "deferred: host down", nil
+		}
+		p, err := r.prepare(m, a.Set)
 		if err != nil {
 			return 0, "", err
 		}
 		return p.cmd.Process.Pid, "", nil
+	case "host-down", "broker-host-down":
+		return r.hostDown(a)
+	case "host-up", "broker-host-up":
+		return r.hostUp(a)
+	case "add-partitions":
+		r.mu.Lock()
+		p := r.admins[adminKey(a)]
+		r.mu.Unlock()
+		if p == nil {
+			return 0, "", fmt.Errorf("no Admin JVM for %s", a.Fault)
+		}
+		_, err := io.WriteString(p.stdin, "go\n")
+		return p.cmd.Process.Pid, strconv.Itoa(a.Count), err
 	case "kill":
 		pid, err := signal(a.Target, syscall.SIGKILL)
 		return pid, "", err
@@ -807,13 +872,20 @@ func (r *Runner) do(a Action) (int, string, error) {
 		}
 		return 0, b, Cut(MemberHost(m.Index), BrokerHost(i).Addr, a.OneWay)
 	case "loss":
+		r.loss = a.Value
 		var first error
 		for i := 0; i < r.Plan.Brokers; i++ {
+			if r.down[BrokerHost(i).Name] {
+				continue
+			}
 			if err := SetLoss(BrokerHost(i), a.Value); err != nil && first == nil {
 				first = err
 			}
 		}
 		for _, m := range r.Plan.Members {
+			if r.down[MemberHost(m.Index).Name] {
+				continue
+			}
 			if err := SetLoss(MemberHost(m.Index), a.Value); err != nil && first == nil {
 				first = err
 			}
@@ -877,4 +949,205 @@ func boostSelf(n int) bool {
 		}
 	}
 	return ok
+}
+
+// applySet applies a rolling restart's set: to member m's client
+// properties ("" removes a key).
+func applySet(m *Member, set map[string]string) {
+	if set == nil {
+		return
+	}
+	props := map[string]string{}
+	for k, v := range m.Props {
+		props[k] = v
+	}
+	for k, v := range set {
+		if v == "" {
+			delete(props, k)
+		} else {
+			props[k] = v
+		}
+	}
+	m.Props = props
+	m.Consumer = props["group.protocol"] == "consumer"
+}
+
+// setValue writes a set: for the fault log ("k=v,…", sorted).
+func setValue(set map[string]string) string {
+	var kv []string
+	for k, v := range set {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ",")
+}
+
+func adminKey(a Action) string { return a.At.String() + " " + a.Target }
+
+// startAdmins starts, before t0, one Admin JVM on the tool host per
+// add-partitions step: it connects and waits for its go, so that the
+// createPartitions request leaves at the fault's instant, not a JVM
+// start-up later (§6.3: Admin createPartitions from rk-ctl).
+func (r *Runner) startAdmins() error {
+	cp := ""
+	for _, c := range r.driverCP {
+		cp = c
+		break
+	}
+	lc := filepath.Join(r.Dir, "conf", "log4j2-client.properties")
+	for k, a := range r.Plan.Actions {
+		if a.Kind != "add-partitions" {
+			continue
+		}
+		conf, err := r.confFile(fmt.Sprintf("admin-%d.properties", k), fmt.Sprintf("bootstrap.servers=%s\ndriver.op=partitions\ndriver.topic=%s\ndriver.count=%d\n",
+			r.bootstrap(), a.Target, a.Count))
+		if err != nil {
+			return err
+		}
+		args := []string{"-Xmx128m", "-XX:+UseSerialGC", "-cp", cp, "-Dlog4j2.configurationFile=" + lc,
+			"-Drk.log=" + filepath.Join(r.Dir, fmt.Sprintf("admin-%d.log", k)), "Driver", "admin", conf}
+		out := filepath.Join(r.Dir, fmt.Sprintf("admin-%d.out", k))
+		p, err := r.spawn("admin", ToolHost(), args, out, out)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.admins[adminKey(a)] = p
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// hostDown silences a member's or a broker's host, kills its process and
+// deletes its veth and namespace (§6.3 host-down): drop-all first, so that
+// neither the kill's FIN/RST nor anything else leaves the host; the deletion
+// discards its sockets. A host that comes back (host-up) is re-created at
+// once with the same address and drop-all, so that its next process can be
+// started ahead, and opened at host-up: the peers' stale segments then meet
+// a fresh stack (RST), as when a real machine reboots.
+func (r *Runner) hostDown(a Action) (int, string, error) {
+	var h Host
+	name, value := a.Target, ""
+	if a.Kind == "broker-host-down" {
+		if name == "coordinator" {
+			name = r.coordinator()
+		}
+		i, ok := brokerIndex(name)
+		if !ok {
+			return 0, "", fmt.Errorf("unknown broker %s", a.Target)
+		}
+		h, value, r.lastStopped = BrokerHost(i), name, name
+	} else {
+		m := r.member(name)
+		if m == nil {
+			return 0, "", fmt.Errorf("unknown member %s", name)
+		}
+		h = MemberHost(m.Index)
+	}
+	if err := DropAll(h); err != nil {
+		return 0, value, err
+	}
+	r.mu.Lock()
+	p, sb := r.procs[name], r.standby[name]
+	delete(r.procs, name)
+	delete(r.standby, name)
+	r.down[h.Name] = true
+	r.mu.Unlock()
+	pid := 0
+	for _, q := range []*proc{p, sb} {
+		if q == nil {
+			continue
+		}
+		if q == p {
+			pid = q.cmd.Process.Pid
+		}
+		_ = q.cmd.Process.Signal(syscall.SIGKILL)
+		select {
+		case <-q.done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	if err := DeleteHost(h); err != nil {
+		return pid, value, err
+	}
+	if err := MakeHost(h); err != nil {
+		return pid, value, err
+	}
+	if err := DropAll(h); err != nil {
+		return pid, value, err
+	}
+	if m := r.member(name); m != nil && a.Dur > 0 {
+		// The member comes back: its next JVM loads the client now, in
+		// the silent namespace (no warm-up request), and gets its go at
+		// host-up.
+		if _, err := r.prepare(m, nil); err != nil {
+			return pid, value, err
+		}
+	}
+	return pid, value, nil
+}
+
+// hostUp opens a host that hostDown silenced and starts its process: a
+// member's fresh JVM (started now, without a warm-up: the host was down),
+// a broker on its log.dirs.
+func (r *Runner) hostUp(a Action) (int, string, error) {
+	name := a.Target
+	if a.Kind == "broker-host-up" {
+		if name == "coordinator" {
+			name = r.lastStopped
+		}
+		i, ok := brokerIndex(name)
+		if !ok {
+			return 0, "", fmt.Errorf("unknown broker %s", a.Target)
+		}
+		h := BrokerHost(i)
+		if err := r.openHost(h); err != nil {
+			return 0, name, err
+		}
+		_, logArgs, _ := r.logConf()
+		err := r.startNode(name, h, "-Xms512m", logArgs)
+		pid := 0
+		r.mu.Lock()
+		if p := r.procs[name]; p != nil {
+			pid = p.cmd.Process.Pid
+		}
+		r.mu.Unlock()
+		return pid, name, err
+	}
+	m := r.member(name)
+	if m == nil {
+		return 0, "", fmt.Errorf("unknown member %s", name)
+	}
+	h := MemberHost(m.Index)
+	r.mu.Lock()
+	p := r.standby[m.Name]
+	r.mu.Unlock()
+	if p == nil { // without the warm-up: the host is still closed
+		var err error
+		if p, err = r.prepare(m, nil); err != nil {
+			return 0, "", err
+		}
+	}
+	if err := r.openHost(h); err != nil {
+		return 0, "", err
+	}
+	r.mu.Lock()
+	delete(r.standby, m.Name)
+	r.procs[m.Name] = p
+	r.mu.Unlock()
+	_, err := io.WriteString(p.stdin, "{\"go\": true}\n")
+	return p.cmd.Process.Pid, "", err
+}
+
+func (r *Runner) openHost(h Host) error {
+	if err := Undrop(h); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	delete(r.down, h.Name)
+	r.mu.Unlock()
+	if r.loss > 0 {
+		return SetLoss(h, r.loss)
+	}
+	return nil
 }

@@ -115,20 +115,21 @@ var (
 	// Scala :661 "Member ${MemberMetadata} has left group G through explicit `LeaveGroup`; client reason: r"
 	reLeaveScala = regexp.MustCompile("Member (.*) has left group (\\S+) through explicit `LeaveGroup`; client reason: (.*)$")
 	// Java :6320 "[Group G] Member M has left group through explicit `LeaveGroup` request; client reason: r"
-	reLeaveJava  = regexp.MustCompile("\\[Group (\\S+)\\] Member (\\S+) has left group through explicit `LeaveGroup` request; client reason: (.*)$")
-	reReplace    = regexp.MustCompile(`joins group (\S+) in \S+ state\. Replacing previously mapped member (\S+) with this groupInstanceId`)
-	reElected    = regexp.MustCompile(`Elected as the group coordinator for partition (\d+)`)
-	reResigned   = regexp.MustCompile(`Resigned as the group coordinator for partition (\d+)`)
-	reLoading    = regexp.MustCompile(`Scheduling loading of metadata from __consumer_offsets-(\d+)`)
-	reUnloading  = regexp.MustCompile(`Scheduling unloading of metadata for __consumer_offsets-(\d+)`)
-	reEpochBump  = regexp.MustCompile(`\[GroupId (\S+)\] Bumped group epoch to (\d+)`)
-	reCFenced    = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) fenced from the group because (.*?)\.?$`)
-	reCLeave     = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) left the consumer group`)
-	reCState     = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) new assignment state: epoch=(\d+), previousEpoch=(-?\d+), state=(\S+),`)
-	reCJoin      = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
-	reTarget     = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
-	reMemberID   = regexp.MustCompile(`memberId=([^,)\s]+)`)
-	reSyncExpiry = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
+	reLeaveJava     = regexp.MustCompile("\\[Group (\\S+)\\] Member (\\S+) has left group through explicit `LeaveGroup` request; client reason: (.*)$")
+	reReplace       = regexp.MustCompile(`joins group (\S+) in \S+ state\. Replacing previously mapped member (\S+) with this groupInstanceId`)
+	reElected       = regexp.MustCompile(`Elected as the group coordinator for partition (\d+)`)
+	reResigned      = regexp.MustCompile(`Resigned as the group coordinator for partition (\d+)`)
+	reLoading       = regexp.MustCompile(`Scheduling loading of metadata from __consumer_offsets-(\d+)`)
+	reUnloading     = regexp.MustCompile(`Scheduling unloading of metadata for __consumer_offsets-(\d+)`)
+	reEpochBump     = regexp.MustCompile(`\[GroupId (\S+)\] Bumped group epoch to (\d+)`)
+	reCFenced       = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) fenced from the group because (.*?)\.?$`)
+	reCLeave        = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) left the consumer group`)
+	reCState        = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) new assignment state: epoch=(\d+), previousEpoch=(-?\d+), state=(\S+),`)
+	reCClassicLeave = regexp.MustCompile("\\[GroupId (\\S+)\\] (?:Dynamic|Static) member (\\S+) has left group through explicit `LeaveGroup` request")
+	reCJoin         = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
+	reTarget        = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
+	reMemberID      = regexp.MustCompile(`memberId=([^,)\s]+)`)
+	reSyncExpiry    = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
 )
 
 func atoi32(s string) int32 {
@@ -192,7 +193,13 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 			e.Kind, e.Group, e.Members = BrokerNotRejoined, g[1], memberList(g[2])
 		}
 	case strings.Contains(m, "through explicit `LeaveGroup`"):
-		if g := reLeaveJava.FindStringSubmatch(m); g != nil {
+		// A classic member leaving a consumer group (after an online
+		// upgrade): "[GroupId G] Dynamic member M has left group through
+		// explicit `LeaveGroup` request; client reason: r" [measured: broker
+		// 4.3.1, the classic → consumer rolling restart].
+		if g := reCClassicLeave.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Group, e.Member = BrokerConsumerLeave, g[1], g[2]
+		} else if g := reLeaveJava.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Group, e.Member, e.Reason = BrokerLeave, g[1], g[2], g[3]
 		} else if g := reLeaveScala.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Group, e.Reason = BrokerLeave, g[2], g[3]

@@ -1,5 +1,11 @@
 package realkafka
 
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
 // want391 are the lines of testdata/lines/broker-3.9.1.log: the Scala
 // GroupCoordinator of broker 3.9.1 logging through reload4j in UTC
 // (GroupCoordinator.scala:1501, :1576, :607, :1733, :1233@v7.9.0).
@@ -40,4 +46,19 @@ var clientCases = map[string][]wantClient{
 		{ClientTransition, "", 0, "", 1796165308204},
 		{ClientCoordinatorFound, "10.77.0.2:9092", 0, "", 1796165306931},
 	},
+}
+
+// TestParseClassicLeaveInConsumerGroup: a classic member leaving a group the
+// 4.3.1 broker has converted to a consumer group (the classic → consumer
+// rolling restart) logs "[GroupId G] Dynamic member M has left group …" —
+// captured from the migrate-consumer run; without it the converter kept the
+// member in the group and never settled.
+func TestParseClassicLeaveInConsumerGroup(t *testing.T) {
+	l := "1796167740130 INFO [group-coordinator-event-processor-0] org.apache.kafka.coordinator.group.GroupMetadataManager [GroupCoordinator id=0 topic=__consumer_offsets partition=0] [GroupId payments] Dynamic member payments-1-99803339-72b4-4786-9803-7dfc05606121 has left group through explicit `LeaveGroup` request; client reason: the consumer is being closed"
+	e, ok := ParseBroker(l)
+	require.True(t, ok)
+	require.Equal(t, BrokerConsumerLeave, e.Kind)
+	require.Equal(t, "payments", e.Group)
+	require.Equal(t, "payments-1-99803339-72b4-4786-9803-7dfc05606121", e.Member)
+	require.Equal(t, int64(1796167740130), e.TsMs)
 }

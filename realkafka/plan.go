@@ -44,13 +44,18 @@ type Member struct {
 // Action is one wall-clock step of the fault timeline.
 type Action struct {
 	At     time.Duration
-	Kind   string // kill, term, start, stop, cont, slow-poll, cut, heal, loss, loss-off, broker-kill, broker-start, broker-term
+	Kind   string // kill, term, start, stop, cont, slow-poll, cut, heal, loss, broker-kill, broker-start, broker-term, host-down, host-up, broker-host-down, broker-host-up, add-partitions
 	Target string // member name, broker name ("broker-0"), or "" (network-wide)
 	Peer   string // cut/heal: the other end (a broker name or "coordinator")
 	OneWay bool
 	Value  float64       // loss probability
 	Dur    time.Duration // slow-poll
 	Fault  string        // the scenario fault this step comes from
+	// Set: the client properties of the processes started from this step
+	// on (rolling-restart with set:), Kafka names; "" removes the key.
+	Set map[string]string
+	// Count: add-partitions' new partition count of topic Target.
+	Count int
 }
 
 // UnsupportedError lists the faults and settings a scenario needs that the
@@ -291,20 +296,39 @@ func NewPlan(sc *scenario.Scenario, brokerVersion string, drop bool) (*Plan, err
 		case scenario.FaultFilter:
 			unsupported("%s: per-API message filters need a protocol-aware proxy", where)
 		case scenario.FaultHostDown:
-			unsupported("%s: host-down is not made yet on the real testbed", where)
+			// docs/real-kafka-testbed.md §6.3: drop-all in the host's
+			// namespace, SIGKILL, delete the veth and the namespace (no
+			// FIN/RST leaves it); after `for` the host comes back with the
+			// same address and a fresh process.
+			down, up := "host-down", "host-up"
+			if isBroker {
+				down, up = "broker-host-down", "broker-host-up"
+			}
+			add(Action{At: f.At, Kind: down, Target: f.Target, Dur: f.For})
+			if f.For > 0 {
+				add(Action{At: f.At + f.For, Kind: up, Target: f.Target})
+			}
 		case scenario.FaultRollingRestart:
+			var set map[string]string
 			if f.Set != nil {
-				unsupported("%s: rolling-restart with set: is not made yet", where)
-				continue
+				set = p.rollingSet(sc, f.Target, f.Set)
+				if set == nil {
+					unsupported("%s: group %s not found", where, f.Target)
+					continue
+				}
+				if f.Set.GroupProtocol == scenario.ProtocolConsumer && !strings.HasPrefix(brokerVersion, "4.") {
+					unsupported("%s: set: group.protocol: consumer needs a 4.x broker (broker %s; pass --kafka 4.4.0)", where, brokerVersion)
+					continue
+				}
 			}
 			gi := p.groupMembers(f.Target)
 			for k, name := range gi {
 				at := f.At + time.Duration(k)*f.Interval
 				add(Action{At: at, Kind: "term", Target: name})
-				add(Action{At: at + f.Downtime, Kind: "start", Target: name})
+				add(Action{At: at + f.Downtime, Kind: "start", Target: name, Set: set})
 			}
 		case scenario.FaultAddPartitions:
-			unsupported("%s: add-partitions is not made yet on the real testbed", where)
+			add(Action{At: f.At, Kind: "add-partitions", Target: f.Target, Count: f.Partitions})
 		default:
 			unsupported("%s: unknown to the real testbed", where)
 		}
@@ -339,6 +363,44 @@ func (p *Plan) groupMembers(group string) []string {
 		}
 	}
 	return out
+}
+
+// rollingSet is the consumer properties a rolling restart's set: gives the
+// group's restarted processes: the group's client settings with the change
+// applied, written as newMember writes them, and every property of the old
+// protocol that the new one does not take removed ("" values).
+func (p *Plan) rollingSet(sc *scenario.Scenario, group string, c *scenario.ClientChange) map[string]string {
+	var g *scenario.Group
+	for i := range sc.Groups {
+		if sc.Groups[i].ID == group {
+			g = &sc.Groups[i]
+			break
+		}
+	}
+	if g == nil {
+		return nil
+	}
+	before := newMember(sc, g, 0, 0, "")
+	ng := *g
+	if c.GroupProtocol != "" {
+		ng.Client.GroupProtocol = c.GroupProtocol
+	}
+	if c.RemoteAssignor != "" {
+		ng.Client.RemoteAssignor = c.RemoteAssignor
+	}
+	after := newMember(sc, &ng, 0, 0, "")
+	set := map[string]string{}
+	for k, v := range after.Props {
+		if k != "client.id" && k != "group.instance.id" && before.Props[k] != v {
+			set[k] = v
+		}
+	}
+	for k := range before.Props {
+		if _, ok := after.Props[k]; !ok {
+			set[k] = ""
+		}
+	}
+	return set
 }
 
 func (p *Plan) joinMember(sc *scenario.Scenario, group string, host int) *Member {

@@ -1,6 +1,7 @@
 package realkafka
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,6 @@ func TestPlanUnsupported(t *testing.T) {
 		"lossy-network":   "network.latency: lognormal:2:40 (only a constant latency at or below 1ms can run here",
 		"bug-kafka-12890": "faults (line 44): filter: per-API message filters need a protocol-aware proxy",
 		"bug-kafka-10870": "coordinator.append.error: cannot be injected into a real broker",
-		"bug-kafka-13435": "add-partitions is not made yet",
 		"bug-kafka-13891": "workload.assign.time",
 	}
 	for name, want := range cases {
@@ -99,6 +99,107 @@ faults:
 		"40s loss  ", "50s loss  ", "1m30s kill g-1 ", "1m35s start g-1 ",
 	}, got)
 	acts := withPrepares(append([]Action{{At: 0, Kind: "start", Target: "g-1", Fault: "start"}}, p.Actions...))
-	require.Equal(t, Action{At: 35 * time.Second, Kind: "prepare", Target: "g-1", Fault: p.Actions[7].Fault}, acts[4],
+	require.Equal(t, Action{At: 35 * time.Second, Kind: "prepare", Target: "g-1", Fault: p.Actions[7].Fault}, acts[5],
 		"the restart's JVM starts 60 s ahead")
+}
+
+// TestPlanHostDownAndPartitions: host-down of a member and of the
+// coordinator broker become the silence-kill-delete step and, after `for`,
+// the host's return (docs/real-kafka-testbed.md §6.3); add-partitions is
+// the Admin createPartitions from the tool host with the new count.
+func TestPlanHostDownAndPartitions(t *testing.T) {
+	sc, err := scenario.Parse("h.yaml", []byte(`
+name: h
+duration: 120s
+topics: [{name: t, partitions: 4}]
+groups:
+  - {id: g, members: 2, subscribe: [t]}
+faults:
+  - {at: 10s, host-down: g-0, for: 20s}
+  - {at: 40s, host-down: coordinator, for: 15s}
+  - {at: 50s, host-down: g-1, for: 60s}
+  - {at: 70s, add-partitions: t, partitions: 8}
+`))
+	require.NoError(t, err)
+	p, err := NewPlan(sc, "", false)
+	require.NoError(t, err, "host-down and add-partitions are made now")
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.At.String()+" "+a.Kind+" "+a.Target+" "+a.Dur.String()+" "+strconv.Itoa(a.Count))
+	}
+	require.Equal(t, []string{
+		"10s host-down g-0 20s 0", "30s host-up g-0 0s 0",
+		"40s broker-host-down coordinator 15s 0", "50s host-down g-1 1m0s 0",
+		"55s broker-host-up coordinator 0s 0", "1m10s add-partitions t 0s 8", "1m50s host-up g-1 0s 0",
+	}, got)
+	// A host's return is not a "start": no JVM is prepared ahead for it by
+	// withPrepares (its namespace does not exist until host-down re-makes it).
+	for _, a := range withPrepares(p.Actions) {
+		require.NotEqual(t, "prepare", a.Kind)
+	}
+}
+
+// TestPlanRollingRestartSet: a rolling restart with set: group.protocol:
+// consumer (the classic → consumer migration, KIP-848 online upgrade) starts
+// each member's next process with the consumer protocol's properties and
+// without the classic ones a consumer-protocol client refuses
+// (ConsumerConfig: session.timeout.ms, heartbeat.interval.ms and
+// partition.assignment.strategy are rejected with group.protocol=consumer).
+func TestPlanRollingRestartSet(t *testing.T) {
+	sc, err := scenario.Parse("r.yaml", []byte(`
+name: r
+duration: 120s
+coordinator: {profile: kafka-4.3}
+topics: [{name: t, partitions: 4}]
+groups:
+  - {id: g, members: 2, subscribe: [t], client: {profile: kafka-4.x}}
+faults:
+  - {at: 30s, rolling-restart: g, interval: 10s, downtime: 2s, set: {group.protocol: consumer, group.remote.assignor: range}}
+`))
+	require.NoError(t, err)
+	p, err := NewPlan(sc, "", false)
+	require.NoError(t, err)
+	want := map[string]string{"group.protocol": "consumer", "group.remote.assignor": "range",
+		"session.timeout.ms": "", "heartbeat.interval.ms": "", "partition.assignment.strategy": ""}
+	var got []string
+	for _, a := range p.Actions {
+		got = append(got, a.At.String()+" "+a.Kind+" "+a.Target)
+		if a.Kind == "start" {
+			require.Equal(t, want, a.Set)
+		} else {
+			require.Nil(t, a.Set)
+		}
+	}
+	require.Equal(t, []string{"30s term g-0", "32s start g-0", "40s term g-1", "42s start g-1"}, got)
+	m := p.Members[1]
+	require.Equal(t, "45000", m.Props["session.timeout.ms"], "before the restart the member is classic")
+	acts := withPrepares(p.Actions)
+	require.Equal(t, want, acts[0].Set, "the JVM started ahead of the restart gets the new properties")
+	applySet(&m, want)
+	require.True(t, m.Consumer)
+	require.Equal(t, "consumer", m.Props["group.protocol"])
+	require.NotContains(t, m.Props, "session.timeout.ms")
+	require.NotContains(t, m.Props, "partition.assignment.strategy")
+	require.Equal(t, "g-1", m.Props["client.id"], "the set keeps the member's own client.id")
+	// On a 3.x broker the consumer protocol cannot run.
+	_, err = NewPlan(sc, "3.9.1", false)
+	require.ErrorContains(t, err, "set: group.protocol: consumer needs a 4.x broker")
+}
+
+// TestPreparesAfterStarts: a restart less than 60 s after the run's start is
+// prepared at the member's first start; that prepare must come after the
+// first start's go, or the go reaches the restart's JVM (with a rolling
+// restart's set: already applied) and the first JVM is orphaned.
+func TestPreparesAfterStarts(t *testing.T) {
+	acts := withPrepares([]Action{
+		{At: 0, Kind: "start", Target: "g-0", Fault: "start"},
+		{At: 30 * time.Second, Kind: "term", Target: "g-0", Fault: "r"},
+		{At: 32 * time.Second, Kind: "start", Target: "g-0", Fault: "r", Set: map[string]string{"group.protocol": "consumer"}},
+	})
+	var got []string
+	for _, a := range acts {
+		got = append(got, a.At.String()+" "+a.Kind)
+	}
+	require.Equal(t, []string{"0s start", "0s prepare", "30s term", "32s start"}, got)
+	require.Equal(t, "consumer", acts[1].Set["group.protocol"])
 }

@@ -150,7 +150,10 @@ public class Driver {
         // Warm-up before the go: one metadata request (no group traffic)
         // loads and compiles the client's network path, which otherwise
         // costs the first JoinGroup seconds of CPU on a loaded machine.
-        try { c.partitionsFor(topics.get(0)); } catch (Exception e) { emit("warmup_failed", "\"message\":" + str(e.getMessage())); }
+        // Not on a host that is down until the go (host-down's fresh
+        // process): its requests would only meet the drop-all rules.
+        if (!d.getProperty("warmup", "true").equals("false"))
+            try { c.partitionsFor(topics.get(0)); } catch (Exception e) { emit("warmup_failed", "\"message\":" + str(e.getMessage())); }
         emit("ready", null);
         try { go.await(); } catch (InterruptedException e) { return; }
         emit("started", null);
@@ -225,12 +228,28 @@ public class Driver {
                             a.describeConsumerGroups(List.of(g)).all().get();
                             break;
                         } catch (Exception e) {
+                            // A 4.x broker answers GROUP_ID_NOT_FOUND for a
+                            // group that has no members yet: the coordinator
+                            // was found and has loaded, which is all we need
+                            // [measured: 4.3.1 broker, kafka-clients 4.3.1].
+                            if (e.getCause() != null && e.getCause().getClass().getSimpleName().equals("GroupIdNotFoundException")) break;
                             if (i >= 30) throw e;
                             sleep(1000);
                         }
                     }
                 }
                 emit("coordinator_ready", null);
+            } else if (op.equals("partitions")) {
+                // add-partitions: loaded and connected ahead, the
+                // createPartitions is sent at the orchestrator's go (a line
+                // on stdin), the fault's instant.
+                String t = d.getProperty("topic");
+                a.listTopics().names().get();
+                emit("ready", null);
+                new BufferedReader(new InputStreamReader(System.in)).readLine();
+                emit("started", null);
+                a.createPartitions(Map.of(t, org.apache.kafka.clients.admin.NewPartitions.increaseTo(Integer.parseInt(d.getProperty("count"))))).all().get();
+                emit("partitions_created", "\"topic\":" + str(t) + ",\"count\":" + d.getProperty("count"));
             } else if (op.equals("describe")) {
                 for (String g : d.getProperty("groups").split(",")) {
                     ConsumerGroupDescription gd = a.describeConsumerGroups(List.of(g)).all().get().get(g);
