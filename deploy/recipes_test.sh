@@ -13,7 +13,10 @@
 #     is run again and the merge equals the unsharded sweep; always: an array
 #     of the wrong size is refused, an experiment file's shards go to
 #     out/NAME/shard-i;
-#  3. the Kubernetes manifests name the image deploy/Dockerfile builds.
+#  3. the Kubernetes manifests: decoded strictly with k8s.io/api and checked
+#     (deploy/k8stest: the image is deploy/Dockerfile's, Indexed completions
+#     = SHARDS, --workers from the CPU request, claims and mounts resolve); the
+#     image is built only with DOCKER_TEST=1 and a docker engine.
 #   sh deploy/recipes_test.sh [EXPERIMENT] [N]
 set -eu
 EXPERIMENT=${1:-quickstart}
@@ -116,7 +119,10 @@ SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=1 OUT_ROOT=fileexp bash deploy/slur
 echo "ok: an experiment file's shards go to out/NAME/shard-i"
 cd "$repo"
 
-# 3. Kubernetes: both manifests name the image the Dockerfile's comment builds.
+# 3. Kubernetes: every manifest decoded strictly with the Kubernetes API types
+# and checked against the recipe (deploy/k8stest, its own module), then the
+# same image check in shell.
+(cd deploy/k8stest && go test -count=1 ./...)
 img=$(sed -n 's/^#   docker build -t \([^ ]*\) .*/\1/p' deploy/Dockerfile)
 for m in deploy/k8s-indexed-job.yaml deploy/k8s-merge-job.yaml; do
   grep -q "image: $img" "$m" || { echo "$m does not use the image $img that deploy/Dockerfile builds"; exit 1; }
