@@ -15,7 +15,8 @@
 #     b. kill -9 of a running task's simrun,
 #     c. the node forced down while a task runs, then resumed;
 #     each followed by the README's flow: list the tasks not COMPLETED,
-#     scontrol requeue each, merge again.
+#     scontrol requeue each, merge again; the requeued task's log holds
+#     both runs (--open-mode=append).
 set -euo pipefail
 repo=$(pwd)
 [ "$(id -u)" = 0 ] || { echo "slurm-real.sh: run as root (slurmd starts jobs as their user)" >&2; exit 2; }
@@ -172,6 +173,12 @@ retry() {
   requeued=$n
 }
 merged_log() { cat "slurm-$1.out" 2>/dev/null; }
+# appended LOG: the task's log holds both runs (--open-mode=append), not the second only.
+appended() {
+  local runs
+  runs=$(grep -c '^slurm-sweep.sh: shard ' "$1" || true)
+  [ "$runs" -ge 2 ] || { echo "$1: $runs run(s) in the log; a requeued task's log was truncated:"; cat "$1"; exit 1; }
+}
 
 # 1. quickstart, as written.
 "$simrun" sweep quickstart --out "$d/whole-quickstart" > /dev/null 2>&1
@@ -199,8 +206,9 @@ wait_done "$jid" "$mid"
 grep -q "missing" "slurm-$mid.out" || { echo "the afterany merge after scancel did not name missing points:"; merged_log "$mid"; exit 1; }
 retry slowstart
 [ "$requeued" -ge 1 ] || { echo "scancel: no task to requeue"; exit 1; }
+appended "slurm-${jid}_2.out"
 same "$d/whole-slowstart" out/slowstart/merged
-echo "ok: real Slurm: scancel of task 2: the merge named the missing points; $requeued task(s) requeued; merged again == unsharded"
+echo "ok: real Slurm: scancel of task 2: the merge named the missing points; $requeued task(s) requeued (its log appended, both runs); merged again == unsharded"
 
 # 2b. kill -9 of a running task's simrun.
 fresh
@@ -221,8 +229,9 @@ wait_done "$jid" "$mid"
 grep -q "missing" "slurm-$mid.out" || { echo "the afterany merge after kill -9 did not name missing points:"; merged_log "$mid"; exit 1; }
 retry slowstart
 [ "$requeued" -ge 1 ] || { echo "kill -9: no task to requeue"; exit 1; }
+appended "slurm-${jid}_4.out"
 same "$d/whole-slowstart" out/slowstart/merged
-echo "ok: real Slurm: kill -9 of task 4's simrun: the merge named the missing points; $requeued task(s) requeued; merged again == unsharded"
+echo "ok: real Slurm: kill -9 of task 4's simrun: the merge named the missing points; $requeued task(s) requeued (its log appended, both runs); merged again == unsharded"
 
 # 2c. The node forced down while task 6 runs, then resumed.
 fresh
@@ -236,6 +245,8 @@ echo "+ scontrol update nodename=$host state=resume"
 scontrol update nodename="$host" state=resume
 wait_done "$jid" "$mid"
 if grep -q "missing" "slurm-$mid.out"; then first_merge="named the missing points"; else first_merge="was complete (Slurm requeued the task itself)"; fi
+grep -q "DUE TO NODE FAILURE" "slurm-${jid}_6.out" || { echo "task 6 was not killed by the node going down:"; cat "slurm-${jid}_6.out"; exit 1; }
+appended "slurm-${jid}_6.out"
 retry slowstart
 same "$d/whole-slowstart" out/slowstart/merged
-echo "ok: real Slurm: node down during task 6, resumed: the first merge $first_merge; $requeued task(s) requeued; merged again == unsharded"
+echo "ok: real Slurm: node down during task 6, resumed: the first merge $first_merge; $requeued task(s) requeued (its log appended, both runs); merged again == unsharded"
