@@ -244,9 +244,9 @@ sinfo -h -n "$host" -o '%N %T %E'
 echo "+ scontrol update nodename=$host state=resume"
 scontrol update nodename="$host" state=resume
 wait_done "$jid" "$mid"
-if grep -q "missing" "slurm-$mid.out"; then first_merge="named the missing points"; else first_merge="was complete (Slurm requeued the task itself)"; fi
+if grep -q "missing" "slurm-$mid.out"; then first_merge="named the missing points"; else first_merge="was complete (it waited for the second run)"; fi
 grep -q "DUE TO NODE FAILURE" "slurm-${jid}_6.out" || { echo "task 6 was not killed by the node going down:"; cat "slurm-${jid}_6.out"; exit 1; }
 appended "slurm-${jid}_6.out"
 retry slowstart
 same "$d/whole-slowstart" out/slowstart/merged
-echo "ok: real Slurm: node down during task 6, resumed: the first merge $first_merge; $requeued task(s) requeued (its log appended, both runs); merged again == unsharded"
+echo "ok: real Slurm: node down during task 6, resumed: the task was killed (NODE FAILURE) and requeued by Slurm, its log appended (both runs); the first merge $first_merge; the retry flow requeued $requeued task(s); merged again == unsharded"
