@@ -2,15 +2,21 @@
 # Checks the sharding recipes end to end:
 #  1. N shards through parallel-sweep.sh, merged, equal byte for byte to one
 #     unsharded sweep;
-#  2. deploy/README.md's Slurm commands, exactly as written (the experiment
-#     name replaced by EXPERIMENT): with a real sbatch when there is one on
-#     PATH and SLURM_TEST=real, else through a stand-in sbatch that runs each
-#     array task with SLURM_ARRAY_TASK_ID/COUNT set by hand and the --wrap
-#     merge after them; the merged directory equals the unsharded sweep;
-#     then one task "fails", the afterany merge names the missing points,
-#     the task is requeued and the merge again equals the unsharded sweep;
-#     an array of the wrong size is refused;
-#  3. the Kubernetes manifests name the image deploy/Dockerfile builds.
+#  2. deploy/README.md's Slurm commands, exactly as written: on a real
+#     one-node Slurm that deploy/slurm-real.sh starts and always stops (when
+#     we are root and munged, slurmctld, slurmd and sbatch exist; quickstart
+#     merged == unsharded, then scancel, kill -9 and a node forced down, each
+#     requeued and merged again == unsharded); else (or with SLURM_TEST=fake),
+#     saying so, through a stand-in sbatch that runs each array task with
+#     SLURM_ARRAY_TASK_ID/COUNT set by hand and the --wrap merge after them:
+#     one task "fails", the afterany merge names the missing points, the task
+#     is run again and the merge equals the unsharded sweep; always: an array
+#     of the wrong size is refused, an experiment file's shards go to
+#     out/NAME/shard-i;
+#  3. the Kubernetes manifests: decoded strictly with k8s.io/api and checked
+#     (deploy/k8stest: the image is deploy/Dockerfile's, Indexed completions
+#     = SHARDS, --workers from the CPU request, claims and mounts resolve); the
+#     image is built only with DOCKER_TEST=1 and a docker engine.
 #   sh deploy/recipes_test.sh [EXPERIMENT] [N]
 set -eu
 EXPERIMENT=${1:-quickstart}
@@ -30,11 +36,24 @@ same "$tmp/merged"
 echo "ok: parallel-sweep.sh: $N shards merged == unsharded ($EXPERIMENT)"
 
 # 2. Slurm: the README's lines, run in a scratch directory holding ./simrun.
+real_slurm=""
+if [ "${SLURM_TEST:-}" != fake ] && [ "$(id -u)" = 0 ]; then
+  real_slurm=1
+  for b in munged slurmctld slurmd sbatch; do
+    PATH=$PATH:/usr/sbin command -v "$b" >/dev/null 2>&1 || real_slurm=""
+  done
+fi
+if [ -n "$real_slurm" ]; then
+  bash deploy/slurm-real.sh "$tmp/simrun"
+else
+  echo "no real Slurm here (it needs root and munged, slurmctld, slurmd, sbatch: apt-get install slurm-wlm munge), or SLURM_TEST=fake: the README's Slurm lines run through a stand-in sbatch"
+fi
 mkdir -p "$tmp/slurm/deploy"
 cp deploy/slurm-sweep.sh "$tmp/slurm/deploy/"
 ln -s "$tmp/simrun" "$tmp/slurm/simrun"
 grep -E '^    (jid=|sbatch )' deploy/README.md | sed "s/crash-recovery/$EXPERIMENT/g" > "$tmp/slurm/readme.sh"
 [ "$(wc -l < "$tmp/slurm/readme.sh")" -ge 3 ] || { echo "deploy/README.md: the Slurm commands are missing"; exit 1; }
+if [ -z "$real_slurm" ]; then
 cat > "$tmp/slurm/fake-sbatch.sh" <<'FAKE'
 # A stand-in sbatch: --array=A-B runs the script once per task with
 # SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT; --wrap runs its command.
@@ -69,12 +88,8 @@ sbatch() {
 }
 FAKE
 cd "$tmp/slurm"
-run_readme() { # the README's lines with the stand-in (or the real) sbatch
-  if [ "${SLURM_TEST:-}" = real ] && command -v sbatch >/dev/null 2>&1; then
-    sh readme.sh
-  else
-    (. ./fake-sbatch.sh; . ./readme.sh)
-  fi
+run_readme() { # the README's lines with the stand-in sbatch
+  (. ./fake-sbatch.sh; . ./readme.sh)
 }
 # The first two lines: the array and the merge.
 head -2 readme.sh > first.sh
@@ -89,6 +104,8 @@ sh -c "$merge" > merge2.log 2>&1 || { cat merge2.log; exit 1; }
 out=$(printf '%s\n' "$merge" | sed 's/.*--out //')
 same "$tmp/slurm/$out"
 echo "ok: README's Slurm commands: 8 shards, a failed task named by the afterany merge, requeued, merged == unsharded ($EXPERIMENT)"
+fi
+cd "$tmp/slurm"
 if SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=4 bash deploy/slurm-sweep.sh "$EXPERIMENT" 8 2> wrong.log; then
   echo "an array of 4 tasks for 8 shards was not refused"; exit 1
 fi
@@ -102,7 +119,10 @@ SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=1 OUT_ROOT=fileexp bash deploy/slur
 echo "ok: an experiment file's shards go to out/NAME/shard-i"
 cd "$repo"
 
-# 3. Kubernetes: both manifests name the image the Dockerfile's comment builds.
+# 3. Kubernetes: every manifest decoded strictly with the Kubernetes API types
+# and checked against the recipe (deploy/k8stest, its own module), then the
+# same image check in shell.
+(cd deploy/k8stest && go test -count=1 ./...)
 img=$(sed -n 's/^#   docker build -t \([^ ]*\) .*/\1/p' deploy/Dockerfile)
 for m in deploy/k8s-indexed-job.yaml deploy/k8s-merge-job.yaml; do
   grep -q "image: $img" "$m" || { echo "$m does not use the image $img that deploy/Dockerfile builds"; exit 1; }

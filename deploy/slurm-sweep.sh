@@ -25,6 +25,8 @@ if [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "$SLURM_ARRAY_TASK_COUNT" != "$SHAR
   echo "slurm-sweep.sh: the array has $SLURM_ARRAY_TASK_COUNT tasks but $SHARDS shards were asked for: submit with --array=0-$((SHARDS - 1))" >&2
   exit 2
 fi
+# One line per run, so that a requeued task's appended log shows where each run starts.
+echo "slurm-sweep.sh: shard $i/$SHARDS of $EXPERIMENT, job ${SLURM_JOB_ID:-?} on $(hostname), restart ${SLURM_RESTART_COUNT:-0}" >&2
 name=$(basename "$EXPERIMENT")
 name=${name%.yaml}
 name=${name%.yml}
