@@ -132,13 +132,13 @@ func (w *world) summary() Summary {
 			FalseCoordinatorDeadMarks:              m.falseDeadMarks,
 			Evictions:                              m.evictions,
 			FalseEvictions:                         m.falseEvictions,
-			MemberHours:                            round(m.memberSeconds/3600, 6),
-			UnownedPartitionSeconds:                round(m.unownedPS, 3),
-			UnownedPartitionSecondsAfterFirstFault: round(m.unownedAfterFaultPS, 3),
+			MemberHours:                            Round(m.memberSeconds/3600, 6),
+			UnownedPartitionSeconds:                Round(m.unownedPS, 3),
+			UnownedPartitionSecondsAfterFirstFault: Round(m.unownedAfterFaultPS, 3),
 			PartitionsMoved:                        m.moved,
 			PartitionsMovedAfterFirstFault:         m.movedAfterFault,
 			Failovers:                              m.failovers,
-			DoubleOwnedPartitionSeconds:            round(m.doubleOwnedPS, 3),
+			DoubleOwnedPartitionSeconds:            Round(m.doubleOwnedPS, 3),
 			FinalGeneration:                        m.coordGen,
 			StableAtEnd:                            m.stableAtEnd(),
 			FatalErrors:                            m.fatal,
@@ -155,13 +155,7 @@ func (w *world) summary() Summary {
 		if gs.FinalGeneration < 0 {
 			gs.FinalGeneration = 0
 		}
-		var d []float64
-		for _, r := range m.rebalances {
-			if !r.Incomplete {
-				d = append(d, float64(r.DurationMs))
-			}
-		}
-		gs.RebalanceDurationMs = durationStats(d)
+		gs.RebalanceDurationMs = RebalanceDurationStats(m.rebalances)
 		gs.FillRates()
 		s.Groups = append(s.Groups, gs)
 	}
@@ -197,14 +191,28 @@ func (w *world) validity() (bool, string) {
 // durationStats summarises durations with gonum/stat: the mean, and
 // quantiles by the empirical CDF (stat.Empirical: the smallest sample with
 // at least the given fraction of samples at or below it).
-func durationStats(xs []float64) Stats {
+// RebalanceDurationStats is a group's rebalance_duration_ms: the
+// statistics of its complete settle episodes' durations (one definition for
+// the simulator's summary and simrun real's).
+func RebalanceDurationStats(rs []Rebalance) Stats {
+	var d []float64
+	for _, r := range rs {
+		if !r.Incomplete {
+			d = append(d, float64(r.DurationMs))
+		}
+	}
+	return DurationStats(d)
+}
+
+// DurationStats is the mean and empirical-CDF quantiles of durations.
+func DurationStats(xs []float64) Stats {
 	if len(xs) == 0 {
 		return Stats{}
 	}
 	xs = slices.Clone(xs)
 	slices.Sort(xs)
 	return Stats{
-		Mean: round(stat.Mean(xs, nil), 3),
+		Mean: Round(stat.Mean(xs, nil), 3),
 		P50:  stat.Quantile(0.50, stat.Empirical, xs, nil),
 		P95:  stat.Quantile(0.95, stat.Empirical, xs, nil),
 		P99:  stat.Quantile(0.99, stat.Empirical, xs, nil),
@@ -212,7 +220,8 @@ func durationStats(xs []float64) Stats {
 	}
 }
 
-func round(x float64, digits int) float64 {
+// Round rounds x to digits decimals, as every figure of the summary is.
+func Round(x float64, digits int) float64 {
 	p := 1.0
 	for i := 0; i < digits; i++ {
 		p *= 10

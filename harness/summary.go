@@ -120,7 +120,7 @@ func (g *GroupSummary) FillRates() {
 		if g.MemberHours <= 0 {
 			return 0
 		}
-		return round(float64(n)/g.MemberHours, 6)
+		return Round(float64(n)/g.MemberHours, 6)
 	}
 	g.CoordinatorDeadMarksPerMemberHour = rate(g.CoordinatorDeadMarks)
 	g.FalseCoordinatorDeadMarksPerMemberHour = rate(g.FalseCoordinatorDeadMarks)

@@ -349,6 +349,22 @@ func Convert(dir string) (*Result, error) {
 			})
 		}
 	}
+	// newGeneration counts a completed join phase (classic) or a target
+	// computed for a new epoch (consumer) at ts, in the figures and in the
+	// open settle episode, and closes the episode if that settles it.
+	newGeneration := func(g *groupConv, gen int32, ts int64) {
+		setCoordGen(g, gen)
+		if ts >= from {
+			g.generations++
+		}
+		if g.open {
+			if g.firstGen < 0 {
+				g.firstGen = gen
+			}
+			g.gens++
+		}
+		maybeClose(g, ts)
+	}
 	unsettle := func(m *memberState) {
 		if m.settledGen >= 0 && m.settledGen == m.group.coordGen {
 			m.group.settled--
@@ -486,17 +502,7 @@ func Convert(dir string) (*Result, error) {
 				} else {
 					g.coordState = "CompletingRebalance"
 				}
-				setCoordGen(g, b.Gen)
-				if e.ts >= from {
-					g.generations++
-				}
-				if g.open {
-					if g.firstGen < 0 {
-						g.firstGen = b.Gen
-					}
-					g.gens++
-				}
-				maybeClose(g, e.ts)
+				newGeneration(g, b.Gen, e.ts)
 			case BrokerStable:
 				g.coordState = "Stable"
 				g.everStable = true
@@ -555,17 +561,7 @@ func Convert(dir string) (*Result, error) {
 				}
 				g.pendingTrig = ""
 			case BrokerTargetAssignment:
-				setCoordGen(g, b.Gen)
-				if e.ts >= from {
-					g.generations++
-				}
-				if g.open {
-					if g.firstGen < 0 {
-						g.firstGen = b.Gen
-					}
-					g.gens++
-				}
-				maybeClose(g, e.ts)
+				newGeneration(g, b.Gen, e.ts)
 			}
 		case e.c != nil:
 			m := members[e.who]
@@ -701,11 +697,11 @@ func Convert(dir string) (*Result, error) {
 			ID: g.id, Rebalances: g.rebalances, RebalanceCount: len(g.rebalances),
 			CoordinatorDeadMarks: g.deadMarks, FalseCoordinatorDeadMarks: g.falseDeadMarks,
 			Evictions: g.evictions, FalseEvictions: g.falseEvictions,
-			MemberHours:                            round(g.memberMs/1000/3600, 6),
-			UnownedPartitionSeconds:                round(g.unowned, 3),
-			UnownedPartitionSecondsAfterFirstFault: round(g.unownedAfter, 3),
+			MemberHours:                            harness.Round(g.memberMs/1000/3600, 6),
+			UnownedPartitionSeconds:                harness.Round(g.unowned, 3),
+			UnownedPartitionSecondsAfterFirstFault: harness.Round(g.unownedAfter, 3),
 			PartitionsMoved:                        g.moved, PartitionsMovedAfterFirstFault: g.movedAfterFault,
-			DoubleOwnedPartitionSeconds: round(g.doubleOwned, 3),
+			DoubleOwnedPartitionSeconds: harness.Round(g.doubleOwned, 3),
 			FinalGeneration:             max(g.coordGen, 0), StableAtEnd: stable, FatalErrors: g.fatal,
 			SettleEpisodes: len(g.rebalances), Generations: g.generations, ClientRebalances: g.clientRebals,
 			Leaves: g.leaves, Fences: g.fences, FirstFaultMs: -1,
@@ -716,13 +712,7 @@ func Convert(dir string) (*Result, error) {
 		if gs.Rebalances == nil {
 			gs.Rebalances = []harness.Rebalance{}
 		}
-		var d []float64
-		for _, r := range g.rebalances {
-			if !r.Incomplete {
-				d = append(d, float64(r.DurationMs))
-			}
-		}
-		gs.RebalanceDurationMs = stats(d)
+		gs.RebalanceDurationMs = harness.RebalanceDurationStats(g.rebalances)
 		gs.FillRates()
 		s.Groups = append(s.Groups, gs)
 		if s.Valid && len(g.fatal) > 0 {
@@ -738,7 +728,7 @@ func Convert(dir string) (*Result, error) {
 	}
 	res.Real = Real{BrokerVersion: meta.BrokerVersion, ClientVersions: meta.ClientVersions, Dir: dir,
 		WallMs: meta.WallMs, SetupMs: meta.SetupMs, BrokerStartMs: startMs,
-		JVMToReadyMs: stats(jvmToReady), StartToFirstJoinMs: stats(startToJoin), TimelineLateMs: stats(lateness),
+		JVMToReadyMs: harness.DurationStats(jvmToReady), StartToFirstJoinMs: harness.DurationStats(startToJoin), TimelineLateMs: harness.DurationStats(lateness),
 		LoadAvgStart: meta.LoadAvgStart, LoadAvgEnd: meta.LoadAvgEnd,
 		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: NotMeasured}
 	return res, nil
@@ -777,38 +767,4 @@ func brokerOfAddr(addr string, brokers int) string {
 		}
 	}
 	return ""
-}
-
-func round(x float64, digits int) float64 {
-	p := 1.0
-	for i := 0; i < digits; i++ {
-		p *= 10
-	}
-	if x < 0 {
-		return -float64(int64(-x*p+0.5)) / p
-	}
-	return float64(int64(x*p+0.5)) / p
-}
-
-// stats is harness's durationStats (mean; empirical-CDF quantiles: the
-// smallest sample with at least the fraction at or below it).
-func stats(xs []float64) harness.Stats {
-	if len(xs) == 0 {
-		return harness.Stats{}
-	}
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	q := func(p float64) float64 {
-		for i, x := range xs {
-			if float64(i+1)/float64(len(xs)) >= p {
-				return x
-			}
-		}
-		return xs[len(xs)-1]
-	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return harness.Stats{Mean: round(sum/float64(len(xs)), 3), P50: q(0.5), P95: q(0.95), P99: q(0.99), Max: xs[len(xs)-1]}
 }

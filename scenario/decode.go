@@ -612,15 +612,16 @@ func closest(name string, known []string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(name, k); d < bestD {
+		if d := EditDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of two short strings (the
+// did-you-mean of unknown keys here and of unknown names in the CLI).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

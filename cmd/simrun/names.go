@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/rebalsim/rebalsim/internal/outdir"
+
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 // checkNames splits a comma-separated list flag and refuses a name that is
@@ -49,33 +51,12 @@ func nearest(name string, known []string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range known {
-		d := editDistance(strings.ToLower(name), strings.ToLower(k))
+		d := scenario.EditDistance(strings.ToLower(name), strings.ToLower(k))
 		if d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // quoteArg shows a value the user typed in a message: as it is when it is
