@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
-	"github.com/rebalsim/rebalsim/internal/outdir"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -250,14 +249,8 @@ func WriteComparePlot(c *Comparison, dir string, all bool) (string, error) {
 		return "", err
 	}
 	base := filepath.Join(dir, "compare")
-	for _, format := range []string{"png", "svg"} {
-		b, err := report.Render(fig, format)
-		if err != nil {
-			return "", err
-		}
-		if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
-			return "", err
-		}
+	if err := writeFigure(dir, base, fig); err != nil {
+		return "", err
 	}
 	return base + ".png", nil
 }

@@ -34,6 +34,21 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatFloat(x, 'g', -1, 64)), nil
 }
 
+// writeFigure writes fig as base.png and base.svg in the output directory
+// dir (outdir's guards).
+func writeFigure(dir, base string, fig report.Figure) error {
+	for _, format := range []string{"png", "svg"} {
+		b, err := report.Render(fig, format)
+		if err != nil {
+			return err
+		}
+		if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteTuneFiles writes DIR/tune.csv (one row per value tried and
 // requirement, encoding/csv) and one plot per requirement (PNG and SVG):
 // the figure's estimate with its 95 % interval against the parameter, the
@@ -51,21 +66,17 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 		return nil, fmt.Errorf("trade-off plot: %w", err)
 	} else if fig != nil {
 		base := filepath.Join(dir, "tradeoff")
-		for _, format := range []string{"png", "svg"} {
-			b, err := report.Render(fig, format)
-			if err != nil {
-				return nil, err
-			}
-			if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
-				return nil, err
-			}
+		if err := writeFigure(dir, base, fig); err != nil {
+			return nil, err
 		}
 		pngs = append(pngs, base+".png")
 	}
+	lo, _ := r.decisive()
+	zoomed := !math.IsInf(lo, -1)
 	for q, req := range r.Spec.Requirements {
 		// The decisive interval, and the whole range beside it (-full).
 		for _, full := range []bool{false, true} {
-			if full && math.IsInf(func() float64 { lo, _ := r.decisive(); return lo }(), -1) {
+			if full && !zoomed {
 				break // not zoomed: the first plot is the whole range
 			}
 			fig, err := r.plot(q, full)
@@ -76,14 +87,8 @@ func WriteTuneFiles(r *TuneResult, dir string) ([]string, error) {
 			if full {
 				base += "-full"
 			}
-			for _, format := range []string{"png", "svg"} {
-				b, err := report.Render(fig, format)
-				if err != nil {
-					return nil, err
-				}
-				if err := outdir.WriteFile(dir, base+"."+format, b); err != nil {
-					return nil, err
-				}
+			if err := writeFigure(dir, base, fig); err != nil {
+				return nil, err
 			}
 			if !full {
 				pngs = append(pngs, base+".png")
