@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness"
@@ -158,17 +157,30 @@ const maxGenericFaults = 10_000
 // the run minus the tail the oracles need to judge it (tail). It fails
 // when the scenario is too short for a window of at least 30 s.
 func GenericWindow(sc *scenario.Scenario, tail time.Duration) (from, until time.Duration, err error) {
+	from = windowStart(sc)
+	until = sc.Duration - tail
+	if until-from < minWindow {
+		return 0, 0, fmt.Errorf("%s: duration %s is too short for the generic fault mix: it needs %s of faults window + %s of quiet tail after %s (set a longer duration, e.g. --set duration=%ds)",
+			sc.Name, durfmt.Human(sc.Duration), durfmt.Human(minWindow), durfmt.Human(tail), durfmt.Human(from), int64(neededDuration(sc, tail)/time.Second))
+	}
+	return from, until, nil
+}
+
+// windowStart is where the generic mix's window opens: 15 s after the last
+// initial member starts (the group has formed).
+func windowStart(sc *scenario.Scenario) time.Duration {
+	var from time.Duration
 	for _, g := range sc.Groups {
 		from = max(from, g.Start.At+time.Duration(max(g.Members-1, 0))*g.Start.Stagger)
 	}
-	from += 15 * time.Second
-	until = sc.Duration - tail
-	if until-from < minWindow {
-		need := (from + 30*time.Second + tail).Round(time.Minute) + time.Minute
-		return 0, 0, fmt.Errorf("%s: duration %s is too short for the generic fault mix: it needs %s of faults window + %s of quiet tail after %s (set a longer duration, e.g. --set duration=%ds)",
-			sc.Name, durfmt.Human(sc.Duration), durfmt.Human(30*time.Second), durfmt.Human(tail), durfmt.Human(from), int64(need/time.Second))
-	}
-	return from, until, nil
+	return from + 15*time.Second
+}
+
+// neededDuration is the shortest whole-minute duration with room for the
+// window's start, a minWindow fault window and the tail.
+func neededDuration(sc *scenario.Scenario, tail time.Duration) time.Duration {
+	need := windowStart(sc) + minWindow + tail
+	return (need + time.Minute - 1).Truncate(time.Minute)
 }
 
 // GenericFaults draws the generic fault mix for seed in [from, until),
@@ -227,33 +239,12 @@ const minWindow = 30 * time.Second
 // stuck group from one still recovering from the last fault.
 func FitDuration(sc *scenario.Scenario) (time.Duration, string) {
 	t := tail(sc)
-	from, _, err := GenericWindow(sc, t)
-	if err == nil {
+	if _, _, err := GenericWindow(sc, t); err == nil {
 		return 0, ""
-	}
-	for _, g := range sc.Groups {
-		from = max(from, g.Start.At+time.Duration(max(g.Members-1, 0))*g.Start.Stagger)
-	}
-	from += 15 * time.Second
-	need := (from + minWindow + t).Round(time.Minute)
-	if need < from+minWindow+t {
-		need += time.Minute
 	}
 	why := fmt.Sprintf("the generic mix needs the start (%s, members started and settled) + a %s fault window + a quiet tail of %s "+
 		"(the settle bound %s: session timeout + max(request timeout, rebalance timeout + 5 s) + the poll loop + 30 s, and a minute more, "+
 		"so that an end-state oracle tells a stuck group from one still recovering)",
-		FormatDuration(from), FormatDuration(minWindow), FormatDuration(t), FormatDuration(harness.SettleBound(sc)))
-	return need, why
-}
-
-// FormatDuration prints a duration for people ("7 min 20 s", "15.5 s").
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%d min", d/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%d min %s", d/time.Minute, strings.TrimSuffix(fmt.Sprintf("%.1f", (d%time.Minute).Seconds()), ".0")+" s")
-	default:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), ".0") + " s"
-	}
+		durfmt.Human(windowStart(sc)), durfmt.Human(minWindow), durfmt.Human(t), durfmt.Human(harness.SettleBound(sc)))
+	return neededDuration(sc, t), why
 }

@@ -112,7 +112,7 @@ Exit status: 1 when anything was found, 0 when not, 2 on bad input (the table be
 			if need, why := explore.FitDuration(sc); need > 0 {
 				// Extend the run instead of refusing it; the finding files
 				// carry the longer duration (it is one more --set).
-				fmt.Fprintf(stderr, "explore: duration extended from %s to %s: %s\n", explore.FormatDuration(sc.Duration), explore.FormatDuration(need), why)
+				fmt.Fprintf(stderr, "explore: duration extended from %s to %s: %s\n", durfmt.Human(sc.Duration), durfmt.Human(need), why)
 				*sets = append(*sets, scenario.Override{Path: "duration", Value: need.String()})
 				if sc, source, data, err = loadScenario(path, sets); err != nil {
 					return fail(exitBadInput, "%v", err)

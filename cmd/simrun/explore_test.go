@@ -70,7 +70,7 @@ func TestExploreCommand(t *testing.T) {
 	assert.Equal(t, 0, code, errOut)
 	code, _, errOut = run("explore", "crash-one-member", "--swarm", "default", "--seeds", "1", "--workers", "1")
 	assert.NotEqual(t, exitBadInput, code, errOut)
-	assert.Contains(t, errOut, "duration extended from 3 min to")
+	assert.Contains(t, errOut, "duration extended from 180 s to 480 s")
 	code, _, _ = run("explore", "crash-one-member", "--swarm", "default", "--set", "duration=900s", "--without", "meteor", "--seeds", "1")
 	assert.Equal(t, exitBadInput, code)
 }
