@@ -94,7 +94,7 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 		return
 	}
 	limit := m.eventfulAt()
-	if d := m.cfg.fixedPoll; d > 0 {
+	if d := m.cfg.replay.fixed; d > 0 {
 		// The loop below in one step (issue 15: about ten polls a member
 		// between two of its events): polls at t, t+d, t+2d, ... while
 		// before end; the draws take nothing from the stream, and a poll
@@ -114,26 +114,20 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 	// A poll only moves the poll timer (hbt.polled), so only the last one's
 	// is kept; a poll.timeout that is fixed takes nothing from the stream,
 	// so its draw is skipped; a lognormal poll.interval is drawn inline
-	// (lognormalDist). The same draws, in the same order, as one Draw call
+	// (pollReplay). The same draws, in the same order, as one Draw call
 	// each (TestInlineLognormalDrawsAsDist; the lazy-vs-eager family).
-	_, fixedTimeout := m.cfg.PollTimeout.(fixedDist)
-	ln, inline := m.cfg.PollInterval.(lognormalDist)
-	var median, sigma float64
-	var least time.Duration
-	if inline {
-		median, sigma, least = ln.Lognormal()
-	}
+	r := &m.cfg.replay
 	last, polled := protocol.Instant(0), false
 	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
 		t := m.app.busyUntil
 		// pollStart + one appIterate pass that finds records at once.
 		last, polled = t, true
-		if !fixedTimeout {
+		if !r.fixedTimeout {
 			m.cfg.PollTimeout.Draw(m.rng)
 		}
 		var d time.Duration
-		if inline {
-			d = max(LognormalDraw(median, sigma, least, m.rng), 0)
+		if r.lognormal {
+			d = max(LognormalDraw(r.median, r.sigma, r.least, m.rng), 0)
 		} else {
 			d = max(m.cfg.PollInterval.Draw(m.rng), 0)
 		}

@@ -19,7 +19,7 @@ func (o opaqueDist) Draw(r *rand.Rand) time.Duration { return o.d.Draw(r) }
 func (o opaqueDist) String() string                  { return o.d.String() }
 
 // TestFastForwardFixedPollsMatchLoop: with fixed poll distributions the lazy
-// replay of polls in one step (template.fixedPoll) leaves the member exactly
+// replay of polls in one step (template.replay.fixed) leaves the member exactly
 // as replaying them one by one does: the same poll timer, next poll,
 // deadlines, events and requests, whatever the instants it is called at
 // (ticks, responses, CatchUp with and without the poll due at now).
@@ -31,8 +31,8 @@ func TestFastForwardFixedPollsMatchLoop(t *testing.T) {
 				loop := newDriver(t, profile, autoCommit, func(cfg *Config) {
 					cfg.PollInterval, cfg.PollTimeout = opaqueDist{Const(poll)}, opaqueDist{cfg.PollTimeout}
 				})
-				require.Equal(t, poll, fixed.m.cfg.fixedPoll)
-				require.Zero(t, loop.m.cfg.fixedPoll)
+				require.Equal(t, poll, fixed.m.cfg.replay.fixed)
+				require.Zero(t, loop.m.cfg.replay.fixed)
 				ds := []*driver{fixed, loop}
 				for _, d := range ds {
 					d.stable(tp(0), tp(1))

@@ -40,10 +40,25 @@ type template struct {
 	// whys are the connection-close reasons the members were told
 	// (queued.why indexes it).
 	whys []string
-	// fixedPoll, when > 0, is every PollInterval draw, and neither
-	// PollInterval nor PollTimeout takes from the random stream: the lazy
-	// poll replay then needs no loop (fastForward).
-	fixedPoll time.Duration
+	// replay is what the lazy poll replay (fastForward) knows of the poll
+	// distributions, worked out once for all the members.
+	replay pollReplay
+}
+
+// pollReplay is the poll distributions as fastForward uses them.
+type pollReplay struct {
+	// fixed, when > 0, is every PollInterval draw, and neither PollInterval
+	// nor PollTimeout takes from the random stream: the replay then needs
+	// no loop.
+	fixed time.Duration
+	// fixedTimeout: PollTimeout takes nothing from the stream (its draw is
+	// skipped).
+	fixedTimeout bool
+	// lognormal: PollInterval is a lognormalDist, drawn inline
+	// (LognormalDraw) with these parameters.
+	lognormal     bool
+	median, sigma float64
+	least         time.Duration
 }
 
 // fixedDist is a Dist whose every draw is one value and takes nothing from
@@ -60,15 +75,21 @@ type lognormalDist interface {
 	Lognormal() (median, sigma float64, min time.Duration)
 }
 
-// fixedPoll is the poll cadence fastForward may replay in one step: the
-// constant PollInterval when both poll distributions are fixed, else 0.
-func fixedPoll(cfg *Config) time.Duration {
+// newPollReplay works out cfg's pollReplay: the poll cadence fastForward may
+// replay in one step (the constant PollInterval when both poll
+// distributions are fixed, else 0), and how it draws otherwise.
+func newPollReplay(cfg *Config) pollReplay {
+	var r pollReplay
 	iv, ok1 := cfg.PollInterval.(fixedDist)
-	_, ok2 := cfg.PollTimeout.(fixedDist)
-	if !ok1 || !ok2 {
-		return 0
+	_, r.fixedTimeout = cfg.PollTimeout.(fixedDist)
+	if ok1 && r.fixedTimeout {
+		r.fixed = max(iv.Fixed(), 0)
 	}
-	return max(iv.Fixed(), 0)
+	if ln, ok := cfg.PollInterval.(lognormalDist); ok {
+		r.lognormal = true
+		r.median, r.sigma, r.least = ln.Lognormal()
+	}
+	return r
 }
 
 // NewTemplate validates cfg (as NewMember does, but for the client id, which
@@ -120,7 +141,7 @@ func newTemplate(cfg Config, lookup func(string) (assign.Assignor, bool)) (*temp
 			coop = false
 		}
 	}
-	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg, b), fixedPoll: fixedPoll(&cfg)}, nil
+	return &template{Config: cfg, lookup: lookup, behaviour: b, cooperative: coop, net: netConfig(&cfg, b), replay: newPollReplay(&cfg)}, nil
 }
 
 func (t *template) newMember(name, instanceID string, rng *rand.Rand) *Member {
