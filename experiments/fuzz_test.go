@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -57,14 +58,7 @@ func FuzzExperimentFile(f *testing.F) {
 		for _, pt := range e.Points() {
 			sc, err := e.Scenario(pt)
 			require.NoError(t, err, "Parse checked every point")
-			members, partitions := 0, 0
-			for _, g := range sc.Groups {
-				members += g.Members
-			}
-			for _, tp := range sc.Topics {
-				partitions += tp.Partitions
-			}
-			if members > 64 || partitions > 512 || sc.Coordinator.Brokers > 16 {
+			if !simtest.FuzzSized(sc) {
 				return
 			}
 		}

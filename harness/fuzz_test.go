@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -58,14 +59,7 @@ func FuzzWholePath(f *testing.F) {
 			return
 		}
 		// A short simulation: big worlds are the benchmarks' business.
-		members, partitions := 0, 0
-		for _, g := range sc.Groups {
-			members += g.Members
-		}
-		for _, tp := range sc.Topics {
-			partitions += tp.Partitions
-		}
-		if members > 64 || partitions > 512 || sc.Coordinator.Brokers > 16 {
+		if !simtest.FuzzSized(sc) {
 			return
 		}
 		sc.Duration = min(sc.Duration, 20*time.Second)

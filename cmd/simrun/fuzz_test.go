@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
@@ -58,14 +59,7 @@ func FuzzSetValue(f *testing.F) {
 			clean(err.Error())
 			return
 		}
-		members, partitions := 0, 0
-		for _, g := range sc.Groups {
-			members += g.Members
-		}
-		for _, tp := range sc.Topics {
-			partitions += tp.Partitions
-		}
-		if members > 64 || partitions > 512 || sc.Coordinator.Brokers > 16 {
+		if !simtest.FuzzSized(sc) {
 			return
 		}
 		sc.Duration = min(sc.Duration, 20*time.Second)

@@ -158,3 +158,18 @@ func KindOf(k protocol.EventKind, node string) func(e *tracing.Event) bool {
 
 // Secs is an instant in seconds.
 func Secs(a vtime.Instant) float64 { return float64(a) / 1e9 }
+
+// FuzzSized reports whether sc is small enough for a fuzz target's short
+// run (at most 64 members, 512 partitions, 16 brokers): big worlds are the
+// benchmarks' business. The fuzz targets of harness, experiments and the
+// CLI share it.
+func FuzzSized(sc *scenario.Scenario) bool {
+	members, partitions := 0, 0
+	for _, g := range sc.Groups {
+		members += g.Members
+	}
+	for _, tp := range sc.Topics {
+		partitions += tp.Partitions
+	}
+	return members <= 64 && partitions <= 512 && sc.Coordinator.Brokers <= 16
+}
