@@ -43,13 +43,13 @@ const syncOverrunSlack = 10 * time.Second
 
 // idsState is the two oracles' state.
 type idsState struct {
-	addedAt   map[string]time.Duration   // member id → when the coordinator added it
-	startedAt map[string]time.Duration   // process → when it last started
-	leaves    map[string][]time.Duration // process → when it left (maybeLeaveGroup)
-	idsOf     map[string][]string        // process → the member ids the coordinators hold for it
-	latest    map[string]string          // process → the member id last added for it
-	knew      map[string]bool            // member id → its process got a JoinGroup answer while it was its latest
-	syncSince map[string]time.Duration   // group → in CompletingRebalance since (absent: not)
+	addedAt   map[string]time.Duration // member id → when the coordinator added it
+	startedAt map[string]time.Duration // process → when it last started
+	leftAt    map[string]time.Duration // process → when it last left (maybeLeaveGroup)
+	idsOf     map[string][]string      // process → the member ids the coordinators hold for it
+	latest    map[string]string        // process → the member id last added for it
+	knew      map[string]bool          // member id → its process got a JoinGroup answer while it was its latest
+	syncSince map[string]time.Duration // group → in CompletingRebalance since (absent: not)
 	syncBound map[string]time.Duration
 	abandoned []Finding
 	overrun   []Finding
@@ -57,7 +57,7 @@ type idsState struct {
 }
 
 func newIDsState(sc *scenario.Scenario) *idsState {
-	s := &idsState{addedAt: map[string]time.Duration{}, startedAt: map[string]time.Duration{}, leaves: map[string][]time.Duration{}, idsOf: map[string][]string{},
+	s := &idsState{addedAt: map[string]time.Duration{}, startedAt: map[string]time.Duration{}, leftAt: map[string]time.Duration{}, idsOf: map[string][]string{},
 		latest: map[string]string{}, knew: map[string]bool{},
 		syncSince: map[string]time.Duration{}, syncBound: map[string]time.Duration{}, fired: map[string]bool{}}
 	for i := range sc.Groups {
@@ -81,7 +81,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		// maybeLeaveGroup ran: a dynamic member sends LeaveGroup, a static
 		// one does not (KIP-345), and both reset their member id
 		// (resetGenerationOnLeaveGroup): the client did its part.
-		s.leaves[e.Node] = append(s.leaves[e.Node], at)
+		s.leftAt[e.Node] = at
 	case protocol.EvJoined:
 		// The JoinGroup answer reached the client: it knows its id.
 		if id := s.latest[e.Node]; id != "" {
@@ -167,8 +167,8 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 
 // leftAfter reports whether proc left the group (maybeLeaveGroup) after t.
 func (s *idsState) leftAfter(proc string, t time.Duration) bool {
-	l := s.leaves[proc]
-	return len(l) > 0 && l[len(l)-1] >= t
+	at, ok := s.leftAt[proc]
+	return ok && at >= t
 }
 
 // syncState records whether group is in CompletingRebalance from at on,
