@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/classic/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 	"github.com/stretchr/testify/require"

@@ -495,7 +495,7 @@ func TestBugKAFKA10870(t *testing.T) {
 // test_static_consumer_persisted_after_rejoin (read at apache/kafka commit
 // 0debffdf053; a static consumer bounced, then a rolling bounce of the
 // brokers). End-to-end here; the broker unit is
-// TestStaticRestartInStablePersistsFrom261 (model/coordinator).
+// TestStaticRestartInStablePersistsFrom261 (model/classic/coordinator).
 // The control drops the failover: without it the in-memory id is never
 // lost and 2.6.0 is as clean as 2.7.
 func TestBugKAFKA10284(t *testing.T) {

@@ -93,7 +93,7 @@ func newCheckers(sc *scenario.Scenario) []checker {
 }
 
 // modelAssertChecker: a model's own invariant check failed (EvAssertFailed,
-// model/client/assert.go). The model stopped the member; the run is a
+// model/classic/client/assert.go). The model stopped the member; the run is a
 // violation like any other, with its seed.
 type modelAssertChecker struct{}
 

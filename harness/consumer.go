@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/assign"
-	"github.com/rebalsim/rebalsim/model/client"
-	cclient "github.com/rebalsim/rebalsim/model/client/consumer"
-	ccoord "github.com/rebalsim/rebalsim/model/coordinator/consumer"
+	"github.com/rebalsim/rebalsim/model/classic/client"
+	cclient "github.com/rebalsim/rebalsim/model/consumer/client"
+	ccoord "github.com/rebalsim/rebalsim/model/consumer/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"

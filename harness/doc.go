@@ -1,7 +1,7 @@
 // Package harness is the engine that runs one scenario for one seed: it
 // builds a world (coordinator brokers, member processes, the simulated TCP
 // network, the fault timeline, the application workload), drives the pure
-// models of model/client and model/coordinator from one sim.Queue, and
+// models of model/classic/client and model/classic/coordinator from one sim.Queue, and
 // watches what they do.
 //
 // The models never perform anything: every call returns an Output (requests

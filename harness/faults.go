@@ -7,7 +7,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
-	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/classic/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
@@ -205,7 +205,7 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 
 // closeProcess is a graceful KafkaConsumer.close(): the member commits
 // (auto-commit), runs its revoke callback and sends LeaveGroup (unless
-// static) in Java's order, which takes time (model/client/close.go); the
+// static) in Java's order, which takes time (model/classic/client/close.go); the
 // process ends when the member stops (flushMember), "closed".
 func (w *world) closeProcess(s *slot) {
 	if s.paused {

@@ -76,7 +76,7 @@ func TestSameInstantLoopIsAReportedSpin(t *testing.T) {
 // TestSessionTwoMillisecondsRuns: session.timeout.ms 2 with heartbeats
 // every 1 ms used to freeze virtual time: with the coordinator unknown, a
 // past join-retry deadline re-fired the application thread at one instant
-// (model/client nextPollingDeadline). A hopeless configuration, but it runs
+// (model/classic/client nextPollingDeadline). A hopeless configuration, but it runs
 // to its end.
 func TestSessionTwoMillisecondsRuns(t *testing.T) {
 	res, err := Run(loadHostile(t, "spin-session-2ms"), 1, Options{})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rebalsim/rebalsim/model/client"
+	"github.com/rebalsim/rebalsim/model/classic/client"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"
 )

@@ -311,7 +311,7 @@ func (w *world) observeMember(e *TraceEvent) {
 			s.settledGen = -1
 		}
 	case protocol.EvCoordinatorFound:
-		// The client names its coordinator by broker id ("0"; model/client brokerName).
+		// The client names its coordinator by broker id ("0"; model/classic/client brokerName).
 		if id, err := strconv.Atoi(e.Peer); err == nil {
 			s.coordSeen = int32(id)
 		}

@@ -2,8 +2,8 @@ package harness
 
 import (
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/model/coordinator"
-	ccoord "github.com/rebalsim/rebalsim/model/coordinator/consumer"
+	"github.com/rebalsim/rebalsim/model/classic/coordinator"
+	ccoord "github.com/rebalsim/rebalsim/model/consumer/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"

@@ -2,7 +2,7 @@ package harness
 
 import (
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/classic/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/sim"
 )

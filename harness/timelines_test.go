@@ -25,7 +25,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/internal/simtest"
-	"github.com/rebalsim/rebalsim/model/client"
+	"github.com/rebalsim/rebalsim/model/classic/client"
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
 	"github.com/rebalsim/rebalsim/sim"

@@ -1,5 +1,5 @@
 // Package kfake_test is the differential test of rebalsim's broker group
-// coordinator (model/coordinator) against franz-go's kfake fake Kafka
+// coordinator (model/classic/coordinator) against franz-go's kfake fake Kafka
 // cluster.
 //
 // Goal: find where our Scala-faithful coordinator and kfake disagree on
@@ -31,7 +31,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
-	"github.com/rebalsim/rebalsim/model/coordinator"
+	"github.com/rebalsim/rebalsim/model/classic/coordinator"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -552,7 +552,7 @@ func TestManualCommitToEmptyGroup(t *testing.T) {
 // members with JoinGroup v4. Ours (Scala 3.x acceptJoiningMember) counts
 // members only, so both get a pending id; the cap applies to their second
 // JoinGroup, where a rejected pending id is dropped and the join completes
-// at once (issue 12, coordinator item 4; model/coordinator
+// at once (issue 12, coordinator item 4; model/classic/coordinator
 // TestMaxSizeRejectsPendingMember). kfake counts pending ids at the first
 // JoinGroup, so it rejects the second new member there.
 func TestMaxSizePendingMember(t *testing.T) {

@@ -22,19 +22,19 @@ const module = "github.com/rebalsim/rebalsim"
 
 // allowed lists, for each package, the module packages it may import.
 var allowed = map[string][]string{
-	"vtime":             {},
-	"sim":               {"vtime"},
-	"model/protocol":    {"vtime"},
-	"model/assign":      {"model/protocol"},
-	"model/client":      {"model/protocol", "model/assign", "model/client/netclient", "vtime"},
-	"model/coordinator": {"model/protocol", "vtime"},
+	"vtime":                     {},
+	"sim":                       {"vtime"},
+	"model/protocol":            {"vtime"},
+	"model/assign":              {"model/protocol"},
+	"model/classic/client":      {"model/protocol", "model/assign", "model/netclient", "vtime"},
+	"model/classic/coordinator": {"model/protocol", "vtime"},
 	// The consumer group protocol's client and broker sides (KIP-848).
-	"model/client/consumer": {"model/protocol", "model/client/netclient", "vtime"},
+	"model/consumer/client": {"model/protocol", "model/netclient", "vtime"},
 	// The network client both protocols' clients share (NetworkClient).
-	"model/client/netclient":     {"model/protocol"},
-	"model/coordinator/consumer": {"model/protocol", "model/assign", "vtime"},
+	"model/netclient":            {"model/protocol"},
+	"model/consumer/coordinator": {"model/protocol", "model/assign", "vtime"},
 	"scenario":                   {"model/assign", "internal/embedded"},
-	"harness":                    {"internal/atomicfile", "internal/durfmt", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/client/consumer", "model/coordinator/consumer", "scenario"},
+	"harness":                    {"internal/atomicfile", "internal/durfmt", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/classic/client", "model/classic/coordinator", "model/consumer/client", "model/consumer/coordinator", "scenario"},
 	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
 	// they read a finished trace, never the engine.
 	"harness/tracing":     {"internal/atomicfile", "internal/durfmt", "vtime", "model/protocol", "scenario"},
@@ -149,7 +149,7 @@ func TestImportGraph(t *testing.T) {
 var forbiddenTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
 
 func TestDeterministicCore(t *testing.T) {
-	core := []string{"vtime", "sim", "model/protocol", "model/assign", "model/client", "model/coordinator", "model/coordinator/consumer", "model/client/consumer"}
+	core := []string{"vtime", "sim", "model/protocol", "model/assign", "model/netclient", "model/classic/client", "model/classic/coordinator", "model/consumer/coordinator", "model/consumer/client"}
 	for _, pkg := range core {
 		fset := token.NewFileSet()
 		files := parseDir(t, fset, filepath.Join(root(t), pkg))

@@ -35,13 +35,13 @@ var Classes = []string{
 	"GroupCoordinatorTest", "GroupCoordinatorResponseTest", "GroupMetadataTest", "GroupMetadataManagerTest",
 	// broker: Java group coordinator (3.6+; classic groups in 3.7+/4.x).
 	"ClassicGroupTest", "GenericGroupTest",
-	// broker: KIP-848 consumer groups (model/coordinator/consumer).
+	// broker: KIP-848 consumer groups (model/consumer/coordinator).
 	"CurrentAssignmentBuilderTest", "ConsumerGroupTest", "ConsumerGroupMemberTest",
 	// broker: the Java coordinators' runtime (write batching, append linger).
 	"CoordinatorRuntimeTest",
 	// client.
 	"AbstractCoordinatorTest", "ConsumerCoordinatorTest", "HeartbeatTest", "ExponentialBackoffTest",
-	// client: the AsyncKafkaConsumer's KIP-848 managers (model/client/consumer).
+	// client: the AsyncKafkaConsumer's KIP-848 managers (model/consumer/client).
 	"ConsumerHeartbeatRequestManagerTest", "ConsumerMembershipManagerTest",
 	// client network layer.
 	"NetworkClientTest", "ConsumerNetworkClientTest", "ClusterConnectionStatesTest",
