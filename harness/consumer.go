@@ -39,7 +39,10 @@ import (
 //     or a downgrade.
 
 // memberProc is what a slot's process is: the classic client.Member or the
-// consumer protocol's cclient.Process.
+// consumer protocol's cclient.Process, each as it is. Both speak the shared
+// network client's output (netclient.Output, which client.Output and
+// cclient.ProcOutput name), so the harness calls either with no adapter:
+// one shape per handler, as franz-go's kfake serves each request kind.
 type memberProc interface {
 	Start(now protocol.Instant, out *client.Output)
 	Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *client.Output)
@@ -61,83 +64,8 @@ type memberProc interface {
 
 var (
 	_ memberProc = (*client.Member)(nil)
-	_ memberProc = (*consumerProc)(nil)
+	_ memberProc = (*cclient.Process)(nil)
 )
-
-// consumerProc adapts a cclient.Process to memberProc: the consumer model
-// knows only model/protocol (DESIGN.md's arrows), so its output is its own
-// ProcOutput, copied into the harness's client.Output after each call.
-type consumerProc struct {
-	p   *cclient.Process
-	out cclient.ProcOutput
-}
-
-func (a *consumerProc) flush(out *client.Output) {
-	out.Events = append(out.Events, a.out.Events...)
-	base := len(out.Sends)
-	for _, s := range a.out.Sends {
-		out.Sends = append(out.Sends, client.Send{Broker: s.Broker, Corr: s.Corr, Req: s.Req, Coord: s.Coord})
-	}
-	for _, c := range a.out.Conns {
-		out.Conns = append(out.Conns, client.ConnOp{Broker: c.Broker, Coord: c.Coord, Open: c.Open, AfterSends: base + c.AfterSends})
-	}
-	a.out.Reset()
-}
-
-func (a *consumerProc) Start(now protocol.Instant, out *client.Output) {
-	a.p.Start(now, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *client.Output) {
-	a.p.Step(now, broker, corr, resp, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) TickApp(now protocol.Instant, out *client.Output) {
-	a.p.TickApp(now, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) TickHeartbeat(now protocol.Instant, out *client.Output) {
-	a.p.TickHeartbeat(now, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) CatchUp(now protocol.Instant, includeNow bool) { a.p.CatchUp(now, includeNow) }
-
-func (a *consumerProc) Connected(now protocol.Instant, broker int32, coord bool, out *client.Output) {
-	a.p.Connected(now, broker, coord, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) ConnectFailed(now protocol.Instant, broker int32, coord bool, out *client.Output) {
-	a.p.ConnectFailed(now, broker, coord, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) ConnectionClosed(now protocol.Instant, broker int32, coord bool, why string, out *client.Output) {
-	a.p.ConnectionClosed(now, broker, coord, why, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) Pause(now protocol.Instant)  { a.p.Pause(now) }
-func (a *consumerProc) Resume(now protocol.Instant) { a.p.Resume(now) }
-
-func (a *consumerProc) SlowPoll(now protocol.Instant, d time.Duration, out *client.Output) {
-	a.p.SlowPoll(now, d, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) Close(now protocol.Instant, out *client.Output) {
-	a.p.Close(now, &a.out)
-	a.flush(out)
-}
-
-func (a *consumerProc) Stopped() bool                           { return a.p.Stopped() }
-func (a *consumerProc) FatalError() protocol.ErrorCode          { return a.p.FatalError() }
-func (a *consumerProc) NextAppDeadline() protocol.Instant       { return a.p.NextAppDeadline() }
-func (a *consumerProc) NextHeartbeatDeadline() protocol.Instant { return a.p.NextHeartbeatDeadline() }
 
 // consumerState is the harness's state of a consumer group.
 type consumerState struct {
@@ -285,8 +213,7 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 		w.memberOf = make(map[string]memberProcess)
 	}
 	w.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
-	p := cclient.NewProcess(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
-	return &consumerProc{p: p}
+	return cclient.NewProcess(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 }
 
 // consumerSettled notes a consumer member that reached STABLE at its epoch

@@ -186,7 +186,7 @@ type slot struct {
 	inc    uint32
 	alive  bool // a process exists (started, not crashed, not closed)
 	paused bool
-	m      memberProc // the process's member: *client.Member, or *consumerProc around cp (consumer.go)
+	m      memberProc // the process's member: *client.Member, or *cclient.Process (consumer.go)
 	// links are the process's connections (newest per broker and
 	// channel): the first two here (a used one has a non-zero conn), any
 	// more in rare.more (a member that followed its coordinator); see
@@ -284,10 +284,8 @@ func (s *slot) clearProcess() {
 // cp is the slot's consumer-protocol process (m's), or nil when the slot
 // runs the classic protocol or no process yet.
 func (s *slot) cp() *cclient.Process {
-	if c, ok := s.m.(*consumerProc); ok {
-		return c.p
-	}
-	return nil
+	p, _ := s.m.(*cclient.Process)
+	return p
 }
 
 // slotMetrics is the measuring half of a slot: what the metrics and the
