@@ -67,7 +67,7 @@ func TestLazyReplayStopsAtUnavailableCoordinator(t *testing.T) {
 			require.NotNil(t, c)
 			d.m.CatchUp(d.now, false) // as the harness does before any event
 			d.m.net.Disconnect(d.now, c, netOwner{d.m})
-			require.True(t, d.m.coordinatorUnavailable(d.now))
+			require.True(t, d.m.coord.unavailable(d.now, &d.m.net, d.m.cfg.behaviour))
 			at, seen := d.now, 0
 			for range 200 {
 				d.advance(time.Millisecond)

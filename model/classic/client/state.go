@@ -131,6 +131,60 @@ func (g *generation) same(o *generation) bool {
 // of 40 (issue 15: memory per member).
 var noGeneration = newGeneration(protocol.NoGeneration, "", "", false)
 
+// keepingMemberID is the generation resetStateKeepingMemberID leaves: id
+// NO_GENERATION, no protocol, this generation's member id (KAFKA-13419).
+func (g *generation) keepingMemberID() *generation {
+	return newGeneration(protocol.NoGeneration, g.memberID(), "", false)
+}
+
+// unchangedSince is CoordinatorResponseHandler.generationUnchanged: the
+// generation a response's request was sent in (sent) is still this one.
+// Before 2.6 (KAFKA-9823, b.sentGenCheck false) responses always acted.
+func (g *generation) unchangedSince(sent *generation, b *behaviour) bool {
+	return !b.sentGenCheck || g.same(sent)
+}
+
+// heartbeatRequest is the Heartbeat request of this generation. The request
+// value is immutable once sent, so one is shared by every heartbeat of a
+// generation (no allocation per heartbeat): the one inside a JoinGroup
+// response's generation. Any other generation (a reset one; the
+// HeartbeatThread does not heartbeat without a joined generation) gets a new
+// request per heartbeat: keeping one would cost 8 bytes of every Member.
+func (g *generation) heartbeatRequest(cfg *template, instanceID string) *protocol.HeartbeatRequest {
+	if g.hbReady {
+		return &g.hb
+	}
+	req := &protocol.HeartbeatRequest{GroupID: cfg.GroupID, GenerationID: g.id(), MemberID: g.memberID()}
+	if cfg.behaviour.staticMembership {
+		req.GroupInstanceID = instanceID
+	}
+	return req
+}
+
+// invariant is what holds of every generation value
+// (AbstractCoordinator.Generation: NO_GENERATION is (-1, "", null); a
+// JoinGroup response gives (generationId, memberId, protocolName), the
+// member id "assigned by the group coordinator"):
+//   - no id below NO_GENERATION;
+//   - a generation without a protocol name has none (hasProtocol false is
+//     Java's null), and one of id NO_GENERATION has none (every reset
+//     leaves protocolName null: resetStateAndGeneration, MEMBER_ID_REQUIRED);
+//   - the generation carrying its Heartbeat request is a JoinGroup
+//     response's: it has a protocol and the coordinator's member id.
+func (g *generation) invariant() string {
+	switch {
+	case g.id() < protocol.NoGeneration:
+		return "an id below NO_GENERATION"
+	case !g.hasProtocol && g.protocol != "":
+		return "a protocol name on a generation without one"
+	case g.id() == protocol.NoGeneration && g.hasProtocol:
+		return "a protocol on NO_GENERATION's id"
+	case g.hbReady && (!g.hasProtocol || g.memberID() == ""):
+		return "a JoinGroup response's generation without its protocol or member id"
+	}
+	return ""
+}
+
 // hasReset is AbstractCoordinator.hasGenerationReset: id -1 and no protocol
 // (the member id may survive, KAFKA-13419).
 func (g *generation) hasReset() bool { return g.id() == protocol.NoGeneration && !g.hasProtocol }

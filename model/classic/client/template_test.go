@@ -58,21 +58,22 @@ func TestTemplateMembersShareJoinProtocols(t *testing.T) {
 	require.NoError(t, err)
 	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 	a, b, c := tmpl.NewMember("g-0", "", rng()), tmpl.NewMember("g-1", "", rng()), tmpl.NewMember("g-2", "", rng())
-	pa, pb := a.joinProtocols(), b.joinProtocols()
+	pa, pb := a.cfg.groupProtocols(a.owned, a.gen.id()), b.cfg.groupProtocols(b.owned, b.gen.id())
 	require.Len(t, pa, 2)
 	assert.Same(t, &pa[0], &pb[0], "one list for both")
 	own := cfg
 	own.Name = "g-0"
-	assert.Equal(t, NewMember(own, rng()).joinProtocols(), pa)
+	alone := NewMember(own, rng())
+	assert.Equal(t, alone.cfg.groupProtocols(alone.owned, alone.gen.id()), pa)
 
 	c.owned = []protocol.TopicPartition{{Topic: "t", Partition: 0}}
-	pc := c.joinProtocols()
+	pc := c.cfg.groupProtocols(c.owned, c.gen.id())
 	assert.NotSame(t, &pa[0], &pc[0])
 	assert.Equal(t, c.owned, pc[1].Metadata.OwnedPartitions)
 	assert.Nil(t, pa[1].Metadata.OwnedPartitions, "the shared list is unchanged")
 
 	c.owned, c.gen = nil, newGeneration(7, "", "", false)
-	pc = c.joinProtocols()
+	pc = c.cfg.groupProtocols(c.owned, c.gen.id())
 	assert.NotSame(t, &pa[0], &pc[0])
 	assert.Equal(t, int32(7), pc[0].Metadata.GenerationID)
 	assert.Equal(t, protocol.NoGeneration, pa[0].Metadata.GenerationID)
