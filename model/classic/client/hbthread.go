@@ -40,7 +40,9 @@ func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.m.hb.t
 func (t *heartbeatThread) taskDeadline() protocol.Instant      { return protocol.Never }
 func (t *heartbeatThread) pollTasks(protocol.Instant, *Output) {}
 func (t *heartbeatThread) reset(protocol.Instant)              {}
-func (t *heartbeatThread) requestFailed(now protocol.Instant)  { t.m.hb.failHeartbeat(now, t.m.cfg, t.m.rng) }
+func (t *heartbeatThread) requestFailed(now protocol.Instant) {
+	t.m.hb.failHeartbeat(now, t.m.cfg, t.m.rng)
+}
 
 // canPoll: the heartbeat thread is enabled and can take the monitor.
 func (t *heartbeatThread) canPoll() bool {
