@@ -118,7 +118,7 @@ func (a *appThread) recordsAvailable(m *Member) bool {
 // inside poll(), has something to do.
 func (a *appThread) nextPollingDeadline(m *Member) protocol.Instant {
 	if a.closing != closeNone {
-		return m.nextClosingDeadline()
+		return a.nextClosingDeadline(m)
 	}
 	d := m.net.nextDeadline(m.cfg)
 	if !a.blockedInJoin(m) {
@@ -249,8 +249,8 @@ func (m *Member) applyCallback(out *Output) {
 	case cbAssigned:
 		// Shared, not copied: neither list is ever changed in place (each is
 		// replaced whole: a new SyncGroup assignment, subtract), so the owned
-		// set and the join's assignment can be one array (issue 15: memory
-		// per member).
+		// set and the join's assignment can be one array (one copy of the
+		// assignment per member, not two).
 		m.owned = m.join.assignment
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id(), Count: int32(len(m.owned))})
 	case cbNone:
@@ -336,8 +336,8 @@ type appThread struct {
 	busyUntil    protocol.Instant // appBusy: the end of the busy period
 	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
 	// cbParts is the running callback's partitions, behind a pointer (nil:
-	// none): set only while a callback runs, so 16 bytes of the Member are
-	// not kept for it (issue 15: the Member in the 448-byte size class).
+	// none): set only while a callback runs, so the Member does not keep a
+	// slice header for it (memberSize).
 	cbParts     *[]protocol.TopicPartition
 	pendingSync *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// This file is a graceful KafkaConsumer.close() (issue 23 item 6(c)), in
+// This file is a graceful KafkaConsumer.close() (a member that stops
+// without it leaves its partitions for the session timeout to free), in
 // Java's order (LegacyKafkaConsumer.close, ConsumerCoordinator.close(Timer),
 // AbstractCoordinator.close(Timer) @3.7.0):
 //
@@ -191,13 +192,13 @@ func (m *Member) closeCommitDone(now protocol.Instant, corr uint64, res commitRe
 
 // nextClosingDeadline is when close() has something to do while the
 // application thread waits inside it.
-func (m *Member) nextClosingDeadline() protocol.Instant {
+func (a *appThread) nextClosingDeadline(m *Member) protocol.Instant {
 	if len(m.net.queue) > 0 {
 		return 0
 	}
 	p := m.autoCommit.p
 	d := min(m.net.nextDeadline(m.cfg), p.deadline)
-	if m.app.closing == closeCommit && p.corr == 0 {
+	if a.closing == closeCommit && p.corr == 0 {
 		if m.coord.known {
 			d = min(d, p.retryAt)
 		} else if m.coord.findCorr == 0 {

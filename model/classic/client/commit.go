@@ -29,7 +29,7 @@ type autoCommitState struct {
 	// p is onJoinPrepare's commit while it is under way and until the
 	// join reads its generation (prep != prepIdle, or just back to it);
 	// nil otherwise. Allocated per rebalance rather than kept in every
-	// Member (issue 15: the Member's size class, TestMemberSize).
+	// Member (memberSize).
 	p *joinPrepCommit
 }
 

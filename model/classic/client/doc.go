@@ -202,8 +202,9 @@
 //   - markCoordinatorUnknown fails in-flight requests at once rather than on
 //     the next network poll; a fatal FindCoordinator error seen by the
 //     heartbeat thread stops the member at once rather than at the next poll().
-//   - The heartbeat thread's wake-up cadence is modelled (issue 24: the
-//     default since; before, the thread acted exactly at each deadline):
+//   - The heartbeat thread's wake-up cadence is modelled (the default;
+//     Config.Sim.HeartbeatWakeCadence off makes the thread act exactly at
+//     each deadline):
 //     Java waits retry.backoff.ms (or until notify()) between iterations
 //     and acts on a due heartbeat, session or poll timer at the first
 //     wake-up at or after its deadline (AbstractCoordinator.HeartbeatThread.run

@@ -82,7 +82,8 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 // deadlines (tick), and a coordinator marked unknown moves the thread's
 // deadline to its lookup pass (nextDeadline). Without this check the mark
 // waited for the next poll() or heartbeat deadline, and a poll replayed
-// lazily (lazy.go) never made it (issue 23).
+// lazily (lazy.go) never made it, so a crashed coordinator's backoff could
+// end before the member noticed (TestHeartbeatThreadChecksCoordinatorAfterNetworkPoll).
 //
 // After a lookup pass the Java thread sleeps retry.backoff.ms (1502) and
 // does not poll the network; the model hands it the events at once (doc.go,

@@ -9,9 +9,9 @@ import (
 
 // heartbeatSender is the member's heartbeater with the HeartbeatThread's
 // state inside it (and so inside the Member): a steady poll's failure check
-// reads the Member's memory, not a second object's (issue 15; the Member
-// still fits its size class, TestMemberSize). With the 0.10
-// HeartbeatTask the thread is unused and heartbeater points to the task.
+// reads the Member's memory, not a second object's (the Member still fits
+// memberSize). With the 0.10 HeartbeatTask the thread is unused and
+// heartbeater points to the task.
 type heartbeatSender struct {
 	heartbeater
 	thread heartbeatThread
@@ -67,7 +67,7 @@ type heartbeat struct {
 	attempts          int32            // 3.7+ heartbeatAttempts (KIP-580)
 	// The HeartbeatThread's failure (thrown from the next poll()) and
 	// enabled flag, here beside attempts rather than in heartbeatThread's
-	// padding (issue 15: the Member stays in the 448-byte size class).
+	// padding (so the Member stays within memberSize).
 	threadFailed  protocol.ErrorCode
 	threadEnabled bool
 

@@ -27,10 +27,10 @@ import (
 // byte for byte, as firing every poll (SimOptions.EagerPolls):
 // harness TestLazyPollsMatchEager (built-ins) and
 // TestLazyPollsMatchEagerRandomFamily (random scenarios with broker crashes,
-// partitions, loss, pauses). Issue 23 found where it was not: a poll while
-// the coordinator connection was in reconnect backoff was replayed as
-// uneventful, and on resume a poll due in the pause was replayed before the
-// events held during it.
+// partitions, loss, pauses). Two places where it once was not, now
+// handled: a poll while the coordinator connection was in reconnect backoff
+// was replayed as uneventful (eventfulAt), and on resume a poll due in the
+// pause was replayed before the events held during it (Pause, Resume).
 
 // steady reports whether the next poll() would be uneventful as far as the
 // member's state goes (timers are checked separately by eventfulAt).

@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/netclient"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -39,13 +40,19 @@ type netClient struct {
 // reqData is what a request's handler captured when it was sent.
 //
 // An OffsetCommit's commit kind (whose future listens, commit.go) is the
-// entry's Tag, beside it, so an entry is 48 bytes (two: the 96-byte class).
+// entry's Tag, beside it, so an entry stays within inflightSize.
 type reqData struct {
 	sentGen *generation // CoordinatorResponseHandler.sentGeneration (the member's immutable generation at send)
 }
 
 // inflight is one request awaiting its response.
 type inflight = netclient.Request[reqData]
+
+// inflightSize is a request in flight's size on 64-bit platforms (a member
+// keeps a few, and their slice's capacity). Change it deliberately.
+const inflightSize = 40
+
+var _ [inflightSize - unsafe.Sizeof(inflight{})]struct{} // fails to compile if a request in flight grows
 
 // netOwner is the member as its network client's netclient.Owner.
 type netOwner struct{ m *Member }
@@ -145,10 +152,9 @@ const (
 	qConnectFailed            // one connection attempt failed
 )
 
-// queued is a network event no thread could handle yet.
-//
-// 32 bytes: the close reason is an index into the template's table of
-// reasons, not a string (issue 15: a member keeps its queue's capacity).
+// queued is a network event no thread could handle yet. The close reason
+// is an index into the template's table of reasons, not a string, so an
+// event stays within queuedSize (a member keeps its queue's capacity).
 type queued struct {
 	kind   queuedKind
 	coord  bool   // which connection (qConnDown, qConnected, qConnectFailed)
@@ -157,6 +163,11 @@ type queued struct {
 	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
 	resp   protocol.Response // qResponse
 }
+
+// queuedSize is queued's size on 64-bit platforms. Change it deliberately.
+const queuedSize = 32
+
+var _ [queuedSize - unsafe.Sizeof(queued{})]struct{} // fails to compile if queued grows
 
 // maxCloseReasons bounds the template's table of connection-close reasons
 // (queued.why is a uint16); the harness passes a handful of constants.

@@ -15,7 +15,7 @@ import (
 // from it: everything but the client id (Config.Name) and the
 // group.instance.id, which Template.NewMember takes per member. A world of
 // 100,000 members keeps one copy of the configuration instead of one each
-// (issue 15: memory per member). A Template is not safe for concurrent use:
+// (memory per member). A Template is not safe for concurrent use:
 // members built from it share a scratch buffer and a cache, so every member of one
 // Template must be driven from one goroutine (one simulated world).
 type Template struct {

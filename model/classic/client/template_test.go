@@ -11,7 +11,8 @@ import (
 )
 
 // TestTemplateMembersShareConfiguration: members built from one Template
-// share one copy of the configuration (issue 15: memory per member) and
+// share one copy of the configuration (memory per member at 100,000
+// members) and
 // still send their own client id and group.instance.id, as members built by
 // NewMember from a configuration of their own do.
 func TestTemplateMembersShareConfiguration(t *testing.T) {
@@ -47,7 +48,7 @@ func TestTemplateMembersShareConfiguration(t *testing.T) {
 
 // TestTemplateMembersShareJoinProtocols: members of one Template joining at
 // the same generation without owned partitions send one shared protocol list
-// (issue 15: memory per member), equal to the one a member builds alone; a
+// (memory per member), equal to the one a member builds alone; a
 // member with owned partitions (subscription v1+, 2.4) or at another
 // generation (v2, 3.x) gets its own, with its own content.
 func TestTemplateMembersShareJoinProtocols(t *testing.T) {
