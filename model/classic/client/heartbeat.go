@@ -39,7 +39,7 @@ type heartbeater interface {
 	// next poll() (protocol.None: none).
 	failure() protocol.ErrorCode
 	// networkPolled is the rest of the thread's loop iteration after its
-	// network poll handled events that arrived (deliver).
+	// network poll handled events that arrived (Member.netEvent).
 	networkPolled(now protocol.Instant, out *Output)
 	// tick and nextDeadline are TickHeartbeat and NextHeartbeatDeadline.
 	tick(now protocol.Instant, out *Output)

@@ -57,7 +57,7 @@ const (
 
 // joinGroupIfNeeded is AbstractCoordinator.joinGroupIfNeeded (3.6.1 with the
 // profile's deltas, §5.4). It never blocks: "waiting" is returning and being
-// re-entered by appIterate when something happens.
+// re-entered by appThread.iterate when something happens.
 func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 	for range maxJoinPasses {
 		if !m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
@@ -77,7 +77,7 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			}
 			m.autoCommit.p = nil // onJoinPrepare's commit is over (prepIdle)
 			if m.onJoinPrepare(now, out, gen) {
-				return // a callback runs; appIterate re-enters here afterwards
+				return // a callback runs; appThread.iterate re-enters here afterwards
 			}
 		}
 		if m.join.status == joinIdle && now < m.join.retryAt {

@@ -120,7 +120,7 @@ func (a *appThread) fastForward(m *Member, now protocol.Instant, onApp bool) {
 	last, polled := protocol.Instant(0), false
 	for (a.busyUntil < now || (onApp && a.busyUntil == now)) && a.busyUntil < limit {
 		t := a.busyUntil
-		// pollStart + one appIterate pass that finds records at once.
+		// pollStart + one iterate pass that finds records at once.
 		last, polled = t, true
 		if !r.fixedTimeout {
 			m.cfg.PollTimeout.Draw(m.rng)

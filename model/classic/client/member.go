@@ -15,7 +15,7 @@ import (
 // instant; a loop that would need more passes than these is a model bug,
 // and the caller's next tick resumes it.
 const (
-	maxPollPasses      = 16 // appIterate: KafkaConsumer.poll loop passes per call
+	maxPollPasses      = 16 // appThread.iterate: KafkaConsumer.poll loop passes per call
 	maxJoinPasses      = 16 // joinGroupIfNeeded's loop
 	maxHeartbeatPasses = 8  // HeartbeatThread.run iterations per tick
 	maxTimersPerTick   = 64 // expired timers handled per tick (TickApp, HandleTimeouts)

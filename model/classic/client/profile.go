@@ -13,7 +13,7 @@ import (
 // from it once, in NewMember.
 type Profile string
 
-// joinTimeoutRule is how sendJoinGroupRequest computes the JoinGroup request
+// joinTimeoutRule is how sendJoinGroupRequest (template.joinGroupRequest) computes the JoinGroup request
 // timeout (§2.1 of kafka-classic-protocol.md).
 type joinTimeoutRule uint8
 
