@@ -82,7 +82,7 @@ type SimOptions struct {
 	// expired session or poll timer) is acted on at the first wake-up at or
 	// after its deadline, on a grid with a phase drawn when the thread is
 	// enabled. Off, the thread acts exactly at each deadline. The harness
-	// sets it for every member (issue 24: Kafka's behaviour,
+	// sets it for every member (it is Kafka's behaviour,
 	// AbstractCoordinator.HeartbeatThread.run @3.7.0 and @v8.0.0
 	// "AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs)");
 	// harness.Options.ExactHeartbeatDeadlines turns it off for measurements.

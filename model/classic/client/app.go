@@ -1,49 +1,53 @@
 package client
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// This file is the application thread: KafkaConsumer.poll, ConsumerCoordinator
-// .poll, the rebalance-listener callbacks and maybeLeaveGroup. It calls into
-// the coordinator lookup (lookup.go), the join future (join.go) and
-// auto-commit (commit.go).
+// This file is the application thread: KafkaConsumer.poll (appThread, whose
+// loop calls into the Member as KafkaConsumer calls into its coordinator),
+// and the coordinator's part of it: ConsumerCoordinator.poll, the
+// rebalance-listener callbacks and maybeLeaveGroup, which call into the
+// coordinator lookup (lookup.go), the join future (join.go) and auto-commit
+// (commit.go).
 
 // minPollTimeout keeps a zero poll.timeout from spinning in virtual time
 // (deviation: Java's poll(0) returns at once and the loop calls it again).
 const minPollTimeout = time.Millisecond
 
-// pollStart is a KafkaConsumer.poll(Duration) call starting at now.
-func (m *Member) pollStart(now protocol.Instant, out *Output) {
-	m.app.phase = appPolling
+// pollStart is a KafkaConsumer.poll(Duration) call starting at now. The
+// application thread's methods take the Member m they call into, as
+// KafkaConsumer holds its coordinator (a pointer field would push the
+// Member out of its size class, memberSize).
+func (a *appThread) pollStart(m *Member, now protocol.Instant, out *Output) {
+	a.phase = appPolling
 	m.onApp = true
-	m.newPollCall(now)
-	m.appIterate(now, out)
+	a.newPollCall(now, m.cfg, m.rng)
+	m.coord.newPollCall()
+	a.iterate(m, now, out)
 }
 
-// newPollCall starts a KafkaConsumer.poll(Duration) call: its timer, and
-// ensureCoordinatorReady's per-call state: the attempts counter is a local
-// of that method (AbstractCoordinator 3.7.0 281) and its sleep was bounded by
-// the previous call's timer, so the first lookup of a call goes out at once.
-func (m *Member) newPollCall(now protocol.Instant) {
-	m.app.pollBlockEnd = now.Add(max(m.cfg.PollTimeout.Draw(m.rng), minPollTimeout))
-	m.coord.attempts = 0
-	m.coord.retryAt = 0
+// newPollCall starts a KafkaConsumer.poll(Duration) call's timer (and with
+// it, coordinatorLookup.newPollCall, ensureCoordinatorReady's per-call
+// state).
+func (a *appThread) newPollCall(now protocol.Instant, cfg *template, rng *rand.Rand) {
+	a.pollBlockEnd = now.Add(max(cfg.PollTimeout.Draw(rng), minPollTimeout))
 }
 
-// appIterate is one pass of KafkaConsumer.poll's loop at now: pollHeartbeat,
+// iterate is one pass of KafkaConsumer.poll's loop at now: pollHeartbeat,
 // the network poll (queued responses, request timeouts, 0.10 delayed tasks),
 // ConsumerCoordinator.poll, then fetch: records → processing; none and the
 // user timeout expired → poll() returns empty and the loop calls it again.
-func (m *Member) appIterate(now protocol.Instant, out *Output) {
+func (a *appThread) iterate(m *Member, now protocol.Instant, out *Output) {
 	for range maxPollPasses {
-		if m.app.phase != appPolling || m.stopped {
+		if a.phase != appPolling || m.stopped {
 			return
 		}
 		m.onApp = true
-		if m.app.closing != closeNone {
+		if a.closing != closeNone {
 			m.closeIterate(now, out) // inside close(), not poll()
 			return
 		}
@@ -59,37 +63,38 @@ func (m *Member) appIterate(now protocol.Instant, out *Output) {
 			return
 		}
 		m.hbt.polled(now)
-		if !m.flushQueue(now, out) {
+		if !m.net.firePendingCompletions(m, now, out) {
 			return
 		}
-		m.handleTimeouts(now, out)
-		if m.app.phase != appPolling || m.stopped {
+		m.net.HandleTimeouts(now, out, netOwner{m}) // NetworkClient.handleTimedOutRequests
+		if a.phase != appPolling || m.stopped {
 			return
 		}
 		m.hbt.pollTasks(now, out) // 0.10: HeartbeatTask and AutoCommitTask
-		if m.app.phase != appPolling || m.stopped {
+		if a.phase != appPolling || m.stopped {
 			return
 		}
 		m.coordinatorPoll(now, out)
-		if m.app.phase != appPolling || m.stopped {
+		if a.phase != appPolling || m.stopped {
 			return
 		}
-		if m.recordsAvailable() {
-			m.startBusy(now, m.cfg.PollInterval.Draw(m.rng), contNextPoll)
+		if a.recordsAvailable(m) {
+			a.startBusy(now, m.cfg.PollInterval.Draw(m.rng), contNextPoll)
 			return
 		}
-		if now < m.app.pollBlockEnd || m.blockedInJoin() {
+		if now < a.pollBlockEnd || a.blockedInJoin(m) {
 			return
 		}
 		// poll() returned nothing; the application calls it again at once.
-		m.newPollCall(now)
+		a.newPollCall(now, m.cfg, m.rng)
+		m.coord.newPollCall()
 	}
 }
 
 // blockedInJoin: poll() cannot return before the group is joined
 // (kafka-0.10's blocking ensureCoordinatorReady/ensureActiveGroup).
-func (m *Member) blockedInJoin() bool {
-	if m.prepActive() && !m.cfg.behaviour.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
+func (a *appThread) blockedInJoin(m *Member) bool {
+	if m.autoCommit.prepActive() && !m.cfg.behaviour.asyncJoinPrepareCommit && m.rejoinNeededOrPending() {
 		return true // ≤3.1: onJoinPrepare's synchronous auto-commit
 	}
 	return m.cfg.behaviour.blockingJoin && (m.rejoinNeededOrPending() || !m.coord.known)
@@ -99,8 +104,8 @@ func (m *Member) blockedInJoin() bool {
 // for owned partitions. From 2.5 (KAFKA-8421) poll(Duration) returns records
 // of still-owned partitions while a rebalance is pending (COOPERATIVE keeps
 // them); before, poll() returned nothing until the join completed.
-func (m *Member) recordsAvailable() bool {
-	if len(m.owned) == 0 || m.prepBlocksRecords() {
+func (a *appThread) recordsAvailable(m *Member) bool {
+	if len(m.owned) == 0 || m.autoCommit.prepBlocksRecords(m.cfg.behaviour, m.cooperative) {
 		return false
 	}
 	if m.cfg.behaviour.nonBlockingJoin {
@@ -111,13 +116,13 @@ func (m *Member) recordsAvailable() bool {
 
 // nextPollingDeadline is the next instant the application thread, blocked
 // inside poll(), has something to do.
-func (m *Member) nextPollingDeadline() protocol.Instant {
-	if m.app.closing != closeNone {
-		return m.nextClosingDeadline()
+func (a *appThread) nextPollingDeadline(m *Member) protocol.Instant {
+	if a.closing != closeNone {
+		return a.nextClosingDeadline(m)
 	}
-	d := m.earliestInflight()
-	if !m.blockedInJoin() {
-		d = min(d, m.app.pollBlockEnd)
+	d := m.net.nextDeadline(m.cfg)
+	if !a.blockedInJoin(m) {
+		d = min(d, a.pollBlockEnd)
 	}
 	if m.join.status == joinIdle && m.rejoinNeeded && m.join.retryAt != 0 && m.coord.known {
 		// The join retry backoff matters only while a coordinator is known:
@@ -126,11 +131,16 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 		// here re-fired the thread at one instant forever).
 		d = min(d, m.join.retryAt)
 	}
-	if !m.coord.known && m.coord.findCorr == 0 && m.coord.retryAt != 0 {
-		d = min(d, m.coord.retryAt)
-	}
+	d = min(d, m.coord.nextRetry())
 	d = min(d, m.hbt.taskDeadline())
-	d = min(d, m.nextAutoCommitDeadline(), m.nextPrepDeadline())
+	if m.cfg.AutoCommit {
+		d = min(d, m.autoCommit.nextDeadline(m.cfg.behaviour, m.coord.known && !m.rejoinNeededOrPending()))
+	}
+	if m.coord.known && m.join.status == joinIdle && m.needsJoinPrepare {
+		// onJoinPrepare's commit only progresses while the coordinator is
+		// known and no join is under way.
+		d = min(d, m.autoCommit.nextPrepDeadline())
+	}
 	if len(m.net.queue) > 0 {
 		d = 0
 	}
@@ -139,21 +149,21 @@ func (m *Member) nextPollingDeadline() protocol.Instant {
 
 // finishBusy ends a busy period: a callback's effect is applied, then the
 // continuation runs.
-func (m *Member) finishBusy(now protocol.Instant, out *Output) {
-	cont := m.app.cont
-	m.app.cont = contNone
-	m.app.phase = appPolling
+func (a *appThread) finishBusy(m *Member, now protocol.Instant, out *Output) {
+	cont := a.cont
+	a.cont = contNone
+	a.phase = appPolling
 	m.onApp = true
-	if m.app.cb != cbNone {
+	if a.cb != cbNone {
 		m.applyCallback(out)
 	}
 	switch cont {
 	case contNextPoll:
-		m.pollStart(now, out)
+		a.pollStart(m, now, out)
 		return
 	case contLeaderSync:
-		req := m.app.pendingSync
-		m.app.pendingSync = nil
+		req := a.pendingSync
+		a.pendingSync = nil
 		if req == nil {
 			m.assertFailed(out, "app", "the assignor finished without a SyncGroup to send")
 			return
@@ -163,8 +173,8 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 		m.continueJoinComplete(now, out)
 	case contResume, contNone:
 	}
-	if m.app.phase == appPolling {
-		m.appIterate(now, out)
+	if a.phase == appPolling {
+		a.iterate(m, now, out)
 	}
 }
 
@@ -174,11 +184,15 @@ func (m *Member) finishBusy(now protocol.Instant, out *Output) {
 // ensureActiveGroup succeeded. The 0.10 AutoCommitTask runs with the
 // delayed tasks instead (heartbeatTask.pollTasks).
 func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
-	m.maybeUpdateMetadata(now)
+	m.meta = m.meta.maybeUpdateMetadata(now, m.cfg)
 	if !m.checkCoordinator(now, out) && !m.ensureCoordinatorReady(now, out) {
 		return
 	}
-	if m.metadataChanged(out) || m.rejoinNeededOrPending() {
+	changed := m.meta.metadataChanged()
+	if changed && !m.rejoinNeeded {
+		m.requestRejoin(out, RejoinMetadataChanged) // requestRejoinIfNecessary
+	}
+	if changed || m.rejoinNeededOrPending() {
 		// ensureActiveGroup: startHeartbeatThreadIfNeeded (the thread is
 		// implicit) then joinGroupIfNeeded with a zero timer (2.5+), the
 		// user's timer (2.3/2.4) or no timer (0.10).
@@ -187,8 +201,12 @@ func (m *Member) coordinatorPoll(now protocol.Instant, out *Output) {
 			return // ensureActiveGroup returned false
 		}
 	}
-	if !m.cfg.behaviour.commit010 {
-		m.maybeAutoCommitOffsetsAsync(now, out)
+	if !m.cfg.behaviour.commit010 && m.autoCommit.timerExpired(now, m.cfg) {
+		// maybeAutoCommitOffsetsAsync (2.x/3.x): nextAutoCommitTimer
+		// expired and was reset to the interval; autoCommitOffsetsAsync.
+		if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
+			m.commitCompleted(now, out, inflight{Tag: uint8(commitAuto)}, res)
+		}
 	}
 }
 
@@ -207,7 +225,7 @@ func (m *Member) invokeCallback(now protocol.Instant, out *Output, kind cbKind, 
 		m.applyCallback(out)
 		return false
 	}
-	m.startBusy(now, d, cont)
+	m.app.startBusy(now, d, cont)
 	return true
 }
 
@@ -231,8 +249,8 @@ func (m *Member) applyCallback(out *Output) {
 	case cbAssigned:
 		// Shared, not copied: neither list is ever changed in place (each is
 		// replaced whole: a new SyncGroup assignment, subtract), so the owned
-		// set and the join's assignment can be one array (issue 15: memory
-		// per member).
+		// set and the join's assignment can be one array (one copy of the
+		// assignment per member, not two).
 		m.owned = m.join.assignment
 		m.emit(out, protocol.Event{Kind: protocol.EvAssigned, Partitions: m.owned, Gen: m.gen.id(), Count: int32(len(m.owned))})
 	case cbNone:
@@ -274,7 +292,7 @@ func (m *Member) maybeLeaveGroup(now protocol.Instant, out *Output, reason proto
 		detail = "sent"
 	}
 	m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: reason.String(), Leave: reason, Detail: detail, Gen: m.gen.id()})
-	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason.String(), false)
+	m.resetStateAndGeneration(out, protocol.APILeaveGroup, reason.String())
 	m.requestRejoin(out, RejoinLeftGroup)
 }
 
@@ -318,19 +336,47 @@ type appThread struct {
 	busyUntil    protocol.Instant // appBusy: the end of the busy period
 	pollBlockEnd protocol.Instant // the current poll(Duration) call's timer
 	// cbParts is the running callback's partitions, behind a pointer (nil:
-	// none): set only while a callback runs, so 16 bytes of the Member are
-	// not kept for it (issue 15: the Member in the 448-byte size class).
+	// none): set only while a callback runs, so the Member does not keep a
+	// slice header for it (memberSize).
 	cbParts     *[]protocol.TopicPartition
 	pendingSync *protocol.SyncGroupRequest // contLeaderSync: the leader's SyncGroup
 }
 
-func (m *Member) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
-	m.app.phase = appBusy
-	m.app.busyUntil = now.Add(max(d, 0))
-	m.app.cont = cont
+// startBusy makes the thread busy for d (processing, a callback, the
+// assignor, a backoff sleep); cont is what it does when that ends.
+func (a *appThread) startBusy(now protocol.Instant, d time.Duration, cont appCont) {
+	a.phase = appBusy
+	a.busyUntil = now.Add(max(d, 0))
+	a.cont = cont
 }
 
 // monitorHeld: the application thread holds the coordinator monitor (the
 // leader's assignor runs inside the synchronized JoinGroup handler), so the
 // heartbeat thread cannot run.
-func (m *Member) monitorHeld() bool { return m.app.phase == appBusy && m.app.cont == contLeaderSync }
+func (a *appThread) monitorHeld() bool { return a.phase == appBusy && a.cont == contLeaderSync }
+
+// invariant is what holds of the application thread between calls:
+//   - a busy thread knows what it resumes (startBusy's cont), and only a
+//     busy (or stopped) thread has one;
+//   - the leader's SyncGroup waits exactly while the assignor runs
+//     (AbstractCoordinator.onJoinLeader sends it when
+//     onLeaderElected/performAssignment returns, inside the synchronized
+//     JoinGroup handler);
+//   - a rebalance-listener callback (and its partitions) is under way only
+//     while the thread is busy in it (ConsumerCoordinator
+//     invokePartitions*: the callback runs on the application thread).
+func (a *appThread) invariant() string {
+	switch {
+	case a.phase == appBusy && a.cont == contNone:
+		return "busy with nothing to resume"
+	case a.cont != contNone && a.phase != appBusy && a.phase != appStopped:
+		return "a continuation without a busy period"
+	case (a.pendingSync != nil) != (a.cont == contLeaderSync):
+		return "the leader's SyncGroup is not waiting exactly while the assignor runs"
+	case (a.cb != cbNone) != (a.cbParts != nil):
+		return "a callback without partitions"
+	case a.cb != cbNone && a.phase != appBusy && a.phase != appStopped:
+		return "a callback under way on a thread that is not in it"
+	}
+	return ""
+}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -171,8 +170,9 @@ func TestDeterminism(t *testing.T) {
 	require.Equal(t, run(), run())
 }
 
-// Hot path budget: a steady-state heartbeat round trip allocates nothing and
-// a member is small.
+// Hot path budget: a steady-state heartbeat round trip allocates nothing
+// (with every part's invariant checked at both entry points). A member's
+// size is memberSize, checked at compile time beside the type.
 func TestHeartbeatPathAllocations(t *testing.T) {
 	d := newDriver(t, "kafka-3.6", func(cfg *Config) {
 		cfg.PollInterval = Const(10 * time.Hour)
@@ -192,26 +192,14 @@ func TestHeartbeatPathAllocations(t *testing.T) {
 		d.m.Step(now, s.Broker, s.Corr, resp, &out)
 	})
 	require.Zero(t, allocs)
-	require.Less(t, unsafe.Sizeof(Member{}), uintptr(1024))
-}
-
-// TestMemberSize keeps the client Member inside the 448-byte allocation size
-// class (issue 15: live heap per member at 100,000 members). Above 512 bytes
-// an object with pointers also carries an 8-byte malloc header (Go 1.22+), so
-// 513 bytes would take the 576-byte class and 569 the 640-byte one. Fails
-// when a field added pushes it out.
-func TestMemberSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(Member{}), uintptr(448))
 }
 
 // TestGenerationHeartbeat: a JoinGroup response's generation carries its
-// Heartbeat request inside one 80-byte object, which also holds the
-// generation's id and member id (issue 15: a 48-byte generation and a
-// 64-byte request were two), and the request's other fields are not part of
-// the generation's identity (Generation.equals compares id, member id and
+// Heartbeat request inside one object (generationSize), which also holds the
+// generation's id and member id, and the request's other fields are not part
+// of the generation's identity (Generation.equals compares id, member id and
 // protocol name).
 func TestGenerationHeartbeat(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(generation{}), uintptr(80))
 	a := &generation{protocol: "range", hasProtocol: true, hbReady: true}
 	a.hb = protocol.HeartbeatRequest{GroupID: "g", GenerationID: 3, MemberID: "m-1", GroupInstanceID: "i"}
 	require.Equal(t, int32(3), a.id())
@@ -223,11 +211,10 @@ func TestGenerationHeartbeat(t *testing.T) {
 	require.False(t, a.same(newGeneration(3, "m-2", "range", true)))
 }
 
-// TestQueuedEventSize keeps a queued network event at 32 bytes (a member
-// keeps its queue's capacity; issue 15) and checks that the close reason,
-// kept as an index into the template's table, reads back as given.
-func TestQueuedEventSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(queued{}), uintptr(32))
+// TestQueuedCloseReason: the close reason of a queued network event, kept
+// as an index into the template's table (so the event stays within
+// queuedSize), reads back as given.
+func TestQueuedCloseReason(t *testing.T) {
 	var tm template
 	a, ok := tm.whyIndex("peer-closed")
 	require.True(t, ok)

@@ -7,7 +7,8 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// This file is a graceful KafkaConsumer.close() (issue 23 item 6(c)), in
+// This file is a graceful KafkaConsumer.close() (a member that stops
+// without it leaves its partitions for the session timeout to free), in
 // Java's order (LegacyKafkaConsumer.close, ConsumerCoordinator.close(Timer),
 // AbstractCoordinator.close(Timer) @3.7.0):
 //
@@ -68,7 +69,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 		m.stop()
 		return
 	}
-	m.fastForward(now, false)
+	m.app.fastForward(m, now, false)
 	if m.app.cb != cbNone {
 		m.applyCallback(out) // the application thread finished its callback before calling close()
 	}
@@ -86,6 +87,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 		m.app.closing = closeCommit
 	}
 	m.closeIterate(now, out)
+	m.assertInvariants(out)
 }
 
 // closeIterate runs close() on the application thread at now, as far as it
@@ -96,10 +98,10 @@ func (m *Member) closeIterate(now protocol.Instant, out *Output) {
 		if m.stopped || m.app.phase != appPolling {
 			return
 		}
-		if !m.flushQueue(now, out) {
+		if !m.net.firePendingCompletions(m, now, out) {
 			return
 		}
-		m.handleTimeouts(now, out)
+		m.net.HandleTimeouts(now, out, netOwner{m}) // NetworkClient.handleTimedOutRequests
 		if m.stopped || m.app.phase != appPolling {
 			return
 		}
@@ -124,7 +126,7 @@ func (m *Member) closeIterate(now protocol.Instant, out *Output) {
 			}
 			m.closeCommitDone(now, 0, res)
 		case closeAsync:
-			if now < p.deadline && m.asyncCommitsInFlight() {
+			if now < p.deadline && m.net.asyncCommitsInFlight() {
 				return
 			}
 			m.closeLeave(now, out)
@@ -133,7 +135,7 @@ func (m *Member) closeIterate(now protocol.Instant, out *Output) {
 			m.maybeLeaveGroup(now, out, protocol.LeaveClose)
 			m.app.closing = closeAwait
 		case closeAwait:
-			if now < p.deadline && m.coord.known && m.coordRequestsInFlight() {
+			if now < p.deadline && m.coord.known && m.net.requestsInFlightTo(m.coord.node) {
 				return
 			}
 			m.app.closing = closeNone
@@ -184,41 +186,19 @@ func (m *Member) closeCommitDone(now protocol.Instant, corr uint64, res commitRe
 	}
 	d = min(d, p.deadline.Sub(now)) // Timer.sleep sleeps at most the remaining time
 	if m.app.phase == appPolling && d > 0 {
-		m.startBusy(now, d, contResume)
+		m.app.startBusy(now, d, contResume)
 	}
-}
-
-// asyncCommitsInFlight: an async auto-commit (or onJoinPrepare's) is
-// still in flight (ConsumerCoordinator.pendingAsyncCommits > 0).
-func (m *Member) asyncCommitsInFlight() bool {
-	for _, e := range m.net.Inflight() {
-		if e.API == protocol.APIOffsetCommit && commitKind(e.Tag) != commitClose {
-			return true
-		}
-	}
-	return false
-}
-
-// coordRequestsInFlight: a request to the coordinator is pending
-// (ConsumerNetworkClient.pendingRequestCount(coordinator) > 0).
-func (m *Member) coordRequestsInFlight() bool {
-	for _, e := range m.net.Inflight() {
-		if e.Coord() && e.Broker == m.coord.node {
-			return true
-		}
-	}
-	return false
 }
 
 // nextClosingDeadline is when close() has something to do while the
 // application thread waits inside it.
-func (m *Member) nextClosingDeadline() protocol.Instant {
+func (a *appThread) nextClosingDeadline(m *Member) protocol.Instant {
 	if len(m.net.queue) > 0 {
 		return 0
 	}
 	p := m.autoCommit.p
-	d := min(m.earliestInflight(), p.deadline)
-	if m.app.closing == closeCommit && p.corr == 0 {
+	d := min(m.net.nextDeadline(m.cfg), p.deadline)
+	if a.closing == closeCommit && p.corr == 0 {
 		if m.coord.known {
 			d = min(d, p.retryAt)
 		} else if m.coord.findCorr == 0 {

@@ -29,7 +29,7 @@ type autoCommitState struct {
 	// p is onJoinPrepare's commit while it is under way and until the
 	// join reads its generation (prep != prepIdle, or just back to it);
 	// nil otherwise. Allocated per rebalance rather than kept in every
-	// Member (issue 15: the Member's size class, TestMemberSize).
+	// Member (memberSize).
 	p *joinPrepCommit
 }
 
@@ -75,9 +75,9 @@ const (
 )
 
 // autoCommitInterval is auto.commit.interval.ms (DefaultAutoCommitInterval when unset).
-func (m *Member) autoCommitInterval() time.Duration {
-	if m.cfg.AutoCommitInterval > 0 {
-		return m.cfg.AutoCommitInterval
+func (t *template) autoCommitInterval() time.Duration {
+	if t.AutoCommitInterval > 0 {
+		return t.AutoCommitInterval
 	}
 	return DefaultAutoCommitInterval
 }
@@ -86,21 +86,21 @@ func (m *Member) autoCommitInterval() time.Duration {
 // autoCommitTask.reschedule() (first run one interval after construction);
 // 2.x+ nextAutoCommitTimer = time.timer(autoCommitIntervalMs). The simulator
 // constructs the consumer when it starts.
-func (m *Member) autoCommitStart(now protocol.Instant) {
-	m.autoCommit.at = protocol.Never
-	if m.cfg.AutoCommit {
-		m.autoCommit.at = now.Add(m.autoCommitInterval())
+func (a *autoCommitState) start(now protocol.Instant, cfg *template) {
+	a.at = protocol.Never
+	if cfg.AutoCommit {
+		a.at = now.Add(cfg.autoCommitInterval())
 	}
 }
 
-// autoCommitReschedule is onJoinComplete's "reschedule the auto commit
+// reschedule is onJoinComplete's "reschedule the auto commit
 // starting from now": 0.10.0 autoCommitTask.reschedule(), 2.x+
 // nextAutoCommitTimer.updateAndReset(autoCommitIntervalMs). Deviation
 // (0.10): Java's DelayedTaskQueue may then hold the task twice if its commit
 // is in flight; the simulator keeps one schedule, the earlier of the two.
-func (m *Member) autoCommitReschedule(now protocol.Instant) {
-	if m.cfg.AutoCommit {
-		m.autoCommit.at = now.Add(m.autoCommitInterval())
+func (a *autoCommitState) reschedule(now protocol.Instant, cfg *template) {
+	if cfg.AutoCommit {
+		a.at = now.Add(cfg.autoCommitInterval())
 	}
 }
 
@@ -142,53 +142,58 @@ func (m *Member) sendOffsetCommit(now protocol.Instant, out *Output, kind commit
 	return corr, commitOK
 }
 
-// runAutoCommitTask is the 0.10.0 ConsumerCoordinator.AutoCommitTask.run, a
-// delayed task run only inside poll() like the HeartbeatTask: coordinator
-// unknown → retry after retry.backoff.ms; rejoin needed → skip (onJoinPrepare
-// commits) and reschedule after the interval; else commitOffsetsAsync, whose
-// callback reschedules at run time + interval on success and on failure
-// alike (the 0.10.0 code; there is no retry.backoff after a failed commit).
-func (m *Member) runAutoCommitTask(now protocol.Instant, out *Output) {
-	m.autoCommit.at = protocol.Never
+// runTask is the 0.10.0 ConsumerCoordinator.AutoCommitTask.run, a delayed
+// task run only inside poll() like the HeartbeatTask (the delayed-task queue
+// is heartbeatTask.pollTasks): coordinator unknown → retry after
+// retry.backoff.ms; rejoin needed → skip (onJoinPrepare commits) and
+// reschedule after the interval; else commitOffsetsAsync: it reports true
+// and the caller sends the commit (taskSent), whose callback reschedules at
+// run time + interval on success and on failure alike (the 0.10.0 code;
+// there is no retry.backoff after a failed commit).
+func (a *autoCommitState) runTask(now protocol.Instant, cfg *template, coordKnown, rejoinPending bool) bool {
+	a.at = protocol.Never
 	switch {
-	case !m.coord.known:
-		m.autoCommit.at = now.Add(m.cfg.RetryBackoff)
-	case m.rejoinNeededOrPending():
-		m.autoCommit.at = now.Add(m.autoCommitInterval())
+	case !coordKnown:
+		a.at = now.Add(cfg.RetryBackoff)
+	case rejoinPending:
+		a.at = now.Add(cfg.autoCommitInterval())
 	default:
-		if corr, _ := m.sendOffsetCommit(now, out, commitTask); corr == 0 {
-			m.autoCommit.at = now.Add(m.autoCommitInterval()) // completed locally: the callback runs at once
-			return
-		}
-		m.autoCommit.taskBusy = true
-		m.autoCommit.runAt = now
+		return true
 	}
+	return false
 }
 
-// maybeAutoCommitOffsetsAsync is ConsumerCoordinator.maybeAutoCommitOffsetsAsync
-// (2.x/3.x), called at the end of ConsumerCoordinator.poll once the group is
-// joined: when nextAutoCommitTimer expired, reset it to the interval and send
-// an async commit (autoCommitOffsetsAsync).
-func (m *Member) maybeAutoCommitOffsetsAsync(now protocol.Instant, out *Output) {
-	if !m.cfg.AutoCommit || now < m.autoCommit.at {
+// taskSent is the AutoCommitTask's commit sent as corr (0: completed
+// locally, the callback runs at once).
+func (a *autoCommitState) taskSent(now protocol.Instant, corr uint64, cfg *template) {
+	if corr == 0 {
+		a.at = now.Add(cfg.autoCommitInterval())
 		return
 	}
-	m.autoCommit.at = now.Add(m.autoCommitInterval())
-	if corr, res := m.sendOffsetCommit(now, out, commitAuto); corr == 0 {
-		m.commitCompleted(now, out, inflight{Tag: uint8(commitAuto)}, res)
-	}
+	a.taskBusy = true
+	a.runAt = now
 }
 
-// nextAutoCommitDeadline is the auto-commit's contribution to the application
-// thread's next wake-up inside poll(): the 0.10 task's schedule, or (2.x+,
-// ConsumerCoordinator.timeToNextPoll) the timer while it can fire, that is
-// while the coordinator is known and the group joined.
-func (m *Member) nextAutoCommitDeadline() protocol.Instant {
-	if !m.cfg.AutoCommit {
-		return protocol.Never
+// timerExpired is maybeAutoCommitOffsetsAsync's check (2.x/3.x), called at
+// the end of ConsumerCoordinator.poll once the group is joined: when
+// nextAutoCommitTimer expired it is reset to the interval and the caller
+// sends an async commit (autoCommitOffsetsAsync).
+func (a *autoCommitState) timerExpired(now protocol.Instant, cfg *template) bool {
+	if !cfg.AutoCommit || now < a.at {
+		return false
 	}
-	if m.cfg.behaviour.commit010 || (m.coord.known && !m.rejoinNeededOrPending()) {
-		return m.autoCommit.at
+	a.at = now.Add(cfg.autoCommitInterval())
+	return true
+}
+
+// nextDeadline is the auto-commit's contribution to the application
+// thread's next wake-up inside poll() (with enable.auto.commit): the 0.10
+// task's schedule, or (2.x+, ConsumerCoordinator.timeToNextPoll) the timer
+// while it can fire, that is while the coordinator is known and the group
+// joined (joined).
+func (a *autoCommitState) nextDeadline(b *behaviour, joined bool) protocol.Instant {
+	if b.commit010 || joined {
+		return a.at
 	}
 	return protocol.Never
 }
@@ -237,7 +242,7 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 			}
 			if now < m.autoCommit.p.retryAt {
 				if !m.cfg.behaviour.asyncJoinPrepareCommit {
-					m.startBusy(now, m.autoCommit.p.retryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
+					m.app.startBusy(now, m.autoCommit.p.retryAt.Sub(now), contResume) // Timer.sleep(retry.backoff.ms)
 				}
 				return false
 			}
@@ -247,36 +252,34 @@ func (m *Member) joinPrepareCommit(now protocol.Instant, out *Output) bool {
 				return false
 			}
 			m.autoCommit.prep = prepInFlight
-			m.prepCommitDone(now, 0, res)
+			m.autoCommit.prepCommitDone(now, 0, res, m.cfg)
 		}
 	}
 	return false
 }
 
 // prepActive: onJoinPrepare's commit is under way.
-func (m *Member) prepActive() bool {
-	return m.autoCommit.prep == prepInFlight || m.autoCommit.prep == prepBackoff
+func (a *autoCommitState) prepActive() bool {
+	return a.prep == prepInFlight || a.prep == prepBackoff
 }
 
 // prepBlocksRecords: while onJoinPrepare's commit is under way poll() returns
 // no records: ≤3.1 and 0.10 are blocked in the synchronous commit; 3.3+ EAGER
 // marked every owned partition pending revocation (KAFKA-14196). 3.2+
 // COOPERATIVE keeps fetching.
-func (m *Member) prepBlocksRecords() bool {
-	return m.prepActive() && (!m.cfg.behaviour.asyncJoinPrepareCommit || !m.cooperative)
+func (a *autoCommitState) prepBlocksRecords(b *behaviour, cooperative bool) bool {
+	return a.prepActive() && (!b.asyncJoinPrepareCommit || !cooperative)
 }
 
 // nextPrepDeadline is when onJoinPrepare's commit has something to do
-// (resend or give up); it only progresses while the coordinator is known.
-func (m *Member) nextPrepDeadline() protocol.Instant {
-	if !m.coord.known || m.join.status != joinIdle || !m.needsJoinPrepare {
-		return protocol.Never
-	}
-	switch m.autoCommit.prep {
+// (resend or give up); the caller asks only while it can progress (the
+// coordinator known, onJoinPrepare pending, no join under way).
+func (a *autoCommitState) nextPrepDeadline() protocol.Instant {
+	switch a.prep {
 	case prepInFlight:
-		return m.autoCommit.p.deadline
+		return a.p.deadline
 	case prepBackoff:
-		return min(m.autoCommit.p.deadline, m.autoCommit.p.retryAt)
+		return min(a.p.deadline, a.p.retryAt)
 	case prepIdle, prepDone:
 	}
 	return protocol.Never
@@ -284,45 +287,74 @@ func (m *Member) nextPrepDeadline() protocol.Instant {
 
 // prepCommitDone completes onJoinPrepare's commit future (corr 0: completed
 // locally).
-func (m *Member) prepCommitDone(now protocol.Instant, corr uint64, res commitResult) {
-	if m.autoCommit.prep != prepInFlight || corr != m.autoCommit.p.corr {
+func (a *autoCommitState) prepCommitDone(now protocol.Instant, corr uint64, res commitResult, cfg *template) {
+	if a.prep != prepInFlight || corr != a.p.corr {
 		return // a commit onJoinPrepare stopped waiting for
 	}
-	m.autoCommit.p.corr = 0
+	a.p.corr = 0
 	if res == commitRetriable {
-		m.autoCommit.prep, m.autoCommit.p.retryAt = prepBackoff, now.Add(m.cfg.RetryBackoff)
+		a.prep, a.p.retryAt = prepBackoff, now.Add(cfg.RetryBackoff)
 		return
 	}
-	m.autoCommit.prep = prepDone
+	a.prep = prepDone
 }
 
-// commitCompleted runs the listener of a commit's future.
+// commitCompleted runs the listener of a commit's future: close()'s is the
+// coordinator's (closeCommitDone), the others auto-commit's own.
 func (m *Member) commitCompleted(now protocol.Instant, out *Output, e inflight, res commitResult) {
-	switch commitKind(e.Tag) {
+	if commitKind(e.Tag) == commitClose {
+		m.closeCommitDone(now, e.Corr, res)
+		return
+	}
+	m.autoCommit.completed(now, commitKind(e.Tag), e.Corr, res, m.cfg)
+}
+
+// completed runs the listener of an auto-commit's future (every kind but
+// commitClose).
+func (a *autoCommitState) completed(now protocol.Instant, kind commitKind, corr uint64, res commitResult, cfg *template) {
+	switch kind {
 	case commitTask:
 		// AutoCommitTask's callback: reschedule(now + interval), success or not.
-		m.autoCommit.taskBusy = false
-		m.autoCommit.at = min(m.autoCommit.at, m.autoCommit.runAt.Add(m.autoCommitInterval()))
+		a.taskBusy = false
+		a.at = min(a.at, a.runAt.Add(cfg.autoCommitInterval()))
 	case commitAuto:
 		// autoCommitOffsetsAsync's callback (run by invokeCompletedOffsetCommitCallbacks;
 		// deviation: at completion rather than at the next poll()).
 		switch res {
 		case commitRetriable:
-			m.autoCommit.at = now.Add(m.cfg.RetryBackoff) // nextAutoCommitTimer.updateAndReset(retryBackoffMs)
+			a.at = now.Add(cfg.RetryBackoff) // nextAutoCommitTimer.updateAndReset(retryBackoffMs)
 		case commitFenced:
-			m.autoCommit.fenced = true // asyncCommitFenced: thrown from the next poll()
+			a.fenced = true // asyncCommitFenced: thrown from the next poll()
 		case commitOK, commitFailed:
 			// logged only
 		}
 	case commitPrepare:
-		if res == commitFenced && m.cfg.behaviour.asyncJoinPrepareCommit {
-			m.autoCommit.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
+		if res == commitFenced && cfg.behaviour.asyncJoinPrepareCommit {
+			a.fenced = true // 3.2+: an async commit; ≤3.1 maybeAutoCommitOffsetsSync only logs
 		}
-		m.prepCommitDone(now, e.Corr, res)
-	case commitClose:
-		m.closeCommitDone(now, e.Corr, res)
-	case commitNone:
+		a.prepCommitDone(now, corr, res, cfg)
+	case commitClose, commitNone:
 	}
+}
+
+// invariant is what holds of auto-commit between calls:
+//   - without enable.auto.commit there is no auto-commit timer
+//     (ConsumerCoordinator: nextAutoCommitTimer and the 0.10
+//     AutoCommitTask exist only when autoCommitEnabled);
+//   - onJoinPrepare's (or close()'s) commit under way has its record;
+//   - the reused OffsetCommit request names partitions (with none owned the
+//     commit completes locally, RequestFuture.voidSuccess, and no request
+//     is built).
+func (a *autoCommitState) invariant(cfg *template) string {
+	switch {
+	case !cfg.AutoCommit && a.at != protocol.Never:
+		return "an auto-commit timer without enable.auto.commit"
+	case a.prep != prepIdle && a.p == nil:
+		return "onJoinPrepare's commit under way without its record"
+	case a.req != nil && len(a.req.Partitions) == 0:
+		return "an OffsetCommit request without partitions"
+	}
+	return ""
 }
 
 // handleOffsetCommit is ConsumerCoordinator.OffsetCommitResponseHandler.handle
@@ -354,19 +386,18 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		}
 		return commitRetriable // 2.x+: "just retry"
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.RequestTimedOut:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err)
 		return commitRetriable
 	case protocol.UnknownMemberID, protocol.IllegalGeneration:
 		switch {
 		case m.cfg.behaviour.commit010:
 			m.requestRejoin(out, RejoinCommitFailed)
 		case !m.cfg.behaviour.sentGenCheck:
-			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
-		case !m.generationUnchanged(e.Data.sentGen) && m.state == PreparingRebalance:
+			m.resetStateOnResponseError(out, protocol.APIOffsetCommit, err, RejoinCommitFailed)
+		case !m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) && m.state == PreparingRebalance:
 			// RebalanceInProgressException: the member already moved on.
 		default:
-			keep := err == protocol.IllegalGeneration && m.cfg.behaviour.illegalGenerationKeepsID
-			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, keep, RejoinCommitFailed)
+			m.resetStateOnResponseError(out, protocol.APIOffsetCommit, err, RejoinCommitFailed)
 		}
 		return commitFailed
 	case protocol.RebalanceInProgress:
@@ -374,11 +405,11 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		case m.cfg.behaviour.commit010, m.cfg.behaviour.commitRebalanceRejoinOnly:
 			m.requestRejoin(out, RejoinCommitFailed)
 		default:
-			m.resetStateAndRejoin(out, protocol.APIOffsetCommit, err, false, RejoinCommitFailed)
+			m.resetStateOnResponseError(out, protocol.APIOffsetCommit, err, RejoinCommitFailed)
 		}
 		return commitFailed
 	case protocol.FencedInstanceID:
-		if m.cfg.behaviour.commit010 || !m.generationUnchanged(e.Data.sentGen) {
+		if m.cfg.behaviour.commit010 || !m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
 			return commitFailed // 0.10: unexpected; 2.6+ stale: CommitFailed/RebalanceInProgress
 		}
 		return commitFenced

@@ -5,19 +5,34 @@
 //
 // # Parts
 //
-// A Member is held in Kafka's parts, one file each: the coordinator lookup
-// (lookup.go: ensureCoordinatorReady, FindCoordinator, markCoordinatorUnknown),
-// the join future (join.go: joinGroupIfNeeded, JoinGroup/SyncGroup,
-// onJoinPrepare/onJoinComplete), the application thread (app.go:
-// KafkaConsumer.poll, callbacks, maybeLeaveGroup), the heartbeat (heartbeat.go:
-// one small interface, implemented by the HeartbeatThread in hbthread.go and
-// by the 0.9/0.10 HeartbeatTask in hbtask.go, picked once in NewMember),
-// auto-commit (commit.go) and the network client (the shared
-// model/netclient package: requests in flight, connections; netclient.go
-// here: the network events waiting for a thread). Era switches live in the profile
-// table (profile.go); each part checks its invariants with one helper
-// (assert.go): a failed check is a violation of the run, never a silently
-// wrong state.
+// A Member is held in Kafka's parts, one file each, and each part owns the
+// rules that read and write its state and an invariant() (what always holds
+// of it between calls, with the Java field or method it comes from):
+//
+//	| part                     | file                  | Kafka                                                | its own rules                                            |
+//	|--------------------------|-----------------------|------------------------------------------------------|----------------------------------------------------------|
+//	| coordinatorLookup        | lookup.go             | coordinator, findCoordinatorFuture                   | findDone, backoff, stale futures, checkAndGetCoordinator |
+//	| joinFuture               | join.go               | joinFuture, onJoinComplete's progress                | fail                                                     |
+//	| appThread                | app.go, lazy.go       | KafkaConsumer.poll's loop (the application thread)   | the poll loop, busy periods, deadlines, lazy poll replay |
+//	| heartbeat                | heartbeat.go          | Heartbeat (timers, 0.10 timestamps)                  | every Heartbeat method                                   |
+//	| heartbeatThread / Task   | hbthread.go, hbtask.go| HeartbeatThread (0.10.1+), 0.9/0.10 HeartbeatTask    | picked once in NewMember (heartbeater)                   |
+//	| autoCommitState          | commit.go             | nextAutoCommitTimer, 0.10 AutoCommitTask, onJoinPrepare's commit | timers, the task, onJoinPrepare's commit progress |
+//	| metadataView             | metadata.go           | Metadata, metadataSnapshot, assignmentSnapshot       | refresh, change check, snapshots                         |
+//	| netClient                | netclient.go          | NetworkClient, ConsumerNetworkClient (model/netclient) | pending completions, least-loaded node                 |
+//	| generation               | state.go              | Generation                                           | reset forms, generationUnchanged, its Heartbeat request  |
+//
+// The Member itself is AbstractCoordinator and ConsumerCoordinator: the
+// rules that read or change more than one part (ensureCoordinatorReady,
+// joinGroupIfNeeded, the response handlers, onJoinPrepare/onJoinComplete,
+// maybeLeaveGroup, close()), the state transitions (become*, the only
+// place the state changes), requestRejoin and the resets, and the public
+// API; TestMemberMethodBudget keeps it so. The application thread's methods
+// take the Member they call into, as KafkaConsumer holds its coordinator.
+// The configuration shared by a Template's members builds the requests
+// (template.go). Era switches live in the profile table (profile.go). Every
+// entry point ends by checking each part's invariant through one helper
+// (assert.go, assertInvariants): a failed check is a violation of the run
+// (EvAssertFailed, the member stops), never a silently wrong state.
 //
 // # Driving a Member
 //
@@ -202,8 +217,9 @@
 //   - markCoordinatorUnknown fails in-flight requests at once rather than on
 //     the next network poll; a fatal FindCoordinator error seen by the
 //     heartbeat thread stops the member at once rather than at the next poll().
-//   - The heartbeat thread's wake-up cadence is modelled (issue 24: the
-//     default since; before, the thread acted exactly at each deadline):
+//   - The heartbeat thread's wake-up cadence is modelled (the default;
+//     Config.Sim.HeartbeatWakeCadence off makes the thread act exactly at
+//     each deadline):
 //     Java waits retry.backoff.ms (or until notify()) between iterations
 //     and acts on a due heartbeat, session or poll timer at the first
 //     wake-up at or after its deadline (AbstractCoordinator.HeartbeatThread.run

@@ -11,8 +11,10 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// Tests of the network era a client profile runs (issue 23 items 6(a),
-// 6(b), 6(d)).
+// Tests of the network era a client profile runs: the jittered reconnect
+// backoff and setup timeout (capped at their max only from 3.7.0), the
+// setup timeout's existence and max per era, and leastLoadedNode's
+// preference for the oldest connectable node (2.7+).
 
 // drawBackoffs draws n reconnect backoffs and n setup timeouts of profile's
 // member at their largest exponent, through the member's own network client

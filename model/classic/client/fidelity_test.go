@@ -13,7 +13,7 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// KAFKA-12983 (2.8.1, 3.0.0): resetStateAndRejoin sets needsJoinPrepare
+// KAFKA-12983 (2.8.1, 3.0.0): resetStateAndGeneration sets needsJoinPrepare
 // (AbstractCoordinator 2.8.1 971-975), so a cooperative member whose
 // JoinGroup is answered UNKNOWN_MEMBER_ID runs onJoinPrepare again with the
 // generation reset: its partitions are lost and the next JoinGroup offers

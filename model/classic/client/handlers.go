@@ -52,11 +52,12 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 		err = protocol.RequestTimedOut
 	}
 	if disconnect && e.API != protocol.APIFindCoordinator && e.API != protocol.APILeaveGroup {
-		m.markCoordinatorUnknown(now, out, deadDisconnect, protocol.None, true)
+		m.markCoordinatorDisconnected(out, deadDisconnect)
 	}
 	switch e.API {
 	case protocol.APIFindCoordinator:
-		m.findCoordinatorFailed(now, m.findDone(e.Corr, true))
+		current := m.coord.findDone(e.Corr, true, m.onApp, m.cfg.behaviour)
+		m.coord.findCoordinatorFailed(now, current, m.onApp, m.cfg, m.rng)
 	case protocol.APIJoinGroup:
 		if e.Corr == m.join.joinCorr {
 			m.failJoin(out, err, failRetriable)
@@ -71,12 +72,6 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 		m.commitCompleted(now, out, e, commitRetriable)
 	case protocol.APILeaveGroup:
 	}
-}
-
-// generationUnchanged is CoordinatorResponseHandler.generationUnchanged; before
-// 2.6 (KAFKA-9823) responses always acted.
-func (m *Member) generationUnchanged(sent *generation) bool {
-	return !m.cfg.behaviour.sentGenCheck || m.gen.same(sent)
 }
 
 func rejoinReasonFor(err protocol.ErrorCode) RejoinReason {

@@ -30,17 +30,18 @@ func (t *heartbeatTask) run(now protocol.Instant, out *Output) {
 	if m.gen.id() < 0 || m.rejoinNeeded || !m.coord.known {
 		return // not rescheduled; the next reset() does
 	}
-	if m.hbSessionExpired010(now) {
-		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
+	if m.hb.sessionTimeoutExpired010(now, m.cfg) {
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None)
 		return
 	}
-	if d := m.hbTimeToNext010(now); d > 0 {
+	if d := m.hb.timeToNextHeartbeat010(now, m.cfg); d > 0 {
 		t.at = now.Add(d)
 		return
 	}
-	m.hbSent(now)
+	m.hb.sentHeartbeat(now, m.cfg)
 	t.inFlight = true
-	m.sendHeartbeat(now, out)
+	// sendHeartbeatRequest.
+	m.send(now, out, m.coord.node, true, m.gen.heartbeatRequest(m.cfg, m.instanceID()), m.cfg.RequestTimeout)
 }
 
 // done is the HeartbeatTask's future listener.
@@ -49,7 +50,7 @@ func (t *heartbeatTask) done(now protocol.Instant, ok bool) {
 	t.inFlight = false
 	if ok {
 		m.hb.lastReceive = now
-		t.at = now.Add(m.hbTimeToNext010(now))
+		t.at = now.Add(m.hb.timeToNextHeartbeat010(now, m.cfg))
 		return
 	}
 	t.at = now.Add(m.cfg.RetryBackoff)
@@ -77,7 +78,11 @@ func (t *heartbeatTask) pollTasks(now protocol.Instant, out *Output) {
 		case hbDue && (!commitDue || t.at <= m.autoCommit.at):
 			t.run(now, out)
 		case commitDue:
-			m.runAutoCommitTask(now, out)
+			// The 0.10.0 AutoCommitTask (autoCommitState.runTask).
+			if m.autoCommit.runTask(now, m.cfg, m.coord.known, m.rejoinNeededOrPending()) {
+				corr, _ := m.sendOffsetCommit(now, out, commitTask)
+				m.autoCommit.taskSent(now, corr, m.cfg)
+			}
 		default:
 			return
 		}
@@ -96,7 +101,7 @@ func (t *heartbeatTask) handleResponse(now protocol.Instant, out *Output, _ infl
 	case protocol.None:
 		ok = true
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err)
 	case protocol.RebalanceInProgress, protocol.IllegalGeneration:
 		m.requestRejoin(out, rejoinReasonFor(err))
 	case protocol.UnknownMemberID:

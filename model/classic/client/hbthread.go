@@ -25,7 +25,7 @@ type heartbeatThread struct {
 func (t *heartbeatThread) enable(now protocol.Instant) {
 	m := t.m
 	t.m.hb.threadEnabled = true
-	m.hbResetTimeouts(now)
+	m.hb.resetTimeouts(now, m.cfg)
 	if m.cfg.Sim.HeartbeatWakeCadence {
 		t.wakeBase = now
 		if !m.cfg.Sim.ExactWakePhase {
@@ -35,16 +35,18 @@ func (t *heartbeatThread) enable(now protocol.Instant) {
 }
 
 func (t *heartbeatThread) disable()                            { t.m.hb.threadEnabled = false }
-func (t *heartbeatThread) polled(now protocol.Instant)         { t.m.hbPoll(now) }
+func (t *heartbeatThread) polled(now protocol.Instant)         { t.m.hb.poll(now, t.m.cfg) }
 func (t *heartbeatThread) failure() protocol.ErrorCode         { return t.m.hb.threadFailed }
 func (t *heartbeatThread) taskDeadline() protocol.Instant      { return protocol.Never }
 func (t *heartbeatThread) pollTasks(protocol.Instant, *Output) {}
 func (t *heartbeatThread) reset(protocol.Instant)              {}
-func (t *heartbeatThread) requestFailed(now protocol.Instant)  { t.m.hbFail(now) }
+func (t *heartbeatThread) requestFailed(now protocol.Instant) {
+	t.m.hb.failHeartbeat(now, t.m.cfg, t.m.rng)
+}
 
 // canPoll: the heartbeat thread is enabled and can take the monitor.
 func (t *heartbeatThread) canPoll() bool {
-	return t.m.hb.threadEnabled && t.m.hb.threadFailed == protocol.None && !t.m.monitorHeld()
+	return t.m.hb.threadEnabled && t.m.hb.threadFailed == protocol.None && !t.m.app.monitorHeld()
 }
 
 // tick runs the HeartbeatThread loop (§8.2) for everything expired up to
@@ -52,15 +54,15 @@ func (t *heartbeatThread) canPoll() bool {
 // the simulator fires exactly at each deadline (doc.go).
 func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 	m := t.m
-	m.fastForward(now, false)
+	m.app.fastForward(m, now, false)
 	if !t.canPoll() {
 		return
 	}
 	m.onApp = false
-	if !m.flushQueue(now, out) {
+	if !m.net.firePendingCompletions(m, now, out) {
 		return
 	}
-	m.handleTimeouts(now, out)
+	m.net.HandleTimeouts(now, out, netOwner{m}) // NetworkClient.handleTimedOutRequests
 	for range maxHeartbeatPasses {
 		if !t.runOnce(now, out) {
 			return
@@ -80,7 +82,8 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 // deadlines (tick), and a coordinator marked unknown moves the thread's
 // deadline to its lookup pass (nextDeadline). Without this check the mark
 // waited for the next poll() or heartbeat deadline, and a poll replayed
-// lazily (lazy.go) never made it (issue 23).
+// lazily (lazy.go) never made it, so a crashed coordinator's backoff could
+// end before the member noticed (TestHeartbeatThreadChecksCoordinatorAfterNetworkPoll).
 //
 // After a lookup pass the Java thread sleeps retry.backoff.ms (1502) and
 // does not poll the network; the model hands it the events at once (doc.go,
@@ -114,8 +117,8 @@ func (t *heartbeatThread) nextDeadline() protocol.Instant {
 			d = min(d, t.waitUntil) // the wake-up after a lookup pass (networkPolled)
 		}
 	}
-	d = min(d, m.earliestInflight())
-	if m.monitorHeld() {
+	d = min(d, m.net.nextDeadline(m.cfg))
+	if m.app.monitorHeld() {
 		// The application thread holds the coordinator lock (the leader's
 		// assignor runs inside the JoinGroup handler): the heartbeat thread
 		// can do nothing until it is released, and the harness re-reads
@@ -154,8 +157,8 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 				m.lookupCoordinator(now, out)
 				return true // loop without waiting: the next pass forgets it and waits
 			}
-			// clearFindCoordinatorFuture; its response is still handled.
-			m.coord.findCorr, m.coord.stale = 0, findStaleNone
+			// its response is still handled.
+			m.coord.clearFindCoordinatorFuture()
 		case pacing33:
 			// AbstractCoordinator 3.7.0 1493-1502: a referenced future (in
 			// flight, or completed: the response handler no longer clears
@@ -163,7 +166,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 			// responses faster than retry.backoff.ms a lookup goes out every
 			// 2 x retry.backoff.ms.
 			if m.coord.findCorr != 0 || m.coord.stale != findStaleNone {
-				m.coord.findCorr, m.coord.stale = 0, findStaleNone
+				m.coord.clearFindCoordinatorFuture()
 			} else {
 				m.lookupCoordinator(now, out)
 			}
@@ -188,7 +191,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	if now >= m.hb.sessionDeadline {
 		// The client-side session expired without a successful heartbeat
 		// response: the "false coordinator dead" path (generation kept).
-		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None, false)
+		m.markCoordinatorUnknown(now, out, deadSessionTimeout, protocol.None)
 		return true
 	}
 	if m.app.phase != appPolling && now >= m.hb.pollDeadline {
@@ -200,8 +203,9 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	if now < m.hb.heartbeatDeadline {
 		return false
 	}
-	m.hbSent(now)
-	m.sendHeartbeat(now, out)
+	m.hb.sentHeartbeat(now, m.cfg)
+	// sendHeartbeatRequest.
+	m.send(now, out, m.coord.node, true, m.gen.heartbeatRequest(m.cfg, m.instanceID()), m.cfg.RequestTimeout)
 	return false
 }
 
@@ -223,24 +227,6 @@ func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
 	return d + step - off
 }
 
-// sendHeartbeat is AbstractCoordinator.sendHeartbeatRequest. The request value
-// is immutable once sent, so one is shared by every heartbeat of a generation
-// (no allocation per heartbeat): the one inside a JoinGroup response's
-// generation. Any other generation (a reset one; the HeartbeatThread does not
-// heartbeat without a joined generation) gets a new request per heartbeat:
-// not worth 8 bytes of every Member (issue 15).
-func (m *Member) sendHeartbeat(now protocol.Instant, out *Output) {
-	if m.gen.hbReady {
-		m.send(now, out, m.coord.node, true, &m.gen.hb, m.cfg.RequestTimeout)
-		return
-	}
-	req := &protocol.HeartbeatRequest{GroupID: m.cfg.GroupID, GenerationID: m.gen.id(), MemberID: m.gen.memberID()}
-	if m.cfg.behaviour.staticMembership {
-		req.GroupInstanceID = m.instanceID()
-	}
-	m.send(now, out, m.coord.node, true, req, m.cfg.RequestTimeout)
-}
-
 // hbOutcome is what the HeartbeatThread's future listener does.
 type hbOutcome uint8
 
@@ -259,7 +245,7 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 	case protocol.None:
 		outcome = hbReceived
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err, false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, err)
 	case protocol.RebalanceInProgress:
 		// 2.6.1+: only a STABLE member rejoins; in COMPLETING_REBALANCE the
 		// error is ignored. Either way the listener counts it as liveness.
@@ -268,20 +254,20 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 		}
 		outcome = hbReceived
 	case protocol.IllegalGeneration:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, m.cfg.behaviour.illegalGenerationKeepsID, RejoinIllegalGeneration)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APIHeartbeat, err, RejoinIllegalGeneration)
 		} else {
 			outcome = hbReceived
 		}
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinUnknownMemberID)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APIHeartbeat, err, RejoinUnknownMemberID)
 		} else {
 			outcome = hbReceived
 		}
 	case protocol.FencedInstanceID:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIHeartbeat, err, false, RejoinFencedInstanceID)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APIHeartbeat, err, RejoinFencedInstanceID)
 			outcome = hbFenced
 		} else {
 			outcome = hbReceived
@@ -299,9 +285,9 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 	}
 	switch outcome {
 	case hbReceived:
-		m.hbReceive(now)
+		m.hb.receiveHeartbeat(now, m.cfg)
 	case hbFailed:
-		m.hbFail(now)
+		m.hb.failHeartbeat(now, m.cfg, m.rng)
 	case hbFenced:
 		t.m.hb.threadFailed = err
 		t.m.hb.threadEnabled = false

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -8,9 +9,9 @@ import (
 
 // heartbeatSender is the member's heartbeater with the HeartbeatThread's
 // state inside it (and so inside the Member): a steady poll's failure check
-// reads the Member's memory, not a second object's (issue 15; the Member
-// still fits its size class, TestMemberSize). With the 0.10
-// HeartbeatTask the thread is unused and heartbeater points to the task.
+// reads the Member's memory, not a second object's (the Member still fits
+// memberSize). With the 0.10 HeartbeatTask the thread is unused and
+// heartbeater points to the task.
 type heartbeatSender struct {
 	heartbeater
 	thread heartbeatThread
@@ -38,7 +39,7 @@ type heartbeater interface {
 	// next poll() (protocol.None: none).
 	failure() protocol.ErrorCode
 	// networkPolled is the rest of the thread's loop iteration after its
-	// network poll handled events that arrived (deliver).
+	// network poll handled events that arrived (Member.netEvent).
 	networkPolled(now protocol.Instant, out *Output)
 	// tick and nextDeadline are TickHeartbeat and NextHeartbeatDeadline.
 	tick(now protocol.Instant, out *Output)
@@ -66,7 +67,7 @@ type heartbeat struct {
 	attempts          int32            // 3.7+ heartbeatAttempts (KIP-580)
 	// The HeartbeatThread's failure (thrown from the next poll()) and
 	// enabled flag, here beside attempts rather than in heartbeatThread's
-	// padding (issue 15: the Member stays in the 448-byte size class).
+	// padding (so the Member stays within memberSize).
 	threadFailed  protocol.ErrorCode
 	threadEnabled bool
 
@@ -76,57 +77,78 @@ type heartbeat struct {
 	lastSessionReset protocol.Instant
 }
 
-// hbResetTimeouts is Heartbeat.resetTimeouts: all three timers restart from now.
-func (m *Member) hbResetTimeouts(now protocol.Instant) {
-	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
-	m.hb.pollDeadline = now.Add(m.cfg.MaxPollInterval)
-	m.hb.heartbeatDeadline = now.Add(m.cfg.HeartbeatInterval)
-}
-
-// hbPoll is Heartbeat.poll: the application called poll().
-func (m *Member) hbPoll(now protocol.Instant) { m.hb.pollDeadline = now.Add(m.cfg.MaxPollInterval) }
-
-// hbSent is Heartbeat.sentHeartbeat.
-func (m *Member) hbSent(now protocol.Instant) {
-	m.hb.lastSend = now
-	m.hb.heartbeatDeadline = now.Add(m.cfg.HeartbeatInterval)
-}
-
-// hbFail is Heartbeat.failHeartbeat: retry after retry.backoff.ms (2.1+), or
-// after the KIP-580 exponential backoff of the consecutive failures (3.7+).
-func (m *Member) hbFail(now protocol.Instant) {
-	d := m.cfg.RetryBackoff
-	if m.cfg.behaviour.exponentialBackoff {
-		d = protocol.RetryBackoff(m.cfg.RetryBackoff, m.cfg.RetryBackoffMax, m.hb.attempts, m.rng)
-		m.hb.attempts++
+// invariant is what holds of the timers between calls:
+//   - an enabled HeartbeatThread has all three timers running
+//     (HeartbeatThread.enable calls heartbeat.resetTimeouts);
+//   - a failed thread is disabled (HeartbeatThread.run: the failure ends
+//     the loop; it is thrown from the next poll()).
+func (h *heartbeat) invariant() string {
+	switch {
+	case h.threadEnabled && (h.heartbeatDeadline == protocol.Never || h.sessionDeadline == protocol.Never || h.pollDeadline == protocol.Never):
+		return "an enabled heartbeat thread without its timers"
+	case h.threadFailed != protocol.None && h.threadEnabled:
+		return "a failed heartbeat thread still enabled"
 	}
-	m.hb.heartbeatDeadline = now.Add(d)
+	return ""
 }
 
-// hbReceive is Heartbeat.receiveHeartbeat: the client-side session restarts.
-func (m *Member) hbReceive(now protocol.Instant) {
-	m.hb.lastReceive = now
-	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
-	m.hb.attempts = 0
+// resetTimeouts is Heartbeat.resetTimeouts: all three timers restart from now.
+func (h *heartbeat) resetTimeouts(now protocol.Instant, cfg *template) {
+	h.sessionDeadline = now.Add(cfg.SessionTimeout)
+	h.pollDeadline = now.Add(cfg.MaxPollInterval)
+	h.heartbeatDeadline = now.Add(cfg.HeartbeatInterval)
 }
 
-// hbResetSession is Heartbeat.resetSessionTimeout (FindCoordinator success).
-func (m *Member) hbResetSession(now protocol.Instant) {
-	m.hb.sessionDeadline = now.Add(m.cfg.SessionTimeout)
-	m.hb.lastSessionReset = now
+// poll is Heartbeat.poll: the application called poll().
+func (h *heartbeat) poll(now protocol.Instant, cfg *template) {
+	h.pollDeadline = now.Add(cfg.MaxPollInterval)
 }
 
-// hbTimeToNext010 is the 0.10 Heartbeat.timeToNextHeartbeat.
-func (m *Member) hbTimeToNext010(now protocol.Instant) time.Duration {
-	last := max(m.hb.lastSend, m.hb.lastSessionReset)
+// sentHeartbeat is Heartbeat.sentHeartbeat.
+func (h *heartbeat) sentHeartbeat(now protocol.Instant, cfg *template) {
+	h.lastSend = now
+	h.heartbeatDeadline = now.Add(cfg.HeartbeatInterval)
+}
+
+// failHeartbeat is Heartbeat.failHeartbeat: retry after retry.backoff.ms
+// (2.1+), or after the KIP-580 exponential backoff of the consecutive
+// failures (3.7+; the jitter from the member's stream rng).
+func (h *heartbeat) failHeartbeat(now protocol.Instant, cfg *template, rng *rand.Rand) {
+	d := cfg.RetryBackoff
+	if cfg.behaviour.exponentialBackoff {
+		d = protocol.RetryBackoff(cfg.RetryBackoff, cfg.RetryBackoffMax, h.attempts, rng)
+		h.attempts++
+	}
+	h.heartbeatDeadline = now.Add(d)
+}
+
+// receiveHeartbeat is Heartbeat.receiveHeartbeat: the client-side session
+// restarts.
+func (h *heartbeat) receiveHeartbeat(now protocol.Instant, cfg *template) {
+	h.lastReceive = now
+	h.sessionDeadline = now.Add(cfg.SessionTimeout)
+	h.attempts = 0
+}
+
+// resetSessionTimeout is Heartbeat.resetSessionTimeout (FindCoordinator
+// success).
+func (h *heartbeat) resetSessionTimeout(now protocol.Instant, cfg *template) {
+	h.sessionDeadline = now.Add(cfg.SessionTimeout)
+	h.lastSessionReset = now
+}
+
+// timeToNextHeartbeat010 is the 0.10 Heartbeat.timeToNextHeartbeat.
+func (h *heartbeat) timeToNextHeartbeat010(now protocol.Instant, cfg *template) time.Duration {
+	last := max(h.lastSend, h.lastSessionReset)
 	since := now.Sub(last)
-	if since > m.cfg.HeartbeatInterval {
+	if since > cfg.HeartbeatInterval {
 		return 0
 	}
-	return m.cfg.HeartbeatInterval - since
+	return cfg.HeartbeatInterval - since
 }
 
-// hbSessionExpired010 is the 0.10 Heartbeat.sessionTimeoutExpired (strict >).
-func (m *Member) hbSessionExpired010(now protocol.Instant) bool {
-	return now.Sub(max(m.hb.lastSessionReset, m.hb.lastReceive)) > m.cfg.SessionTimeout
+// sessionTimeoutExpired010 is the 0.10 Heartbeat.sessionTimeoutExpired
+// (strict >).
+func (h *heartbeat) sessionTimeoutExpired010(now protocol.Instant, cfg *template) bool {
+	return now.Sub(max(h.lastSessionReset, h.lastReceive)) > cfg.SessionTimeout
 }

@@ -57,7 +57,7 @@ const (
 
 // joinGroupIfNeeded is AbstractCoordinator.joinGroupIfNeeded (3.6.1 with the
 // profile's deltas, §5.4). It never blocks: "waiting" is returning and being
-// re-entered by appIterate when something happens.
+// re-entered by appThread.iterate when something happens.
 func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 	for range maxJoinPasses {
 		if !m.rejoinNeededOrPending() || m.app.phase != appPolling || m.stopped {
@@ -77,7 +77,7 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			}
 			m.autoCommit.p = nil // onJoinPrepare's commit is over (prepIdle)
 			if m.onJoinPrepare(now, out, gen) {
-				return // a callback runs; appIterate re-enters here afterwards
+				return // a callback runs; appThread.iterate re-enters here afterwards
 			}
 		}
 		if m.join.status == joinIdle && now < m.join.retryAt {
@@ -94,7 +94,7 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			}
 			// The heartbeat thread reset the generation meanwhile.
 			m.join.status = joinIdle
-			m.resetStateAndGeneration(out, protocol.APISyncGroup, "generation reset before onJoinComplete", false)
+			m.resetStateAndGeneration(out, protocol.APISyncGroup, "generation reset before onJoinComplete")
 			m.requestRejoin(out, RejoinGenerationResetBeforeSync)
 		case joinFailed:
 			err, kind := m.join.err, m.join.kind
@@ -112,12 +112,12 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 			}
 			if m.cfg.behaviour.retriableJoinResetsGeneration {
 				// KAFKA-10134 side effect (2.6.1–2.8.0): rejoin as a new member.
-				m.resetStateAndGeneration(out, protocol.APIJoinGroup, err.String(), false)
+				m.resetStateAndGeneration(out, protocol.APIJoinGroup, err.String())
 			}
 			switch {
 			case !m.cfg.behaviour.nonBlockingJoin:
 				// Timer.sleep(retry.backoff.ms): the thread sleeps, handling nothing.
-				m.startBusy(now, m.cfg.RetryBackoff, contResume)
+				m.app.startBusy(now, m.cfg.RetryBackoff, contResume)
 				return
 			case m.cfg.behaviour.joinLoopReturnsOnExpiredTimer:
 				// KAFKA-12639 (3.5+): return on the expired zero timer; the
@@ -135,7 +135,7 @@ func (m *Member) joinGroupIfNeeded(now protocol.Instant, out *Output) {
 }
 
 // initiateJoinGroup is AbstractCoordinator.initiateJoinGroup: only one
-// JoinGroup+SyncGroup (joinFuture) at a time.
+// JoinGroup+SyncGroup (joinFuture) at a time; then sendJoinGroupRequest.
 func (m *Member) initiateJoinGroup(now protocol.Instant, out *Output) {
 	if m.join.status != joinIdle {
 		return
@@ -143,78 +143,79 @@ func (m *Member) initiateJoinGroup(now protocol.Instant, out *Output) {
 	m.join.retryAt = 0
 	m.becomePreparingRebalance(out)
 	m.join.status = joinWaiting
-	m.sendJoinGroupRequest(now, out)
-}
-
-// sendJoinGroupRequest is AbstractCoordinator.sendJoinGroupRequest with
-// ConsumerCoordinator.metadata() as the protocol list.
-func (m *Member) sendJoinGroupRequest(now protocol.Instant, out *Output) {
 	if !m.coord.known {
 		m.failJoin(out, protocol.CoordinatorNotAvailable, failRetriable)
 		return
 	}
-	rebalanceTimeout := m.cfg.MaxPollInterval
-	if m.cfg.behaviour.join.version == 0 {
-		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
-		rebalanceTimeout = m.cfg.SessionTimeout
-	}
-	req := &protocol.JoinGroupRequest{
-		ClientID:         m.name,
-		GroupID:          m.cfg.GroupID,
-		SessionTimeout:   m.cfg.SessionTimeout,
-		RebalanceTimeout: rebalanceTimeout,
-		MemberID:         m.gen.memberID(),
-		ProtocolType:     protocol.ConsumerProtocolType,
-		Version:          m.cfg.behaviour.join.version,
-	}
-	if m.cfg.behaviour.staticMembership {
-		req.GroupInstanceID = m.instanceID()
-	}
-	if m.cfg.behaviour.join.reason {
-		req.Reason = m.rejoinReason.String()
-	}
-	req.Protocols = m.joinProtocols()
-	var timeout time.Duration
-	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
-	switch m.cfg.behaviour.join.timeout {
-	case joinTimeoutRequest:
-		timeout = m.cfg.RequestTimeout
-	case joinTimeoutRebalance:
-		timeout = rebalanceTimeout + lapse
-	case joinTimeoutMaxOfRequestAnd:
-		timeout = max(m.cfg.RequestTimeout, rebalanceTimeout+lapse)
-	}
+	req, timeout := m.cfg.joinGroupRequest(m.name, m.instanceID(), m.gen, m.rejoinReason, m.owned)
 	m.join.joinCorr = m.send(now, out, m.coord.node, true, req, timeout)
 }
 
-// joinProtocols is ConsumerCoordinator.metadata(): one protocol per
+// joinGroupRequest is AbstractCoordinator.sendJoinGroupRequest's request
+// and timeout, with ConsumerCoordinator.metadata() as the protocol list.
+func (t *template) joinGroupRequest(name, instanceID string, gen *generation, reason RejoinReason, owned []protocol.TopicPartition) (*protocol.JoinGroupRequest, time.Duration) {
+	rebalanceTimeout := t.MaxPollInterval
+	if t.behaviour.join.version == 0 {
+		// JoinGroup v0 has no rebalance timeout; the broker uses the session timeout.
+		rebalanceTimeout = t.SessionTimeout
+	}
+	req := &protocol.JoinGroupRequest{
+		ClientID:         name,
+		GroupID:          t.GroupID,
+		SessionTimeout:   t.SessionTimeout,
+		RebalanceTimeout: rebalanceTimeout,
+		MemberID:         gen.memberID(),
+		ProtocolType:     protocol.ConsumerProtocolType,
+		Version:          t.behaviour.join.version,
+	}
+	if t.behaviour.staticMembership {
+		req.GroupInstanceID = instanceID
+	}
+	if t.behaviour.join.reason {
+		req.Reason = reason.String()
+	}
+	req.Protocols = t.groupProtocols(owned, gen.id())
+	var timeout time.Duration
+	const lapse = 5 * time.Second // JOIN_GROUP_TIMEOUT_LAPSE
+	switch t.behaviour.join.timeout {
+	case joinTimeoutRequest:
+		timeout = t.RequestTimeout
+	case joinTimeoutRebalance:
+		timeout = rebalanceTimeout + lapse
+	case joinTimeoutMaxOfRequestAnd:
+		timeout = max(t.RequestTimeout, rebalanceTimeout+lapse)
+	}
+	return req, timeout
+}
+
+// groupProtocols is ConsumerCoordinator.metadata(): one protocol per
 // configured assignor, each with the member's subscription (topics, owned
-// partitions from 2.4, generation from 3.x's subscription v2).
+// partitions from 2.4, generation genID from 3.x's subscription v2).
 //
 // A subscription without owned partitions is the same for every member of
 // the template that joins at the same generation (a whole eager group after
 // its revocation, every first join): that list is built once and shared by
-// them and by the coordinator that keeps it (issue 15: 176 bytes per member
-// at two assignors). It is never changed in place (nothing writes a
-// request's protocols), so sharing it changes no output.
-func (m *Member) joinProtocols() []protocol.GroupProtocol {
-	sub := protocol.Subscription{Topics: m.cfg.Topics, GenerationID: protocol.NoGeneration}
-	if m.cfg.behaviour.ownedInSubscription() && len(m.owned) > 0 {
-		sub.OwnedPartitions = slices.Clone(m.owned)
+// them and by the coordinator that keeps it (176 bytes a member at two
+// assignors, at 100,000 members). It is never changed in place (nothing
+// writes a request's protocols), so sharing it changes no output.
+func (t *template) groupProtocols(owned []protocol.TopicPartition, genID int32) []protocol.GroupProtocol {
+	sub := protocol.Subscription{Topics: t.Topics, GenerationID: protocol.NoGeneration}
+	if t.behaviour.ownedInSubscription() && len(owned) > 0 {
+		sub.OwnedPartitions = slices.Clone(owned)
 	}
-	if m.cfg.behaviour.subscription >= subscriptionV2 {
-		sub.GenerationID = m.gen.id()
+	if t.behaviour.subscription >= subscriptionV2 {
+		sub.GenerationID = genID
 	}
 	shared := sub.OwnedPartitions == nil
-	if c := m.cfg.joinProtocols; shared && c != nil && c[0].Metadata.GenerationID == sub.GenerationID {
+	if c := t.sharedProtocols; shared && c != nil && c[0].Metadata.GenerationID == sub.GenerationID {
 		return c
 	}
-	ps := make([]protocol.GroupProtocol, len(m.cfg.Assignors))
-	for i, name := range m.cfg.Assignors {
+	ps := make([]protocol.GroupProtocol, len(t.Assignors))
+	for i, name := range t.Assignors {
 		ps[i] = protocol.GroupProtocol{Name: name, Metadata: sub}
 	}
 	if shared && len(ps) > 0 {
-		m.cfg.joinProtocols = ps
+		t.sharedProtocols = ps
 	}
 	return ps
 }
@@ -234,16 +235,53 @@ func (m *Member) sendSyncGroupRequest(now protocol.Instant, out *Output, req *pr
 // failJoin fails the join future. Before 2.6.1 the future's failure listener
 // also set the state to UNJOINED.
 func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
-	if m.join.status != joinWaiting {
-		return
-	}
-	m.join.status = joinFailed
-	m.join.err = err
-	m.join.kind = kind
-	m.join.joinCorr, m.join.syncCorr = 0, 0
-	if !m.cfg.behaviour.fourStates {
+	if m.join.fail(err, kind) && !m.cfg.behaviour.fourStates {
 		m.becomeUnjoined(out)
 	}
+}
+
+// fail fails a pending future with err (how joinGroupIfNeeded treats it:
+// kind); it reports whether there was one.
+func (j *joinFuture) fail(err protocol.ErrorCode, kind failKind) bool {
+	if j.status != joinWaiting {
+		return false
+	}
+	j.status = joinFailed
+	j.err = err
+	j.kind = kind
+	j.joinCorr, j.syncCorr = 0, 0
+	return true
+}
+
+// invariant is what holds of the join future between calls
+// (AbstractCoordinator.joinFuture, "the future of the last JoinGroup+SyncGroup
+// round trip"):
+//   - one request of the round trip at a time, and only while it is
+//     pending (a completed future has none in flight);
+//   - a pending future is never STABLE: initiateJoinGroup sets
+//     PREPARING_REBALANCE with it, and only its SyncGroup success sets
+//     STABLE (a reset meanwhile makes it UNJOINED);
+//   - a succeeded future is STABLE, or UNJOINED when the heartbeat thread
+//     reset the generation before onJoinComplete (joinGroupIfNeeded then
+//     rejoins);
+//   - a failed future carries its exception; onJoinComplete runs only for a
+//     succeeded one.
+func (j *joinFuture) invariant(state MemberState) string {
+	switch {
+	case j.joinCorr != 0 && j.syncCorr != 0:
+		return "a JoinGroup and a SyncGroup in flight at once"
+	case j.status != joinWaiting && (j.joinCorr != 0 || j.syncCorr != 0):
+		return "a request in flight for a completed join future"
+	case j.status == joinWaiting && state == Stable:
+		return "a pending join future in STABLE"
+	case j.status == joinSucceeded && state != Stable && state != Unjoined:
+		return "a succeeded join future in " + state.String()
+	case j.status == joinFailed && j.err == protocol.None:
+		return "a failed join future without an error"
+	case j.complete != jcNone && j.status != joinSucceeded:
+		return "onJoinComplete under way without a succeeded join future"
+	}
+	return ""
 }
 
 // onJoinPrepare is ConsumerCoordinator.onJoinPrepare after its auto-commit
@@ -252,9 +290,7 @@ func (m *Member) failJoin(out *Output, err protocol.ErrorCode, kind failKind) {
 // and COOPERATIVE revokes only partitions of unsubscribed topics (never,
 // here). It reports whether a callback now keeps the application busy.
 func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation) bool {
-	if m.meta != nil {
-		m.meta.isLeader = false
-	}
+	m.meta.onJoinPrepare()
 	if len(m.owned) == 0 {
 		return false
 	}
@@ -270,9 +306,7 @@ func (m *Member) onJoinPrepare(now protocol.Instant, out *Output, gen generation
 // beginJoinComplete is ConsumerCoordinator.onJoinComplete, first half:
 // COOPERATIVE revokes owned − assigned (KIP-429).
 func (m *Member) beginJoinComplete(now protocol.Instant, out *Output) {
-	if m.meta != nil && !m.meta.isLeader {
-		m.meta.assignment = nil // onJoinComplete: only the leader watches metadata
-	}
+	m.meta.onJoinComplete()
 	m.join.complete = jcRevoking
 	m.join.revoked = false
 	if m.cooperative {
@@ -296,7 +330,7 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 		if m.join.revoked {
 			m.requestRejoin(out, RejoinCooperativeRevocation)
 		}
-		m.autoCommitReschedule(now)
+		m.autoCommit.reschedule(now, m.cfg)
 		added := subtract(m.join.assignment, m.owned)
 		if len(added) == 0 {
 			m.app.cb, m.app.cbParts = cbAssigned, nil
@@ -315,8 +349,8 @@ func (m *Member) continueJoinComplete(now protocol.Instant, out *Output) {
 // (2.5+, KIP-559): a JoinGroup or SyncGroup response naming a protocol type
 // other than "consumer" fails the join with INCONSISTENT_GROUP_PROTOCOL
 // (an empty one, from an older broker, is not checked).
-func (m *Member) protocolTypeInconsistent(protocolType string) bool {
-	return m.cfg.behaviour.protocolTypeChecked && protocolType != "" && protocolType != protocol.ConsumerProtocolType
+func (b *behaviour) protocolTypeInconsistent(protocolType string) bool {
+	return b.protocolTypeChecked && protocolType != "" && protocolType != protocol.ConsumerProtocolType
 }
 
 // handleJoinGroup is JoinGroupResponseHandler.handle (§5.6).
@@ -327,7 +361,7 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 	m.join.joinCorr = 0
 	switch r.Error {
 	case protocol.None:
-		if m.protocolTypeInconsistent(r.ProtocolType) {
+		if m.cfg.behaviour.protocolTypeInconsistent(r.ProtocolType) {
 			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 			return
 		}
@@ -354,17 +388,18 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 		if leader {
 			m.onJoinLeader(now, out, r)
 		} else {
-			m.onJoinFollower(now, out)
+			// onJoinFollower: an empty SyncGroup.
+			m.sendSyncGroupRequest(now, out, m.cfg.syncGroupRequest(m.gen, m.instanceID(), nil))
 		}
 	case protocol.CoordinatorLoadInProgress:
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APIJoinGroup, r.Error, false, RejoinUnknownMemberID)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APIJoinGroup, r.Error, RejoinUnknownMemberID)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error, false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error)
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.FencedInstanceID, protocol.InconsistentGroupProtocol, protocol.InvalidSessionTimeout,
 		protocol.InvalidGroupID, protocol.GroupAuthorizationFailed, protocol.GroupMaxSizeReached,
@@ -394,22 +429,19 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 	}
 }
 
-// onJoinFollower is AbstractCoordinator.onJoinFollower: an empty SyncGroup.
-func (m *Member) onJoinFollower(now protocol.Instant, out *Output) {
-	m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
-}
-
-func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protocol.SyncGroupRequest {
+// syncGroupRequest is the SyncGroup request of generation g
+// (AbstractCoordinator.onJoinFollower, onLeaderElected).
+func (t *template) syncGroupRequest(g *generation, instanceID string, assignments []protocol.SyncGroupAssignment) *protocol.SyncGroupRequest {
 	req := &protocol.SyncGroupRequest{
-		GroupID: m.cfg.GroupID, GenerationID: m.gen.id(), MemberID: m.gen.memberID(),
+		GroupID: t.GroupID, GenerationID: g.id(), MemberID: g.memberID(),
 		Assignments: assignments,
 	}
-	if m.cfg.behaviour.staticMembership {
-		req.GroupInstanceID = m.instanceID()
+	if t.behaviour.staticMembership {
+		req.GroupInstanceID = instanceID
 	}
-	if m.cfg.behaviour.protocolTypeChecked {
+	if t.behaviour.protocolTypeChecked {
 		req.ProtocolType = protocol.ConsumerProtocolType
-		req.ProtocolName = m.gen.protocol
+		req.ProtocolName = g.protocol
 	}
 	return req
 }
@@ -423,18 +455,36 @@ func (m *Member) syncRequest(assignments []protocol.SyncGroupAssignment) *protoc
 // taken either way (metadata.go). Deviation: the cooperative-assignment
 // validation is not modelled.
 func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.JoinGroupResponse) {
-	m.takeAssignmentSnapshot()
+	m.meta.takeAssignmentSnapshot()
 	if r.SkipAssignment {
-		m.sendSyncGroupRequest(now, out, m.syncRequest(nil))
+		m.sendSyncGroupRequest(now, out, m.cfg.syncGroupRequest(m.gen, m.instanceID(), nil))
 		return
 	}
-	a, ok := m.cfg.lookup(r.ProtocolName)
+	assignments, ok := m.cfg.performAssignment(r, m.meta.topicMetadata(m.cfg))
 	if !ok {
 		// IllegalStateException: the coordinator selected an unknown protocol.
 		m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 		return
 	}
-	if !m.cfg.behaviour.stickyClaimsAllGenerations {
+	req := m.cfg.syncGroupRequest(m.gen, m.instanceID(), assignments)
+	if d := m.cfg.AssignTime.Draw(m.rng); d > 0 && m.onApp {
+		m.app.pendingSync = req
+		m.app.startBusy(now, d, contLeaderSync)
+		return
+	}
+	m.sendSyncGroupRequest(now, out, req)
+}
+
+// performAssignment is ConsumerCoordinator.onLeaderElected's
+// (performAssignment's) assignor run over the JoinGroup response's members
+// on the leader's metadata topics; false when the coordinator selected a
+// protocol no configured assignor has.
+func (t *template) performAssignment(r *protocol.JoinGroupResponse, topics []assign.Topic) ([]protocol.SyncGroupAssignment, bool) {
+	a, ok := t.lookup(r.ProtocolName)
+	if !ok {
+		return nil, false
+	}
+	if !t.behaviour.stickyClaimsAllGenerations {
 		// Before KAFKA-14639 (3.5.0) AbstractStickyAssignor counted only
 		// the highest generation's claims (3.4.0 allSubscriptionsEqual).
 		switch a.(type) {
@@ -448,7 +498,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 	for i, jm := range r.Members {
 		members[i] = assign.Member{ID: jm.MemberID, InstanceID: jm.GroupInstanceID, Subscription: jm.Metadata}
 	}
-	result := a.Assign(members, m.topicMetadata())
+	result := a.Assign(members, topics)
 	assignments := make([]protocol.SyncGroupAssignment, len(members))
 	for i := range members {
 		var parts []protocol.TopicPartition
@@ -457,13 +507,7 @@ func (m *Member) onJoinLeader(now protocol.Instant, out *Output, r *protocol.Joi
 		}
 		assignments[i] = protocol.SyncGroupAssignment{MemberID: members[i].ID, Assignment: protocol.Assignment{Partitions: parts}}
 	}
-	req := m.syncRequest(assignments)
-	if d := m.cfg.AssignTime.Draw(m.rng); d > 0 && m.onApp {
-		m.app.pendingSync = req
-		m.startBusy(now, d, contLeaderSync)
-		return
-	}
-	m.sendSyncGroupRequest(now, out, req)
+	return assignments, true
 }
 
 // handleSyncGroup is SyncGroupResponseHandler.handle (§5.7).
@@ -474,7 +518,7 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 	m.join.syncCorr = 0
 	switch r.Error {
 	case protocol.None:
-		if m.protocolTypeInconsistent(r.ProtocolType) {
+		if m.cfg.behaviour.protocolTypeInconsistent(r.ProtocolType) {
 			m.failJoin(out, protocol.InconsistentGroupProtocol, failFatal)
 			return
 		}
@@ -505,21 +549,22 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 			// KAFKA-13891 (3.3.0–3.3.1): resetStateOnResponseError without
 			// the sent-generation guard the other errors have
 			// (AbstractCoordinator 3.3.1 826-830).
-			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, true, RejoinRebalanceInProgress)
+			m.resetStateKeepingMemberID(out, protocol.APISyncGroup, r.Error.String())
+			m.requestRejoin(out, RejoinRebalanceInProgress)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.UnknownMemberID:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, false, RejoinUnknownMemberID)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APISyncGroup, r.Error, RejoinUnknownMemberID)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.IllegalGeneration:
-		if m.generationUnchanged(e.Data.sentGen) {
-			m.resetStateAndRejoin(out, protocol.APISyncGroup, r.Error, m.cfg.behaviour.illegalGenerationKeepsID, RejoinIllegalGeneration)
+		if m.gen.unchangedSince(e.Data.sentGen, m.cfg.behaviour) {
+			m.resetStateOnResponseError(out, protocol.APISyncGroup, r.Error, RejoinIllegalGeneration)
 		}
 		m.failJoin(out, r.Error, failImmediate)
 	case protocol.CoordinatorNotAvailable, protocol.NotCoordinator:
-		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error, false)
+		m.markCoordinatorUnknown(now, out, protocol.DeadErrorResponse, r.Error)
 		m.failJoin(out, r.Error, failRetriable)
 	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
 		protocol.CoordinatorLoadInProgress, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,

@@ -20,37 +20,38 @@ import (
 // poll eventful (a request timeout, the auto-commit deadline, the 0.10
 // delayed tasks, a metadata refresh, a coordinator connection in reconnect
 // backoff), and every entry point first replays the polls that fell due
-// before now (fastForward): each one restarts the poll timer at its own
+// before now (appThread.fastForward): each one restarts the poll timer at its own
 // instant and makes the same draws, in the same order, as the eager loop.
 // The harness's CatchUp says whether a poll due at the very instant of
 // another event comes first under the seed's tie-break. The run is the same,
 // byte for byte, as firing every poll (SimOptions.EagerPolls):
 // harness TestLazyPollsMatchEager (built-ins) and
 // TestLazyPollsMatchEagerRandomFamily (random scenarios with broker crashes,
-// partitions, loss, pauses). Issue 23 found where it was not: a poll while
-// the coordinator connection was in reconnect backoff was replayed as
-// uneventful, and on resume a poll due in the pause was replayed before the
-// events held during it.
+// partitions, loss, pauses). Two places where it once was not, now
+// handled: a poll while the coordinator connection was in reconnect backoff
+// was replayed as uneventful (eventfulAt), and on resume a poll due in the
+// pause was replayed before the events held during it (Pause, Resume).
 
 // steady reports whether the next poll() would be uneventful as far as the
-// member's state goes (timers are checked separately by trivialPollAt).
+// member's state goes (timers are checked separately by eventfulAt).
 //
 // m.hb.threadFailed is m.hbt.failure() read without the interface call
-// (issue 15: steady runs twice per member event): only the heartbeat thread
-// sets it, and the 0.10 heartbeat task, whose failure() is always None,
-// leaves it None (TestThreadFailedIsFailure).
-func (m *Member) steady() bool {
-	return !m.cfg.Sim.EagerPolls && m.app.phase == appBusy && m.app.cont == contNextPoll && m.app.cb == cbNone && !m.stopped &&
+// (steady runs twice per member event, and the interface call showed in
+// the 100,000-member profiles): only the heartbeat thread sets it, and the
+// 0.10 heartbeat task, whose failure() is always None, leaves it None
+// (TestThreadFailedIsFailure).
+func (a *appThread) steady(m *Member) bool {
+	return !m.cfg.Sim.EagerPolls && a.phase == appBusy && a.cont == contNextPoll && a.cb == cbNone && !m.stopped &&
 		m.hb.threadFailed == protocol.None && !m.autoCommit.fenced && len(m.net.queue) == 0 &&
-		m.coord.known && !m.rejoinNeededOrPending() && m.recordsAvailable()
+		m.coord.known && !m.rejoinNeededOrPending() && a.recordsAvailable(m)
 }
 
 // eventfulAt is the earliest instant from which a poll() could do more than
 // restart the poll timer: a request timeout it would observe, a due
 // auto-commit, a due 0.10 delayed task, a due metadata refresh (only with
 // a changing Cluster, metadata.go), a coordinator it would mark unknown.
-func (m *Member) eventfulAt() protocol.Instant {
-	d := m.earliestInflight()
+func (a *appThread) eventfulAt(m *Member) protocol.Instant {
+	d := m.net.nextDeadline(m.cfg)
 	if m.cfg.AutoCommit {
 		d = min(d, m.autoCommit.at)
 	}
@@ -59,7 +60,7 @@ func (m *Member) eventfulAt() protocol.Instant {
 	} else if m.cfg.Metadata.Cluster != nil {
 		d = 0 // not refreshed yet: the first poll refreshes
 	}
-	if m.coordinatorUnavailable(m.app.busyUntil) {
+	if m.coord.unavailable(a.busyUntil, &m.net, m.cfg.behaviour) {
 		// The next poll's ConsumerCoordinator.poll would mark the
 		// coordinator unknown (checkAndGetCoordinator: its connection is in
 		// reconnect backoff; 0.10: it failed): eventful now. (The
@@ -70,8 +71,7 @@ func (m *Member) eventfulAt() protocol.Instant {
 	}
 	if m.cfg.behaviour.heartbeatTask {
 		// Only the 0.10 heartbeat task has a delayed task; the thread's
-		// taskDeadline is Never (no interface call per member event,
-		// issue 15).
+		// taskDeadline is Never (no interface call per member event).
 		d = min(d, m.hbt.taskDeadline())
 	}
 	return d
@@ -82,32 +82,32 @@ func (m *Member) eventfulAt() protocol.Instant {
 // (TickApp). Another event at now (a response, the heartbeat thread) leaves
 // a poll due at now to its own simulator event, so the seed's tie-break
 // orders the two as it would without lazy replay.
-func (m *Member) fastForward(now protocol.Instant, appThread bool) {
-	if m.app.busyUntil > now || (m.app.busyUntil == now && !appThread) {
+func (a *appThread) fastForward(m *Member, now protocol.Instant, onApp bool) {
+	if a.busyUntil > now || (a.busyUntil == now && !onApp) {
 		// No poll is due: the loop below would not run, whatever the
 		// state. Checked first because it is the common case (a response
 		// a millisecond after its request, the heartbeat thread's own
-		// replay after the harness's CatchUp; issue 15).
+		// replay after the harness's CatchUp).
 		return
 	}
-	if !m.started || m.frozen || !m.steady() {
+	if !m.started || m.frozen || !a.steady(m) {
 		return
 	}
-	limit := m.eventfulAt()
+	limit := a.eventfulAt(m)
 	if d := m.cfg.replay.fixed; d > 0 {
-		// The loop below in one step (issue 15: about ten polls a member
-		// between two of its events): polls at t, t+d, t+2d, ... while
+		// The loop below in one step (about ten polls a member between
+		// two of its events): polls at t, t+d, t+2d, ... while
 		// before end; the draws take nothing from the stream, and a poll
 		// only moves the poll timer, so the last one's is what remains.
 		end := now
-		if appThread {
+		if onApp {
 			end++ // the poll due exactly at now too
 		}
 		end = min(end, limit)
-		if t := m.app.busyUntil; t < end {
+		if t := a.busyUntil; t < end {
 			last := t.Add(time.Duration((int64(end-t)-1)/int64(d)) * d)
 			m.hbt.polled(last)
-			m.app.busyUntil = last.Add(d)
+			a.busyUntil = last.Add(d)
 		}
 		return
 	}
@@ -118,9 +118,9 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 	// each (TestInlineLognormalDrawsAsDist; the lazy-vs-eager family).
 	r := &m.cfg.replay
 	last, polled := protocol.Instant(0), false
-	for (m.app.busyUntil < now || (appThread && m.app.busyUntil == now)) && m.app.busyUntil < limit {
-		t := m.app.busyUntil
-		// pollStart + one appIterate pass that finds records at once.
+	for (a.busyUntil < now || (onApp && a.busyUntil == now)) && a.busyUntil < limit {
+		t := a.busyUntil
+		// pollStart + one iterate pass that finds records at once.
 		last, polled = t, true
 		if !r.fixedTimeout {
 			m.cfg.PollTimeout.Draw(m.rng)
@@ -131,7 +131,7 @@ func (m *Member) fastForward(now protocol.Instant, appThread bool) {
 		} else {
 			d = max(m.cfg.PollInterval.Draw(m.rng), 0)
 		}
-		m.app.busyUntil = t.Add(d)
+		a.busyUntil = t.Add(d)
 		if d == 0 {
 			break // a zero processing time: let the eager loop handle it
 		}
@@ -161,23 +161,14 @@ func (m *Member) CatchUp(now protocol.Instant, includeNow bool) {
 	if m.stopped {
 		return
 	}
-	m.fastForward(now, includeNow)
-}
-
-// lazyAppDeadline is NextAppDeadline for a steady member: the next poll if it
-// could be eventful, else the instant it could become so.
-func (m *Member) lazyAppDeadline() protocol.Instant {
-	if e := m.eventfulAt(); e > m.app.busyUntil {
-		return e
-	}
-	return m.app.busyUntil
+	m.app.fastForward(m, now, includeNow)
 }
 
 // Pause freezes the whole process at now (a GC pause: neither thread runs).
 // The harness calls it so that polls are not replayed inside the pause; while
 // frozen the member is simply not called.
 func (m *Member) Pause(now protocol.Instant) {
-	m.fastForward(now, false)
+	m.app.fastForward(m, now, false)
 	m.frozen = true
 }
 

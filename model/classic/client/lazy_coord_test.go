@@ -18,8 +18,9 @@ import (
 // coordinator's connection is closed (its broker crashed) while the
 // application thread is busy processing: the heartbeat thread handles the
 // close and marks the coordinator dead at that instant, in either replay
-// mode. Before (issue 23 item 2), the mark waited for the next poll() (eager)
-// or the next heartbeat (lazy), by which time the backoff could be over.
+// mode. Without the check after the network poll (networkPolled), the mark
+// waited for the next poll() (eager) or the next heartbeat (lazy), by which
+// time the backoff could be over and the dead coordinator was never marked.
 func TestHeartbeatThreadChecksCoordinatorAfterNetworkPoll(t *testing.T) {
 	for _, profile := range []string{"kafka-2.3", "kafka-2.8", "kafka-3.7"} {
 		for _, eager := range []bool{false, true} {
@@ -48,7 +49,8 @@ func TestHeartbeatThreadChecksCoordinatorAfterNetworkPoll(t *testing.T) {
 // ConsumerCoordinator.poll marks the coordinator unknown
 // (AbstractCoordinator.checkAndGetCoordinator @3.7.0 976-981; 0.10's
 // coordinator() on connectionFailed). The lazy replay must fire that poll as
-// the eager loop does, and not skip it (steady/eventfulAt, issue 23 item 2).
+// the eager loop does, and not skip it as uneventful (steady/eventfulAt:
+// skipped, the two replay modes disagreed).
 // The connection is put in backoff under the member (no network event
 // reaches it, so the heartbeat thread does not look), so only the
 // application thread's next poll can see it.
@@ -67,7 +69,7 @@ func TestLazyReplayStopsAtUnavailableCoordinator(t *testing.T) {
 			require.NotNil(t, c)
 			d.m.CatchUp(d.now, false) // as the harness does before any event
 			d.m.net.Disconnect(d.now, c, netOwner{d.m})
-			require.True(t, d.m.coordinatorUnavailable(d.now))
+			require.True(t, d.m.coord.unavailable(d.now, &d.m.net, d.m.cfg.behaviour))
 			at, seen := d.now, 0
 			for range 200 {
 				d.advance(time.Millisecond)

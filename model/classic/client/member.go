@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/netclient"
@@ -14,10 +15,10 @@ import (
 // instant; a loop that would need more passes than these is a model bug,
 // and the caller's next tick resumes it.
 const (
-	maxPollPasses      = 16 // appIterate: KafkaConsumer.poll loop passes per call
+	maxPollPasses      = 16 // appThread.iterate: KafkaConsumer.poll loop passes per call
 	maxJoinPasses      = 16 // joinGroupIfNeeded's loop
 	maxHeartbeatPasses = 8  // HeartbeatThread.run iterations per tick
-	maxTimersPerTick   = 64 // expired timers handled per tick (TickApp, handleTimeouts)
+	maxTimersPerTick   = 64 // expired timers handled per tick (TickApp, HandleTimeouts)
 	maxStepsPerCall    = 4  // small state machines: onJoinPrepare's commit, the 0.10 delayed-task queue
 )
 
@@ -27,20 +28,23 @@ const joinVersionMemberIDRequired = 4
 
 // Member is one Kafka consumer's group membership: AbstractCoordinator,
 // ConsumerCoordinator, Heartbeat and HeartbeatThread as one pure state
-// machine, held in Kafka's parts: the coordinator lookup (lookup.go), the
-// join future (join.go), the application thread (app.go), the heartbeat
-// (heartbeat.go: the HeartbeatThread or the 0.10 HeartbeatTask), auto-commit
-// (commit.go) and the network client (netclient.go). See doc.go for how to
-// drive it.
+// machine, held in Kafka's parts, each with its own rules and invariant():
+// the coordinator lookup (lookup.go), the join future (join.go), the
+// application thread (app.go, lazy.go), the heartbeat timers (heartbeat.go)
+// and the heartbeater (the HeartbeatThread, hbthread.go, or the 0.10
+// HeartbeatTask, hbtask.go), auto-commit (commit.go), the metadata view
+// (metadata.go), the network client (netclient.go) and the generation
+// (state.go). The Member's own methods are the coordinator's rules that
+// read or change more than one part, its state transitions (become*) and
+// the public API. See doc.go for how to drive it.
 //
-// Member is 480 bytes, a size class (TestMemberSize; above 512 bytes an
-// object with pointers also carries an 8-byte malloc header): keep it so when
-// adding fields (issue 15, memory per member at 100,000 members). Hence the
-// profile's behaviour is cfg.behaviour, the generation is a pointer to an
-// immutable value (shared with the requests in flight), the
-// group.instance.id and onJoinPrepare's commit sit behind pointers that are
-// nil for most members most of the time, and the sub-structs keep their
-// small fields together.
+// Member stays within memberSize: hence the profile's behaviour is
+// cfg.behaviour, the generation is a pointer to an immutable value (shared
+// with the requests in flight), the group.instance.id and onJoinPrepare's
+// commit sit behind pointers that are nil for most members most of the
+// time, the sub-structs keep their small fields together, and no part holds
+// a pointer back to the Member (the application thread's methods take it
+// as an argument).
 type Member struct {
 	cfg         *template // shared by the members built from one Template (all but the two names)
 	name        string    // client.id (Config.Name)
@@ -70,6 +74,15 @@ type Member struct {
 	meta       *metadataView // only with Config.Metadata.Cluster (metadata.go); nil otherwise
 }
 
+// memberSize is Member's size on 64-bit platforms: the 448-byte allocation
+// size class, the per-member budget that keeps a 100,000-member run's live
+// heap in bounds (above 512 bytes an object with pointers also carries an
+// 8-byte malloc header, Go 1.22+, so 513 bytes would take the 576-byte
+// class). Change it deliberately.
+const memberSize = 448
+
+var _ [memberSize - unsafe.Sizeof(Member{})]struct{} // fails to compile if Member grows
+
 // NewMember builds a member from a validated configuration (it panics on an
 // invalid one, as Kafka's constructors throw). rng is the member's own random
 // stream: backoff jitter and workload draws. Many members of one
@@ -91,7 +104,7 @@ func newMember(cfg Config, rng *rand.Rand, lookup func(string) (assign.Assignor,
 
 // instanceID is the member's group.instance.id, "" for a dynamic member.
 // Kept behind a pointer, nil for the usual dynamic member, so the Member
-// stays in its size class (TestMemberSize).
+// stays within memberSize.
 func (m *Member) instanceID() string {
 	if m.static == nil {
 		return ""
@@ -108,8 +121,9 @@ func (m *Member) Start(now protocol.Instant, out *Output) {
 		return
 	}
 	m.started = true
-	m.autoCommitStart(now)
-	m.pollStart(now, out)
+	m.autoCommit.start(now, m.cfg)
+	m.app.pollStart(m, now, out)
+	m.assertInvariants(out)
 }
 
 // Step delivers a response that arrived from broker. It is handled at once
@@ -120,13 +134,28 @@ func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp prot
 	m.netEvent(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
 }
 
-// netEvent hands a network event to whichever thread polls the network.
+// netEvent hands a network event to whichever thread polls the network
+// (doc.go, "Which thread"): the application thread inside poll(), else the
+// heartbeat thread if it can take the monitor, else the queue.
 func (m *Member) netEvent(now protocol.Instant, q queued, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now, false)
-	m.deliver(now, q, out)
+	m.app.fastForward(m, now, false)
+	switch {
+	case m.app.phase == appPolling:
+		m.onApp = true
+		m.net.queue = append(m.net.queue, q)
+		m.app.iterate(m, now, out)
+	case m.hbt.canPoll():
+		m.onApp = false
+		m.net.queue = append(m.net.queue, q)
+		m.net.firePendingCompletions(m, now, out)
+		m.hbt.networkPolled(now, out)
+	default:
+		m.net.queue = append(m.net.queue, q)
+	}
+	m.assertInvariants(out)
 }
 
 // Disconnected tells the member its connections to broker were reset:
@@ -163,22 +192,6 @@ func (m *Member) ConnectFailed(now protocol.Instant, broker int32, coord bool, o
 	m.netEvent(now, queued{kind: qConnectFailed, broker: broker, coord: coord}, out)
 }
 
-func (m *Member) deliver(now protocol.Instant, q queued, out *Output) {
-	switch {
-	case m.app.phase == appPolling:
-		m.onApp = true
-		m.net.queue = append(m.net.queue, q)
-		m.appIterate(now, out)
-	case m.hbt.canPoll():
-		m.onApp = false
-		m.net.queue = append(m.net.queue, q)
-		m.flushQueue(now, out)
-		m.hbt.networkPolled(now, out)
-	default:
-		m.net.queue = append(m.net.queue, q)
-	}
-}
-
 // TickApp runs the application thread's expired timers: end of processing,
 // of a callback, of the assignor or of a backoff sleep; end of a poll()
 // block; request timeouts and (kafka-0.10) the heartbeat task while it is
@@ -187,22 +200,28 @@ func (m *Member) TickApp(now protocol.Instant, out *Output) {
 	if m.stopped || !m.started {
 		return
 	}
-	m.fastForward(now, true)
+	m.app.fastForward(m, now, true)
+	m.app.tick(m, now, out)
+	m.assertInvariants(out)
+}
+
+// tick runs the thread's timers expired up to now (TickApp).
+func (a *appThread) tick(m *Member, now protocol.Instant, out *Output) {
 	for range maxTimersPerTick {
-		switch m.app.phase {
+		switch a.phase {
 		case appBusy:
-			if now < m.app.busyUntil {
+			if now < a.busyUntil {
 				return
 			}
-			m.finishBusy(now, out)
+			a.finishBusy(m, now, out)
 		case appPolling:
-			if now < m.nextPollingDeadline() {
+			if now < a.nextPollingDeadline(m) {
 				return
 			}
 			m.onApp = true
-			before := m.nextPollingDeadline()
-			m.appIterate(now, out)
-			if m.app.phase == appPolling && m.nextPollingDeadline() <= before {
+			before := a.nextPollingDeadline(m)
+			a.iterate(m, now, out)
+			if a.phase == appPolling && a.nextPollingDeadline(m) <= before {
 				return // nothing more can happen at now
 			}
 		case appNotStarted, appStopped:
@@ -219,6 +238,7 @@ func (m *Member) TickHeartbeat(now protocol.Instant, out *Output) {
 		return
 	}
 	m.hbt.tick(now, out)
+	m.assertInvariants(out)
 }
 
 // NextAppDeadline is the application thread's next timer, or protocol.Never.
@@ -229,12 +249,16 @@ func (m *Member) NextAppDeadline() protocol.Instant {
 	}
 	switch m.app.phase {
 	case appBusy:
-		if m.steady() {
-			return m.lazyAppDeadline()
+		if m.app.steady(m) {
+			// Lazy poll replay (lazy.go): the next poll if it could be
+			// eventful, else the instant it could become so.
+			if e := m.app.eventfulAt(m); e > m.app.busyUntil {
+				return e
+			}
 		}
 		return m.app.busyUntil
 	case appPolling:
-		return m.nextPollingDeadline()
+		return m.app.nextPollingDeadline(m)
 	case appNotStarted, appStopped:
 	}
 	return protocol.Never
@@ -257,14 +281,15 @@ func (m *Member) SlowPoll(now protocol.Instant, d time.Duration, out *Output) {
 	if m.stopped || !m.started || d <= 0 {
 		return
 	}
-	m.fastForward(now, false)
+	m.app.fastForward(m, now, false)
 	switch m.app.phase {
 	case appBusy:
 		m.app.busyUntil = max(m.app.busyUntil, now).Add(d)
 	case appPolling:
-		m.startBusy(now, d, contResume)
+		m.app.startBusy(now, d, contResume)
 	case appNotStarted, appStopped:
 	}
+	m.assertInvariants(out)
 }
 
 // Owned returns the partitions the application owns right now (after its
@@ -284,6 +309,28 @@ func (m *Member) Stopped() bool { return m.stopped }
 
 // FatalError is the error that stopped the member, or protocol.None.
 func (m *Member) FatalError() protocol.ErrorCode { return m.fatalErr }
+
+// invariant is what holds of the Member's own state between calls (its
+// parts check theirs):
+//   - a started member's application thread runs (NewMember leaves it
+//     appNotStarted; only stop() ends it);
+//   - a rejoin is requested with a reason and only then (requestRejoin
+//     sets both; the SyncGroup success clears both, as
+//     AbstractCoordinator's rejoinReason is reset when the join completes);
+//   - a STABLE member holds a joined generation (generationIfStable: the
+//     generation of a STABLE member is never NO_GENERATION; every reset
+//     leaves STABLE first, becomeUnjoined).
+func (m *Member) invariant() string {
+	switch {
+	case m.app.phase == appNotStarted || m.app.phase == appStopped:
+		return "a running member whose application thread does not run"
+	case m.rejoinNeeded != (m.rejoinReason != RejoinNone):
+		return "a rejoin requested without a reason, or a reason without a rejoin"
+	case m.state == Stable && m.gen.hasReset():
+		return "STABLE with a reset generation"
+	}
+	return ""
+}
 
 // ---- helpers ----
 
@@ -320,7 +367,7 @@ func (m *Member) fatal(out *Output, err protocol.ErrorCode, detail string) {
 	m.stop()
 }
 
-// ---- state transitions (the only places m.state changes) ----
+// ---- state transitions (setState is the only place m.state changes) ----
 
 func (m *Member) setState(to MemberState, out *Output) {
 	from := m.state
@@ -389,24 +436,42 @@ func (m *Member) requestRejoin(out *Output, reason RejoinReason) {
 func (m *Member) rejoinNeededOrPending() bool { return m.rejoinNeeded || m.join.status != joinIdle }
 
 // resetStateAndGeneration is AbstractCoordinator.resetStateAndGeneration
-// (keepID: the 3.2+ ILLEGAL_GENERATION form, KAFKA-13419).
-func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why string, keepID bool) {
+// with shouldResetMemberId (≤3.1 resetGeneration, resetStateAndRejoin's
+// reset): UNJOINED and Generation.NO_GENERATION, the member id dropped.
+func (m *Member) resetStateAndGeneration(out *Output, api protocol.APIKey, why string) {
 	m.becomeUnjoined(out)
-	detail := "drop-id"
-	if keepID {
-		m.gen = newGeneration(protocol.NoGeneration, m.gen.memberID(), "", false)
-		detail = "keep-id"
-	} else {
-		m.gen = noGeneration
-	}
+	m.gen = noGeneration
 	if m.cfg.behaviour.resetSetsJoinPrepare {
 		m.needsJoinPrepare = true
 	}
-	m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: detail, API: api, Reason: why})
+	m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "drop-id", API: api, Reason: why})
 }
 
-// resetStateAndRejoin is resetStateOnResponseError / resetStateAndRejoin.
-func (m *Member) resetStateAndRejoin(out *Output, api protocol.APIKey, err protocol.ErrorCode, keepID bool, reason RejoinReason) {
-	m.resetStateAndGeneration(out, api, err.String(), keepID)
+// resetStateKeepingMemberID is AbstractCoordinator.resetStateAndGeneration
+// without shouldResetMemberId (3.2+, KAFKA-13419): UNJOINED and a
+// generation of id NO_GENERATION and no protocol that keeps the member id,
+// so the rejoin is not a new member.
+func (m *Member) resetStateKeepingMemberID(out *Output, api protocol.APIKey, why string) {
+	m.becomeUnjoined(out)
+	m.gen = m.gen.keepingMemberID()
+	if m.cfg.behaviour.resetSetsJoinPrepare {
+		m.needsJoinPrepare = true
+	}
+	m.emit(out, protocol.Event{Kind: protocol.EvGenerationReset, Detail: "keep-id", API: api, Reason: why})
+}
+
+// resetStateOnResponseError is AbstractCoordinator.resetStateOnResponseError
+// (≤3.1 resetGenerationOnResponseError, resetStateAndRejoin) then
+// requestRejoin: the generation is reset and the member id dropped, but for
+// ILLEGAL_GENERATION from 3.2 (KAFKA-13419: every 3.2+ caller passes
+// shouldResetMemberId = false for ILLEGAL_GENERATION and true for the
+// others; the one exception, KAFKA-13891's SyncGroup REBALANCE_IN_PROGRESS,
+// calls resetStateKeepingMemberID itself).
+func (m *Member) resetStateOnResponseError(out *Output, api protocol.APIKey, err protocol.ErrorCode, reason RejoinReason) {
+	if err == protocol.IllegalGeneration && m.cfg.behaviour.illegalGenerationKeepsID {
+		m.resetStateKeepingMemberID(out, api, err.String())
+	} else {
+		m.resetStateAndGeneration(out, api, err.String())
+	}
 	m.requestRejoin(out, reason)
 }

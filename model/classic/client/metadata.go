@@ -35,12 +35,13 @@ type metadataView struct {
 	assignment  []assign.Topic
 }
 
-// topicMetadata is what the leader's assignor runs on: metadata.fetch().
-func (m *Member) topicMetadata() []assign.Topic {
-	if m.meta == nil {
-		return m.cfg.Metadata.Topics
+// topicMetadata is what the leader's assignor runs on: metadata.fetch()
+// (v nil: the configuration's fixed Topics).
+func (v *metadataView) topicMetadata(cfg *template) []assign.Topic {
+	if v == nil {
+		return cfg.Metadata.Topics
 	}
-	return m.meta.topics
+	return v.topics
 }
 
 // maybeUpdateMetadata is the metadata refresh (NetworkClient's
@@ -51,24 +52,28 @@ func (m *Member) topicMetadata() []assign.Topic {
 // simulated network; the refresh reads the cluster's metadata at the
 // first poll pass at or after the age expires (the first at the process's
 // first poll, as KafkaConsumer's bootstrap fetch).
-func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
-	c := m.cfg.Metadata.Cluster
-	if c == nil || (m.meta != nil && now < m.meta.nextRefresh) {
-		return
+//
+// It returns the view to keep: v itself, or a new one at the first refresh
+// (v nil until then).
+func (v *metadataView) maybeUpdateMetadata(now protocol.Instant, cfg *template) *metadataView {
+	c := cfg.Metadata.Cluster
+	if c == nil || (v != nil && now < v.nextRefresh) {
+		return v
 	}
-	age := m.cfg.Metadata.MaxAge
+	age := cfg.Metadata.MaxAge
 	if age <= 0 {
 		age = DefaultMetadataMaxAge
 	}
-	if m.meta == nil {
-		m.meta = &metadataView{version: -1}
+	if v == nil {
+		v = &metadataView{version: -1}
 	}
-	m.meta.nextRefresh = now.Add(age)
-	if c.Version == m.meta.version {
-		return
+	v.nextRefresh = now.Add(age)
+	if c.Version == v.version {
+		return v
 	}
-	m.meta.version = c.Version
-	m.meta.topics = slices.Clone(c.Topics)
+	v.version = c.Version
+	v.topics = slices.Clone(c.Topics)
+	return v
 }
 
 // metadataChanged is ConsumerCoordinator.rejoinNeededOrPending's first
@@ -78,31 +83,51 @@ func (m *Member) maybeUpdateMetadata(now protocol.Instant) {
 // unless one is already requested (requestRejoinIfNecessary). The
 // snapshot stays until the next assignment replaces it, so a SyncGroup
 // success that clears rejoinNeeded meanwhile does not lose the change: the
-// next poll asks again. Only the leader checks: a follower's
-// assignmentSnapshot is null (onJoinComplete). Deviation: Java evaluates
-// this inside every rejoinNeededOrPending call; here once per
-// coordinator poll, where Java's poll first reaches it.
-func (m *Member) metadataChanged(out *Output) bool {
-	if m.meta == nil || m.meta.assignment == nil || slices.Equal(m.meta.assignment, m.meta.topics) {
-		return false
-	}
-	if !m.rejoinNeeded {
-		m.requestRejoin(out, RejoinMetadataChanged)
-	}
-	return true
+// next poll asks again (coordinatorPoll requests the rejoin). Only the
+// leader checks: a follower's assignmentSnapshot is null (onJoinComplete).
+// Deviation: Java evaluates this inside every rejoinNeededOrPending call;
+// here once per coordinator poll, where Java's poll first reaches it.
+func (v *metadataView) metadataChanged() bool {
+	return v != nil && v.assignment != nil && !slices.Equal(v.assignment, v.topics)
 }
 
 // takeAssignmentSnapshot is onLeaderElected's `isLeader = true` and
 // `assignmentSnapshot = metadataSnapshot` (3.2.0 ConsumerCoordinator.java
 // 666-689: also when the coordinator says skipAssignment, KIP-814; before
 // 3.2, performAssignment 636-650).
-func (m *Member) takeAssignmentSnapshot() {
-	if m.meta == nil {
+func (v *metadataView) takeAssignmentSnapshot() {
+	if v == nil {
 		return // no changing metadata, or not refreshed yet (then nothing to compare)
 	}
-	m.meta.isLeader = true
-	m.meta.assignment = slices.Clone(m.meta.topics)
-	if m.meta.assignment == nil {
-		m.meta.assignment = []assign.Topic{}
+	v.isLeader = true
+	v.assignment = slices.Clone(v.topics)
+	if v.assignment == nil {
+		v.assignment = []assign.Topic{}
 	}
+}
+
+// onJoinPrepare is onJoinPrepare's `isLeader = false`.
+func (v *metadataView) onJoinPrepare() {
+	if v != nil {
+		v.isLeader = false
+	}
+}
+
+// onJoinComplete is onJoinComplete's `assignmentSnapshot = null` for a
+// follower: only the leader watches metadata.
+func (v *metadataView) onJoinComplete() {
+	if v != nil && !v.isLeader {
+		v.assignment = nil
+	}
+}
+
+// invariant is what holds of the view between calls: the leader holds the
+// snapshot it assigned from (ConsumerCoordinator: isLeader and
+// assignmentSnapshot are set together in onLeaderElected; the snapshot is
+// cleared only for a follower, in onJoinComplete).
+func (v *metadataView) invariant() string {
+	if v != nil && v.isLeader && v.assignment == nil {
+		return "the leader has no assignment snapshot"
+	}
+	return ""
 }

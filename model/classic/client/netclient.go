@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/netclient"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -39,13 +40,19 @@ type netClient struct {
 // reqData is what a request's handler captured when it was sent.
 //
 // An OffsetCommit's commit kind (whose future listens, commit.go) is the
-// entry's Tag, beside it, so an entry is 48 bytes (two: the 96-byte class).
+// entry's Tag, beside it, so an entry stays within inflightSize.
 type reqData struct {
 	sentGen *generation // CoordinatorResponseHandler.sentGeneration (the member's immutable generation at send)
 }
 
 // inflight is one request awaiting its response.
 type inflight = netclient.Request[reqData]
+
+// inflightSize is a request in flight's size on 64-bit platforms (a member
+// keeps a few, and their slice's capacity). Change it deliberately.
+const inflightSize = 40
+
+var _ [inflightSize - unsafe.Sizeof(inflight{})]struct{} // fails to compile if a request in flight grows
 
 // netOwner is the member as its network client's netclient.Owner.
 type netOwner struct{ m *Member }
@@ -69,7 +76,7 @@ func (o netOwner) Failed(now protocol.Instant, out *Output, e inflight, disconne
 func (o netOwner) TimedOut(now protocol.Instant, out *Output, e inflight) {
 	m := o.m
 	if e.Coord() && m.coord.known && m.coord.node == e.Broker {
-		m.markCoordinatorUnknown(now, out, deadRequestTimeout, protocol.None, true)
+		m.markCoordinatorDisconnected(out, deadRequestTimeout)
 	}
 }
 func (o netOwner) Invariant(out *Output, msg string) { o.m.assertFailed(out, "net", msg) }
@@ -100,35 +107,38 @@ func (m *Member) send(now protocol.Instant, out *Output, broker int32, coordConn
 	return m.net.Send(now, out, broker, coordConn, req, timeout, reqData{sentGen: m.gen}, netOwner{m})
 }
 
-// earliestInflight is the next network deadline: a request timeout, an
+// nextDeadline is the next network deadline: a request timeout, an
 // unsent request's expiry or a connection setup timeout.
-func (m *Member) earliestInflight() protocol.Instant { return m.net.NextDeadline(&m.cfg.net) }
-
-// handleTimeouts is NetworkClient.handleTimedOutRequests (netclient.Client
-// .HandleTimeouts).
-func (m *Member) handleTimeouts(now protocol.Instant, out *Output) {
-	m.net.HandleTimeouts(now, out, netOwner{m})
-}
-
-// closeConnection closes one of the member's connections (why says why)
-// and fails every request on it (netclient.Client.Close).
-func (m *Member) closeConnection(now protocol.Instant, out *Output, c *netclient.Conn, why string, tellHarness bool) {
-	m.net.Close(now, out, c, why, tellHarness, netOwner{m})
-}
-
-// tryConnect is NetworkClient.tryConnect after FindCoordinator succeeded:
-// a connection to the coordinator is started unless one exists or it is in
-// backoff.
-func (m *Member) tryConnect(now protocol.Instant, out *Output, broker int32) {
-	m.net.TryConnect(now, out, broker, true, netOwner{m})
-}
+func (n *netClient) nextDeadline(cfg *template) protocol.Instant { return n.NextDeadline(&cfg.net) }
 
 // leastLoadedNode is NetworkClient.leastLoadedNode for FindCoordinator
 // (netclient.Client.LeastLoadedNode): each call starts its scan at a random
 // offset, randOffset.nextInt(nodes.size()) (NetworkClient.leastLoadedNode
 // @2.3.0 … @3.7.0), drawn from the member's stream.
-func (m *Member) leastLoadedNode(now protocol.Instant) int32 {
-	return m.net.LeastLoadedNode(now, m.cfg.net.Era, m.cfg.Brokers, m.rng.IntN(len(m.cfg.Brokers)))
+func (n *netClient) leastLoadedNode(now protocol.Instant, cfg *template, rng *rand.Rand) int32 {
+	return n.LeastLoadedNode(now, cfg.net.Era, cfg.Brokers, rng.IntN(len(cfg.Brokers)))
+}
+
+// asyncCommitsInFlight: an async auto-commit (or onJoinPrepare's) is
+// still in flight (ConsumerCoordinator.pendingAsyncCommits > 0).
+func (n *netClient) asyncCommitsInFlight() bool {
+	for _, e := range n.Inflight() {
+		if e.API == protocol.APIOffsetCommit && commitKind(e.Tag) != commitClose {
+			return true
+		}
+	}
+	return false
+}
+
+// requestsInFlightTo: a request on the coordinator connection to node is
+// pending (ConsumerNetworkClient.pendingRequestCount(coordinator) > 0).
+func (n *netClient) requestsInFlightTo(node int32) bool {
+	for _, e := range n.Inflight() {
+		if e.Coord() && e.Broker == node {
+			return true
+		}
+	}
+	return false
 }
 
 // queuedKind is what a queued network event is.
@@ -142,10 +152,9 @@ const (
 	qConnectFailed            // one connection attempt failed
 )
 
-// queued is a network event no thread could handle yet.
-//
-// 32 bytes: the close reason is an index into the template's table of
-// reasons, not a string (issue 15: a member keeps its queue's capacity).
+// queued is a network event no thread could handle yet. The close reason
+// is an index into the template's table of reasons, not a string, so an
+// event stays within queuedSize (a member keeps its queue's capacity).
 type queued struct {
 	kind   queuedKind
 	coord  bool   // which connection (qConnDown, qConnected, qConnectFailed)
@@ -154,6 +163,11 @@ type queued struct {
 	corr   uint64            // response: its correlation id; disconnect: the highest corr sent before it
 	resp   protocol.Response // qResponse
 }
+
+// queuedSize is queued's size on 64-bit platforms. Change it deliberately.
+const queuedSize = 32
+
+var _ [queuedSize - unsafe.Sizeof(queued{})]struct{} // fails to compile if queued grows
 
 // maxCloseReasons bounds the template's table of connection-close reasons
 // (queued.why is a uint16); the harness passes a handful of constants.
@@ -174,28 +188,32 @@ func (t *template) whyIndex(why string) (uint16, bool) {
 	return uint16(len(t.whys) - 1), true
 }
 
-// flushQueue handles queued network events in arrival order on the current
-// thread. It returns false when the application thread stopped polling
-// (it became busy or the member stopped) and events may remain queued.
-func (m *Member) flushQueue(now protocol.Instant, out *Output) bool {
-	for len(m.net.queue) > 0 {
+// firePendingCompletions is ConsumerNetworkClient.poll's
+// firePendingCompletedRequests for the events no thread could handle yet:
+// the queued network events, in arrival order, on the thread polling now
+// (m.onApp), each handed to m (the coordinator's response handlers) or to
+// the network client. It returns false when the application thread stopped
+// polling (it became busy or the member stopped) and events may remain
+// queued.
+func (n *netClient) firePendingCompletions(m *Member, now protocol.Instant, out *Output) bool {
+	for len(n.queue) > 0 {
 		if m.stopped || (m.onApp && m.app.phase != appPolling) {
 			return false
 		}
-		q := m.net.queue[0]
-		copy(m.net.queue, m.net.queue[1:])
-		m.net.queue = m.net.queue[:len(m.net.queue)-1]
+		q := n.queue[0]
+		copy(n.queue, n.queue[1:])
+		n.queue = n.queue[:len(n.queue)-1]
 		switch q.kind {
 		case qResponse:
 			m.handleResponse(now, out, q.corr, q.resp)
 		case qDisconnect:
-			m.net.ResetBroker(now, out, q.broker, q.corr, netOwner{m})
+			n.ResetBroker(now, out, q.broker, q.corr, netOwner{m})
 		case qConnDown:
-			m.net.RemoteDisconnect(now, out, q.broker, q.coord, m.cfg.whys[q.why], netOwner{m})
+			n.RemoteDisconnect(now, out, q.broker, q.coord, m.cfg.whys[q.why], netOwner{m})
 		case qConnected:
-			m.net.Connected(now, out, q.broker, q.coord, netOwner{m})
+			n.Connected(now, out, q.broker, q.coord, netOwner{m})
 		case qConnectFailed:
-			m.net.ConnectFailed(now, out, q.broker, q.coord, netOwner{m})
+			n.ConnectFailed(now, out, q.broker, q.coord, netOwner{m})
 		}
 	}
 	return !m.stopped && (!m.onApp || m.app.phase == appPolling)

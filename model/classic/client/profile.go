@@ -13,7 +13,7 @@ import (
 // from it once, in NewMember.
 type Profile string
 
-// joinTimeoutRule is how sendJoinGroupRequest computes the JoinGroup request
+// joinTimeoutRule is how sendJoinGroupRequest (template.joinGroupRequest) computes the JoinGroup request
 // timeout (§2.1 of kafka-classic-protocol.md).
 type joinTimeoutRule uint8
 
@@ -189,7 +189,7 @@ var profileTable = withPatchReleases(withLaterEras([]behaviour{
 		// 2.8.1+: KAFKA-13214 removed the retriable reset; KAFKA-10870.
 		name: "kafka-2.8", net: netclient.Era28, join: joinRequest{version: 7, timeout: joinTimeoutMaxOfRequestAnd}, nonBlockingJoin: true,
 		staticMembership: true, subscription: subscriptionV1, protocolTypeChecked: true, commitRebalanceRejoinOnly: true, sentGenCheck: true,
-		// KAFKA-12983 (2.8.1): resetStateAndRejoin sets needsJoinPrepare
+		// KAFKA-12983 (2.8.1): resetStateAndGeneration sets needsJoinPrepare
 		// (AbstractCoordinator 2.8.1 971-975).
 		fourStates: true, joinRebalanceInProgressRetriable: true, resetSetsJoinPrepare: true, pacing: pacing28,
 		defaults: consumerDefaults{session: 10 * time.Second, requestTimeout: 30 * time.Second, assignors: []string{"range"}},

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
@@ -98,16 +99,22 @@ type generation struct {
 	// hb holds the generation's id and member id (GenerationID,
 	// MemberID: id, memberID). When hbReady it is the whole Heartbeat
 	// request of a generation the JoinGroup response gave, filled when the
-	// generation is made (so the value stays immutable): one 80-byte
-	// object instead of a 48-byte generation and a 64-byte request, and
-	// the id and member id kept once (issue 15: memory per member). Its
-	// GroupID and GroupInstanceID are not part of the generation's
-	// identity (same).
+	// generation is made (so the value stays immutable): one object
+	// (generationSize) instead of a generation and a request, the id and
+	// member id kept once. Its GroupID and GroupInstanceID are not part of
+	// the generation's identity (same).
 	hb          protocol.HeartbeatRequest
 	protocol    string
 	hasProtocol bool
 	hbReady     bool // hb is this generation's Heartbeat request
 }
+
+// generationSize is generation's size on 64-bit platforms: a joined
+// generation and its Heartbeat request in one allocation (a separate
+// 48-byte generation and 64-byte request were two). Change it deliberately.
+const generationSize = 80
+
+var _ [generationSize - unsafe.Sizeof(generation{})]struct{} // fails to compile if generation grows
 
 // newGeneration is a generation that carries no Heartbeat request.
 func newGeneration(id int32, memberID, proto string, hasProtocol bool) *generation {
@@ -127,9 +134,63 @@ func (g *generation) same(o *generation) bool {
 
 // noGeneration is Generation.NO_GENERATION, shared: a Member's generation is
 // a pointer to an immutable value, replaced whole when it changes, so the
-// Member and every request in flight (reqData.sentGen) hold 8 bytes instead
-// of 40 (issue 15: memory per member).
+// Member and every request in flight (reqData.sentGen) hold a pointer, not
+// a copy (memory per member at 100,000 members).
 var noGeneration = newGeneration(protocol.NoGeneration, "", "", false)
+
+// keepingMemberID is the generation resetStateKeepingMemberID leaves: id
+// NO_GENERATION, no protocol, this generation's member id (KAFKA-13419).
+func (g *generation) keepingMemberID() *generation {
+	return newGeneration(protocol.NoGeneration, g.memberID(), "", false)
+}
+
+// unchangedSince is CoordinatorResponseHandler.generationUnchanged: the
+// generation a response's request was sent in (sent) is still this one.
+// Before 2.6 (KAFKA-9823, b.sentGenCheck false) responses always acted.
+func (g *generation) unchangedSince(sent *generation, b *behaviour) bool {
+	return !b.sentGenCheck || g.same(sent)
+}
+
+// heartbeatRequest is the Heartbeat request of this generation. The request
+// value is immutable once sent, so one is shared by every heartbeat of a
+// generation (no allocation per heartbeat): the one inside a JoinGroup
+// response's generation. Any other generation (a reset one; the
+// HeartbeatThread does not heartbeat without a joined generation) gets a new
+// request per heartbeat: keeping one would cost 8 bytes of every Member.
+func (g *generation) heartbeatRequest(cfg *template, instanceID string) *protocol.HeartbeatRequest {
+	if g.hbReady {
+		return &g.hb
+	}
+	req := &protocol.HeartbeatRequest{GroupID: cfg.GroupID, GenerationID: g.id(), MemberID: g.memberID()}
+	if cfg.behaviour.staticMembership {
+		req.GroupInstanceID = instanceID
+	}
+	return req
+}
+
+// invariant is what holds of every generation value
+// (AbstractCoordinator.Generation: NO_GENERATION is (-1, "", null); a
+// JoinGroup response gives (generationId, memberId, protocolName), the
+// member id "assigned by the group coordinator"):
+//   - no id below NO_GENERATION;
+//   - a generation without a protocol name has none (hasProtocol false is
+//     Java's null), and one of id NO_GENERATION has none (every reset
+//     leaves protocolName null: resetStateAndGeneration, MEMBER_ID_REQUIRED);
+//   - the generation carrying its Heartbeat request is a JoinGroup
+//     response's: it has a protocol and the coordinator's member id.
+func (g *generation) invariant() string {
+	switch {
+	case g.id() < protocol.NoGeneration:
+		return "an id below NO_GENERATION"
+	case !g.hasProtocol && g.protocol != "":
+		return "a protocol name on a generation without one"
+	case g.id() == protocol.NoGeneration && g.hasProtocol:
+		return "a protocol on NO_GENERATION's id"
+	case g.hbReady && (!g.hasProtocol || g.memberID() == ""):
+		return "a JoinGroup response's generation without its protocol or member id"
+	}
+	return ""
+}
 
 // hasReset is AbstractCoordinator.hasGenerationReset: id -1 and no protocol
 // (the member id may survive, KAFKA-13419).

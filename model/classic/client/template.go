@@ -15,7 +15,7 @@ import (
 // from it: everything but the client id (Config.Name) and the
 // group.instance.id, which Template.NewMember takes per member. A world of
 // 100,000 members keeps one copy of the configuration instead of one each
-// (issue 15: memory per member). A Template is not safe for concurrent use:
+// (memory per member). A Template is not safe for concurrent use:
 // members built from it share a scratch buffer and a cache, so every member of one
 // Template must be driven from one goroutine (one simulated world).
 type Template struct {
@@ -23,7 +23,7 @@ type Template struct {
 }
 
 // template is what the members of one Template share (read-only but for
-// scratch, the joinProtocols cache and the whys table).
+// scratch, the sharedProtocols cache and the whys table).
 type template struct {
 	Config
 	lookup      func(string) (assign.Assignor, bool)
@@ -33,10 +33,10 @@ type template struct {
 	// scratch is the network client's list of requests one close fails; a
 	// nested call takes it and leaves nil.
 	scratch []inflight
-	// joinProtocols is the last JoinGroup protocol list without owned
-	// partitions (Member.joinProtocols), shared by the members that send the
+	// sharedProtocols is the last JoinGroup protocol list without owned
+	// partitions (groupProtocols), shared by the members that send the
 	// same one; read-only once built.
-	joinProtocols []protocol.GroupProtocol
+	sharedProtocols []protocol.GroupProtocol
 	// whys are the connection-close reasons the members were told
 	// (queued.why indexes it).
 	whys []string

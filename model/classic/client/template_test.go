@@ -11,7 +11,8 @@ import (
 )
 
 // TestTemplateMembersShareConfiguration: members built from one Template
-// share one copy of the configuration (issue 15: memory per member) and
+// share one copy of the configuration (memory per member at 100,000
+// members) and
 // still send their own client id and group.instance.id, as members built by
 // NewMember from a configuration of their own do.
 func TestTemplateMembersShareConfiguration(t *testing.T) {
@@ -47,7 +48,7 @@ func TestTemplateMembersShareConfiguration(t *testing.T) {
 
 // TestTemplateMembersShareJoinProtocols: members of one Template joining at
 // the same generation without owned partitions send one shared protocol list
-// (issue 15: memory per member), equal to the one a member builds alone; a
+// (memory per member), equal to the one a member builds alone; a
 // member with owned partitions (subscription v1+, 2.4) or at another
 // generation (v2, 3.x) gets its own, with its own content.
 func TestTemplateMembersShareJoinProtocols(t *testing.T) {
@@ -58,21 +59,22 @@ func TestTemplateMembersShareJoinProtocols(t *testing.T) {
 	require.NoError(t, err)
 	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 	a, b, c := tmpl.NewMember("g-0", "", rng()), tmpl.NewMember("g-1", "", rng()), tmpl.NewMember("g-2", "", rng())
-	pa, pb := a.joinProtocols(), b.joinProtocols()
+	pa, pb := a.cfg.groupProtocols(a.owned, a.gen.id()), b.cfg.groupProtocols(b.owned, b.gen.id())
 	require.Len(t, pa, 2)
 	assert.Same(t, &pa[0], &pb[0], "one list for both")
 	own := cfg
 	own.Name = "g-0"
-	assert.Equal(t, NewMember(own, rng()).joinProtocols(), pa)
+	alone := NewMember(own, rng())
+	assert.Equal(t, alone.cfg.groupProtocols(alone.owned, alone.gen.id()), pa)
 
 	c.owned = []protocol.TopicPartition{{Topic: "t", Partition: 0}}
-	pc := c.joinProtocols()
+	pc := c.cfg.groupProtocols(c.owned, c.gen.id())
 	assert.NotSame(t, &pa[0], &pc[0])
 	assert.Equal(t, c.owned, pc[1].Metadata.OwnedPartitions)
 	assert.Nil(t, pa[1].Metadata.OwnedPartitions, "the shared list is unchanged")
 
 	c.owned, c.gen = nil, newGeneration(7, "", "", false)
-	pc = c.joinProtocols()
+	pc = c.cfg.groupProtocols(c.owned, c.gen.id())
 	assert.NotSame(t, &pa[0], &pc[0])
 	assert.Equal(t, int32(7), pc[0].Metadata.GenerationID)
 	assert.Equal(t, protocol.NoGeneration, pa[0].Metadata.GenerationID)
