@@ -115,7 +115,7 @@ func WriteEvent(b *strings.Builder, now protocol.Instant, e protocol.Event) {
 
 // ErrorNamed is the error code whose name is name (NONE, FENCED_MEMBER_EPOCH, ...).
 func ErrorNamed(name string) (protocol.ErrorCode, error) {
-	for _, e := range protocol.AllErrorCodes {
+	for _, e := range slices.Concat(protocol.AllErrorCodes, protocol.ConsumerErrorCodes) {
 		if e.String() == name {
 			return e, nil
 		}
