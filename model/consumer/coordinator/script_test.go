@@ -33,6 +33,15 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	add-partitions topic=T n=N
 //	failover              the group moves to a fresh coordinator (Unload, Load)
 //	group [group=G]       the group's epochs and state, then each member
+//
+// Migration between the protocols (migration.go), members given by id:
+//
+//	upgrade gen=G members=(A:0-2 B:3-5)   a Stable classic group (protocol range,
+//	                      topic t) converts online (ValidateUpgrade, Upgrade)
+//	classic-join member=M|none [instance=I] [owned=(...)] [v=V]
+//	classic-sync member=M gen=G
+//	classic-heartbeat member=M gen=G
+//	classic-leave member=M [instance=I]
 func TestScripts(t *testing.T) {
 	datadriven.RunScripts(t, "testdata/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
 		e := &env{}
@@ -69,6 +78,8 @@ func (e *env) handle(c *datadriven.Case, b *strings.Builder) error {
 			fmt.Fprintf(b, " assignment=%s", protoscript.FormatParts(resp.Assignment))
 		}
 		b.WriteByte('\n')
+	case "upgrade", "classic-join", "classic-sync", "classic-heartbeat", "classic-leave":
+		return e.classic(c, b)
 	case "advance":
 		if len(c.Args) == 0 {
 			return fmt.Errorf("how long?")
@@ -255,4 +266,104 @@ func heartbeatRequest(c *datadriven.Case) (*protocol.ConsumerGroupHeartbeatReque
 		}
 	}
 	return r, nil
+}
+
+// classic runs the migration commands: a classic group's online upgrade
+// and the classic protocol's requests to a consumer group.
+func (e *env) classic(c *datadriven.Case, b *strings.Builder) error {
+	member, _ := c.Arg("member")
+	if member == "none" {
+		member = ""
+	}
+	instance, _ := c.Arg("instance")
+	gen := int32(0)
+	if v, ok := c.Arg("gen"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("gen: %v", err)
+		}
+		gen = int32(n)
+	}
+	var out Output
+	switch c.Cmd {
+	case "upgrade":
+		cg := &ClassicGroup{ID: "g", Generation: gen, ProtocolType: "consumer", ProtocolName: "range"}
+		for _, a := range c.Args {
+			if a.Key != "members" {
+				continue
+			}
+			for _, w := range a.Vals {
+				id, parts, _ := strings.Cut(w, ":")
+				ps, err := protoscript.Parts([]string{parts})
+				if err != nil {
+					return err
+				}
+				cg.Members = append(cg.Members, ClassicMember{ID: id, SessionTimeout: 45 * time.Second, RebalanceTimeout: 5 * time.Minute,
+					Protocols:  classicProtocols(ps),
+					Assignment: protocol.Assignment{Partitions: ps}})
+			}
+		}
+		if code, why := e.c.ValidateUpgrade(cg); code != protocol.None {
+			fmt.Fprintf(b, "%s upgrade refused %s: %s\n", e.now, code, why)
+			return nil
+		}
+		e.c.Upgrade(e.now, cg, &out)
+		e.write(b, &out)
+	case "classic-join":
+		r := &protocol.JoinGroupRequest{GroupID: "g", ClientID: "c", MemberID: member, GroupInstanceID: instance,
+			SessionTimeout: 45 * time.Second, RebalanceTimeout: 5 * time.Minute, ProtocolType: "consumer", Version: 5}
+		var owned []protocol.TopicPartition
+		for _, a := range c.Args {
+			switch a.Key {
+			case "owned":
+				ps, err := protoscript.Parts(a.Vals)
+				if err != nil {
+					return err
+				}
+				owned = ps
+			case "v":
+				n, _ := strconv.Atoi(a.Vals[0])
+				r.Version = int16(n)
+			}
+		}
+		r.Protocols = classicProtocols(owned)
+		resp := e.c.ClassicJoin(e.now, r, &out)
+		e.write(b, &out)
+		fmt.Fprintf(b, "%s join-resp %s gen=%d member=%s", e.now, resp.Error, resp.GenerationID, resp.MemberID)
+		if resp.ProtocolName != "" {
+			fmt.Fprintf(b, " protocol=%s", resp.ProtocolName)
+		}
+		b.WriteByte('\n')
+	case "classic-sync":
+		resp := e.c.ClassicSync(e.now, &protocol.SyncGroupRequest{GroupID: "g", GenerationID: gen, MemberID: member, GroupInstanceID: instance}, &out)
+		e.write(b, &out)
+		fmt.Fprintf(b, "%s sync-resp %s", e.now, resp.Error)
+		if resp.Error == protocol.None {
+			fmt.Fprintf(b, " parts=%s", protoscript.FormatParts(resp.Assignment.Partitions))
+		}
+		b.WriteByte('\n')
+	case "classic-heartbeat":
+		code := e.c.ClassicHeartbeat(e.now, &protocol.HeartbeatRequest{GroupID: "g", GenerationID: gen, MemberID: member, GroupInstanceID: instance}, &out)
+		e.write(b, &out)
+		fmt.Fprintf(b, "%s heartbeat-resp %s\n", e.now, code)
+	case "classic-leave":
+		resp := e.c.ClassicLeave(e.now, &protocol.LeaveGroupRequest{GroupID: "g",
+			Members: []protocol.LeaveGroupMember{{MemberID: member, GroupInstanceID: instance}}}, &out)
+		e.write(b, &out)
+		fmt.Fprintf(b, "%s leave-resp %s", e.now, resp.Error)
+		for _, m := range resp.Members {
+			if m.Error != protocol.None {
+				fmt.Fprintf(b, " %s=%s", m.MemberID, m.Error)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return nil
+}
+
+// classicProtocols is a classic consumer's one protocol, range, subscribing
+// to topic t and owning owned.
+func classicProtocols(owned []protocol.TopicPartition) []protocol.GroupProtocol {
+	return []protocol.GroupProtocol{{Name: "range", Metadata: protocol.Subscription{Topics: []string{protoscript.DefaultTopic},
+		OwnedPartitions: owned, GenerationID: protocol.NoGeneration}}}
 }
