@@ -91,7 +91,7 @@ func FormatParts(ps []protocol.TopicPartition) string {
 }
 
 // WriteEvent writes one trace event as a line at now: its kind, then the
-// fields that are set (peer, state, detail, reason, err, gen, count,
+// fields that are set (peer, state, detail, reason, api, err, gen, count,
 // partitions). The node is left out: an environment drives one model.
 func WriteEvent(b *strings.Builder, now protocol.Instant, e protocol.Event) {
 	fmt.Fprintf(b, "%s %s", now, e.Kind)
@@ -99,6 +99,9 @@ func WriteEvent(b *strings.Builder, now protocol.Instant, e protocol.Event) {
 		if kv[1] != "" {
 			fmt.Fprintf(b, " %s=%s", kv[0], kv[1])
 		}
+	}
+	if e.API != 0 {
+		fmt.Fprintf(b, " api=%s", e.API)
 	}
 	if e.Err != protocol.None {
 		fmt.Fprintf(b, " err=%s", e.Err)
