@@ -47,6 +47,8 @@ var allowed = map[string][]string{
 	"internal/outdir":     {"internal/atomicfile"},
 	"internal/embedded":   {},
 	"internal/datadriven": {},
+	// The partition lists and event lines of the models' script environments.
+	"internal/protoscript": {"model/protocol"},
 	// Test scenarios and trace helpers shared by harness's and
 	// harness/tracing's tests; it must not import harness.
 	"internal/simtest":            {"harness/tracing", "model/protocol", "scenario", "vtime"},

@@ -29,6 +29,7 @@ package datadriven
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -224,5 +225,39 @@ func RunTest(t *testing.T, path string, rewrite bool, f func(t *testing.T, c *Ca
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Handler runs one case of a script, writing its output to out; an error
+// (a malformed command, a command the environment does not know) fails
+// the test at the case's line.
+type Handler func(c *Case, out *strings.Builder) error
+
+// RunScripts runs every script matching glob (testdata/*.txt, say) as a
+// subtest named after its file, each against a fresh environment from
+// newEnv, the one loop every model's script environment shares (etcd-io/
+// raft's datadriven.Walk + InteractionEnv.Handle). With rewrite each file
+// is written back with the actual outputs.
+func RunScripts(t *testing.T, glob string, rewrite bool, newEnv func(t *testing.T) Handler) {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no script matches %s", glob)
+	}
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			h := newEnv(t)
+			var b strings.Builder
+			RunTest(t, path, rewrite, func(t *testing.T, c *Case) string {
+				b.Reset()
+				if err := h(c, &b); err != nil {
+					t.Fatalf("%s: %s: %v", c.Pos, c.Cmd, err)
+				}
+				return b.String()
+			})
+		})
 	}
 }

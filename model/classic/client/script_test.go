@@ -3,13 +3,10 @@ package client
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/internal/datadriven"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -38,25 +35,15 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	state                     the member's state, generation, owned partitions
 //	_breakpoint               nothing (set a debugger breakpoint here)
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/scripts/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			var d *driver
-			var b strings.Builder
-			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
-				b.Reset()
-				if c.Cmd != "new" && c.Cmd != "_breakpoint" && d == nil {
-					t.Fatalf("%s: %s before new", c.Pos, c.Cmd)
-				}
-				if err := scriptCommand(t, &d, c, &b); err != nil {
-					t.Fatalf("%s: %v", c.Pos, err)
-				}
-				return b.String()
-			})
-		})
-	}
+	datadriven.RunScripts(t, "testdata/scripts/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+		var d *driver
+		return func(c *datadriven.Case, b *strings.Builder) error {
+			if c.Cmd != "new" && c.Cmd != "_breakpoint" && d == nil {
+				return fmt.Errorf("%s before new", c.Cmd)
+			}
+			return scriptCommand(t, &d, c, b)
+		}
+	})
 }
 
 func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Builder) error {

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/vtime"
@@ -84,11 +85,17 @@ type MemberRecord struct {
 	MemberID string
 	// *MemberConfig is the member's instance id, timeouts and protocols,
 	// shared with the member and with the other members that joined with
-	// the same ones (64 bytes a member instead of 112; issue 15, memory per
-	// member).
+	// the same ones (one pointer a record: memberRecordSize).
 	*MemberConfig
 	Assignment protocol.Assignment
 }
+
+// memberRecordSize is MemberRecord's size on 64-bit platforms: a group
+// record holds one per member and the broker keeps the latest record of
+// every group, so it counts per member like memberSize.
+const memberRecordSize = 64
+
+var _ [memberRecordSize - unsafe.Sizeof(MemberRecord{})]struct{} // fails to compile if MemberRecord grows
 
 // MemberConfig is what a member's JoinGroup set that its group keeps: the
 // group.instance.id ("" for a dynamic member), the timeouts and the
@@ -127,7 +134,7 @@ type Output struct {
 // The entries are zeroed: a stale reply would keep its response (and a stale
 // record its members) alive until the slot is overwritten, which after a
 // rebalance of n members is n JoinGroup and SyncGroup responses for good
-// (issue 15: memory per member). A buffer a burst grew beyond outputKeep is
+// (memory per member that no member needs). A buffer a burst grew beyond outputKeep is
 // dropped, so the burst's capacity is not kept either.
 func (o *Output) Reset() {
 	o.Replies = resetBuf(o.Replies)

@@ -69,7 +69,8 @@ type Broker struct {
 	// lastPart is the partition groupFor found last: almost every request
 	// is for the same group, and a partition, once in parts, stays its
 	// group's (never removed or replaced), so it is looked up by id
-	// without hashing (issue 15).
+	// without hashing (the map's hash was 0.5 % of the instructions of a
+	// 100-member hour, cachegrind).
 	lastPart     *partition
 	coordinators map[string]int32 // FindCoordinator metadata (lookup only)
 

@@ -140,44 +140,6 @@ func TestJoinGroupRequiresKnownMemberID(t *testing.T) {
 	}
 }
 
-// A pending id that never rejoins blocks the (non-initial) join until its
-// session timeout drops it (the Stable-group half of
-// testJoinGroupCompletionWhenPendingMemberTimesOut).
-//
-// Kafka: GroupCoordinatorTest.testJoinGroupCompletionWhenPendingMemberTimesOut @3.6.1
-func TestPendingMemberBlocksJoinUntilExpiry(t *testing.T) {
-	f := newFixture(t, "kafka-3.x")
-	ids, gen := f.stableGroup(1)
-	r := dynamicJoin("")
-	r.Version = 4
-	pendingResp := joinResp(t, only(t, f.send(2, r), 2))
-	require.Equal(t, protocol.MemberIDRequired, pendingResp.Error)
-	// Leader rejoin starts a rebalance; the pending id keeps it open.
-	require.Empty(t, f.send(1, dynamicJoin(ids[0])))
-	require.Equal(t, PreparingRebalance, f.state())
-	require.Empty(t, f.advance(defaultSessionTimeout-time.Millisecond))
-	replies := f.advance(time.Millisecond) // pending expiry → join completes
-	jr := joinResp(t, only(t, replies, 1))
-	assert.Equal(t, gen+1, jr.GenerationID)
-	assert.Equal(t, CompletingRebalance, f.state())
-}
-
-// testPendingMembersLeavesGroup: LeaveGroup with a pending id drops it.
-//
-// Kafka: GroupCoordinatorTest.testPendingMembersLeavesGroup @3.6.1
-func TestPendingMemberLeave(t *testing.T) {
-	f := newFixture(t, "kafka-3.x")
-	ids, gen := f.stableGroup(1)
-	r := dynamicJoin("")
-	r.Version = 4
-	pendingID := joinResp(t, only(t, f.send(2, r), 2)).MemberID
-	require.Empty(t, f.send(1, dynamicJoin(ids[0])))
-	replies := f.send(2, leaveReq(protocol.LeaveGroupMember{MemberID: pendingID}))
-	require.Len(t, replies, 2, "leave answer and the completed join")
-	assert.Equal(t, protocol.None, replyOn(t, replies, 2).Err())
-	assert.Equal(t, gen+1, joinResp(t, replyOn(t, replies, 1)).GenerationID)
-}
-
 // testJoinGroupShouldReceiveErrorIfGroupOverMaxSize.
 //
 // Kafka: GroupCoordinatorTest.testJoinGroupShouldReceiveErrorIfGroupOverMaxSize @3.6.1
@@ -233,69 +195,6 @@ func TestJoinGroupInconsistentProtocol(t *testing.T) {
 	r := dynamicJoin("")
 	r.Protocols = nil
 	assert.Equal(t, protocol.InconsistentGroupProtocol, only(t, f.send(1, r), 1).Err())
-}
-
-// shouldDelayInitialRebalanceByGroupInitialRebalanceDelayOnEmptyGroup.
-func TestInitialRebalanceDelayOnEmptyGroup(t *testing.T) {
-	f := newFixture(t, "kafka-3.x")
-	require.Empty(t, f.send(1, dynamicJoin("")))
-	require.Empty(t, f.advance(testInitialDelay/2))
-	assert.Equal(t, PreparingRebalance, f.state())
-	replies := f.advance(testInitialDelay/2 + time.Millisecond)
-	assert.Equal(t, protocol.None, only(t, replies, 1).Err())
-	assert.Equal(t, CompletingRebalance, f.state())
-}
-
-// The KIP-134 arithmetic with staggered joins (delay 50, rebalance timeout
-// 3*50).
-//
-// Kafka: GroupCoordinatorTest.shouldResetRebalanceDelayWhenNewMemberJoinsGroupInInitialRebalance @3.7.0
-// Kafka: GroupCoordinatorTest.shouldDelayRebalanceUptoRebalanceTimeout @3.7.0
-func TestInitialRebalanceDelayStaggered(t *testing.T) {
-	rebalanceTimeout := 3 * testInitialDelay
-	join := func() *protocol.JoinGroupRequest {
-		r := dynamicJoin("")
-		r.RebalanceTimeout = rebalanceTimeout
-		return r
-	}
-	t.Run("resetDelayWhenNewMemberJoins", func(t *testing.T) {
-		f := newFixture(t, "kafka-3.x")
-		require.Empty(t, f.send(1, join())) // t=0: InitialDelayedJoin(50, remaining 100)
-		require.Empty(t, f.advance(testInitialDelay-1))
-		require.Empty(t, f.send(2, join())) // t=49: newMemberAdded
-		require.Empty(t, f.advance(1))      // t=50: extend: delay min(50,100)=50, remaining 50
-		require.Empty(t, f.advance(testInitialDelay-1))
-		replies := f.advance(1) // t=100: no new member → complete
-		assert.Len(t, replies, 2)
-		assert.Equal(t, CompletingRebalance, f.state())
-		assert.Equal(t, int32(1), f.generation())
-	})
-	t.Run("delayUptoRebalanceTimeout", func(t *testing.T) {
-		f := newFixture(t, "kafka-3.x")
-		require.Empty(t, f.send(1, join())) // t=0
-		require.Empty(t, f.advance(testInitialDelay-1))
-		require.Empty(t, f.send(2, join())) // t=49
-		require.Empty(t, f.advance(1))      // t=50: extend (remaining 100 → 50)
-		require.Empty(t, f.advance(testInitialDelay-1))
-		require.Empty(t, f.send(3, join())) // t=99
-		require.Empty(t, f.advance(1))      // t=100: extend (delay min(50,50)=50, remaining 0)
-		require.Empty(t, f.advance(testInitialDelay-1))
-		require.Empty(t, f.send(4, join())) // t=149: flag set but remaining 0
-		replies := f.advance(1)             // t=150 = rebalance timeout: complete
-		assert.Len(t, replies, 4)
-		assert.Equal(t, int32(1), f.generation())
-	})
-	t.Run("noExtensionAfterGenerationZero (Scala: newMemberAdded only at gen 0)", func(t *testing.T) {
-		f := newFixture(t, "kafka-3.x")
-		ids, _ := f.stableGroup(1)
-		only(t, f.send(1, leaveReq(protocol.LeaveGroupMember{MemberID: ids[0]})), 1)
-		require.Equal(t, Empty, f.state())
-		require.Equal(t, int32(2), f.generation())
-		require.Empty(t, f.send(1, join()))
-		require.Empty(t, f.advance(testInitialDelay-1))
-		require.Empty(t, f.send(2, join()))
-		assert.Len(t, f.advance(1), 2, "one fixed delay, no extension")
-	})
 }
 
 // kafka-0.10 has no initial delay: a lone joiner completes at once.
@@ -354,37 +253,6 @@ func TestRejoinInCompletingRebalance(t *testing.T) {
 	replies = f.send(1, r)
 	assert.Equal(t, protocol.RebalanceInProgress, syncResp(t, only(t, replies, 2)).Error)
 	assert.Equal(t, PreparingRebalance, f.state())
-}
-
-// testSyncGroupLeaderAfterFollower / testSyncGroupFollowerAfterLeader /
-// testSyncGroupEmptyAssignment.
-//
-// Kafka: GroupCoordinatorTest.testSyncGroupLeaderAfterFollower @3.6.1
-// Kafka: GroupCoordinatorTest.testSyncGroupFollowerAfterLeader @3.6.1
-// Kafka: GroupCoordinatorTest.testSyncGroupEmptyAssignment @3.6.1
-func TestSyncGroupPropagation(t *testing.T) {
-	f := newFixture(t, "kafka-3.x")
-	require.Empty(t, f.send(1, dynamicJoin("")))
-	require.Empty(t, f.send(2, dynamicJoin("")))
-	require.Empty(t, f.send(3, dynamicJoin("")))
-	replies := f.completeInitialJoin()
-	l := joinResp(t, replyOn(t, replies, 1))
-	f2 := joinResp(t, replyOn(t, replies, 2))
-	f3 := joinResp(t, replyOn(t, replies, 3))
-	require.Equal(t, l.MemberID, l.Leader)
-	require.Empty(t, f.send(2, syncReq(f2.MemberID, f2.GenerationID)))
-	a := protocol.Assignment{Partitions: []protocol.TopicPartition{{Topic: "t", Partition: 1}}}
-	replies = f.send(1, syncReq(l.MemberID, l.GenerationID, protocol.SyncGroupAssignment{MemberID: f2.MemberID, Assignment: a}))
-	require.Len(t, replies, 2)
-	assert.Equal(t, a, syncResp(t, replyOn(t, replies, 2)).Assignment)
-	assert.Empty(t, syncResp(t, replyOn(t, replies, 1)).Assignment.Partitions, "missing member gets empty")
-	assert.Equal(t, Stable, f.state())
-	require.Len(t, f.out.Persist, 1)
-	assert.Equal(t, l.GenerationID, f.out.Persist[0].GenerationID)
-	// Follower after leader: stored assignment at once.
-	sr := syncResp(t, only(t, f.send(3, syncReq(f3.MemberID, f3.GenerationID)), 3))
-	assert.Equal(t, protocol.None, sr.Error)
-	assert.Equal(t, "range", sr.ProtocolName)
 }
 
 // testSyncGroupFromIllegalGeneration, testSyncGroupFromUnknownMember,
@@ -473,30 +341,6 @@ func TestHeartbeatDuringCompletingRebalancePerVersion(t *testing.T) {
 			assert.Equal(t, tc.survives, len(f.b.Members(testGroup)) == 1)
 		})
 	}
-}
-
-// testSessionTimeout and testHeartbeatMaintainsSession.
-//
-// Kafka: GroupCoordinatorTest.testSessionTimeout @3.6.1
-// Kafka: GroupCoordinatorTest.testHeartbeatMaintainsSession @3.6.1
-func TestSessionTimeout(t *testing.T) {
-	f := newFixture(t, "kafka-3.x")
-	ids, gen := f.stableGroup(1)
-	f.advance(defaultSessionTimeout / 2)
-	assert.Equal(t, protocol.None, only(t, f.send(1, hbReq(ids[0], gen)), 1).Err())
-	f.advance(defaultSessionTimeout/2 + time.Millisecond)
-	require.Equal(t, Stable, f.state(), "heartbeat maintained the session")
-	f.advance(defaultSessionTimeout / 2)
-	assert.Equal(t, Empty, f.state(), "expired: removed, rebalance to Empty")
-	assert.Equal(t, gen+1, f.generation())
-	rem := f.events(protocol.EvMemberRemoved)
-	require.Len(t, rem, 1)
-	assert.Equal(t, "session-expired", rem[0].Reason)
-	start := f.events(protocol.EvRebalanceStart)
-	require.Len(t, start, 1)
-	assert.Equal(t, "session-expired", start[0].Reason)
-	assert.Len(t, f.out.Persist, 1, "empty group record written")
-	assert.Equal(t, protocol.UnknownMemberID, only(t, f.send(1, hbReq(ids[0], gen+1)), 1).Err())
 }
 
 // testCommitMaintainsSession and testCommitOffsetInCompletingRebalance.
@@ -805,48 +649,6 @@ func TestStaticNonRejoinerKept(t *testing.T) {
 	assert.Equal(t, a.GenerationID+1, jr.GenerationID)
 	assert.Len(t, f.b.Members(testGroup), 2, "static a kept")
 	assert.Len(t, jr.Members, 2)
-}
-
-// Loading (testRequestHandlingWhileLoadingInProgress, §14): per-API mapping of
-// COORDINATOR_LOAD_IN_PROGRESS, then the group appears Stable with fresh
-// session expiries from load completion.
-//
-// Kafka: GroupCoordinatorTest.testRequestHandlingWhileLoadingInProgress @3.6.1
-func TestLoadingAndFailover(t *testing.T) {
-	src := newFixture(t, "kafka-3.x")
-	ids, gen := src.stableGroup(2)
-	rec := *src.persisted
-
-	f := newFixture(t, "kafka-3.x", func(c *Config) { c.BrokerID = 2; c.Name = "broker-2" })
-	f.b.Resign(0, testGroup, &f.out)
-	f.now = 1000 * protocol.Instant(time.Millisecond)
-	f.out.Reset()
-	f.b.Elect(f.now, testGroup, time.Second, &rec, &f.out)
-	cases := []struct {
-		name string
-		req  protocol.Request
-		want protocol.ErrorCode
-	}{
-		{"join", dynamicJoin(ids[0]), protocol.CoordinatorLoadInProgress},
-		{"sync", syncReq(ids[0], gen), protocol.RebalanceInProgress},
-		{"heartbeat", hbReq(ids[0], gen), protocol.None},
-		{"leave", leaveReq(protocol.LeaveGroupMember{MemberID: ids[0]}), protocol.CoordinatorLoadInProgress},
-		{"commit", &protocol.OffsetCommitRequest{GroupID: testGroup, GenerationID: gen, MemberID: ids[0]}, protocol.CoordinatorLoadInProgress},
-	}
-	for _, tc := range cases {
-		assert.Equal(t, tc.want, only(t, f.send(1, tc.req), 1).Err(), tc.name)
-	}
-	f.advance(time.Second)
-	assert.Equal(t, Stable, f.state())
-	assert.Equal(t, gen, f.generation())
-	assert.Equal(t, ids, f.b.Members(testGroup))
-	// Fresh expiry from load: one member heartbeats, the other is expired
-	// a session timeout after load.
-	f.advance(defaultSessionTimeout / 2)
-	assert.Equal(t, protocol.None, only(t, f.send(1, hbReq(ids[0], gen)), 1).Err())
-	f.advance(defaultSessionTimeout / 2)
-	assert.Equal(t, PreparingRebalance, f.state())
-	assert.Equal(t, "session-expired", f.events(protocol.EvRebalanceStart)[0].Reason)
 }
 
 // onResignation: parked JoinGroup answered NOT_COORDINATOR, then every

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"github.com/rebalsim/rebalsim/model/protocol"
+	"unsafe"
 )
 
 // timerKind names what a timer models (Kafka's purgatory operations).
@@ -30,9 +31,9 @@ const (
 // so re-arming never allocates (Kafka's "reschedule" supersedes the previous
 // expiry, which is exactly heap.Fix on the same timer).
 //
-// 40 bytes (issue 15, memory per member: every member embeds one): the
-// arming order lives only in the heap entry, and the one object a timer
-// is for besides its group is in who, by kind.
+// Every member embeds one (memberSize), so it is kept small: the arming
+// order lives only in the heap entry, and the one object a timer is for
+// besides its group is in who, by kind.
 type timer struct {
 	at   protocol.Instant
 	id   int32 // while armed, its id in the broker's timerHeap; -1 when not armed
@@ -40,6 +41,11 @@ type timer struct {
 	g    *group
 	who  any // tkHeartbeat: *member; tkPending: *pendingMember; tkLoad: *partition; else nil
 }
+
+// timerSize is timer's size on 64-bit platforms, part of memberSize.
+const timerSize = 40
+
+var _ [timerSize - unsafe.Sizeof(timer{})]struct{} // fails to compile if timer grows
 
 func (t *timer) armed() bool { return t.id >= 0 }
 
@@ -50,9 +56,9 @@ func (t *timer) armed() bool { return t.id >= 0 }
 // timer pointers (a 10,000-member group has 10,000 heartbeat timers), and
 // each armed timer has a small id whose heap position is kept in pos, a
 // dense array beside the heap: sifting an entry updates pos, not a field of
-// the timer inside its member (issue 15: a heartbeat's re-arm moves an
-// entry through about seven levels, and writing each moved timer's position
-// into its own member was a cache miss per level in a 10,000-member world).
+// the timer inside its member (a heartbeat's re-arm moves an entry through
+// about seven levels, and writing each moved timer's position into its own
+// member was a cache miss per level in a 10,000-member world).
 type timerHeap struct {
 	h    []heapEntry
 	pos  []int32  // by id: the position in h of that timer's entry
@@ -60,15 +66,19 @@ type timerHeap struct {
 	free []int32  // ids not in use
 }
 
-// heapEntry is an armed timer's deadline, arming order and id: 16 bytes,
-// not 24 (issue 15, memory per member: a heartbeat timer per member), the
-// order in the high 40 bits of key and the id in the low 24 (seqBits,
-// idBits). A sequence is unique, so ordering by key is ordering by
-// sequence.
+// heapEntry is an armed timer's deadline, arming order and id, packed
+// (heapEntrySize: every member's heartbeat timer has one), the order in
+// the high 40 bits of key and the id in the low 24 (seqBits, idBits). A
+// sequence is unique, so ordering by key is ordering by sequence.
 type heapEntry struct {
 	at  protocol.Instant
 	key uint64
 }
+
+// heapEntrySize is heapEntry's size: two words, the packing's point.
+const heapEntrySize = 16
+
+var _ [heapEntrySize - unsafe.Sizeof(heapEntry{})]struct{} // fails to compile if heapEntry grows
 
 const (
 	idBits  = 24

@@ -165,6 +165,9 @@ func (m *Member) transition(to State, out *Output) {
 	if m.state == to {
 		return
 	}
+	if to == Stable && !m.checkStable(out) {
+		return
+	}
 	from := m.state
 	m.state = to
 	m.emit(out, protocol.Event{Kind: protocol.EvMemberState, State: to.String(), Detail: from.String(), Gen: m.epoch})
@@ -331,6 +334,9 @@ func (m *Member) Response(now protocol.Instant, r *protocol.ConsumerGroupHeartbe
 	}
 	switch r.Error {
 	case protocol.None:
+		if !m.checkResponse(r, out) {
+			return
+		}
 		m.attempts = 0
 		m.backoffTil = now.Add(m.backoff())
 		if iv := time.Duration(r.HeartbeatIntervalMs) * time.Millisecond; iv != m.interval {

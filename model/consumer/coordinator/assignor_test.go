@@ -9,7 +9,10 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// Server assignors under mixed subscriptions (issue 23 item 1). The table
+// Server assignors under mixed subscriptions (members of one group
+// subscribing to different topics, which the homogeneous-only assignors
+// got wrong: a member was given partitions of a topic it does not
+// subscribe to). The table
 // cases port UniformHeterogeneousAssignmentBuilderTest and RangeAssignorTest
 // (confluentinc/kafka v8.3.0, group-coordinator/src/test/java/org/apache/
 // kafka/coordinator/group/assignor/; the same cases and expectations at
@@ -160,8 +163,8 @@ func TestUniformPicksHeterogeneousBuilder(t *testing.T) {
 	assert.False(t, homogeneous([]assignInput{{topics: sub("x", "y")}, {topics: sub("x")}}))
 }
 
-// The coordinator end to end (issue 23 item 1; GroupMetadataManagerTest
-// builds its groups the same way): members of one group subscribing to
+// The coordinator end to end under mixed subscriptions
+// (GroupMetadataManagerTest builds its groups the same way): members of one group subscribing to
 // different topics get targets of their own topics only, under either
 // assignor. On the homogeneous-only code a payments-only member was given
 // orders partitions (uniform) and an orders-only member payments-0 (range).
@@ -190,7 +193,8 @@ func TestMixedSubscriptionTargets(t *testing.T) {
 	}
 }
 
-// Partitions added to a subscribed topic (issue 23 item 7f), as
+// Partitions added to a subscribed topic (kafka-topics.sh --alter
+// --partitions during a run), as
 // GroupMetadataManagerTest.testOnNewMetadataImage and
 // testSubscriptionMetadataRefreshedAfterGroupIsLoaded (v8.0.0) check it: a
 // metadata image change requests a refresh of the groups subscribed to the

@@ -333,6 +333,7 @@ func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupH
 		m.rebalanceDL = protocol.Never
 	}
 	m.sessionDeadline = now.Add(c.sessionTimeout(g.ID))
+	c.checkMember(g, m, out) // what the response hands the member
 	c.respond(out, r.GroupID, protocol.None, m.ID, m.epoch)
 	full := r.RebalanceTimeoutMs >= 0 && r.SubscribedTopics != nil && r.OwnedSent
 	if r.MemberEpoch == protocol.JoinEpoch || full || !slices.Equal(before, m.assigned) {
@@ -567,6 +568,8 @@ func (c *Coordinator) setAssignment(g *Group, m *Member, next assignment, out *O
 	prev := m.state
 	m.assignment = next
 	c.setOwners(g, m)
+	c.checkMember(g, m, out)
+	c.checkStable(g, m, g.AssignmentEpoch, out)
 	if prev != m.state {
 		c.emit(out, g, protocol.Event{Kind: protocol.EvMemberState, Peer: m.ID, State: m.state.String(), Detail: prev.String(), Gen: m.epoch})
 	}
