@@ -97,8 +97,8 @@ func finalOwnership(trace []TraceEvent) map[string][]protocol.TopicPartition {
 // CompletingRebalance since KAFKA-10134 keep re-arming the only timer that
 // would have removed it); 2.8.1+/3.0 expire the pending sync after the
 // rebalance timeout and rebalance without it. Source: KAFKA-12890 and the
-// DelayedSync it added to GroupCoordinator (kafka-classic-protocol.md §
-// CompletingRebalance); end-to-end, not a port of one Java unit test.
+// DelayedSync it added to GroupCoordinator (kafka-classic-protocol.md §12.7,
+// pending-sync expiry); end-to-end, not a port of one Java unit test.
 func TestBugKAFKA12890(t *testing.T) {
 	const name, faultAt = "bug-kafka-12890", 30 * time.Second
 	for _, seed := range bugSeeds {
