@@ -14,7 +14,8 @@
 // keyer simultaneous events fire in insertion order; only the kernel's own
 // tests run a queue without one.
 //
-// The queue is a two-level calendar queue (issue 15): a small 4-ary heap of
+// The queue is a two-level calendar queue (one heap of every event was the
+// largest single cost of a 10,000-member run): a small 4-ary heap of
 // the events of one 4.1 µs bucket, the unsorted 4.1 µs buckets of the rest of
 // the current 4.2 ms (most message deliveries), a ring of 4,096 unsorted
 // 4.2 ms buckets for the 17 s after that (the timers) and a 4-ary heap of

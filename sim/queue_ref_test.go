@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -243,8 +242,3 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 	}
 }
 
-// TestQueueLinkSize: a link, one per slot of the queue's table, stays at 16
-// bytes (issue 15, memory per member).
-func TestQueueLinkSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(link{}), uintptr(16))
-}
