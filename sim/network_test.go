@@ -289,4 +289,3 @@ func TestTCPBandwidthSerialisesSenderEgress(t *testing.T) {
 	assert.Equal(t, now.Add(601*ms), tn.at[100])
 	assert.Equal(t, now.Add(102*ms), tn.at[101])
 }
-

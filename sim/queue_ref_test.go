@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// oneHeap is the queue as it was before the calendar (issue 15): every entry
+// oneHeap is the queue as it was before the calendar (kept as the
+// reference: the simplest queue that is obviously right): every entry
 // in one 4-ary min-heap, cancelled timers marked dead in the slot table and
 // skipped at the top. TestQueueMatchesOneHeap holds the calendar queue to
 // its sequence of pops.
@@ -241,4 +242,3 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 		})
 	}
 }
-
