@@ -82,8 +82,8 @@ var deadTimer = new(Timer)
 
 // Timer is a cancellable, re-armable timer living in a Queue. The zero value
 // is an unarmed timer. Cancellation is lazy: a cancelled or re-armed timer's
-// old entry stays in the heap, marked dead, and is skipped when it reaches
-// the top. A timer belongs to the one queue it is armed in, and must not be
+// old entry stays in the queue, marked dead, and is skipped when it is
+// popped. A timer belongs to the one queue it is armed in, and must not be
 // copied while armed.
 //
 // Every member holds several Timers, so a Timer's size is paid per member:
