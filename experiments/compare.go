@@ -81,7 +81,8 @@ func earliestFault(sc *scenario.Scenario) *scenario.Fault {
 
 // FigureLabel names a figure in compare's table: under a many-step first
 // fault (a rolling restart or upgrade) recovery_ms is the first step's
-// settle, settled_after_fault_ms the deploy's (issue 24).
+// settle, settled_after_fault_ms the deploy's (recovery_ms alone would read
+// as the whole deploy's).
 func (c *Comparison) FigureLabel(name string) string {
 	if c.ManyStep {
 		switch name {

@@ -9,8 +9,8 @@ import (
 )
 
 // TestComparePlotLeavesOutEqualPanels: the compare plot draws only the
-// figures its table shows (issue 24: panels of figures equal in every run
-// were drawn as pairs of equal bars), all of them with --all; recovery that
+// figures its table shows (panels of figures equal in every run were
+// pairs of equal bars that said nothing), all of them with --all; recovery that
 // moved by the same step on every seed gets its one-line note.
 func TestComparePlotLeavesOutEqualPanels(t *testing.T) {
 	fig := func(name string, a, b, lo, hi float64) FigureComparison {

@@ -6,9 +6,10 @@
 // those files. Output is byte-identical whatever the worker count, and the
 // union of shards (--shard i/n, joined by Merge) equals the unsharded run.
 //
-// Goroutines are allowed here and only here: each run is an isolated world
-// (harness.Run is a pure function of scenario and seed), and results are
-// sorted by (point, seed) before anything is written.
+// Goroutines are allowed here (as in explore, for the same reason): each
+// run is an isolated world (harness.Run is a pure function of scenario and
+// seed), and results are sorted by (point, seed) before anything is
+// written.
 //
 // The experiment file format is INTERFACE.md "Experiments", extended with
 // title, question, description, an inline scenario, long-form sweep entries

@@ -3,8 +3,8 @@
 // is counted but kept out of every duration and out of recovery, as the
 // harness keeps it out of rebalance_duration_ms; the fault-relative figures
 // use the summary's first fault of any kind (first_fault_ms), so a swarm or
-// rolling fault that is not in the scenario's faults list counts (issue 10:
-// "sweeps ignore swarm faults").
+// rolling fault that is not in the scenario's faults list counts (else a
+// sweep ignores swarm faults).
 package experiments
 
 import (

@@ -290,7 +290,8 @@ func parseCell(s string) float64 {
 // compared by what they compute rather than by their version strings.
 func EngineFingerprint() string { return engineIdentity() }
 
-// Point checksums (issue 28, item 6): every point file a sweep or merge
+// Point checksums (a resumed sweep must not trust a truncated or edited
+// point): every point file a sweep or merge
 // writes gets a line "ID SHA256" appended to DIR/.sweep/points.sha256, and
 // a resumed sweep runs again a point whose file does not match (edited by
 // hand or damaged) instead of trusting it. The log is append-only: a kill

@@ -214,7 +214,7 @@ func Finalize(e *Experiment, dir string) error {
 	}
 	wg.Wait()
 	// A plot that cannot be drawn fails the same way in every format: say
-	// it once (issue 24).
+	// it once, not once per format.
 	var uniq []error
 	seen := map[string]bool{}
 	for _, err := range errs {

@@ -17,14 +17,14 @@ import (
 )
 
 // FuzzExperimentFile drives any bytes through what an experiment file goes
-// through (issue 28: the whole-path fuzzing extended to experiment files):
+// through (experiment files are input too, fuzzed like scenario files):
 // parse → validate (every grid point's scenario) → a short sweep (at most 8
 // runs of at most 20 s of virtual time, 300,000 events, 64 members and 512
 // partitions) into a fresh directory → points.csv and summary.csv. No
 // input may panic or hang; an error is located (file and line where it has
 // one) and quotes little of the input. Seeds: the built-in experiments and
-// issue 28's hostile ones (octal, tags, a second document, labels with
-// escapes).
+// the hostile ones that once got through (octal, tags, a second document,
+// labels with escapes).
 //
 // CI runs it for a count of inputs (.ci/run):
 //

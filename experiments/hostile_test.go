@@ -16,7 +16,8 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// Hostile and careless input to sweeps (issue 17).
+// Hostile and careless input to sweeps: each case once crashed, hung or
+// was silently altered.
 
 const tinyGrid = `name: %s
 scenario:
@@ -38,7 +39,7 @@ func tinyExperiment(t *testing.T, name, plot string) *Experiment {
 	return e
 }
 
-// TestLogAxisWithZeroStillDraws (item 3, issue 24): a log-scale plot of a
+// TestLogAxisWithZeroStillDraws: a log-scale plot of a
 // figure that is 0 in every run panicked in the plot goroutine after every
 // run; then it was an error after the sweep. Now the log axis skips what is
 // not above 0 and, with nothing above 0, falls back to a linear axis: the

@@ -8,7 +8,7 @@ import (
 	"github.com/rebalsim/rebalsim/experiments/report"
 )
 
-// Plot texts and scales (issue 10, "plots a reviewer can paste"): every
+// Plot texts and scales (plots a reviewer can paste as they are): every
 // axis, colour bar and legend entry carries its unit; milliseconds become
 // seconds when the values reach 1,000 ms; a legend names only parameters
 // that vary; a plot without a title gets one from its figure and axes.
@@ -24,8 +24,8 @@ type scaled struct {
 // figureName is a figure's name without its unit suffix, in words:
 // rebalance_duration_ms_p95 → "rebalance duration p95".
 func figureName(fig string) string {
-	// Names that say which count they are (issue 24: "rebalances" is
-	// three different counts).
+	// Names that say which count they are ("rebalances" alone is three
+	// different counts).
 	switch fig {
 	case "rebalance_count", "settle_episodes":
 		return "settle episodes"
@@ -139,8 +139,8 @@ func paramAxis(p *Param, explicit string) scaled {
 		}
 	}
 	if isLossPath(p.Path) && (explicit == "" || !strings.Contains(explicit, "(")) {
-		// A probability of loss reads as a percentage (issue 24: a unit on
-		// every axis).
+		// A probability of loss reads as a percentage (every axis carries a
+		// unit).
 		unit, div = "%", 0.01
 	}
 	label := explicit

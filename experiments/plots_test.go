@@ -17,7 +17,8 @@ import (
 // the fake runner's numbers: the layout, not the data, is under test) and
 // checks that every title, axis label and colour-bar label fits its room
 // at a readable size, legends stay narrow, and x tick labels do not overlap
-// (issue 10: "y-label cut at both ends", "legends take half the width").
+// (a y-label cut at both ends and legends taking half the width were
+// found in the committed figures).
 // PLOTS_DIR=/some/dir keeps the PNGs for a look.
 func TestBuiltinPlotsFit(t *testing.T) {
 	keep := os.Getenv("PLOTS_DIR")
@@ -95,8 +96,8 @@ func TestPlotTexts(t *testing.T) {
 	}
 }
 
-// TestBoxAndCDFNeverPool is issue 10's "kind: box has no series, so two
-// swept parameters are mixed into one bimodal box": every box and every CDF
+// TestBoxAndCDFNeverPool: a box plot without series must not mix two swept
+// parameters into one bimodal box. Every box and every CDF
 // curve holds the runs of one combination of the varying parameters, and a
 // plot that would need too many is refused.
 func TestBoxAndCDFNeverPool(t *testing.T) {
@@ -147,8 +148,8 @@ func TestEmptyPlotIsAnError(t *testing.T) {
 }
 
 // TestBuiltinsAreNotLockStep: no built-in experiment compares assignors or
-// protocols on a constant poll.interval (issue 24: eager would look
-// cheaper than it is), and a copy of protocol-comparison with a constant
+// protocols on a constant poll.interval (members polling in lock-step make
+// eager look cheaper than it is), and a copy of protocol-comparison with a constant
 // gets the warning in its sweep's warnings (and REPORT.md).
 func TestBuiltinsAreNotLockStep(t *testing.T) {
 	for _, name := range BuiltinNames() {
@@ -173,7 +174,7 @@ func TestBuiltinsAreNotLockStep(t *testing.T) {
 
 // TestPlotProblemsAreWarnings: category labels that collide are said in
 // the sweep's warnings (and REPORT.md), not left to a reviewer's eye
-// (issue 24: "the report says nothing").
+// (else the report says nothing about them).
 func TestPlotProblemsAreWarnings(t *testing.T) {
 	data, _ := Builtin("protocol-comparison")
 	src := strings.Replace(string(data), "labels: [crash, scale-out, scale-in, rolling, stuck]",

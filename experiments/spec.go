@@ -725,8 +725,8 @@ func (e *Experiment) checkPlot(i int, p *Plot) error {
 const maxDistributions = 12
 
 // pooled checks a box or CDF plot. Such a plot never pools the runs of a
-// varying parameter into one distribution (issue 10: two swept parameters
-// mixed into one bimodal box): every varying parameter other than x gets
+// varying parameter into one distribution (two swept parameters mixed into
+// one box make a bimodal box that reads as noise): every varying parameter other than x gets
 // its own box or curve (series names which comes first in the legend). It
 // refuses when that makes more than maxDistributions.
 func (e *Experiment) pooled(bad func(string, ...any) error, x string) error {
@@ -874,7 +874,7 @@ func (e *Experiment) WithOverrides(overrides []scenario.Override) (*Experiment, 
 // membership) while some point's group polls in lock-step (a constant
 // poll.interval under realistic timing, scenario.LockStep): then eager
 // rebalances look cheaper than they are, and the sweep says so in one line
-// (issue 24). timing: exact stays silent.
+// timing: exact stays silent (lock-step is what it asks for).
 func (e *Experiment) LockStep() bool {
 	seen := map[int]string{}
 	varies, lock := false, false

@@ -1,5 +1,5 @@
-// Goal: each figure kind gets its interval (issue 10, "statistics unfit for
-// rare events"): zero events give an upper bound, no count or duration gets
+// Goal: each figure kind gets an interval fit for it, rare events
+// included: zero events give an upper bound, no count or duration gets
 // a negative lower bound. Reference values are the published tables:
 // Garwood's exact Poisson limits (e.g. Ulm 1990, Table 1: k=0 → [0, 3.689],
 // k=1 → [0.0253, 5.572], k=10 → [4.795, 18.39]) and Wilson's interval

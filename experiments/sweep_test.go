@@ -408,8 +408,8 @@ func TestDefaultColumn(t *testing.T) {
 	}
 }
 
-// TestInvalidPointsNeverBest is issue 10's "a configuration the broker
-// rejects looks best": the 6000 ms points are invalid (every member died of
+// TestInvalidPointsNeverBest: a configuration the broker rejects must not
+// look best: the 6000 ms points are invalid (every member died of
 // INVALID_SESSION_TIMEOUT) and have the lowest downtime and the fewest
 // rebalances. The sweep warns once per invalid point, points.csv and
 // summary.csv say valid / valid_fraction, and REPORT.md never names them
@@ -471,7 +471,8 @@ func TestInvalidPointsNeverBest(t *testing.T) {
 }
 
 // TestIdenticalSeedsWarn: a point whose seeds all give the same figures is
-// named: its interval says nothing (issue 10, "seeds that vary nothing").
+// named: its interval says nothing (seeds that vary nothing are a wasted
+// sweep, not a tight result).
 func TestIdenticalSeedsWarn(t *testing.T) {
 	e := parseTest(t)
 	dir := t.TempDir()

@@ -67,7 +67,7 @@ func ParseTuneParam(s string) (TuneParam, error) {
 		return p, fmt.Errorf("--param %s: want LO <= HI, got %s..%s", path, lo, hi)
 	}
 	if p.Hi == p.Lo {
-		// LO = HI evaluates one value (issue 24): its table, its checks and
+		// LO = HI evaluates one value ("does this setting pass?"): its table, its checks and
 		// its why, without a search.
 		if hasStep {
 			return p, fmt.Errorf("--param %s: a single value %s..%s takes no step", path, lo, hi)

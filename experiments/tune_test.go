@@ -117,7 +117,7 @@ func TestTuneSearchDecisions(t *testing.T) {
 // TestTunePlotZoomsOnTheDecisiveInterval: the tune plot shows the coarse
 // grid cell where the requirement switches (with the bisection's values in
 // it), its title names the scenario and its key settings but not the swept
-// one, and durations of 1,000 ms and more read in seconds (issue 24).
+// one, and durations of 1,000 ms and more read in seconds.
 func TestTunePlotZoomsOnTheDecisiveInterval(t *testing.T) {
 	spec := &TuneSpec{ScenarioSource: "gc.yaml", ScenarioData: []byte("name: gc\nduration: 60s\ntopics: [{name: t, partitions: 2}]\ngroups: [{id: g, members: 2, subscribe: [t], client: {heartbeat.interval.ms: 3000}}]\n"),
 		Params: []TuneParam{{Path: "groups[0].client.session.timeout.ms", Column: "session_timeout_ms", Lo: 6000, Hi: 30000, Step: 200}},
@@ -144,7 +144,8 @@ func TestTunePlotZoomsOnTheDecisiveInterval(t *testing.T) {
 }
 
 // TestTuneQuantisedRecoveryNote: recovery_ms that takes at most two values
-// over the seeds at a value tried gets tune's one-line note (issue 24).
+// over the seeds at a value tried gets tune's one-line note (a quantised
+// figure makes the bisection's answer look sharper than it is).
 func TestTuneQuantisedRecoveryNote(t *testing.T) {
 	fi := figureIndex("recovery_ms")
 	runsOf := func(vals ...float64) [][]float64 {

@@ -128,7 +128,7 @@ func (r *TuneResult) csv() []byte {
 // key settings, in seconds from 1,000 ms on (as the sweep plots), zoomed
 // on the decisive interval (the coarse-grid cell where the requirement
 // switches from failing to passing, with the bisection's values in it)
-// unless full (issue 24).
+// unless full (the whole range hides where the answer is).
 func (r *TuneResult) plot(q int, full bool) (report.Figure, error) {
 	return r.plotPanel(q, full, false)
 }

@@ -72,7 +72,7 @@ func TestConsumerKeys(t *testing.T) {
 }
 
 // TestConsumerPatchVersions: a patch version gets the consumer-group
-// coordinator fixes its release has (issue 23 item 7a): KAFKA-19546 in
+// coordinator fixes its release has: KAFKA-19546 in
 // 4.0.2 and 4.1.1 (not 4.1.0), KAFKA-19449 in 4.0.2 and 4.1.2, KAFKA-20601
 // on the 4.3 branch after 4.3.1 — each dated by the "Bump version to"
 // commits of confluentinc/kafka's 4.0, 4.1 and 4.3 branches (4.0.2:

@@ -440,8 +440,8 @@ func (d *decoder) fault(f *fields, path string) (Fault, error) {
 		}
 	}
 	if jv := f.get("jitter"); jv != nil {
-		// Every fault kind takes it: the window its phase is drawn over
-		// (issue 24).
+		// Every fault kind takes it: the window its phase is drawn over (a
+		// fault at one fixed instant meets the same heartbeat phase every seed).
 		if ft.Jitter, err = d.duration(jv, sub(path, "jitter")); err != nil {
 			return Fault{}, err
 		}

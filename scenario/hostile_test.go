@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Hostile and careless input (issue 17): every input here was found to
+// Hostile and careless input: every input here was found to
 // hang, panic or be silently altered before. The files live in
 // testdata/hostile/, which also seeds the whole-path fuzz target.
 
@@ -50,7 +50,7 @@ func TestHostileInputsRefused(t *testing.T) {
 		// item 10: messages.
 		{"name-list", "name-list.yaml:1: name: expected a string, got a list"},
 		{"ansi-name", `ansi-name.yaml:1: name: must not contain control characters (such as tabs, newlines or terminal escapes), got "\x1b[31mred\x1b[0m"`},
-		// issue 28 item 4: YAML means what it says (8 members; 9 partitions; 4; the second document dropped).
+		// YAML means what it says: read as YAML 1.1 reads them, these were 8 members, 9 partitions, 4, and the second document dropped.
 		{"octal-members", `octal-members.yaml:5: the integer "010" has a leading zero, which YAML 1.1 reads as octal (8, not 10); write 10, or 0o10 if octal is meant`},
 		{"octal-nine", `octal-nine.yaml:3: the integer "09" has a leading zero, which YAML 1.1 reads as octal (and 8 and 9 are not octal digits); write 9`},
 		{"custom-tag", `custom-tag.yaml:3: unknown tag "!mytag": the simulator reads plain YAML values; remove the tag`},

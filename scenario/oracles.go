@@ -22,8 +22,9 @@ const (
 	OracleCPUSpin          = "cpu-spin"
 	OracleMemberIDLeak     = "member-id-leak"
 	OracleClientFatal      = "client-fatal"
-	// Issue 16's second round: the symptoms of KAFKA-14639, KAFKA-13891 and
-	// apache/kafka PR #4788 (harness/oracles_promise.go).
+	// Promises the protocol makes, and the symptoms of their breaking by
+	// KAFKA-14639, KAFKA-13891 and apache/kafka PR #4788
+	// (harness/oracles_promise.go).
 	OracleHandoverBeforeRevoke = "handover-before-revoke"
 	OracleOverRevocation       = "over-revocation"
 	OracleFalseNotCoordinator  = "false-not-coordinator"

@@ -405,8 +405,8 @@ func TestOverrides(t *testing.T) {
 }
 
 // TestOverrideErrors: an override's error names the override, not a line
-// of the file (issue 28 item 4: "f.yaml:6: groups[0].members: ..." blamed
-// the file for the command line's value).
+// of the file ("f.yaml:6: groups[0].members: ..." would blame the file
+// for the command line's value).
 func TestOverrideErrors(t *testing.T) {
 	cases := []struct {
 		ov   Override

@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// YAML means what it says (issue 28, item 4). The parser reads YAML 1.1's
+// YAML means what it says. The parser reads YAML 1.1's
 // octal (`members: 010` is 8, `--set …session.timeout.ms=030000` 12,288
 // ms), ignores a tag it does not know (`!mytag 5` is 5) and stops at the
 // first document (`---` and a second scenario are silently dropped). Each

@@ -153,7 +153,7 @@ const (
 // hundred ten times slower), and any spread at all keeps a group's members
 // from polling in lock-step: with a constant every member learns of a
 // rebalance and rejoins in the same millisecond, which makes eager
-// rebalances look far cheaper than they are (issue 24; INTERFACE.md).
+// rebalances look far cheaper than they are (INTERFACE.md).
 // Under timing: exact the default is the constant ExactPollInterval.
 var DefaultPollInterval = Dist{Kind: DistLognormal, Median: 200 * time.Millisecond, P99: 2 * time.Second}
 
@@ -179,8 +179,8 @@ const LockStepWarning = "a constant poll.interval keeps the group in lock-step: 
 
 // SetTiming sets the scenario's timing. timing: exact places everything at
 // the written instants: a group that does not set poll.interval then
-// processes each batch in exactly ExactPollInterval (as before issue 24);
-// under realistic timing such a group gets DefaultPollInterval.
+// processes each batch in exactly ExactPollInterval (every instant as
+// written); under realistic timing such a group gets DefaultPollInterval.
 func (s *Scenario) SetTiming(t Timing) {
 	s.Timing = t
 	for i := range s.Groups {

@@ -36,7 +36,7 @@ func TestResolveVersion(t *testing.T) {
 		{"kafka-3.9.0", "kafka-3.9"},
 		{"3.7.1", "kafka-3.7"},
 		{"kafka-0.10.2.1", "kafka-0.10"},
-		{"kafka-4.4.0", "kafka-4.4"}, // issue 23 item 8
+		{"kafka-4.4.0", "kafka-4.4"}, // every 4.4.x is kafka-4.4, the last 4.x line modelled
 		{"kafka-4.4.1", "kafka-4.4"},
 		{"kafka-4.1.2", "kafka-4.1"}, // the classic layers: kafka-4.1; the consumer-group coordinator: kafka-4.1.2
 	} {

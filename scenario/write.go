@@ -106,7 +106,7 @@ func WithFaults(source string, data []byte, faults []Fault) ([]byte, error) {
 	top := doc.Content[0]
 	// The file's header comment describes its own faults, not these: a
 	// shrunk or explored scenario carries the caller's header instead
-	// (issue 24: a finding's scenario.yaml kept the sweep's stale header).
+	// (else a finding's scenario.yaml keeps the sweep's stale header).
 	doc.HeadComment, top.HeadComment = "", ""
 	if len(top.Content) > 0 {
 		top.Content[0].HeadComment = ""

@@ -64,7 +64,8 @@ func TestOverriddenRoundTrip(t *testing.T) {
 // TestWithFaultsDropsTheStaleHeader: the header comment of a built-in
 // describes its own faults; the scenario written with other faults (a
 // finding's scenario.yaml, simrun shrink's output) must not carry it
-// (issue 24), while the comments inside the file stay.
+// (it would describe faults the file no longer has), while the comments
+// inside the file stay.
 func TestWithFaultsDropsTheStaleHeader(t *testing.T) {
 	data := []byte("# rolling-restart-dynamic: a deployment restarts 8 members\n# one by one.\nname: x\nduration: 60s # long enough\ntopics:\n  - {name: orders, partitions: 4}\ngroups:\n  - {id: g, members: 2, subscribe: [orders]}\nfaults:\n  - {at: 30s, rolling-restart: g, interval: 10s, downtime: 2s}\n")
 	out, err := WithFaults("x.yaml", data, []Fault{{At: 5e9, Kind: FaultCrash, Target: "g-0"}})

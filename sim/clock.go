@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/vtime"
 )
@@ -36,28 +37,41 @@ func (a *entry) less(b *entry) bool {
 // by looking at the slot table alone, without following the timer pointer
 // into its owner's memory (a cache miss per event in a 100,000-member
 // world). The mark lives in the pointer rather than in a bool beside it so
-// that a slot is 8 + sizeof(T) bytes, not 16 + sizeof(T) (issue 15, memory
-// per member: the table holds a few slots per member at its high-water mark).
+// that a slot is 8 + sizeof(T) bytes, not 16 + sizeof(T): the table holds a
+// few slots per member at its high-water mark, so a slot's size is paid per
+// member.
 type slot[T any] struct {
 	timer *Timer // nil for plain events; deadTimer once cancelled
 	val   T
 }
+
+// slotOverhead is what a slot adds to its payload on 64-bit platforms (the
+// timer pointer that is also the dead mark); change it deliberately.
+const slotOverhead = 8
+
+var _ [slotOverhead - (unsafe.Sizeof(slot[[24]byte]{}) - 24)]struct{} // fails to compile if slot grows
 
 // link is the entry of a slot while it waits in a calendar bucket: a bucket
 // is a list threaded through the link table (parallel to the slot table),
 // so the calendar allocates nothing once the tables have reached their
 // high-water mark (per-bucket arrays grew, bucket by bucket, for as long as
 // a run lasted: TestSteadyStateAllocationFree), and a bucket costs 4 bytes
-// (issue 15).
+// (the index of its first slot).
 //
-// A link is 16 bytes, not 24 (issue 15, memory per member: the table holds
-// a link per slot): it keeps only the low coarseShift bits of at, the
-// offset in its ring bucket, whose number the bucket's position gives.
+// The table holds a link per slot, so a link's size is paid per member: it
+// keeps only the low coarseShift bits of at, the offset in its ring bucket,
+// whose number the bucket's position gives (a full Instant would make it 24
+// bytes).
 type link struct {
 	key  uint64
 	lo   uint32 // at & (1<<coarseShift - 1)
 	next uint32 // the bucket's next slot (noSlot: the last)
 }
+
+// linkSize is link's size on 64-bit platforms; change it deliberately.
+const linkSize = 16
+
+var _ [linkSize - unsafe.Sizeof(link{})]struct{} // fails to compile if link grows
 
 // noSlot ends a bucket list.
 const noSlot = ^uint32(0)
@@ -68,18 +82,23 @@ var deadTimer = new(Timer)
 
 // Timer is a cancellable, re-armable timer living in a Queue. The zero value
 // is an unarmed timer. Cancellation is lazy: a cancelled or re-armed timer's
-// old entry stays in the heap, marked dead, and is skipped when it reaches
-// the top. A timer belongs to the one queue it is armed in, and must not be
+// old entry stays in the queue, marked dead, and is skipped when it is
+// popped. A timer belongs to the one queue it is armed in, and must not be
 // copied while armed.
 //
-// A Timer is 16 bytes (issue 15, memory per member: every member holds
-// several): used replaced a uint64 arming count whose only reader asked
-// whether it was non-zero.
+// Every member holds several Timers, so a Timer's size is paid per member:
+// used is a bool because the only question asked of it is whether the timer
+// was ever armed.
 type Timer struct {
 	at   Instant
 	slot uint32 // the queue slot of the pending entry, while armed
 	used bool   // armed or cancelled at least once (the zero Timer's at, 0, is not a deadline)
 }
+
+// timerSize is Timer's size on 64-bit platforms; change it deliberately.
+const timerSize = 16
+
+var _ [timerSize - unsafe.Sizeof(Timer{})]struct{} // fails to compile if Timer grows
 
 // Armed reports whether the timer is armed and when it fires.
 func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
@@ -89,10 +108,11 @@ func (t *Timer) Armed() (Instant, bool) { return t.at, t.at != Never && t.used }
 //
 // The entries, (at, key) and a payload slot in a table with a free list,
 // live in four tiers, each holding later entries than the one before (a
-// two-level calendar queue; issue 15: the one 4-ary heap of every entry was
-// a fifth of the 100-member hour, mostly mispredicted comparisons, and the
-// largest single cost of the 10,000-member one, whose heap of ~23,500
-// entries, 564 KB, missed the cache on every pop):
+// two-level calendar queue: one 4-ary heap of every entry took a fifth of
+// the 100-member hour's run time, mostly mispredicted comparisons, and was
+// the largest single cost of the 10,000-member one, whose heap of ~23,500
+// entries, 564 KB, missed the cache on every pop; queue_ref_test.go keeps
+// that heap as the reference the queue is checked against):
 //
 //   - near, a 4-ary min-heap of the entries before the fine horizon
 //     (fbase << fineShift ns): the contents of one fine bucket, and what is

@@ -14,13 +14,14 @@
 // keyer simultaneous events fire in insertion order; only the kernel's own
 // tests run a queue without one.
 //
-// The queue is a two-level calendar queue (issue 15): a small 4-ary heap of
+// The queue is a two-level calendar queue (one heap of every event was the
+// largest single cost of a 10,000-member run): a small 4-ary heap of
 // the events of one 4.1 µs bucket, the unsorted 4.1 µs buckets of the rest of
 // the current 4.2 ms (most message deliveries), a ring of 4,096 unsorted
 // 4.2 ms buckets for the 17 s after that (the timers) and a 4-ary heap of
 // the rare events beyond; a bucket is a list threaded through a table of
-// 16-byte links beside the queue's slot table. A tier is sorted or spread into the one before only when that
-// one runs dry. Every event of a tier precedes every event of the next, so
+// links (linkSize, checked when compiling) beside the queue's slot table. A
+// tier is sorted or spread into the one before only when that one runs dry. Every event of a tier precedes every event of the next, so
 // the pops are exactly those of one heap ordered by (time, key): the tiers
 // change the cost, never the order.
 //

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // NodeID names an endpoint of the network.
@@ -163,8 +164,9 @@ var LinuxTCP = TCP{
 // dir is one direction of a TCP connection: the sender's retransmission
 // state and the FIFO of what it sent.
 //
-// 40 bytes (issue 15, memory per member: four per member; a node's record
-// of two connections 208 bytes); mind the padding when adding fields.
+// Every member node has four (two connections, two directions each), so a
+// dir's size is paid per member (dirSize); mind the padding when adding
+// fields.
 type dir[M any] struct {
 	last   Instant // latest arrival scheduled (in-order delivery)
 	srtt   time.Duration
@@ -175,11 +177,16 @@ type dir[M any] struct {
 	// (its segment head is lost and awaits retransmission: when the head
 	// was first sent, what waits behind it); 0 when not recovering. An
 	// index, not a pointer, and the loss time out of line: a direction
-	// recovers rarely, so it is 40 bytes, not 48.
+	// recovers rarely, so it does not carry the recovery's state (dirSize).
 	rec     uint32
 	sampled bool
 	backoff uint8
 }
+
+// dirSize is dir's size on 64-bit platforms; change it deliberately.
+const dirSize = 40
+
+var _ [dirSize - unsafe.Sizeof(dir[int]{})]struct{} // fails to compile if dir grows
 
 // recovering: the direction's segment head is lost and awaits
 // retransmission.
@@ -316,22 +323,30 @@ func pairKey(a, b NodeID) (uint64, int) {
 }
 
 // connPage is how many nodes' connections one page of Network.conns holds:
-// 78 × 208 bytes fill the 16 KiB size class to within 160 bytes (64 would
-// leave 3 KiB of it unused; TestConnSizes).
+// 78 × nodeConnsSize (208) bytes fill the 16 KiB size class to within 160
+// bytes (64 would leave 3 KiB of it unused).
 const connPage = 78
+
+var _ [16384 - connPage*unsafe.Sizeof(nodeConns[int]{})]struct{} // fails to compile if a page outgrows 16 KiB
 
 // nodeConns are the connections filed under one node (Network.conns): the
 // first two inline, with their keys together in front, so that finding a
 // member's connection to its coordinator reads this record and the
 // connection itself, not a slice header, a slice and then a separately
-// allocated connection (issue 15: one cache miss fewer per send and per
-// arrival in a 10,000-member world). Pages never move, so a *conn stays
+// allocated connection: one cache miss fewer per send and per arrival,
+// which shows in a 10,000-member world. Pages never move, so a *conn stays
 // valid however many nodes are added. The third connection on is in
 // Network.more.
 type nodeConns[M any] struct {
 	keys [2]connKey
 	c    [2]conn[M]
 }
+
+// nodeConnsSize is nodeConns' size on 64-bit platforms: every member node
+// has one, and connPage of them fill a page; change it deliberately.
+const nodeConnsSize = 208
+
+var _ [nodeConnsSize - unsafe.Sizeof(nodeConns[int]{})]struct{} // fails to compile if nodeConns grows
 
 // connKey names a connection filed under a node: the other endpoint lo and
 // the channel; used says the slot holds one.

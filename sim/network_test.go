@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -289,14 +288,4 @@ func TestTCPBandwidthSerialisesSenderEgress(t *testing.T) {
 	assert.Equal(t, now.Add(501*ms), tn.at[500])
 	assert.Equal(t, now.Add(601*ms), tn.at[100])
 	assert.Equal(t, now.Add(102*ms), tn.at[101])
-}
-
-// TestConnSizes: a direction is 40 bytes and a node's record of its two
-// inline connections 208, connPage of them filling a 16 KiB page (issue 15,
-// memory per member: every member node has one).
-func TestConnSizes(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(dir[int]{}), uintptr(40))
-	require.LessOrEqual(t, unsafe.Sizeof(nodeConns[int]{}), uintptr(208))
-	require.LessOrEqual(t, connPage*unsafe.Sizeof(nodeConns[int]{}), uintptr(16384))
-	require.LessOrEqual(t, unsafe.Sizeof(slot[[24]byte]{}), uintptr(32))
 }

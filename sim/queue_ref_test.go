@@ -4,12 +4,12 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
 
-// oneHeap is the queue as it was before the calendar (issue 15): every entry
+// oneHeap is the queue as it was before the calendar (kept as the
+// reference: the simplest queue that is obviously right): every entry
 // in one 4-ary min-heap, cancelled timers marked dead in the slot table and
 // skipped at the top. TestQueueMatchesOneHeap holds the calendar queue to
 // its sequence of pops.
@@ -241,10 +241,4 @@ func TestQueueMatchesOneHeap(t *testing.T) {
 			require.Equal(t, len(ref.heap), q.Len()) // the events at Never
 		})
 	}
-}
-
-// TestQueueLinkSize: a link, one per slot of the queue's table, stays at 16
-// bytes (issue 15, memory per member).
-func TestQueueLinkSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(link{}), uintptr(16))
 }

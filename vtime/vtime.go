@@ -56,5 +56,6 @@ func (c Const) Draw(*rand.Rand) time.Duration { return time.Duration(c) }
 func (c Const) String() string { return time.Duration(c).String() }
 
 // Fixed is the constant: every draw returns it and takes nothing from the
-// random stream (a model may then skip the draws; issue 15).
+// random stream (a model may then skip the draws, which a large run
+// feels: a draw per poll per member).
 func (c Const) Fixed() time.Duration { return time.Duration(c) }

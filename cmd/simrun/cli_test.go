@@ -1,5 +1,5 @@
-// Goal: the command line behaves like the Go tools people know (issue 11,
-// item 3) and fails loudly on hostile input (issue 17's CLI items): flags
+// Goal: the command line behaves like the Go tools people know (kubectl,
+// docker, gh: cobra's conventions) and fails loudly on hostile input: flags
 // before or after positionals, extra arguments refused, -h/--help on every
 // command to stdout with exit 0, usage lines listing every flag, version,
 // list descriptions, completion, distinct exit codes, stdout write errors,
@@ -266,7 +266,8 @@ func TestCompletionOfBuiltins(t *testing.T) {
 
 // TestExploreHelpAgreesWithTheExitTable: explore -h says it exits 1 when
 // anything was found; the exit-code table that closes the same -h must say
-// so too (issue 24: the table named only run, explain and tune for 1).
+// so too (the table once named only run, explain and tune for 1, and a
+// user reading it took explore's exit 1 for a crash).
 func TestExploreHelpAgreesWithTheExitTable(t *testing.T) {
 	code, out, _ := run("explore", "-h")
 	require.Equal(t, exitOK, code)

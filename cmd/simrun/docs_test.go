@@ -20,8 +20,8 @@ var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
 
 // TestDocsYAMLExamplesParse: every ```yaml block of README.md and docs/ is
 // valid YAML; a complete scenario (name + groups) parses as a scenario, a
-// complete experiment (scenario + sweep or plots) as an experiment (issue
-// 10: INTERFACE.md's own experiment example was invalid YAML).
+// complete experiment (scenario + sweep or plots) as an experiment (a user
+// copies them: INTERFACE.md's own experiment example was once invalid YAML).
 func TestDocsYAMLExamplesParse(t *testing.T) {
 	files, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)

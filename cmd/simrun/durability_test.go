@@ -23,7 +23,8 @@ import (
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
-// The kill-at-every-instant campaign test (issue 28, item 1): the test
+// The kill-at-every-instant campaign test (a campaign killed anywhere must
+// resume to the uninterrupted result, INTERFACE.md): the test
 // binary re-executes itself as simrun (helperEnv), counting the instants a
 // campaign can be killed at (explore.CrashPoint: after each judged seed, in
 // each shrink run, between a finding's files, before the index is written;

@@ -11,8 +11,8 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// TestFailOnInvalid is issue 10's "a configuration the broker rejects looks
-// best": session.timeout.ms=5000 below group.min.session.timeout.ms kills
+// TestFailOnInvalid: a configuration the broker rejects must not look best
+// (its members die, so it shows no rebalances): session.timeout.ms=5000 below group.min.session.timeout.ms kills
 // every member with INVALID_SESSION_TIMEOUT. simrun run says so loudly, and
 // --fail-on invalid makes it a non-zero exit for CI.
 func TestFailOnInvalid(t *testing.T) {

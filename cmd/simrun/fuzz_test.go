@@ -16,7 +16,7 @@ import (
 )
 
 // FuzzSetValue drives any --set PATH=VALUE through what the command line
-// does with it (issue 28: the whole-path fuzzing extended to --set):
+// does with it (the command line is input too, fuzzed like scenario files):
 // parseSet → the override applied to a built-in scenario → validation → a
 // short run (at most 20 s of virtual time, 300,000 events, 64 members and
 // 512 partitions). No input may panic or hang; a refused value is a flag

@@ -18,7 +18,8 @@ import (
 	"github.com/rebalsim/rebalsim/internal/outdir"
 )
 
-// Hostile and careless input on the command line (issue 17).
+// Hostile and careless input on the command line: each case once crashed,
+// hung or was silently altered.
 
 // TestExplainMemberThatNeverExists (item 12): --member payments-999 exited
 // 0 with nothing to explain, while --member nobody-9 was an error.
@@ -59,7 +60,7 @@ func TestTraceIntoSymlinkAndStdout(t *testing.T) {
 	assert.Contains(t, errb.String(), "raise the limit with --max-events")
 }
 
-// hostileCase is one hostile or careless command line of issue 28's table:
+// hostileCase is one hostile or careless command line of the table below:
 // the files it needs (written into a fresh directory, "DIR" in args and
 // files standing for it), the exit status and the words its message must
 // have. Every message must be clean: no control character but newline and
@@ -248,7 +249,7 @@ func sweepOnce(t *testing.T, dir string) {
 	require.Equal(t, exitOK, code, errs)
 }
 
-// TestHostileInputs runs issue 28's table and counts what happened to each
+// TestHostileInputs runs the table of hostile inputs and counts what happened to each
 // input: a clear error (the exit status and words wanted, a clean message),
 // a crash (exit 3), a hang (over a minute) or a silent wrong answer
 // (anything else, e.g. exit 0 for a typo).
@@ -313,7 +314,7 @@ func TestHostileInputs(t *testing.T) {
 	t.Logf("hostile inputs: %d, clear errors or right answers: %d, crashes: %d, hangs: %d, silent wrong answers: %d", inputs, clear, crashes, hangs, wrong)
 }
 
-// TestTuneStdoutErrorWhenNothingPasses (issue 28, item 7): a stdout write
+// TestTuneStdoutErrorWhenNothingPasses: a stdout write
 // error was reported only when the command would exit 0; tune with no
 // passing value (exit 1) lost it without a word.
 func TestTuneStdoutErrorWhenNothingPasses(t *testing.T) {

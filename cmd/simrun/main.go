@@ -1,23 +1,30 @@
 // Command simrun runs rebalsim scenarios and experiments.
 //
-//	simrun run     SCENARIO [--seed N] [--json] [--set PATH=VALUE]...
-//	simrun tune    SCENARIO --param PATH=LO..HI --require 'FIGURE <= BOUND' [--minimize|--maximize]
-//	simrun compare A B [--seeds N]
-//	simrun sweep   EXPERIMENT [--workers K] [--shard i/n]
-//	simrun merge / report EXPERIMENT
-//	simrun explain SCENARIO --seed N [--member M]
-//	simrun shrink  SCENARIO --seed N
-//	simrun explore SCENARIO --seeds N [--swarm default]
-//	simrun list [--long]
+//	simrun run        SCENARIO [--seed N] [--json] [--set PATH=VALUE]... [--fail-on CONDITIONS]
+//	simrun explain    SCENARIO --seed N [--member M]
+//	simrun shrink     SCENARIO --seed N [--until PROPERTY]
+//	simrun explore    SCENARIO --seeds N [--swarm default]
+//	simrun tune       SCENARIO --param PATH=LO..HI --require 'FIGURE <= BOUND' [--minimize|--maximize]
+//	simrun compare    A B [--seeds N]
+//	simrun sweep      EXPERIMENT [--workers K] [--shard i/n]
+//	simrun merge      DIR... --out DIR
+//	simrun report     EXPERIMENT [--out DIR]
+//	simrun bugs       [--bug KAFKA-N,...] [--campaigns N]   (the bug library's rediscovery table)
+//	simrun real       SCENARIO [--kafka VERSION] [--reps N]  (the same scenario on a real Kafka)
+//	simrun list       [--long]
 //	simrun version
+//	simrun completion bash|zsh|fish|powershell
 //
 // The command line is spf13/cobra with spf13/pflag (the library of kubectl,
 // docker, hugo and gh): flags may come before or after the positional
 // arguments, `-h/--help` works on every command and prints to stdout,
 // extra positional arguments are an error, and shell completion comes for
-// free. Exit status (exitCodesHelp): 0 success, 1 an invariant was violated
-// or no value meets the requirements, 2 bad input (or an output that cannot
-// be written), 3 an internal error (a bug: please report), 130 interrupted.
+// free. Exit status (exitCodesHelp, docs/INTERFACE.md): 0 success, 1 an
+// invariant was violated, no value meets tune's requirements or explore
+// found something, 2 bad input (or an output that cannot be written), 3 an
+// internal error (a bug: please report), 4 a `run --fail-on` condition
+// held, 130 interrupted. TestCLIDocumented checks this list, DESIGN.md and
+// INTERFACE.md against the registered commands and the exit* constants.
 package main
 
 import (

@@ -22,7 +22,8 @@ func init() {
 
 // OutRoot is where sweep, tune and compare write when --out is not given:
 // under the working directory, never inside a checkout's committed
-// results/ unless asked (issue 24). simrun report NAME writes
+// results/ unless asked (a sweep run in a checkout must not overwrite the
+// committed figures). simrun report NAME writes
 // results/NAME/, where the committed reports live (docs/EXPERIMENTS.md).
 const OutRoot = "rebalsim-out"
 

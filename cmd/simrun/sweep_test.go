@@ -59,7 +59,8 @@ func TestListShowsExperiments(t *testing.T) {
 
 // TestDefaultOutputOutsideResults: sweep and tune write under
 // ./rebalsim-out/ unless --out says otherwise, never into a checkout's
-// committed results/; report regenerates results/NAME/ (issue 24).
+// committed results/ (a trial sweep must not overwrite the committed
+// figures); report regenerates results/NAME/.
 func TestDefaultOutputOutsideResults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the harness")

@@ -81,7 +81,8 @@ func TestTuneKnownAnswer(t *testing.T) {
 }
 
 // LO = HI evaluates that one value: its checks, pass or fail, no search
-// (issue 24: "want LO < HI" refused it).
+// (it was refused with "want LO < HI", though checking one value is a
+// common question).
 func TestTuneOneValue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the harness")
@@ -97,7 +98,8 @@ func TestTuneOneValue(t *testing.T) {
 }
 
 // A requirement and a cost (--show) are drawn against the parameter on one
-// figure, tradeoff.png, the recommendation marked (issue 24 item 7); an
+// figure, tradeoff.png, the recommendation marked (what the requirement
+// costs is the question tune answers); an
 // unknown --show figure is bad input.
 func TestTuneTradeoffFigure(t *testing.T) {
 	if testing.Short() {

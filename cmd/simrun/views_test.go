@@ -22,7 +22,7 @@ type viewCounts struct {
 	Evictions, FalseEvictions, DeadMarks, FalseDeadMarks, Leaves, Fences int
 }
 
-// TestViewsAgree is issue 10's "one account of a run": for every built-in
+// TestViewsAgree: every view gives one account of a run. For every built-in
 // scenario and for a swarm scenario over many seeds, the JSON summary, the
 // human timeline, simrun explain, Perfetto and the drawn --timeline all give
 // the same counts, because they all read the classifier's observations.

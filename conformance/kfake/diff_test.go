@@ -537,7 +537,7 @@ func commit(slot string, gen int32, instance string) func(map[string]string) pro
 // TestManualCommitToEmptyGroup: OffsetCommit with generation -1 and a member
 // id that is not in the group, to an Empty group, is a simple commit
 // (GroupCoordinator.validateOffsetCommit 3.6.1 989-993, KAFKA-14201); both
-// accept it. (Issue 12, coordinator item 6.)
+// accept it.
 func TestManualCommitToEmptyGroup(t *testing.T) {
 	runScenario(t, 3, []step{
 		{slot: "a", build: join(3, "", "")},
@@ -552,8 +552,7 @@ func TestManualCommitToEmptyGroup(t *testing.T) {
 // members with JoinGroup v4. Ours (Scala 3.x acceptJoiningMember) counts
 // members only, so both get a pending id; the cap applies to their second
 // JoinGroup, where a rejected pending id is dropped and the join completes
-// at once (issue 12, coordinator item 4; model/classic/coordinator
-// TestMaxSizeRejectsPendingMember). kfake counts pending ids at the first
+// at once (model/classic/coordinator TestMaxSizeRejectsPendingMember). kfake counts pending ids at the first
 // JoinGroup, so it rejects the second new member there.
 func TestMaxSizePendingMember(t *testing.T) {
 	runScenarioOn(t, newOursMax(2), newFake(t, 4, kfake.BrokerConfigs(map[string]string{"group.max.size": "2"})), []step{
@@ -568,7 +567,6 @@ func TestMaxSizePendingMember(t *testing.T) {
 // TestStaticRestartInCompletingRebalance: a static follower restarts (empty
 // member id) before its SyncGroup while the group is CompletingRebalance:
 // KAFKA-9801 (2.5.0+) rebalances; both park the new JoinGroup.
-// (Issue 12, coordinator item 3.)
 func TestStaticRestartInCompletingRebalance(t *testing.T) {
 	runScenario(t, 5, []step{
 		{slot: "a", build: join(5, "", "ia")},

@@ -6,7 +6,8 @@ package kfake_test
 // scenario — n members of one group with Kafka's default timings
 // (session.timeout.ms 45 s, heartbeat.interval.ms 3 s, auto-commit every
 // 5 s), one partition per member, one member crashing at 60 s, 5 simulated
-// minutes — at 10, 100 and 300 members (issue 15 item 4). It prints wall
+// minutes — at 10, 100 and 300 members (how fast a peer that is not a
+// simulator runs the same work, for scale). It prints wall
 // time and simulated member-seconds per wall-second for both, side by side.
 //
 // It is slow (kfake at 300 members takes tens of seconds), so it runs only

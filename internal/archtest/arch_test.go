@@ -55,7 +55,7 @@ var allowed = map[string][]string{
 	"internal/archtest":           {},
 	"internal/kafkatests":         {},
 	"internal/kafkatests/extract": {"internal/kafkatests"},
-	// The real-Kafka testbed (issue 25): it drives real processes on the
+	// The real-Kafka testbed (docs/REAL.md): it drives real processes on the
 	// wall clock, reads their logs and fills harness's summary types; no
 	// model imports it.
 	"realkafka":  {"harness", "scenario"},
@@ -189,9 +189,9 @@ func TestDeterministicCore(t *testing.T) {
 	}
 }
 
-// maxStructFields bounds the state one struct of model/ may hold (issue 13:
-// the classic client's Member had 59 fields before it was split into
-// Kafka's parts). A struct that outgrows it should be split the same way:
+// maxStructFields bounds the state one struct of model/ may hold: past it,
+// a struct's fields stop reading as one of Kafka's classes and every method
+// can touch every field. A struct that outgrows it should be split the same way:
 // into the parts of the Java class it models.
 const maxStructFields = 25
 

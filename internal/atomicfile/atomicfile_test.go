@@ -34,7 +34,8 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	assert.Len(t, ents, 1, "no temporary file left behind")
 }
 
-// TestErrorsNameTheUsersPath (issue 17 item 10): not the hidden temp file.
+// TestErrorsNameTheUsersPath: an error names the user's path, not the
+// hidden temp file, which the user never wrote.
 func TestErrorsNameTheUsersPath(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "no-such-dir", "trace.jsonl")
 	err := WriteFile(p, []byte("x"))
@@ -48,7 +49,7 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 	}
 }
 
-// TestLeftoverTempFilesRemoved (issue 17 item 12): a write killed before
+// TestLeftoverTempFilesRemoved: a write killed before
 // its rename leaves ".NAME.tmp-*"; the next write of NAME removes it.
 func TestLeftoverTempFilesRemoved(t *testing.T) {
 	dir := t.TempDir()

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestWritesIntoWhatTheUserNames (issue 17 item 1): a symlink is followed,
+// TestWritesIntoWhatTheUserNames: a symlink is followed,
 // not replaced; a FIFO is written into, not replaced; /dev/null stays a
 // device; "-" is standard output.
 func TestWritesIntoWhatTheUserNames(t *testing.T) {

@@ -241,7 +241,8 @@ func TestScanFile(t *testing.T) {
 // The check this file runs flags a bare should… name that no release has:
 // the Scala test is GroupCoordinatorTest
 // .shouldResetRebalanceDelayWhenNewMemberJoinsGroupInInitialRebalance
-// (@2.2.0 … @3.7.0), never "…DuringInitialRebalance" (issue 23 item 9).
+// (@2.2.0 … @3.7.0), never "…DuringInitialRebalance", a name that was
+// cited once and never existed.
 func TestBareShouldNamesChecked(t *testing.T) {
 	l := loadList(t)
 	src := []byte("package x\n// shouldResetRebalanceDelayWhenNewMemberJoinsGroupDuringInitialRebalance\n" +

@@ -1,5 +1,6 @@
 // Package outdir guards the output directories simrun writes (--out of
-// sweep, report, merge, tune, compare and explore; issue 28, item 6):
+// sweep, report, merge, tune, compare and explore; two sweeps into one
+// directory once interleaved their points):
 //
 //   - Lock: one writer at a time. A second simrun writing the same
 //     directory gets a clear error instead of racing the first (two sweeps

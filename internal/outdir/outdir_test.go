@@ -10,7 +10,7 @@ import (
 )
 
 // TestLockIsExclusive: a second writer of a directory is refused until the
-// first unlocks (issue 28 item 6: two sweeps into one --out raced).
+// first unlocks (two sweeps into one --out raced).
 func TestLockIsExclusive(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	unlock, err := Lock(dir)

@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
@@ -282,19 +283,26 @@ type Request[T any] struct {
 	// (its connection is being set up; its expiry is a TimeoutException,
 	// not a disconnect); reqFailNow, its node is in reconnect backoff, so it
 	// fails as a disconnect at the next poll (checkDisconnects). Bits of one
-	// byte so an entry is 40 bytes, not 48 (issue 15).
+	// byte, not three bools, so the entry stays within requestSize.
 	flags uint8
 	// Tag is a small datum of the owner's beside Data, in what would be
 	// padding (TagLast sets it): the classic member's commit kind, so its
-	// Data is one pointer and an entry 40 bytes (issue 15).
+	// Data is one pointer and the entry within requestSize.
 	Tag  uint8
 	Data T
 	// held is the request and its timeout, kept while unsent (nil once it
 	// left): behind a pointer because almost every request leaves at once
-	// on a READY connection, so an entry is 24 bytes smaller (issue 15: a
-	// steady consumer's two in-flight entries fit 80 bytes, not 128).
+	// on a READY connection, so an entry is 24 bytes smaller: a steady
+	// consumer's two in-flight entries fit 80 bytes, not 128.
 	held *heldRequest
 }
+
+// requestSize is Request's size on 64-bit platforms with a pointer-sized
+// Data (the classic member's): a steady consumer holds two in flight, and
+// two fit the 80-byte allocation size class; change it deliberately.
+const requestSize = 40
+
+var _ [requestSize - unsafe.Sizeof(Request[*int]{})]struct{} // fails to compile if Request grows
 
 const (
 	reqCoord uint8 = 1 << iota

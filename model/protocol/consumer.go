@@ -27,6 +27,13 @@ func consumerErrorName(e ErrorCode) string {
 		return "UNSUPPORTED_ASSIGNOR"
 	case StaleMemberEpoch:
 		return "STALE_MEMBER_EPOCH"
+	case UnknownServerError, None, RequestTimedOut, NetworkException, CoordinatorLoadInProgress,
+		CoordinatorNotAvailable, NotCoordinator, IllegalGeneration, InconsistentGroupProtocol,
+		InvalidGroupID, UnknownMemberID, InvalidSessionTimeout, RebalanceInProgress,
+		InvalidCommitOffsetSize, GroupAuthorizationFailed, UnsupportedVersion, MemberIDRequired,
+		GroupMaxSizeReached, FencedInstanceID, GroupIDNotFound, NotEnoughReplicas,
+		NotLeaderOrFollower, UnknownTopicOrPartition, KafkaStorageError, NotEnoughReplicasAfterAppend:
+		return "" // the classic codes: errorTable names them
 	}
 	return ""
 }

@@ -300,6 +300,8 @@ func ErrorResponse(req Request, err ErrorCode) Response {
 		return &LeaveGroupResponse{Error: err}
 	case APIOffsetCommit:
 		return &OffsetCommitResponse{Error: err}
+	case APIConsumerGroupHeartbeat:
+		// not built here: panics below like an unknown API
 	}
 	panic("protocol: ErrorResponse: unknown API " + req.API().String())
 }

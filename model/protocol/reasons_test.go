@@ -5,7 +5,7 @@ import "testing"
 // TestReasonText: every typed reason's String() is the exact text traces
 // carried before the types existed (so golden traces and trace hashes did
 // not change), and consumers can switch on the type instead of the text
-// (issue 10: "consumers of the trace match on reason text").
+// (matching on reason text breaks silently when a text changes).
 func TestReasonText(t *testing.T) {
 	for r, want := range map[RemovalReason]string{
 		RemovalSessionExpired: "session-expired", RemovalNewMemberTimeout: "new-member-timeout", RemovalLeave: "leave",

@@ -419,7 +419,8 @@ func (m *Member) handleOffsetCommit(now protocol.Instant, out *Output, e infligh
 		protocol.NotEnoughReplicas, protocol.NotEnoughReplicasAfterAppend, protocol.InconsistentGroupProtocol,
 		protocol.InvalidGroupID, protocol.InvalidSessionTimeout, protocol.UnsupportedVersion,
 		protocol.KafkaStorageError, protocol.GroupIDNotFound, protocol.MemberIDRequired,
-		protocol.GroupMaxSizeReached:
+		protocol.GroupMaxSizeReached, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		return commitFailed // KafkaException "Unexpected error in commit"
 	default:
 		return commitFailed

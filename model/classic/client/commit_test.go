@@ -374,6 +374,7 @@ func TestKafka010SlowPollRejoinsAfterCommitFails(t *testing.T) {
 					d.respond(s, &protocol.JoinGroupResponse{GenerationID: 2, ProtocolType: "consumer", ProtocolName: "range", Leader: "x", MemberID: "m2"})
 				case protocol.APISyncGroup:
 					d.respond(s, &protocol.SyncGroupResponse{ProtocolType: "consumer", ProtocolName: "range", Assignment: protocol.Assignment{Partitions: []protocol.TopicPartition{tp(0)}}})
+				case protocol.APILeaveGroup, protocol.APIConsumerGroupHeartbeat: // left unanswered
 				}
 			}
 			for range 60 * 10 {

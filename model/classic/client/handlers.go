@@ -71,6 +71,7 @@ func (m *Member) onRequestFailure(now protocol.Instant, out *Output, e inflight,
 	case protocol.APIOffsetCommit:
 		m.commitCompleted(now, out, e, commitRetriable)
 	case protocol.APILeaveGroup:
+	case protocol.APIConsumerGroupHeartbeat: // a classic member never sends one
 	}
 }
 

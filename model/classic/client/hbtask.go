@@ -115,7 +115,8 @@ func (t *heartbeatTask) handleResponse(now protocol.Instant, out *Output, _ infl
 		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
 		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
 		protocol.FencedInstanceID, protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower,
-		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 	default:
 	}
 	t.done(now, ok)

@@ -279,7 +279,8 @@ func (t *heartbeatThread) handleResponse(now protocol.Instant, out *Output, e in
 		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
 		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
 		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
-		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		// KafkaException "unexpected error": failHeartbeat.
 	default:
 	}

@@ -422,7 +422,8 @@ func (m *Member) handleJoinGroup(now protocol.Instant, out *Output, e inflight, 
 	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
 		protocol.IllegalGeneration, protocol.InvalidCommitOffsetSize, protocol.GroupIDNotFound,
 		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
-		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		m.failJoin(out, r.Error, failFatal) // KafkaException "unexpected error in join group response"
 	default:
 		m.failJoin(out, r.Error, failFatal)
@@ -571,7 +572,8 @@ func (m *Member) handleSyncGroup(now protocol.Instant, out *Output, e inflight, 
 		protocol.InvalidSessionTimeout, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
 		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
 		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
-		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		// KafkaException "Unexpected error from SyncGroup" (COORDINATOR_LOAD_IN_PROGRESS
 		// included: §15).
 		m.failJoin(out, r.Error, failFatal)

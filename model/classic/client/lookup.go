@@ -216,7 +216,8 @@ func (m *Member) handleFindCoordinator(now protocol.Instant, out *Output, e infl
 		protocol.InvalidGroupID, protocol.UnknownMemberID, protocol.InvalidSessionTimeout,
 		protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize, protocol.UnsupportedVersion,
 		protocol.GroupIDNotFound, protocol.MemberIDRequired, protocol.GroupMaxSizeReached,
-		protocol.FencedInstanceID:
+		protocol.FencedInstanceID, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		m.fatal(out, r.Error, "find-coordinator")
 	default:
 		m.fatal(out, r.Error, "find-coordinator")

@@ -216,6 +216,8 @@ func scriptRespond(d *driver, c *datadriven.Case, b *strings.Builder) error {
 		resp = &protocol.OffsetCommitResponse{Error: code}
 	case protocol.APILeaveGroup:
 		resp = &protocol.LeaveGroupResponse{Error: code}
+	case protocol.APIConsumerGroupHeartbeat:
+		fallthrough
 	default:
 		return fmt.Errorf("respond: no response for %s", api)
 	}

@@ -269,6 +269,15 @@ func (b *Broker) mapAppendError(e protocol.ErrorCode) protocol.ErrorCode {
 		return protocol.CoordinatorNotAvailable
 	case protocol.NotLeaderOrFollower, protocol.KafkaStorageError:
 		return protocol.NotCoordinator
+	case protocol.UnknownServerError, protocol.None, protocol.NetworkException, protocol.CoordinatorLoadInProgress,
+		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.IllegalGeneration,
+		protocol.InconsistentGroupProtocol, protocol.InvalidGroupID, protocol.UnknownMemberID,
+		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
+		protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion, protocol.MemberIDRequired,
+		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound,
+		protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
+		return e // passes through unchanged
 	}
 	return e
 }
@@ -292,7 +301,8 @@ func mapAppendError(e protocol.ErrorCode) protocol.ErrorCode {
 		protocol.InconsistentGroupProtocol, protocol.InvalidGroupID, protocol.UnknownMemberID,
 		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
 		protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion, protocol.MemberIDRequired,
-		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound:
+		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		return e
 	}
 	return e
@@ -310,7 +320,8 @@ func isLogAppendError(e protocol.ErrorCode) bool {
 		protocol.InconsistentGroupProtocol, protocol.InvalidGroupID, protocol.UnknownMemberID,
 		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
 		protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion, protocol.MemberIDRequired,
-		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound:
+		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 		return false
 	}
 	return false

@@ -130,7 +130,8 @@ func (b *Broker) heartbeatResponse(errc protocol.ErrorCode) protocol.Response {
 		protocol.InvalidCommitOffsetSize, protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion,
 		protocol.MemberIDRequired, protocol.GroupMaxSizeReached, protocol.FencedInstanceID,
 		protocol.GroupIDNotFound, protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower,
-		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
 	}
 	return &protocol.HeartbeatResponse{Error: errc}
 }
@@ -154,6 +155,16 @@ func (b *Broker) heartbeat(now protocol.Instant, conn Conn, r *protocol.Heartbea
 	case protocol.CoordinatorLoadInProgress:
 		// Answered as healthy without looking at the group (§12.3).
 		return protocol.None
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.IllegalGeneration,
+		protocol.InconsistentGroupProtocol, protocol.InvalidGroupID, protocol.UnknownMemberID,
+		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
+		protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion, protocol.MemberIDRequired,
+		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
+		fallthrough
 	default:
 		return errc
 	}

@@ -23,6 +23,16 @@ func (b *Broker) handleSyncGroup(now protocol.Instant, conn Conn, corr uint64, r
 		// clients do not know the loading error (apache/kafka#4788).
 		b.syncError(out, conn, corr, protocol.RebalanceInProgress)
 		return
+	case protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.CoordinatorNotAvailable, protocol.NotCoordinator, protocol.IllegalGeneration,
+		protocol.InconsistentGroupProtocol, protocol.InvalidGroupID, protocol.UnknownMemberID,
+		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
+		protocol.GroupAuthorizationFailed, protocol.UnsupportedVersion, protocol.MemberIDRequired,
+		protocol.GroupMaxSizeReached, protocol.FencedInstanceID, protocol.GroupIDNotFound,
+		protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower, protocol.UnknownTopicOrPartition,
+		protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend, protocol.InvalidRequest, protocol.FencedMemberEpoch, protocol.UnreleasedInstanceID,
+		protocol.UnsupportedAssignor, protocol.StaleMemberEpoch:
+		fallthrough
 	default:
 		b.syncError(out, conn, corr, errc)
 		return

@@ -185,6 +185,7 @@ func (m *Member) AppPoll(now protocol.Instant, out *Output) {
 		if !m.cbWaiting {
 			m.join(out)
 		}
+	case Joining, Reconciling, Acknowledging, Stable, Fenced, PrepareLeaving, Leaving, Fatal:
 	}
 	m.maybeReconcile(now, out, true)
 	m.Tick(now, out)
@@ -229,6 +230,7 @@ func (m *Member) Tick(now protocol.Instant, out *Output) {
 	switch m.state {
 	case Unsubscribed, Fatal, Stale, Fenced:
 		return
+	case Joining, Reconciling, Acknowledging, Stable, PrepareLeaving, Leaving:
 	}
 	if now >= m.pollDeadline && m.state != Leaving && m.state != PrepareLeaving {
 		// max.poll.interval.ms expired: leave at once, become STALE.
@@ -281,6 +283,7 @@ func (m *Member) send(now protocol.Instant, out *Output) {
 		if m.epoch == protocol.LeaveEpoch || m.epoch == protocol.StaticLeaveEpoch {
 			m.inFlight = false // the leave's response is not waited for
 		}
+	case Unsubscribed, Joining, Reconciling, Stable, Fenced, PrepareLeaving, Fatal, Stale:
 	}
 }
 
@@ -369,6 +372,15 @@ func (m *Member) Response(now protocol.Instant, r *protocol.ConsumerGroupHeartbe
 		if !m.cbWaiting {
 			m.join(out)
 		}
+	case protocol.GroupAuthorizationFailed, protocol.InvalidRequest, protocol.GroupMaxSizeReached,
+		protocol.UnsupportedAssignor, protocol.UnreleasedInstanceID, protocol.FencedInstanceID,
+		protocol.UnsupportedVersion, protocol.GroupIDNotFound, protocol.StaleMemberEpoch,
+		protocol.UnknownServerError, protocol.RequestTimedOut, protocol.NetworkException,
+		protocol.IllegalGeneration, protocol.InconsistentGroupProtocol, protocol.InvalidGroupID,
+		protocol.InvalidSessionTimeout, protocol.RebalanceInProgress, protocol.InvalidCommitOffsetSize,
+		protocol.MemberIDRequired, protocol.NotEnoughReplicas, protocol.NotLeaderOrFollower,
+		protocol.UnknownTopicOrPartition, protocol.KafkaStorageError, protocol.NotEnoughReplicasAfterAppend:
+		fallthrough
 	default:
 		// GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST, GROUP_MAX_SIZE_REACHED,
 		// UNSUPPORTED_ASSIGNOR, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID,
@@ -507,6 +519,7 @@ func (m *Member) CallbackDone(now protocol.Instant, out *Output) {
 		if m.state == Fenced {
 			m.join(out)
 		}
+	case NoCallback:
 	}
 	m.Tick(now, out)
 }
@@ -516,6 +529,7 @@ func (m *Member) NextDeadline() protocol.Instant {
 	switch m.state {
 	case Unsubscribed, Fatal, Stale, Fenced:
 		return protocol.Never
+	case Joining, Reconciling, Acknowledging, Stable, PrepareLeaving, Leaving:
 	}
 	if !m.coordKnown {
 		return protocol.Never
@@ -550,6 +564,7 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 	switch m.state {
 	case Unsubscribed, Fatal, Stale, Leaving, PrepareLeaving:
 		return
+	case Joining, Reconciling, Acknowledging, Stable, Fenced:
 	}
 	if !m.coordKnown {
 		m.emit(out, protocol.Event{Kind: protocol.EvLeave, Reason: protocol.LeaveClose.String(), Leave: protocol.LeaveClose, Detail: "skipped", Gen: m.epoch})

@@ -613,6 +613,8 @@ func (o procOwner) Failed(now protocol.Instant, out *ProcOutput, e netclient.Req
 			p.coordDead(out, protocol.DeadDisconnect, protocol.None)
 		}
 		p.commitDone(now, out)
+	case protocol.APIJoinGroup, protocol.APIHeartbeat, protocol.APILeaveGroup, protocol.APISyncGroup:
+		// classic requests: a consumer-protocol process sends none
 	}
 }
 
