@@ -32,12 +32,10 @@ func requireAssert(t *testing.T, m *Member, out *Output, detail string) {
 	var got []string
 	fatal := false
 	for _, e := range out.Events {
-		switch e.Kind {
-		case protocol.EvAssertFailed:
+		if e.Kind == protocol.EvAssertFailed {
 			got = append(got, e.Detail)
-		case protocol.EvFatal:
-			fatal = true
 		}
+		fatal = fatal || e.Kind == protocol.EvFatal
 	}
 	require.Equal(t, []string{detail}, got)
 	require.True(t, fatal, "an EvFatal, which stops the Process")
