@@ -408,7 +408,8 @@ func (w *world) recoverNode(i int, node sim.NodeID) {
 // connection: FIN/RST reach the members) or its host going silent
 // (hostDown: nothing is sent; members notice through their own timers).
 // Its group state is lost. After coordinator.failover.delay (the session
-// timeout of the metadata mode: KRaft's broker.session.timeout.ms, or
+// timeout of the metadata mode, less the phase of the broker's last
+// heartbeat in KRaft mode (fenceDelay): KRaft's broker.session.timeout.ms, or
 // zookeeper.session.timeout.ms, when the broker's ephemeral znode expires
 // and the ZooKeeper-mode controller sees it gone) the controller fences it
 // and the coordinator role of its groups moves to another broker, which
@@ -440,7 +441,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state}}
 	w.emit(&w.tev)
-	w.q.Schedule(now.Add(w.sc.Coordinator.FailoverDelay), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
+	w.q.Schedule(now.Add(w.fenceDelay(b)), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
 }
 
 // brokerUp is the broker's process (or host) back: a fresh broker with no

@@ -62,6 +62,7 @@ var (
 		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time",
 		"group.coordinator.append.linger.ms",
 		"failover.delay", "metadata.mode", "zookeeper.session.timeout.ms", "broker.session.timeout.ms",
+		"broker.heartbeat.interval.ms",
 		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
 		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
 		"group.consumer.max.size", "group.consumer.assignors", "group.consumer.migration.policy",
