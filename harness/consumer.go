@@ -53,6 +53,7 @@ type memberProc interface {
 	Resume(now protocol.Instant)
 	SlowPoll(now protocol.Instant, d time.Duration, out *client.Output)
 	Close(now protocol.Instant, out *client.Output)
+	Shutdown(now protocol.Instant, out *client.Output)
 	Stopped() bool
 	FatalError() protocol.ErrorCode
 	NextAppDeadline() protocol.Instant
@@ -131,6 +132,11 @@ func (a *consumerProc) SlowPoll(now protocol.Instant, d time.Duration, out *clie
 
 func (a *consumerProc) Close(now protocol.Instant, out *client.Output) {
 	a.p.Close(now, &a.out)
+	a.flush(out)
+}
+
+func (a *consumerProc) Shutdown(now protocol.Instant, out *client.Output) {
+	a.p.Shutdown(now, &a.out)
 	a.flush(out)
 }
 

@@ -203,10 +203,13 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 	}
 }
 
-// closeProcess is a graceful KafkaConsumer.close(): the member commits
-// (auto-commit), runs its revoke callback and sends LeaveGroup (unless
-// static) in Java's order, which takes time (model/classic/client/close.go); the
-// process ends when the member stops (flushMember), "closed".
+// closeProcess is the application's shutdown (Shutdown: wakeup(), then
+// close() on the polling thread once its processing step or callback is
+// done, at once when it is blocked in poll()), then a graceful
+// KafkaConsumer.close(): the member commits (auto-commit), runs its revoke
+// callback and sends LeaveGroup (unless static) in Java's order, which
+// takes time (model/classic/client/close.go, shutdown.go); the process ends
+// when the member stops (flushMember), "closed".
 func (w *world) closeProcess(s *slot) {
 	if s.paused {
 		// A frozen process cannot close itself; it ends as a crash would.
@@ -214,7 +217,7 @@ func (w *world) closeProcess(s *slot) {
 		return
 	}
 	w.catchUp(s)
-	s.m.Close(w.q.Now(), &w.cout)
+	s.m.Shutdown(w.q.Now(), &w.cout)
 	w.flushMember(s)
 }
 

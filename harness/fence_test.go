@@ -17,7 +17,8 @@ import (
 // .rescheduleMaybeFenceStaleBrokers @3.9.0-rc3), and brokers heartbeat every
 // broker.heartbeat.interval.ms, so under realistic timing the coordinator
 // role moves 7–9 s after the coordinator's broker is killed, at a phase that
-// varies over seeds (measured: 8.1–8.7 s on 3.9.1, docs/real-kafka-testbed.md);
+// varies over seeds (measured: a silent host fenced after 8.4 s on 3.9.1,
+// docs/real-kafka-testbed.md §9);
 // exactly 9 s under timing: exact; a written failover.delay exactly as
 // written. Before the fix the delay was always 9 s.
 func TestKRaftFencePhase(t *testing.T) {

@@ -83,6 +83,9 @@ type appThread struct {
 	cbParts   []protocol.TopicPartition
 	cbEnd     protocol.Instant // the running callback ends (Never: none running)
 	inPoll    bool             // the application thread is inside poll() (TickApp)
+	// shutdownAt is when Shutdown's close() runs: the end of the step the
+	// application was in (0: no shutdown asked).
+	shutdownAt protocol.Instant
 }
 
 // coordLookup is the CoordinatorRequestManager: FindCoordinator to the
@@ -219,7 +222,7 @@ func (p *Process) residual(now protocol.Instant) protocol.Instant {
 // TickApp runs the application thread at its deadline: a callback ends,
 // or a poll() with work to do happens.
 func (p *Process) TickApp(now protocol.Instant, out *ProcOutput) {
-	if p.stopped {
+	if p.stopped || p.shutdownDue(now, out) {
 		return
 	}
 	p.app.inPoll = true
@@ -525,6 +528,9 @@ func (p *Process) NextAppDeadline() protocol.Instant {
 	d := p.app.cbEnd
 	if p.app.pollAt != protocol.Never {
 		d = min(d, max(p.app.pollAt, p.app.slowUntil))
+	}
+	if p.app.shutdownAt != 0 {
+		d = min(d, p.app.shutdownAt)
 	}
 	return d
 }
