@@ -969,6 +969,11 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 			}
 		}
 	}
+	if v := f.get("wait.overshoot"); v != nil {
+		if err := d.waitOvershoot(v, path, &w); err != nil {
+			return Workload{}, err
+		}
+	}
 	return w, nil
 }
 

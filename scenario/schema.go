@@ -77,7 +77,7 @@ var (
 		"auto.commit.interval.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
 		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
 		"group.protocol", "group.remote.assignor", "metadata.max.age.ms")}
-	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
+	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time", "wait.overshoot")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{
 		{name: "id"}, {name: "members"}, {name: "subscribe"},

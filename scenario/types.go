@@ -317,6 +317,13 @@ type Workload struct {
 	PollTimeout  Dist // poll.timeout
 	AssignTime   Dist // assign.time
 	CallbackTime Dist // callback.time
+	// WaitOvershoot (wait.overshoot) is how late each Object.wait of the
+	// classic client's heartbeat thread returns (a measured physical cost,
+	// not a Kafka property); WaitOvershootSet: written. Unwritten it is
+	// DefaultWaitOvershoot under realistic timing and 0 under timing:
+	// exact (Group.HeartbeatWaitOvershoot).
+	WaitOvershoot    time.Duration
+	WaitOvershootSet bool
 }
 
 // Start says when members start: member i at At + i*Stagger.
