@@ -56,6 +56,7 @@ type memberProc interface {
 	Resume(now protocol.Instant)
 	SlowPoll(now protocol.Instant, d time.Duration, out *client.Output)
 	Close(now protocol.Instant, out *client.Output)
+	Shutdown(now protocol.Instant, out *client.Output)
 	Stopped() bool
 	FatalError() protocol.ErrorCode
 	NextAppDeadline() protocol.Instant

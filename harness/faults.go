@@ -203,10 +203,13 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 	}
 }
 
-// closeProcess is a graceful KafkaConsumer.close(): the member commits
-// (auto-commit), runs its revoke callback and sends LeaveGroup (unless
-// static) in Java's order, which takes time (model/classic/client/close.go); the
-// process ends when the member stops (flushMember), "closed".
+// closeProcess is the application's shutdown (Shutdown: wakeup(), then
+// close() on the polling thread once its processing step or callback is
+// done, at once when it is blocked in poll()), then a graceful
+// KafkaConsumer.close(): the member commits (auto-commit), runs its revoke
+// callback and sends LeaveGroup (unless static) in Java's order, which
+// takes time (model/classic/client/close.go, shutdown.go); the process ends
+// when the member stops (flushMember), "closed".
 func (w *world) closeProcess(s *slot) {
 	if s.paused {
 		// A frozen process cannot close itself; it ends as a crash would.
@@ -214,7 +217,7 @@ func (w *world) closeProcess(s *slot) {
 		return
 	}
 	w.catchUp(s)
-	s.m.Close(w.q.Now(), &w.cout)
+	s.m.Shutdown(w.q.Now(), &w.cout)
 	w.flushMember(s)
 }
 
@@ -408,7 +411,8 @@ func (w *world) recoverNode(i int, node sim.NodeID) {
 // connection: FIN/RST reach the members) or its host going silent
 // (hostDown: nothing is sent; members notice through their own timers).
 // Its group state is lost. After coordinator.failover.delay (the session
-// timeout of the metadata mode: KRaft's broker.session.timeout.ms, or
+// timeout of the metadata mode, less the phase of the broker's last
+// heartbeat in KRaft mode (fenceDelay): KRaft's broker.session.timeout.ms, or
 // zookeeper.session.timeout.ms, when the broker's ephemeral znode expires
 // and the ZooKeeper-mode controller sees it gone) the controller fences it
 // and the coordinator role of its groups moves to another broker, which
@@ -440,7 +444,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state}}
 	w.emit(&w.tev)
-	w.q.Schedule(now.Add(w.sc.Coordinator.FailoverDelay), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
+	w.q.Schedule(now.Add(w.fenceDelay(b)), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
 }
 
 // brokerUp is the broker's process (or host) back: a fresh broker with no

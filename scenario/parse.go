@@ -475,10 +475,16 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 		}
 		c.FailoverDelay = *m.dst
 	}
+	if v := f.get("broker.heartbeat.interval.ms"); v != nil {
+		if err := d.brokerHeartbeatInterval(v, path, p.name, &c); err != nil {
+			return Coordinator{}, err
+		}
+	}
 	if v := f.get("failover.delay"); v != nil {
 		if c.FailoverDelay, err = d.duration(v, sub(path, "failover.delay")); err != nil {
 			return Coordinator{}, err
 		}
+		c.FailoverDelaySet = true
 	}
 	if v := f.get("load.time"); v != nil {
 		if c.LoadTime, err = d.duration(v, sub(path, "load.time")); err != nil {
@@ -961,6 +967,11 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 			if *m.dst, err = d.dist(v, sub(path, m.key)); err != nil {
 				return Workload{}, err
 			}
+		}
+	}
+	if v := f.get("wait.overshoot"); v != nil {
+		if err := d.waitOvershoot(v, path, &w); err != nil {
+			return Workload{}, err
 		}
 	}
 	return w, nil

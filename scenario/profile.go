@@ -265,12 +265,15 @@ func metadataModeErr(p profileInfo, mode string) string {
 // it the failover delay: how long the controller takes to notice a dead
 // broker (KafkaConfig.scala: ZkSessionTimeoutMs = 6000 @2.4.0, 18000 @2.5.0
 // (KIP-537); BrokerSessionTimeoutMs = 9000 @2.8.0 … @3.9.0,
-// KRaftConfigs v8.0.0).
+// KRaftConfigs v8.0.0), and in KRaft mode broker.heartbeat.interval.ms
+// (BrokerHeartbeatIntervalMs = 2000, KafkaConfig.scala @2.8.2;
+// BROKER_HEARTBEAT_INTERVAL_MS_DEFAULT, KRaftConfigs @3.9.0-rc3).
 func setMetadataMode(p profileInfo, c *Coordinator, mode string) {
 	c.MetadataMode = mode
-	c.ZkSessionTimeout, c.BrokerSessionTimeout = 0, 0
+	c.ZkSessionTimeout, c.BrokerSessionTimeout, c.BrokerHeartbeatInterval = 0, 0, 0
 	if mode == MetadataKRaft {
 		c.BrokerSessionTimeout = 9000 * time.Millisecond
+		c.BrokerHeartbeatInterval = 2000 * time.Millisecond
 		c.FailoverDelay = c.BrokerSessionTimeout
 		return
 	}

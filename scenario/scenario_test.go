@@ -241,7 +241,7 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, "full.yaml", s.Source)
 	assert.Equal(t, Coordinator{Brokers: 5, Profile: "kafka-2.8", InitialRebalanceDelay: 100 * ms,
 		MinSessionTimeout: 1000 * ms, MaxSessionTimeout: 60000 * ms, MaxSize: 50, LoadTime: 2 * time.Second,
-		FailoverDelay: 12 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 12 * time.Second,
+		FailoverDelay: 12 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 12 * time.Second, BrokerHeartbeatInterval: 2 * time.Second,
 		AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
 		OffsetsCommitTimeout: 4 * time.Second, AppendErrorProbability: 0.01, AppendError: "NOT_ENOUGH_REPLICAS",
 		RequestTime: Dist{Kind: DistUniform, Min: ms, Max: 3 * ms}}, s.Coordinator)
@@ -337,7 +337,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, uint64(1), s.Seed)
 	assert.Equal(t, Coordinator{Brokers: 3, Profile: "kafka-3.x", InitialRebalanceDelay: 3 * time.Second,
 		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute, MaxSize: math.MaxInt32,
-		FailoverDelay: 9 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 9 * time.Second,
+		FailoverDelay: 9 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 9 * time.Second, BrokerHeartbeatInterval: 2 * time.Second,
 		AppendLatency: Dist{Kind: DistConstant}, OffsetsCommitTimeout: 5 * time.Second, RequestTime: Dist{Kind: DistConstant}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistConstant, Value: ms}}, s.Network)
 	assert.Equal(t, "kafka-3.x", s.Groups[0].Client.Profile)

@@ -62,6 +62,7 @@ var (
 		"offsets.commit.timeout.ms", "append.error.probability", "append.error", "request.time",
 		"group.coordinator.append.linger.ms",
 		"failover.delay", "metadata.mode", "zookeeper.session.timeout.ms", "broker.session.timeout.ms",
+		"broker.heartbeat.interval.ms",
 		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
 		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
 		"group.consumer.max.size", "group.consumer.assignors", "group.consumer.migration.policy",
@@ -76,7 +77,7 @@ var (
 		"auto.commit.interval.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
 		"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
 		"group.protocol", "group.remote.assignor", "metadata.max.age.ms")}
-	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time")}
+	workloadSchema = &mapSchema{keys: leaves("poll.interval", "poll.timeout", "assign.time", "callback.time", "wait.overshoot")}
 	startSchema    = &mapSchema{keys: leaves("at", "stagger")}
 	groupSchema    = &mapSchema{keys: []keySchema{
 		{name: "id"}, {name: "members"}, {name: "subscribe"},

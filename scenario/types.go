@@ -74,6 +74,10 @@ type Coordinator struct {
 	// broker.session.timeout.ms (KRaft) or zookeeper.session.timeout.ms
 	// (ZooKeeper), per MetadataMode.
 	FailoverDelay time.Duration
+	// FailoverDelaySet: failover.delay was written, so a broker's death
+	// moves its coordinator role exactly that long after (no fencing phase,
+	// harness/fence.go).
+	FailoverDelaySet bool
 	// MetadataMode (metadata.mode) is how the cluster keeps its metadata:
 	// "zookeeper" (ZooKeeper mode: brokers register ephemeral znodes, the
 	// default up to 3.2) or "kraft" (KRaft mode, KIP-500: brokers heartbeat
@@ -86,6 +90,11 @@ type Coordinator struct {
 	// MetadataMode is used; the other is 0.
 	ZkSessionTimeout     time.Duration
 	BrokerSessionTimeout time.Duration
+	// BrokerHeartbeatInterval is broker.heartbeat.interval.ms (KRaft: 2000,
+	// KafkaConfig.scala @2.8.2, KRaftConfigs @3.9.0-rc3; 0 in ZooKeeper
+	// mode): how often a broker heartbeats to the controller, so how long
+	// before its death its last heartbeat was (harness/fence.go).
+	BrokerHeartbeatInterval time.Duration
 
 	// The group-record append to __consumer_offsets (storeGroup): how long
 	// it takes (append.latency, plus the record's size over
@@ -308,6 +317,13 @@ type Workload struct {
 	PollTimeout  Dist // poll.timeout
 	AssignTime   Dist // assign.time
 	CallbackTime Dist // callback.time
+	// WaitOvershoot (wait.overshoot) is how late each Object.wait of the
+	// classic client's heartbeat thread returns (a measured physical cost,
+	// not a Kafka property); WaitOvershootSet: written. Unwritten it is
+	// DefaultWaitOvershoot under realistic timing and 0 under timing:
+	// exact (Group.HeartbeatWaitOvershoot).
+	WaitOvershoot    time.Duration
+	WaitOvershootSet bool
 }
 
 // Start says when members start: member i at At + i*Stagger.

@@ -91,6 +91,12 @@ type SimOptions struct {
 	// enabled instead of drawing its phase (timing: exact, whose scenarios
 	// place everything at written instants).
 	ExactWakePhase bool
+	// WaitOvershoot is how late each of the heartbeat thread's waits
+	// returns: Object.wait(retry.backoff.ms) wakes a little after its
+	// timeout (the JVM's and the kernel's timer slack and scheduling), so
+	// the grid's step is retry.backoff.ms + WaitOvershoot (hbgrid.go). The
+	// harness sets it from the group's workload wait.overshoot.
+	WaitOvershoot time.Duration
 }
 
 // Send is one request the member asks the harness to send (netclient.Send:

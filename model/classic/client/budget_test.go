@@ -16,11 +16,12 @@ import (
 	"testing"
 )
 
-// memberMethodsMax is the number of methods on *Member (20 of them the
-// public API). A rule added to the Member that reads and writes only one
-// part's state belongs on that part; raise this only for a rule of the
-// coordinator itself, and say why in the commit.
-const memberMethodsMax = 68
+// memberMethodsMax is the number of methods on *Member (21 of them the
+// public API: Shutdown, the application's close at the end of its processing
+// step, is the 21st). A rule added to the Member that reads and writes only
+// one part's state belongs on that part; raise this only for a rule of the
+// coordinator itself or a new entry point, and say why in the commit.
+const memberMethodsMax = 69
 
 func TestMemberMethodBudget(t *testing.T) {
 	fset := token.NewFileSet()

@@ -51,6 +51,7 @@ const (
 	closeAsync               // waiting for the async commits in flight
 	closeCallback            // onLeavePrepare's callback under way (the application thread busy)
 	closeAwait               // LeaveGroup sent: awaitPendingRequests(coordinator, timer)
+	closeShutdown            // Shutdown: close() once the step under way ends (shutdown.go)
 )
 
 // defaultCloseTimeout is ConsumerUtils.DEFAULT_CLOSE_TIMEOUT_MS (@3.7.0;
@@ -93,6 +94,12 @@ func (m *Member) Close(now protocol.Instant, out *Output) {
 // closeIterate runs close() on the application thread at now, as far as it
 // can go without waiting.
 func (m *Member) closeIterate(now protocol.Instant, out *Output) {
+	if m.app.closing == closeShutdown {
+		// Shutdown's step ended: poll() throws WakeupException, close().
+		m.app.closing = closeNone
+		m.Close(now, out)
+		return
+	}
 	p := m.autoCommit.p
 	for range maxStepsPerCall + 2 {
 		if m.stopped || m.app.phase != appPolling {
@@ -106,7 +113,7 @@ func (m *Member) closeIterate(now protocol.Instant, out *Output) {
 			return
 		}
 		switch m.app.closing {
-		case closeNone:
+		case closeNone, closeShutdown:
 			return
 		case closeCommit:
 			// commitOffsetsSync(allConsumed, timer).

@@ -224,9 +224,11 @@
 //     and acts on a due heartbeat, session or poll timer at the first
 //     wake-up at or after its deadline (AbstractCoordinator.HeartbeatThread.run
 //     @3.7.0 and @v8.0.0, "wait(rebalanceConfig.retryBackoffMs)").
-//     Config.Sim.HeartbeatWakeCadence: a retry.backoff.ms grid with a
-//     phase drawn when the thread is enabled (anchored there under
-//     timing: exact); notify() wake-ups are not modelled. harness
+//     Config.Sim.HeartbeatWakeCadence: a grid of retry.backoff.ms plus
+//     Config.Sim.WaitOvershoot (how late each wait returns), restarted at
+//     each heartbeat sent (hbgrid.go), with a phase drawn when the thread
+//     is enabled (anchored there under timing: exact); notify() wake-ups
+//     are not modelled. harness
 //     TestHeartbeatWakeCadenceChangesNoFigure measures it over 20 seeds
 //     (small-crash at heartbeat 3 s / session 10 s and at heartbeat
 //     100 ms / session 1 s, bug-kafka-13419): identical rebalance,

@@ -171,7 +171,7 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 				m.lookupCoordinator(now, out)
 			}
 		}
-		t.waitUntil = now.Add(m.cfg.RetryBackoff)
+		t.waitUntil = now.Add(m.cfg.RetryBackoff + m.cfg.Sim.WaitOvershoot)
 		return false
 	}
 	if now >= t.waitUntil {
@@ -206,14 +206,16 @@ func (t *heartbeatThread) runOnce(now protocol.Instant, out *Output) bool {
 	m.hb.sentHeartbeat(now, m.cfg)
 	// sendHeartbeatRequest.
 	m.send(now, out, m.coord.node, true, m.gen.heartbeatRequest(m.cfg, m.instanceID()), m.cfg.RequestTimeout)
+	t.restartGrid(now)
 	return false
 }
 
 // wake is the first wake-up of the heartbeat thread at or after d with
-// HeartbeatWakeCadence (a grid of retry.backoff.ms through wakeBase), else
-// d itself.
+// HeartbeatWakeCadence (a grid of retry.backoff.ms plus the wait's
+// overshoot through wakeBase, restarted at each heartbeat sent: hbgrid.go),
+// else d itself.
 func (t *heartbeatThread) wake(d protocol.Instant) protocol.Instant {
-	step := protocol.Instant(t.m.cfg.RetryBackoff)
+	step := t.gridStep()
 	if !t.m.cfg.Sim.HeartbeatWakeCadence || d == protocol.Never || step <= 0 {
 		return d
 	}

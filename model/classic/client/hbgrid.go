@@ -1,0 +1,34 @@
+package client
+
+import "github.com/rebalsim/rebalsim/model/protocol"
+
+// The heartbeat thread's grid of wake-ups (HeartbeatWakeCadence).
+// AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3 (the same loop from
+// 0.10.1) waits AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs)
+// in every iteration that has nothing to do, and after it sends a heartbeat
+// (heartbeat.sentHeartbeat(now); sendHeartbeatRequest()) goes round again at
+// once into such a wait. So each wait starts when the previous iteration
+// ended: the grid restarts at every heartbeat sent, and every wait is
+// retry.backoff.ms plus however late Object.wait returns. A heartbeat due
+// heartbeat.interval.ms after the last is then sent ceil(interval / (backoff
+// + overshoot)) steps after it: 3000 ms + 30 × overshoot for 3 s and 100 ms.
+// Measured with harness/testdata/WaitOvershoot.java (docs/PROFILES.md,
+// "Heartbeat thread"): the real clients' heartbeats drift, so a crashed
+// member's session expiry, a whole number of heartbeat intervals after its
+// last heartbeat, comes at a phase of the survivors' heartbeats that drifts
+// too. Deviation: notify() wake-ups (pollHeartbeat when a heartbeat is due,
+// a failed heartbeat's listener) are not modelled.
+
+// gridStep is one wait of the heartbeat thread: retry.backoff.ms plus the
+// wait's overshoot.
+func (t *heartbeatThread) gridStep() protocol.Instant {
+	return protocol.Instant(t.m.cfg.RetryBackoff + t.m.cfg.Sim.WaitOvershoot)
+}
+
+// restartGrid: the thread goes into a fresh wait at now (after a heartbeat
+// sent), so its next wake-ups are now + k·gridStep.
+func (t *heartbeatThread) restartGrid(now protocol.Instant) {
+	if t.m.cfg.Sim.HeartbeatWakeCadence {
+		t.wakeBase = now
+	}
+}
