@@ -372,7 +372,7 @@ func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 				e.Detail = w.slots[owner.slot].name // the process, as the classic coordinator names it
 			}
 		}
-		w.emitModel(&out.Events[i])
+		w.emitModel(&out.Events[i], 0)
 	}
 	if out.Downgrade != nil {
 		w.handleDowngrade(b, out.Downgrade)
@@ -392,6 +392,7 @@ func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 			prev := g.cs.state
 			g.cs.state = st
 			w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvGroupState, Node: b.name, Group: g.id, State: st, Detail: prev, Gen: cg.Epoch}}
+			protocol.TypeText(&w.tev.Event)
 			w.emit(&w.tev)
 		}
 	}
@@ -465,11 +466,12 @@ type exclusiveOwnerChecker struct{}
 func (c *exclusiveOwnerChecker) name() string { return "exclusive-ownership" }
 
 func (c *exclusiveOwnerChecker) check(v runView, e *TraceEvent) string {
-	if e.Kind != protocol.EvAssigned || !v.sharedOwnership(e.Node) {
+	i, ok := e.Member()
+	if e.Kind != protocol.EvAssigned || !ok || !v.sharedOwnership(i) {
 		return ""
 	}
 	for _, tp := range e.Partitions {
-		if holders := v.holders(e.Node, tp); len(holders) > 1 {
+		if holders := v.holders(i, tp); len(holders) > 1 {
 			return tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) + " owned at once by " + holders[0] + " and " + holders[1] + ", both members the coordinator gave it to"
 		}
 	}

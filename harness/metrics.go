@@ -14,9 +14,9 @@ import (
 // measures") defines them.
 type groupMetrics struct {
 	// Coordinator view.
-	coordState string
+	coordState protocol.GroupState
 	coordGen   int32
-	trigger    string // trigger of the rebalance being started (last EvRebalanceStart)
+	trigger    protocol.RebalanceReason // trigger of the rebalance being started (last EvRebalanceStart)
 
 	// The open rebalance, if any.
 	open       bool
@@ -123,7 +123,7 @@ func (w *world) confirm(s *slot, now sim.Instant) {
 
 func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
 	m := g.m
-	if !m.recovering || m.coordState != "Stable" {
+	if !m.recovering || m.coordState != protocol.GroupStable {
 		return
 	}
 	n := 0
@@ -238,20 +238,21 @@ func (w *world) observe(e *TraceEvent) {
 	case tracing.EvFault:
 		w.obs = append(w.obs, Observation{Kind: tracing.ObsFault, At: e.At, Seq: w.rec.count - 1, Fault: e.Reason, Detail: e.Detail})
 	case tracing.EvProcess:
-		s := w.slotByName(e.Node)
-		if s == nil {
+		i, ok := e.Member()
+		if !ok {
 			return
 		}
+		s := w.slots[i]
 		m := w.groups[s.group].m
-		switch e.State {
-		case "started":
+		switch e.Process {
+		case protocol.ProcessStarted:
 			s.lastLeave, s.leaveInc = protocol.LeaveUnknown, 0
 			if !m.tracking {
 				m.tracking = true
 				m.lastChange = e.At
 			}
 			m.live++
-		case "crashed", "closed", "fatal", "host-down":
+		case protocol.ProcessCrashed, protocol.ProcessClosed, protocol.ProcessFatal, protocol.ProcessHostDown:
 			m.live--
 			if s.settledGen == m.coordGen && s.settledGen >= 0 {
 				m.settled--
@@ -280,14 +281,14 @@ func (w *world) slotByName(name string) *slot {
 	return w.slots[g.slots[n]]
 }
 
+// observeMember updates metrics from a member's own event; a broker's
+// (the consumer-group coordinator's member states) has no slot.
 func (w *world) observeMember(e *TraceEvent) {
-	s := w.slotByName(e.Node)
-	if s == nil {
+	i, ok := e.Member()
+	if !ok {
 		return
 	}
-	if e.Kind == protocol.EvMemberState && e.Group != w.groups[s.group].id && w.isBroker(e.Node) {
-		return // the consumer-group coordinator's member state (a group named "broker")
-	}
+	s := w.slots[i]
 	g := w.groups[s.group]
 	m := g.m
 	switch e.Kind {
@@ -304,7 +305,7 @@ func (w *world) observeMember(e *TraceEvent) {
 		})
 		w.setOwned(s, kept)
 	case protocol.EvMemberState:
-		if e.State != "STABLE" && s.settledGen >= 0 {
+		if e.MemberState != protocol.MemberStable && s.settledGen >= 0 {
 			if s.settledGen == m.coordGen {
 				m.settled--
 			}
@@ -361,20 +362,21 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	case protocol.EvRebalanceStart:
 		// The coordinator emits it right after the state change that opened
 		// the rebalance; name the trigger of a rebalance opened just now.
-		m.trigger = e.Reason
+		m.trigger = e.Trigger
 		if m.open && m.openStart == e.At {
-			m.openTrig = triggerName(e.Reason, g)
+			m.openTrig = triggerName(e.Trigger, g)
 		}
 	case protocol.EvGroupState:
 		prev := m.coordState
-		m.coordState = e.State
-		if e.State == "Stable" {
+		m.coordState = e.GroupState
+		if e.GroupState == protocol.GroupStable {
 			m.everStable = true
 		}
-		if e.Gen != 0 || e.State == "Stable" {
+		if e.Gen != 0 || e.GroupState == protocol.GroupStable {
 			w.setCoordGen(g, e.Gen)
 		}
-		if e.State == "PreparingRebalance" && !m.open && (prev == "Stable" || prev == "Empty" || prev == "CompletingRebalance" || prev == "") {
+		if e.GroupState == protocol.GroupPreparingRebalance && !m.open && (prev == protocol.GroupStable || prev == protocol.GroupEmpty ||
+			prev == protocol.GroupCompletingRebalance || prev == protocol.GroupStateNone) {
 			m.openEpisode(e.At, triggerName(m.trigger, g))
 		}
 		w.maybeCloseRebalance(g, e.At)
@@ -430,14 +432,14 @@ func (w *world) setCoordGen(g *groupState, gen int32) {
 // member is STABLE in its generation holding its assignment — a member
 // that started but never joined (its JoinGroup lost, say) is not.
 func (m *groupMetrics) stableAtEnd() bool {
-	return m.coordState == "Stable" && !m.open && m.settled >= m.live
+	return m.coordState == protocol.GroupStable && !m.open && m.settled >= m.live
 }
 
 // maybeCloseRebalance ends the open rebalance once the coordinator is Stable
 // and every live member is STABLE in its generation holding its assignment.
 func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
 	m := g.m
-	if !m.open || m.coordState != "Stable" || m.settled < m.live {
+	if !m.open || m.coordState != protocol.GroupStable || m.settled < m.live {
 		return
 	}
 	m.open = false
@@ -471,19 +473,18 @@ func (w *world) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
 
 // triggerName maps the coordinator's rebalance reason to INTERFACE.md's
 // trigger vocabulary.
-func triggerName(reason string, g *groupState) string {
+func triggerName(reason protocol.RebalanceReason, g *groupState) string {
 	switch reason {
-	case "join", "session-expired", "rebalance-timeout", "coordinator-failover", "metadata":
-		return reason
-	case "leave":
+	case protocol.RebalanceJoin, protocol.RebalanceSessionExpired, protocol.RebalanceRebalanceTimeout,
+		protocol.RebalanceCoordinatorFailover, protocol.RebalanceMetadata, protocol.RebalanceAppendError:
+		return reason.String()
+	case protocol.RebalanceLeave:
 		if g.m.lastLeavePoll {
 			return "poll-timeout"
 		}
 		return "leave"
-	case "sync-timeout":
+	case protocol.RebalanceSyncTimeout:
 		return "rebalance-timeout"
-	case "append-error":
-		return "append-error"
 	}
 	return "other"
 }
@@ -498,13 +499,13 @@ func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 	m := g.m
 	switch e.Kind {
 	case protocol.EvRebalanceStart:
-		m.trigger = e.Reason
+		m.trigger = e.Trigger
 		if !m.open {
-			m.openEpisode(e.At, consumerTrigger(e.Reason, g))
+			m.openEpisode(e.At, consumerTrigger(e.Trigger, g))
 		}
 	case protocol.EvGroupState:
-		m.coordState = e.State
-		if e.State == "Stable" {
+		m.coordState = e.GroupState
+		if e.GroupState == protocol.GroupStable {
 			m.everStable = true
 		}
 		w.maybeCloseRebalance(g, e.At)
@@ -519,19 +520,10 @@ func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 
 // consumerTrigger names a group epoch bump's reason in INTERFACE.md's
 // trigger vocabulary: a new member's subscription is a join.
-func consumerTrigger(reason string, g *groupState) string {
-	if reason == "subscription" {
+func consumerTrigger(reason protocol.RebalanceReason, g *groupState) string {
+	if reason == protocol.RebalanceSubscription {
 		return "join"
 	}
 	return triggerName(reason, g)
 }
 
-// isBroker reports whether name is a broker's.
-func (w *world) isBroker(name string) bool {
-	for _, b := range w.brokers {
-		if b.name == name {
-			return true
-		}
-	}
-	return false
-}

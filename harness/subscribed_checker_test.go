@@ -17,14 +17,13 @@ import (
 // payments respectively.
 type subsView struct{ runView }
 
-func (subsView) subscription(node string) ([]string, bool) {
-	switch node {
-	case "g-0":
-		return []string{"orders"}, true
-	case "g-1":
-		return []string{"payments"}, true
-	}
-	return nil, false
+func (subsView) subscription(i int32) []string {
+	return [][]string{{"orders"}, {"payments"}}[i]
+}
+
+// subsSlot is the TraceEvent.Slot of node's events in subsView.
+func subsSlot(node string) int32 {
+	return int32(slices.Index([]string{"g-0", "g-1"}, node)) + 1
 }
 
 // TestSubscribedOwnerChecker: an assignment with a partition of a topic
@@ -33,7 +32,7 @@ func (subsView) subscription(node string) ([]string, bool) {
 func TestSubscribedOwnerChecker(t *testing.T) {
 	c := subscribedOwnerChecker{}
 	assigned := func(node string, tps ...protocol.TopicPartition) string {
-		return c.check(subsView{}, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: 4, Partitions: tps}})
+		return c.check(subsView{}, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: 4, Partitions: tps}, Slot: subsSlot(node)})
 	}
 	o3, p0 := protocol.TopicPartition{Topic: "orders", Partition: 3}, protocol.TopicPartition{Topic: "payments", Partition: 0}
 	assert.Empty(t, assigned("g-0", o3))

@@ -654,8 +654,19 @@ func (w *world) emit(e *TraceEvent) {
 	}
 }
 
-func (w *world) emitModel(e *protocol.Event) {
-	w.tev = TraceEvent{At: w.q.Now(), Event: *e}
+// emitModel records one event a model emitted: a member's (slot: its
+// index + 1) or a broker's (slot 0). The typed state or trigger of a
+// model's event is set from its text here (protocol.TypeText), once.
+func (w *world) emitModel(e *protocol.Event, slot int32) {
+	w.tev = TraceEvent{At: w.q.Now(), Event: *e, Slot: slot}
+	protocol.TypeText(&w.tev.Event)
+	w.emit(&w.tev)
+}
+
+// processEvent records a step of the slot's process's lifecycle.
+func (w *world) processEvent(s *slot, now sim.Instant, st protocol.ProcessState) {
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id,
+		State: st.String(), Process: st}, Slot: s.id + 1}
 	w.emit(&w.tev)
 }
 
@@ -787,8 +798,7 @@ func (w *world) startProcess(s *slot) {
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
-	w.emit(&w.tev)
+	w.processEvent(s, now, protocol.ProcessStarted)
 	s.m.Start(now, &w.cout)
 	w.flushMember(s)
 }
@@ -797,12 +807,12 @@ func (w *world) startProcess(s *slot) {
 // closes its sockets (FIN, or RST with unread data): the brokers see the
 // connections close, and the classic coordinator ignores that (B7). A host
 // that went down (hostDown) sends nothing: its connections just go silent.
-func (w *world) stopProcess(s *slot, how string) {
+func (w *world) stopProcess(s *slot, how protocol.ProcessState) {
 	if !s.alive {
 		return
 	}
 	now := w.q.Now()
-	if how != "host-down" {
+	if how != protocol.ProcessHostDown {
 		w.net.Crash(s.node)
 		for l := range s.allLinks() {
 			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
@@ -814,8 +824,7 @@ func (w *world) stopProcess(s *slot, how string) {
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
 	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
-	w.emit(&w.tev)
+	w.processEvent(s, now, how)
 	w.setOwned(s, nil)
 	if s.rare != nil && s.rare.startAfterClose {
 		// A rolling restart waits for the old process to exit (its close()
@@ -832,7 +841,7 @@ func (w *world) stopProcess(s *slot, how string) {
 func (w *world) flushMember(s *slot) {
 	now := w.q.Now()
 	for i := range w.cout.Events {
-		w.emitModel(&w.cout.Events[i])
+		w.emitModel(&w.cout.Events[i], s.id+1)
 	}
 	k := 0
 	for i, snd := range w.cout.Sends {
@@ -854,9 +863,9 @@ func (w *world) flushMember(s *slot) {
 		return
 	}
 	if s.m.Stopped() {
-		how := "closed"
+		how := protocol.ProcessClosed
 		if s.m.FatalError() != protocol.None {
-			how = "fatal"
+			how = protocol.ProcessFatal
 			w.groups[s.group].m.fatal = append(w.groups[s.group].m.fatal, s.name+": "+s.m.FatalError().String())
 		}
 		w.stopProcess(s, how)
@@ -888,7 +897,7 @@ func (w *world) flushBroker(b *broker) {
 	now := w.q.Now()
 	w.noteMemberIDs(w.bout.Replies)
 	for i := range w.bout.Events {
-		w.emitModel(&w.bout.Events[i])
+		w.emitModel(&w.bout.Events[i], 0)
 	}
 	for i := range w.bout.Persist {
 		rec := w.bout.Persist[i]
@@ -1130,8 +1139,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	now := w.q.Now()
 	s.paused = false
 	s.m.Resume(now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
-	w.emit(&w.tev)
+	w.processEvent(s, now, protocol.ProcessResumed)
 	var buf []held
 	if s.rare != nil {
 		buf, s.rare.buf = s.rare.buf, nil

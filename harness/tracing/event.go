@@ -52,6 +52,32 @@ type Event struct {
 	// message is a request (false: a response).
 	Corr uint64
 	Req  bool
+	// Slot is the index of the member slot that emitted the event, plus
+	// one; 0 for an event no member emitted (a broker's, the harness's
+	// faults). A member's events also name it in Node ("<group>-<n>"), for
+	// people; the trace's consumers find the member by Slot (Member), never
+	// by parsing Node. Not hashed, not in the JSON trace.
+	Slot int32
+	// Scope is what a fault event (EvFault, EvFaultEnd) touches, typed;
+	// Detail is its text for people. Nil for other kinds.
+	Scope *FaultScope
+}
+
+// Member is the index of the member slot that emitted e, if a member did.
+func (e *Event) Member() (int32, bool) { return e.Slot - 1, e.Slot > 0 }
+
+// FaultScope is the typed target of a fault event: what explain's causes
+// read instead of parsing the event's Detail.
+type FaultScope struct {
+	// Broker: the fault crashes or takes down a broker's process or host
+	// (the coordinator, or a broker named "broker-<n>").
+	Broker bool
+	// Nodes are the nodes the fault names: a crash's or a pause's target,
+	// a partition's two sides.
+	Nodes []string
+	// FilterMember is the member a message filter is limited to ("": every
+	// member).
+	FilterMember string
 }
 
 // AppendJSON appends one JSON line of the trace schema (docs/TRACE.md):
