@@ -526,4 +526,3 @@ func consumerTrigger(reason protocol.RebalanceReason, g *groupState) string {
 	}
 	return triggerName(reason, g)
 }
-

@@ -331,7 +331,7 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 		// Another member claims g-0's partition in the same generation.
 		{"single-owner-per-generation", func(w *world) TraceEvent {
 			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvAssigned, Node: "g-1", Group: "g",
-				Gen: w.groups[0].m.coordGen, Partitions: w.slots[0].owned[:1]}}
+				Gen: w.groups[0].m.coordGen, Partitions: w.slots[0].owned[:1]}, Slot: 2}
 		}},
 		// The coordinator completes a generation below the current one.
 		{"monotonic-generations", func(w *world) TraceEvent {
@@ -342,7 +342,7 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 		// model stays STABLE, so it never completes a join again and the
 		// group never settles.
 		{"liveness", func(w *world) TraceEvent {
-			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "UNJOINED", Detail: "STABLE"}}
+			return TraceEvent{At: w.q.Now(), Event: typedText(protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "UNJOINED", Detail: "STABLE"}), Slot: 2}
 		}},
 	}
 	for _, c := range cases {

@@ -44,7 +44,7 @@ func (v worldView) health() []groupHealth {
 func (v worldView) sharedOwnership(i int32) bool {
 	w := v.w
 	s := w.slots[i]
-	if (s.cp() == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
+	if s.cp() == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active) {
 		return false
 	}
 	return w.groups[s.group].m.extra > 0
