@@ -11,24 +11,83 @@ import (
 )
 
 // groupMetrics accumulates one group's figures as DESIGN.md ("What a run
-// measures") defines them.
+// measures") defines them, one part per family of figures (after etcd's
+// tracker.ProgressTracker and TigerBeetle's testing/cluster state checker):
+// the coordinator's view, the settle episodes, the settled members, the
+// classifier's counts, partition ownership and its integrals, and failover
+// recovery. Each part is changed only by the events and observations of
+// its family, so changing one figure cannot silently move another; the
+// observers (observe in this file, record in observe.go) route each event
+// or observation to the parts it concerns.
 type groupMetrics struct {
-	// Coordinator view.
+	coordView
+	episodeLog
+	settling
+	counts
+	partitionOwners
+	ownerIntegrals
+	failoverRecovery
+	// from starts the measurement window (scenario measure.from): counts,
+	// integrals, member-hours and settle episodes before it are left out of
+	// the summary (observations keep everything).
+	from sim.Instant
+}
+
+// coordView is the group as its coordinator reports it (EvGroupState,
+// EvRebalanceStart, EvGenerationComplete), and the one member event that
+// names a rebalance's trigger.
+type coordView struct {
 	coordState protocol.GroupState
 	coordGen   int32
 	trigger    protocol.RebalanceReason // trigger of the rebalance being started (last EvRebalanceStart)
+	everStable bool                     // the coordinator had the group Stable at least once
+	// lastLeavePoll: the last LeaveGroup sent was a poll-timeout leave
+	// (trigger naming: a leave the poll timeout caused is "poll-timeout").
+	lastLeavePoll bool
+}
 
-	// The open rebalance, if any.
+// episodeLog is the settle episodes: the open one, if any, and the closed
+// ones in the measurement window.
+type episodeLog struct {
 	open       bool
 	openStart  sim.Instant
 	openTrig   string
 	rebalances []Rebalance
+	// The open settle episode's first generation and generations spanned.
+	openFirstGen int32
+	openGens     int
+}
 
-	// settled counts live members that are STABLE and hold their assignment
-	// for coordGen.
+// openEpisode opens a rebalance episode at at, triggered by trig.
+func (l *episodeLog) openEpisode(at sim.Instant, trig string) {
+	l.open = true
+	l.openStart = at
+	l.openTrig = trig
+	l.openFirstGen, l.openGens = -1, 0
+}
+
+// spanned counts a generation the coordinator completed within the open
+// episode, if one is open.
+func (l *episodeLog) spanned(gen int32) {
+	if !l.open {
+		return
+	}
+	if l.openFirstGen < 0 {
+		l.openFirstGen = gen
+	}
+	l.openGens++
+}
+
+// settling counts the live members and those of them that are STABLE and
+// hold their assignment for the coordinator's generation.
+type settling struct {
 	settled int
 	live    int
+}
 
+// counts are the classifier's counts (observe.go's record) and the
+// members' own: what the summary reports as numbers of things.
+type counts struct {
 	deadMarks, falseDeadMarks int
 	evictions, falseEvictions int
 	leaves, fences            int
@@ -38,60 +97,93 @@ type groupMetrics struct {
 	// client's rebalance-total metric counts, KIP-517), summed over members.
 	generations      int
 	clientRebalances int
-	// The open settle episode's first generation and generations spanned.
-	openFirstGen  int32
-	openGens      int
-	memberSeconds float64
-	fatal         []string
+	memberSeconds    float64
+	fatal            []string
+}
 
-	// Partition ownership: owners per partition index; integrals.
-	owners              []int32
-	lastOwner           []int32  // per partition: slot id + 1 of its last owner, 0 none
-	mark                []uint32 // scratch for setOwned (stamp per partition)
-	stamp               uint32
-	moved               int // partitions moved (PartitionsMoved)
-	movedAfterFault     int
-	index               map[string][]int32
-	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
+// count counts one classified observation.
+func (c *counts) count(o *Observation) {
+	switch o.Kind {
+	case tracing.ObsEviction:
+		c.evictions++
+		if o.False {
+			c.falseEvictions++
+		}
+	case tracing.ObsLeave:
+		c.leaves++
+	case tracing.ObsFence:
+		c.fences++
+	case tracing.ObsDeadMark:
+		c.deadMarks++
+		if o.False {
+			c.falseDeadMarks++
+		}
+	case tracing.ObsGeneration:
+		c.generations++
+	}
+}
+
+// partitionOwners is who owns each partition now: owners per partition index,
+// the partitions with none and the surplus owners, and the moves.
+type partitionOwners struct {
+	owners    []int32
+	lastOwner []int32  // per partition: slot id + 1 of its last owner, 0 none
+	mark      []uint32 // scratch for setOwned (stamp per partition)
+	stamp     uint32
+	// moved counts partitions moved (PartitionsMoved); movedAfterFault
+	// those moved at or after the first fault.
+	moved           int
+	movedAfterFault int
+	index           map[string][]int32
+	zero, extra     int // partitions with no owner; sum of (owners-1) over double-owned
+}
+
+// ownerIntegrals are partitionOwners's partition-seconds: unowned, double
+// owned, and unowned since the first fault.
+type ownerIntegrals struct {
 	lastChange          sim.Instant
 	tracking            bool
 	firstFault          sim.Instant // Never when the run has no fault
+	unownedPS           float64
+	doubleOwnedPS       float64
 	unownedAfterFaultPS float64
+}
 
-	// The failover being recovered from, if any: loadedAt is when the new
-	// coordinator finishes loading; confirmed counts live members it has
-	// since answered a successful Heartbeat or SyncGroup.
-	failovers     []Failover
-	recovering    bool
-	failoverAt    sim.Instant
-	loadedAt      sim.Instant
-	confirmed     int
-	unownedPS     float64
-	doubleOwnedPS float64
-	lastLeavePoll bool
-	everStable    bool // the coordinator had the group Stable at least once
-	// from starts the measurement window (scenario measure.from): counts,
-	// integrals, member-hours and settle episodes before it are left out of
-	// the summary (observations keep everything).
-	from sim.Instant // the last LeaveGroup sent was a poll-timeout leave (trigger naming)
+// failoverRecovery is the failover being recovered from, if any, and the
+// recoveries measured: loadedAt is when the new coordinator finishes
+// loading; confirmed counts live members it has since answered a
+// successful Heartbeat or SyncGroup.
+type failoverRecovery struct {
+	failovers  []Failover
+	recovering bool
+	failoverAt sim.Instant
+	loadedAt   sim.Instant
+	confirmed  int
 }
 
 func newGroupMetrics(partitions int) *groupMetrics {
-	return &groupMetrics{owners: make([]int32, partitions), zero: partitions, coordGen: -1, firstFault: sim.Never}
+	return &groupMetrics{partitionOwners: partitionOwners{owners: make([]int32, partitions), zero: partitions},
+		coordView: coordView{coordGen: -1}, ownerIntegrals: ownerIntegrals{firstFault: sim.Never}}
 }
 
 // integrate advances the partition-ownership integrals to now.
 func (m *groupMetrics) integrate(now sim.Instant) {
-	if m.tracking && now > m.from {
-		dt := float64(now-max(m.lastChange, m.from)) / 1e9
-		m.unownedPS += dt * float64(m.zero)
-		m.doubleOwnedPS += dt * float64(m.extra)
-		if now > m.firstFault {
-			from := max(m.lastChange, m.firstFault, m.from)
-			m.unownedAfterFaultPS += float64(now-from) / 1e9 * float64(m.zero)
+	m.ownerIntegrals.integrate(now, m.from, &m.partitionOwners)
+}
+
+// integrate advances the integrals to now over the window from from, the
+// owners having stayed as o has them since the last change.
+func (n *ownerIntegrals) integrate(now, from sim.Instant, o *partitionOwners) {
+	if n.tracking && now > from {
+		dt := float64(now-max(n.lastChange, from)) / 1e9
+		n.unownedPS += dt * float64(o.zero)
+		n.doubleOwnedPS += dt * float64(o.extra)
+		if now > n.firstFault {
+			start := max(n.lastChange, n.firstFault, from)
+			n.unownedAfterFaultPS += float64(now-start) / 1e9 * float64(o.zero)
 		}
 	}
-	m.lastChange = now
+	n.lastChange = now
 }
 
 // startFailover begins measuring recovery from a failover at now whose new
@@ -141,7 +233,8 @@ func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
 	}
 }
 
-func (m *groupMetrics) adjust(i int, delta int32) {
+// adjust moves partition i's owner count by delta.
+func (m *partitionOwners) adjust(i int, delta int32) {
 	before := m.owners[i]
 	after := before + delta
 	m.owners[i] = after
@@ -163,7 +256,7 @@ func (m *groupMetrics) adjust(i int, delta int32) {
 // (a topic's partitions are added in order: 0..n-1, then the ones an
 // add-partitions fault adds). The index is 4 bytes a partition, not a map
 // entry of about 65 (issue 15, memory per member).
-func (m *groupMetrics) addIndex(tp protocol.TopicPartition, i int) {
+func (m *partitionOwners) addIndex(tp protocol.TopicPartition, i int) {
 	if ps := m.index[tp.Topic]; int(tp.Partition) == len(ps) {
 		m.index[tp.Topic] = append(ps, int32(i))
 		return
@@ -172,7 +265,7 @@ func (m *groupMetrics) addIndex(tp protocol.TopicPartition, i int) {
 }
 
 // indexOf is tp's position in the group's partition list (index).
-func (m *groupMetrics) indexOf(tp protocol.TopicPartition) (int, bool) {
+func (m *partitionOwners) indexOf(tp protocol.TopicPartition) (int, bool) {
 	ps := m.index[tp.Topic]
 	if tp.Partition < 0 || int(tp.Partition) >= len(ps) {
 		return 0, false
@@ -388,30 +481,17 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	}
 }
 
-// setCoordGen moves the coordinator's generation and recounts settled
-// members (once per generation, so O(members) per rebalance).
-// openEpisode opens a rebalance episode at at, triggered by trig.
-func (m *groupMetrics) openEpisode(at sim.Instant, trig string) {
-	m.open = true
-	m.openStart = at
-	m.openTrig = trig
-	m.openFirstGen, m.openGens = -1, 0
-}
-
 // generationComplete notes a generation (classic) or group epoch (consumer
 // protocol) the coordinator completed: the open episode counts it.
 func (w *world) generationComplete(g *groupState, e *TraceEvent) {
 	m := g.m
 	w.setCoordGen(g, e.Gen)
-	if m.open {
-		if m.openFirstGen < 0 {
-			m.openFirstGen = e.Gen
-		}
-		m.openGens++
-	}
+	m.spanned(e.Gen)
 	w.record(g, Observation{Kind: tracing.ObsGeneration, At: e.At, Gen: e.Gen})
 }
 
+// setCoordGen moves the coordinator's generation and recounts settled
+// members (once per generation, so O(members) per rebalance).
 func (w *world) setCoordGen(g *groupState, gen int32) {
 	m := g.m
 	if gen == m.coordGen {

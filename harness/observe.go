@@ -48,24 +48,7 @@ func (w *world) record(g *groupState, o Observation) {
 	if o.At < m.from {
 		return // before the measurement window: observed, not counted
 	}
-	switch o.Kind {
-	case tracing.ObsEviction:
-		m.evictions++
-		if o.False {
-			m.falseEvictions++
-		}
-	case tracing.ObsLeave:
-		m.leaves++
-	case tracing.ObsFence:
-		m.fences++
-	case tracing.ObsDeadMark:
-		m.deadMarks++
-		if o.False {
-			m.falseDeadMarks++
-		}
-	case tracing.ObsGeneration:
-		m.generations++
-	}
+	m.count(&o)
 }
 
 // aliveSeconds is the slot's process's live time up to now inside the
