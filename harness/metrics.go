@@ -422,7 +422,7 @@ func (w *world) observeMember(e *TraceEvent) {
 		// expire is the poll-timeout trigger and, once the coordinator
 		// removes the member, an eviction (classifyRemoval).
 		s.lastLeave, s.leaveInc = e.Leave, s.inc
-		if e.Detail == "sent" {
+		if e.LeaveRequest == protocol.LeaveSent {
 			m.lastLeavePoll = e.Leave == protocol.LeavePollTimeout
 		}
 	}

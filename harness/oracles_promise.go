@@ -216,7 +216,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 			return (h.from == e.Node || h.to == e.Node) && slices.Contains(e.Partitions, h.part)
 		})
 		g := o.groups[e.Group]
-		if e.Detail != "lost" || e.Reason == "fatal" || g == nil || !p.cooperative[e.Group] ||
+		if e.Revocation != protocol.Lost || g == nil || !p.cooperative[e.Group] ||
 			!o.cfg.Enabled(scenario.OracleOverRevocation) || p.fired[scenario.OracleOverRevocation+e.Group] {
 			return
 		}

@@ -82,6 +82,13 @@ func TestTypedFieldsAgreeWithText(t *testing.T) {
 				assert.NotEqual(t, protocol.RebalanceUnknown, e.Trigger, "%s: %+v", name, e)
 			case tracing.EvGroupType, protocol.EvMemberAdded:
 				assert.Equal(t, e.Reason, e.Conversion.String(), "%s: %+v", name, e)
+			case protocol.EvRevoked:
+				assert.Equal(t, e.Detail, e.Revocation.String(), "%s: %+v", name, e)
+				assert.Equal(t, e.Reason == "fatal", e.Revocation == protocol.LostOnFatal, "%s: %+v", name, e)
+				assert.NotEqual(t, protocol.RevocationNone, e.Revocation, "%s: %+v", name, e)
+			case protocol.EvLeave:
+				assert.Equal(t, e.Detail, e.LeaveRequest.String(), "%s: %+v", name, e)
+				assert.NotEqual(t, protocol.LeaveRequestNone, e.LeaveRequest, "%s: %+v", name, e)
 			case tracing.EvFault, tracing.EvFaultEnd:
 				assert.NotNil(t, e.Scope, "%s: %+v", name, e)
 			}

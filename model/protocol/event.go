@@ -83,11 +83,13 @@ type Event struct {
 	DeadErr ErrorCode     // EvCoordinatorDead with Dead == DeadErrorResponse
 	// The typed states and triggers (vocab.go), each the typed form of
 	// State or Reason for the kinds named, never hashed either.
-	GroupState  GroupState      // EvGroupState: State
-	MemberState MemberState     // EvMemberState: State
-	Process     ProcessState    // the harness's process and broker-process events: State
-	Trigger     RebalanceReason // EvRebalanceStart: Reason
-	Conversion  Conversion      // the harness's group-type event, and EvMemberAdded of an upgrade: Reason
+	GroupState   GroupState      // EvGroupState: State
+	MemberState  MemberState     // EvMemberState: State
+	Process      ProcessState    // the harness's process and broker-process events: State
+	Trigger      RebalanceReason // EvRebalanceStart: Reason
+	Conversion   Conversion      // the harness's group-type event, and EvMemberAdded of an upgrade: Reason
+	Revocation   Revocation      // EvRevoked: Detail (and Reason "fatal")
+	LeaveRequest LeaveRequest    // EvLeave: Detail
 	// ReqCorr is the correlation id of the request an EvRequestTimeout is
 	// about (not hashed, not in the JSON trace), so explain can name the
 	// very request that got no answer.

@@ -176,6 +176,42 @@ func (c Conversion) ToConsumer() bool {
 	return c == ConversionUpgrade || c == ConversionGroupRecreated
 }
 
+// Revocation is how a member gave partitions up (Event.Revocation of
+// EvRevoked): ConsumerRebalanceListener.onPartitionsRevoked (Detail
+// "revoked") or onPartitionsLost (Detail "lost"); LostOnFatal is the
+// classic client's onPartitionsLost at a fatal error (Reason "fatal").
+type Revocation uint8
+
+const (
+	RevocationNone Revocation = iota
+	Revoked
+	Lost
+	LostOnFatal
+)
+
+var revocationText = [...]string{"", "revoked", "lost", "lost"}
+
+// String is the event's Detail text.
+func (r Revocation) String() string { return textOf(revocationText[:], r) }
+
+// LeaveRequest is whether maybeLeaveGroup sent its LeaveGroup
+// (Event.LeaveRequest of EvLeave, Detail): a static member, or one that
+// never joined, sends none (classic: "not-sent"); the KIP-848 client skips
+// it without a known coordinator ("skipped").
+type LeaveRequest uint8
+
+const (
+	LeaveRequestNone LeaveRequest = iota
+	LeaveSent
+	LeaveNotSent
+	LeaveSkipped
+)
+
+var leaveRequestText = [...]string{"", "sent", "not-sent", "skipped"}
+
+// String is the event's Detail text.
+func (l LeaveRequest) String() string { return textOf(leaveRequestText[:], l) }
+
 func textOf[T ~uint8](text []string, v T) string {
 	if int(v) < len(text) {
 		return text[v]
@@ -195,7 +231,8 @@ func parse[T ~uint8](text []string, s string) T {
 
 // TypeText sets an event's typed state or trigger from the text a model
 // wrote (State of EvGroupState and EvMemberState, Reason of
-// EvRebalanceStart): the one place trace text becomes a type. The models'
+// EvRebalanceStart and EvMemberAdded, Detail of EvRevoked and EvLeave):
+// the one place trace text becomes a type. The models'
 // own enums (classic/coordinator.GroupState, classic/client.MemberState,
 // consumer/client.State, consumer/coordinator's GroupState and MemberState)
 // have exactly these names.
@@ -209,5 +246,12 @@ func TypeText(e *Event) {
 		e.Trigger = parse[RebalanceReason](rebalanceText[:], e.Reason)
 	case EvMemberAdded:
 		e.Conversion = parse[Conversion](conversionText[:], e.Reason)
+	case EvRevoked:
+		e.Revocation = parse[Revocation](revocationText[:3], e.Detail)
+		if e.Revocation == Lost && e.Reason == "fatal" {
+			e.Revocation = LostOnFatal
+		}
+	case EvLeave:
+		e.LeaveRequest = parse[LeaveRequest](leaveRequestText[:], e.Detail)
 	}
 }
