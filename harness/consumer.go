@@ -281,10 +281,10 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 	if g.Client.StaticMembership {
 		cfg.Member.InstanceID = s.name
 	}
-	if w.memberOf == nil {
-		w.memberOf = make(map[string]memberProcess)
+	if w.watch.memberOf == nil {
+		w.watch.memberOf = make(map[string]memberProcess)
 	}
-	w.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
+	w.watch.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
 	p := cclient.NewProcess(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 	return &consumerProc{p: p}
 }
@@ -294,7 +294,7 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 func (w *world) consumerSettled(s *slot) {
 	m := s.cp().Member()
 	if m.State() == cclient.Stable && s.settledGen != m.Epoch() {
-		w.settle(s, m.Epoch())
+		w.watch.settle(s, m.Epoch())
 	}
 }
 
@@ -368,7 +368,7 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 	for i := range out.Events {
 		if e := &out.Events[i]; e.Kind == protocol.EvMemberAdded {
-			if owner, ok := w.memberOf[e.Peer]; ok {
+			if owner, ok := w.watch.memberOf[e.Peer]; ok {
 				e.Detail = w.slots[owner.slot].name // the process, as the classic coordinator names it
 			}
 		}
@@ -493,7 +493,7 @@ func (w *world) brokerBelieves(g *groupState, s *slot, tp protocol.TopicPartitio
 		// A classic member: its id is the one the coordinator gave this
 		// process (noteMemberIDs).
 		for _, x := range g.cs.group.Members() {
-			if o, ok := w.memberOf[x.ID]; ok && o.slot == s.id && o.inc == s.inc && x.Classic() {
+			if o, ok := w.watch.memberOf[x.ID]; ok && o.slot == s.id && o.inc == s.inc && x.Classic() {
 				m = x
 				break
 			}

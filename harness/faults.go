@@ -265,7 +265,7 @@ func (w *world) electHere(g *groupState, nb, old *broker) {
 		r := *g.record
 		rec = &r
 	}
-	w.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
+	w.watch.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
 	nb.b.Elect(now, g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
 	w.flushBroker(nb)
 	w.electConsumer(g, nb)

@@ -33,6 +33,36 @@ type groupMetrics struct {
 	from sim.Instant
 }
 
+// watcher computes a run's figures from its trace: it consumes every event
+// the engine records (observe), classifies the coordinators' removals and
+// the members' dead marks into observations (observe.go), and routes each
+// event and observation to the metrics parts of its group. It reads the
+// world's slots, groups and brokers (fixed once the world is built) and
+// writes only the metrics: each group's groupMetrics and each slot's
+// slotMetrics.
+type watcher struct {
+	slots   []*slot
+	groups  []*groupState
+	brokers []*broker
+	q       *sim.Queue[ev] // the clock
+	rec     *recorder      // the sequence number of the event observed
+	// memberOf maps coordinator member ids to the process that got them in
+	// a JoinGroup response (observe.go).
+	memberOf map[string]memberProcess
+	// obs are the run's typed observations (observe.go).
+	obs []Observation
+}
+
+// groupByID is the group named id, or nil.
+func (w *watcher) groupByID(id string) *groupState {
+	for _, g := range w.groups {
+		if g.id == id {
+			return g
+		}
+	}
+	return nil
+}
+
 // coordView is the group as its coordinator reports it (EvGroupState,
 // EvRebalanceStart, EvGenerationComplete), and the one member event that
 // names a rebalance's trigger.
@@ -188,7 +218,7 @@ func (n *ownerIntegrals) integrate(now, from sim.Instant, o *partitionOwners) {
 
 // startFailover begins measuring recovery from a failover at now whose new
 // coordinator loads for load.
-func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
+func (w *watcher) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
 	m := g.m
 	if m.recovering && m.failoverAt >= m.from {
 		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
@@ -202,7 +232,7 @@ func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) 
 // confirm notes a successful Heartbeat or SyncGroup answer from the group's
 // coordinator to s, and ends the recovery once every live member has one
 // and the group is Stable.
-func (w *world) confirm(s *slot, now sim.Instant) {
+func (w *watcher) confirm(s *slot, now sim.Instant) {
 	g := w.groups[s.group]
 	m := g.m
 	if !m.recovering || now < m.loadedAt || s.confirmed {
@@ -213,7 +243,7 @@ func (w *world) confirm(s *slot, now sim.Instant) {
 	w.maybeRecovered(g, now)
 }
 
-func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
+func (w *watcher) maybeRecovered(g *groupState, now sim.Instant) {
 	m := g.m
 	if !m.recovering || m.coordState != protocol.GroupStable {
 		return
@@ -274,7 +304,7 @@ func (m *partitionOwners) indexOf(tp protocol.TopicPartition) (int, bool) {
 }
 
 // setOwned replaces the partitions the slot's process owns.
-func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
+func (w *watcher) setOwned(s *slot, now []protocol.TopicPartition) {
 	g := w.groups[s.group]
 	m := g.m
 	if len(s.owned) == 0 && len(now) == 0 {
@@ -321,7 +351,7 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 }
 
 // observe updates metrics from one trace event.
-func (w *world) observe(e *TraceEvent) {
+func (w *watcher) observe(e *TraceEvent) {
 	switch e.Kind {
 	case protocol.EvAssigned, protocol.EvRevoked, protocol.EvMemberState, protocol.EvCoordinatorDead,
 		protocol.EvCoordinatorFound, protocol.EvLeave:
@@ -376,7 +406,7 @@ func (w *world) slotByName(name string) *slot {
 
 // observeMember updates metrics from a member's own event; a broker's
 // (the consumer-group coordinator's member states) has no slot.
-func (w *world) observeMember(e *TraceEvent) {
+func (w *watcher) observeMember(e *TraceEvent) {
 	i, ok := e.Member()
 	if !ok {
 		return
@@ -429,7 +459,7 @@ func (w *world) observeMember(e *TraceEvent) {
 }
 
 // settle records that the slot completed onJoinComplete at generation gen.
-func (w *world) settle(s *slot, gen int32) {
+func (w *watcher) settle(s *slot, gen int32) {
 	m := w.groups[s.group].m
 	if s.settledGen == m.coordGen && s.settledGen >= 0 {
 		m.settled--
@@ -441,7 +471,7 @@ func (w *world) settle(s *slot, gen int32) {
 	w.maybeCloseRebalance(w.groups[s.group], w.q.Now())
 }
 
-func (w *world) observeCoordinator(e *TraceEvent) {
+func (w *watcher) observeCoordinator(e *TraceEvent) {
 	g := w.groupByID(e.Group)
 	if g == nil {
 		return
@@ -483,7 +513,7 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 
 // generationComplete notes a generation (classic) or group epoch (consumer
 // protocol) the coordinator completed: the open episode counts it.
-func (w *world) generationComplete(g *groupState, e *TraceEvent) {
+func (w *watcher) generationComplete(g *groupState, e *TraceEvent) {
 	m := g.m
 	w.setCoordGen(g, e.Gen)
 	m.spanned(e.Gen)
@@ -492,7 +522,7 @@ func (w *world) generationComplete(g *groupState, e *TraceEvent) {
 
 // setCoordGen moves the coordinator's generation and recounts settled
 // members (once per generation, so O(members) per rebalance).
-func (w *world) setCoordGen(g *groupState, gen int32) {
+func (w *watcher) setCoordGen(g *groupState, gen int32) {
 	m := g.m
 	if gen == m.coordGen {
 		return
@@ -517,7 +547,7 @@ func (m *groupMetrics) stableAtEnd() bool {
 
 // maybeCloseRebalance ends the open rebalance once the coordinator is Stable
 // and every live member is STABLE in its generation holding its assignment.
-func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
+func (w *watcher) maybeCloseRebalance(g *groupState, now sim.Instant) {
 	m := g.m
 	if !m.open || m.coordState != protocol.GroupStable || m.settled < m.live {
 		return
@@ -528,7 +558,7 @@ func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
 
 // closeEpisode ends the open settle episode at now (incomplete: the run
 // ended first) and records it.
-func (w *world) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
+func (w *watcher) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
 	m := g.m
 	first := m.openFirstGen
 	if first < 0 {
@@ -575,7 +605,7 @@ func triggerName(reason protocol.RebalanceReason, g *groupState) string {
 // a group epoch bump and closes once the group is Stable (every member at
 // the target's epoch, nothing left to revoke or assign) and every live
 // member is STABLE at that epoch.
-func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
+func (w *watcher) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 	m := g.m
 	switch e.Kind {
 	case protocol.EvRebalanceStart:

@@ -87,7 +87,7 @@ func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Fi
 		out = append(out, Finding{Oracle: v.Checker, AtMs: v.AtMs, Message: v.Message})
 	}
 	out = append(out, o.finish(w.oracleEnd())...)
-	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.obs)...)
+	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.watch.obs)...)
 	out = append(out, o.finishIDs(time.Duration(w.q.Now()))...)
 	slices.SortStableFunc(out[len(res.Summary.InvariantViolations):], func(a, b Finding) int {
 		return strings.Compare(a.Oracle+"\x00"+a.Group+"\x00"+a.Node, b.Oracle+"\x00"+b.Group+"\x00"+b.Node)

@@ -353,11 +353,9 @@ type world struct {
 	viol      []Violation
 	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
 	atInstant int
-	// memberOf maps coordinator member ids to the process that got them in
-	// a JoinGroup response (observe.go).
-	memberOf map[string]memberProcess
-	// obs are the run's typed observations (observe.go).
-	obs []Observation
+	// watch computes the figures and observations from the trace
+	// (metrics.go, observe.go).
+	watch watcher
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
 	// maxEvents and each slot's spinWin keep every run finite (limits.go).
@@ -600,6 +598,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	}
 	w.initConsumer()
 	w.checks, w.view = newCheckers(w.sc), worldView{w}
+	w.watch = watcher{slots: w.slots, groups: w.groups, brokers: w.brokers, q: w.q, rec: w.rec}
 	return w, nil
 }
 
@@ -646,7 +645,7 @@ func toSimDist(d scenario.Dist) sim.Dist {
 // emit records one event and shows it to the metrics and checkers.
 func (w *world) emit(e *TraceEvent) {
 	w.rec.record(e)
-	w.observe(e)
+	w.watch.observe(e)
 	for _, c := range w.checks {
 		if msg := c.check(w.view, e); msg != "" {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg, Event: violationEvent(e)})
@@ -823,9 +822,9 @@ func (w *world) stopProcess(s *slot, how protocol.ProcessState) {
 	s.paused = false
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
-	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
+	w.groups[s.group].m.memberSeconds += w.watch.aliveSeconds(s, now)
 	w.processEvent(s, now, how)
-	w.setOwned(s, nil)
+	w.watch.setOwned(s, nil)
 	if s.rare != nil && s.rare.startAfterClose {
 		// A rolling restart waits for the old process to exit (its close()
 		// ended, or it died meanwhile) before it starts the new one.
@@ -1068,7 +1067,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
 		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
-			w.confirm(s, now)
+			w.watch.confirm(s, now)
 		}
 	}
 	w.catchUp(s)

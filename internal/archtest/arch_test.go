@@ -250,11 +250,11 @@ const maxHarnessMethods = 20
 
 // harnessCeilings are the harness types over a budget today, each held at
 // its present size so that it can only shrink: world (the engine: wiring,
-// dispatch, faults and the metrics' event routing; 27 fields, 91 methods)
-// and GroupSummary (the summary's JSON object, one field per figure of
-// docs/INTERFACE.md).
+// dispatch, faults, the network, the migration; its metrics moved out to
+// harness's watcher) and GroupSummary (the summary's JSON object, one
+// field per figure of docs/INTERFACE.md).
 var harnessCeilings = map[string]struct{ fields, methods int }{
-	"world":        {27, 91},
+	"world":        {26, 75},
 	"GroupSummary": {29, 0},
 }
 
