@@ -96,6 +96,31 @@ func (l *episodeLog) openEpisode(at sim.Instant, trig string) {
 	l.openFirstGen, l.openGens = -1, 0
 }
 
+// close ends the open episode at now, at the coordinator's generation gen
+// with members live members (incomplete: the run ended first), and
+// returns it; it is kept if it began in the measurement window (from).
+func (l *episodeLog) close(now sim.Instant, gen int32, members int, incomplete bool, from sim.Instant) Rebalance {
+	first := l.openFirstGen
+	if first < 0 {
+		first = gen
+	}
+	r := Rebalance{
+		Generation:      gen,
+		FirstGeneration: first,
+		Generations:     l.openGens,
+		StartMs:         int64(l.openStart) / 1e6,
+		EndMs:           int64(now) / 1e6,
+		DurationMs:      int64(now-l.openStart) / 1e6,
+		Trigger:         l.openTrig,
+		Members:         members,
+		Incomplete:      incomplete,
+	}
+	if l.openStart >= from {
+		l.rebalances = append(l.rebalances, r)
+	}
+	return r
+}
+
 // spanned counts a generation the coordinator completed within the open
 // episode, if one is open.
 func (l *episodeLog) spanned(gen int32) {
@@ -191,6 +216,30 @@ type failoverRecovery struct {
 	confirmed  int
 }
 
+// start begins measuring recovery from a failover at now whose new
+// coordinator loads for load; a recovery still open is recorded as never
+// reached (RecoveryMs -1) if it began in the measurement window (from).
+func (f *failoverRecovery) start(now, load, from sim.Instant) {
+	if f.recovering && f.failoverAt >= from {
+		f.failovers = append(f.failovers, Failover{AtMs: int64(f.failoverAt) / 1e6, RecoveryMs: -1})
+	}
+	f.recovering, f.failoverAt, f.loadedAt, f.confirmed = true, now, now+load, 0
+}
+
+// awaits reports whether a member's successful answer at now counts toward
+// the recovery: one is open and the new coordinator has loaded the group.
+func (f *failoverRecovery) awaits(now sim.Instant) bool {
+	return f.recovering && now >= f.loadedAt
+}
+
+// end ends the recovery at now, recorded if it began in the window.
+func (f *failoverRecovery) end(now, from sim.Instant) {
+	f.recovering = false
+	if f.failoverAt >= from {
+		f.failovers = append(f.failovers, Failover{AtMs: int64(f.failoverAt) / 1e6, RecoveryMs: int64(now-f.failoverAt) / 1e6})
+	}
+}
+
 func newGroupMetrics(partitions int) *groupMetrics {
 	return &groupMetrics{partitionOwners: partitionOwners{owners: make([]int32, partitions), zero: partitions},
 		coordView: coordView{coordGen: -1}, ownerIntegrals: ownerIntegrals{firstFault: sim.Never}}
@@ -219,11 +268,7 @@ func (n *ownerIntegrals) integrate(now, from sim.Instant, o *partitionOwners) {
 // startFailover begins measuring recovery from a failover at now whose new
 // coordinator loads for load.
 func (w *watcher) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
-	m := g.m
-	if m.recovering && m.failoverAt >= m.from {
-		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
-	}
-	m.recovering, m.failoverAt, m.loadedAt, m.confirmed = true, now, now+load, 0
+	g.m.failoverRecovery.start(now, load, g.m.from)
 	for _, si := range g.slots {
 		w.slots[si].confirmed = false
 	}
@@ -234,12 +279,11 @@ func (w *watcher) startFailover(g *groupState, now sim.Instant, load sim.Instant
 // and the group is Stable.
 func (w *watcher) confirm(s *slot, now sim.Instant) {
 	g := w.groups[s.group]
-	m := g.m
-	if !m.recovering || now < m.loadedAt || s.confirmed {
+	if !g.m.awaits(now) || s.confirmed {
 		return
 	}
 	s.confirmed = true
-	m.confirmed++
+	g.m.confirmed++
 	w.maybeRecovered(g, now)
 }
 
@@ -257,9 +301,34 @@ func (w *watcher) maybeRecovered(g *groupState, now sim.Instant) {
 	if n < m.live {
 		return
 	}
-	m.recovering = false
-	if m.failoverAt >= m.from {
-		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: int64(now-m.failoverAt) / 1e6})
+	m.failoverRecovery.end(now, m.from)
+}
+
+// replace moves owner's partitions from old to now (owner: a slot id + 1),
+// counting a partition it newly owns that another owned last as moved
+// (counted: inside the measurement window; afterFault: at or after the
+// first fault).
+func (m *partitionOwners) replace(old, now []protocol.TopicPartition, owner int32, counted, afterFault bool) {
+	m.stamp++
+	for _, tp := range old {
+		if i, ok := m.indexOf(tp); ok {
+			m.adjust(i, -1)
+			m.mark[i] = m.stamp
+		}
+	}
+	for _, tp := range now {
+		if i, ok := m.indexOf(tp); ok {
+			m.adjust(i, +1)
+			if m.mark[i] != m.stamp { // newly owned
+				if prev := m.lastOwner[i]; prev != 0 && prev != owner && counted {
+					m.moved++
+					if afterFault {
+						m.movedAfterFault++
+					}
+				}
+				m.lastOwner[i] = owner
+			}
+		}
 	}
 }
 
@@ -322,27 +391,7 @@ func (w *watcher) setOwned(s *slot, now []protocol.TopicPartition) {
 		m.lastOwner = make([]int32, g.nparts)
 		m.mark = make([]uint32, g.nparts)
 	}
-	m.stamp++
-	for _, tp := range s.owned {
-		if i, ok := m.indexOf(tp); ok {
-			m.adjust(i, -1)
-			m.mark[i] = m.stamp
-		}
-	}
-	for _, tp := range now {
-		if i, ok := m.indexOf(tp); ok {
-			m.adjust(i, +1)
-			if m.mark[i] != m.stamp { // newly owned
-				if prev := m.lastOwner[i]; prev != 0 && prev != s.id+1 && at >= m.from {
-					m.moved++
-					if at >= m.firstFault {
-						m.movedAfterFault++
-					}
-				}
-				m.lastOwner[i] = s.id + 1
-			}
-		}
-	}
+	m.replace(s.owned, now, s.id+1, at >= m.from, at >= m.firstFault)
 	// Not a copy (issue 15: 24 bytes a partition per member): now is an
 	// assigned event's list, which a model never changes once it has
 	// published it (a client replaces its owned list whole; the kept trace
@@ -560,24 +609,7 @@ func (w *watcher) maybeCloseRebalance(g *groupState, now sim.Instant) {
 // ended first) and records it.
 func (w *watcher) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
 	m := g.m
-	first := m.openFirstGen
-	if first < 0 {
-		first = m.coordGen
-	}
-	r := Rebalance{
-		Generation:      m.coordGen,
-		FirstGeneration: first,
-		Generations:     m.openGens,
-		StartMs:         int64(m.openStart) / 1e6,
-		EndMs:           int64(now) / 1e6,
-		DurationMs:      int64(now-m.openStart) / 1e6,
-		Trigger:         m.openTrig,
-		Members:         m.live,
-		Incomplete:      incomplete,
-	}
-	if m.openStart >= m.from {
-		m.rebalances = append(m.rebalances, r)
-	}
+	r := m.episodeLog.close(now, m.coordGen, m.live, incomplete, m.from)
 	w.record(g, Observation{Kind: tracing.ObsSettle, At: now, Gen: m.coordGen, Episode: &r})
 }
 
