@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -144,7 +145,8 @@ func (subscribedOwnerChecker) final(runView) string { return "" }
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).
 //
-// Layout (issue 15, memory): every generation of a group keeps a dense
+// Layout (so that the checker's memory stays small beside the run's): every
+// generation of a group keeps a dense
 // array of owners indexed by the group's partition (4 bytes a partition, not
 // a map entry of about 70), owners named by an interned id; a generation's
 // array is kept for the whole run, since a slow member may apply an old
@@ -296,13 +298,12 @@ func (c *singleOwnerChecker) final(runView) string { return "" }
 type generationChecker struct {
 	coord map[string]int32
 	// slots is each member slot's process's last joined generation, by
-	// slot (runView.memberSlot: 8 bytes a member, not a map entry of about
-	// 44; issue 15, memory); client the same for any other node (none in
-	// practice).
+	// slot (TraceEvent.Member: clientGenSize a member, not a map entry of
+	// about 44); client the same for any other node (none in practice).
 	slots  []clientGen
 	client map[string]clientGen
 	// groups interns group ids for clientGen.group (a map entry of 24
-	// bytes instead of 40: one per member process; issue 15, memory).
+	// bytes instead of 40: one per member process).
 	groups map[string]int32
 }
 
@@ -310,6 +311,11 @@ type clientGen struct {
 	gen   int32
 	group int32 // generationChecker.groupID (from 1); 0: no entry
 }
+
+// clientGenSize is clientGen's size: one per member slot.
+const clientGenSize = 8
+
+var _ [clientGenSize - unsafe.Sizeof(clientGen{})]struct{} // fails to compile if clientGen grows
 
 // joined is the last joined generation of e's node, if it has one.
 func (c *generationChecker) joined(e *TraceEvent) (clientGen, bool) {

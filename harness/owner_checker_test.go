@@ -13,7 +13,7 @@ import (
 )
 
 // TestSingleOwnerCheckerLayout: the single-owner checker's dense layout
-// (an owner array per generation, issue 15) finds what the map it replaced
+// (an owner array per generation) finds what the map it replaced
 // found: a partition assigned to two members in one generation, also when
 // the second assignment of an old generation arrives after newer
 // generations, and also for a topic outside the group's partitions (the
@@ -53,7 +53,7 @@ func TestSingleOwnerCheckerLayout(t *testing.T) {
 }
 
 // TestGenerationCheckerBySlot: the monotonic-generations checker keeps a
-// member's last joined generation by slot (issue 15) and by name for other
+// member's last joined generation by slot (TraceEvent.Member) and by name for other
 // nodes, and forgets it at a new process, a reset and a coordinator move.
 func TestGenerationCheckerBySlot(t *testing.T) {
 	v := partitionsView{}

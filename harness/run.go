@@ -26,8 +26,8 @@ type Options struct {
 	// ExactHeartbeatDeadlines turns off client.Config.Sim.HeartbeatWakeCadence
 	// for every member: the heartbeat thread then acts exactly at each
 	// deadline instead of at its next wake-up every retry.backoff.ms, as
-	// Kafka's does (the model before issue 24; a measurement switch, not a
-	// scenario key).
+	// Kafka's does (the model before the wake-up cadence was modelled; a
+	// measurement switch, not a scenario key).
 	ExactHeartbeatDeadlines bool
 	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run
 	// estimated above it is refused before it starts (EstimatedEvents); one

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
@@ -40,15 +41,26 @@ const (
 // ignored). A network delivery (evDeliver, evServe) is kept in the world's
 // delivery table (world.dels) under di; an evDeliver's endpoints are copied
 // here for the tie-break, in idx (from) and inc (to): the queue's slots
-// hold 16 bytes of payload instead of a whole Delivery, so sifting and
-// firing touch less memory (and a slot is 24 bytes, not 32: issue 15,
-// memory per member).
+// hold an ev of payload (evSize) instead of a whole Delivery, so sifting and
+// firing touch less memory (a queue slot is a pointer and an ev: evSize).
 type ev struct {
 	kind evKind
 	idx  int32
 	inc  uint32
 	di   uint32
 }
+
+// evSize is ev's size: a queue slot is a pointer and an ev, 24 bytes, and
+// the queue holds a few events per member; change it deliberately.
+const evSize = 16
+
+var _ [evSize - unsafe.Sizeof(ev{})]struct{} // fails to compile if ev grows
+
+// deliverySize is the size of an entry of the delivery table (world.dels),
+// one per message in flight.
+const deliverySize = 96
+
+var _ [deliverySize - unsafe.Sizeof(sim.Delivery[envelope]{})]struct{} // fails to compile if a Delivery grows
 
 // deliverEv is the queue event of delivery d stored at di.
 func deliverEv(d *sim.Delivery[envelope], di uint32) ev {
@@ -71,8 +83,8 @@ func (w *world) putDel(d *sim.Delivery[envelope]) uint32 {
 }
 
 // takeDel moves the delivery of a fired queue event from the table to d.
-// (d is the caller's: a Delivery is 96 bytes, copied once, not returned and
-// passed on by value; issue 15.)
+// (d is the caller's: a Delivery (deliverySize) is copied once, not
+// returned and passed on by value, which measured slower.)
 func (w *world) takeDel(i uint32, d *sim.Delivery[envelope]) {
 	*d = w.dels[i]
 	w.dels[i] = sim.Delivery[envelope]{}
@@ -105,9 +117,8 @@ func envelopeBytes(e envelope) int {
 	return protocol.ResponseBytes(e.resp)
 }
 
-// envelope is what travels on the simulated network.
-//
-// 48 bytes (the two 4-byte fields side by side; issue 15, memory).
+// envelope is what travels on the simulated network (envelopeSize: the two
+// 4-byte fields side by side; one per message in flight).
 type envelope struct {
 	conn   coordinator.Conn // the TCP connection's id (world.conns)
 	broker int32
@@ -115,6 +126,11 @@ type envelope struct {
 	req    protocol.Request
 	resp   protocol.Response
 }
+
+// envelopeSize is envelope's size on 64-bit platforms.
+const envelopeSize = 48
+
+var _ [envelopeSize - unsafe.Sizeof(envelope{})]struct{} // fails to compile if envelope grows
 
 // Channels of a member's connections to one broker: the ordinary one
 // (FindCoordinator) and the coordinator connection (node id
@@ -135,14 +151,20 @@ func chOf(coord bool) uint8 {
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
 //
-// 12 bytes: the broker it goes to, never read, is not kept, and the
-// channel is the top bit of the incarnation (issue 15, memory: the table
-// holds two ids per member process ever started).
+// connInfoSize: the broker it goes to, never read, is not kept, and the
+// channel is the top bit of the incarnation (the table holds two ids per
+// member process ever started).
 type connInfo struct {
 	slot  int32
 	epoch uint32
 	incCh uint32 // the slot's process incarnation that opened it (observe.go), and the channel in bit 31
 }
+
+// connInfoSize is connInfo's size: world.conns holds two per member
+// process ever started.
+const connInfoSize = 12
+
+var _ [connInfoSize - unsafe.Sizeof(connInfo{})]struct{} // fails to compile if connInfo grows
 
 func newConnInfo(slot int32, epoch, inc uint32, ch uint8) connInfo {
 	if inc>>31 != 0 || ch > 1 {
@@ -201,12 +223,16 @@ type slot struct {
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 176 bytes, a size class (216 before sim.Timer shrank to 16 bytes
-	// and cp became a method, 192 before the links went inline and the
-	// paused buffer and set to rare, then the spin guard's count came in;
-	// issue 15, memory per member; TestSlotSize): mind the padding when
-	// adding fields.
+	// slotSize bounds the whole: mind the padding when adding fields.
 }
+
+// slotSize is slot's size on 64-bit platforms, a Go size class: the
+// per-member budget of the engine (its wiring, and the slotMetrics the
+// watcher keeps), which keeps a 100,000-member run in memory; change it
+// deliberately.
+const slotSize = 176
+
+var _ [slotSize - unsafe.Sizeof(slot{})]struct{} // fails to compile if slot grows
 
 // slotRare is the part of a slot that few slots ever use.
 type slotRare struct {
@@ -303,6 +329,11 @@ type slotMetrics struct {
 	confirmed  bool                 // answered by the new coordinator since a failover
 }
 
+// slotMetricsSize is slotMetrics' share of slotSize.
+const slotMetricsSize = 48
+
+var _ [slotMetricsSize - unsafe.Sizeof(slotMetrics{})]struct{} // fails to compile if slotMetrics grows
+
 type broker struct {
 	name   string
 	node   sim.NodeID
@@ -340,7 +371,7 @@ type world struct {
 	// about one a member, every few seconds (measured in a 1,000-member
 	// run: the members' timers start together at a rebalance), so a table
 	// that released its empty part between bursts allocates it again at
-	// each one (tried in issue 15: 130 MB allocated per 1,000-member hour).
+	// each one (tried: 130 MB allocated per 1,000-member hour).
 	dels      []sim.Delivery[envelope]
 	delFree   []uint32
 	faults    []scenario.Fault
@@ -389,12 +420,17 @@ type groupState struct {
 
 // partRun is partitions first..first+n-1 of topic: a group keeps its
 // partition list (groupState.partitions, nparts in all; partitionList) as
-// runs, 24 bytes a topic, not a TopicPartition of 24 bytes
-// a partition (issue 15, memory per member).
+// runs, one partRun a topic (partRunSize), not a TopicPartition (as large)
+// a partition: a 100,000-partition group's list is a few runs, not 2.4 MB.
 type partRun struct {
 	topic    string
 	first, n int32
 }
+
+// partRunSize is partRun's size on 64-bit platforms.
+const partRunSize = 24
+
+var _ [partRunSize - unsafe.Sizeof(partRun{})]struct{} // fails to compile if partRun grows
 
 // addPartitions appends partitions first..first+n-1 of topic to the group's
 // partition list.
@@ -966,7 +1002,8 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 // retransmit). When only the trace hash reads the trace, it is hashed
 // straight from the envelope, and neither the metrics (observe) nor the
 // checkers see it: none of them reacts to a message event
-// (TestMessageEventsReachNoWatcher; issue 15).
+// (TestMessageEventsReachNoWatcher): message events are most of a run's
+// trace, and building a TraceEvent for each cost about 2 % of a run.
 func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
 	var group string
 	var api protocol.APIKey

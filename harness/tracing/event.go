@@ -12,6 +12,7 @@ package tracing
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/vtime"
@@ -62,6 +63,12 @@ type Event struct {
 	// Detail is its text for people. Nil for other kinds.
 	Scope *FaultScope
 }
+
+// eventSize is Event's size on 64-bit platforms: a kept trace (tests,
+// explain, Perfetto, --trace) holds one per event; change it deliberately.
+const eventSize = 200
+
+var _ [eventSize - unsafe.Sizeof(Event{})]struct{} // fails to compile if Event grows
 
 // Member is the index of the member slot that emitted e, if a member did.
 func (e *Event) Member() (int32, bool) { return e.Slot - 1, e.Slot > 0 }
