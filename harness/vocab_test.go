@@ -43,8 +43,8 @@ func valueOf[T interface {
 // TestTypedFieldsAgreeWithText: over whole runs of built-in scenarios
 // (the classic protocol with faults, the consumer protocol, an online
 // migration, a pause), every event's typed fields and its text are one
-// fact: the typed state, process step, trigger and conversion print
-// exactly the trace's text, a member's event carries its slot, whose name
+// fact: the typed state, process step, trigger, conversion, revocation,
+// leave request and message fate print exactly the trace's text, a member's event carries its slot, whose name
 // is the event's Node, and a fault event its typed scope. The text is what
 // is hashed; the typed fields are what the metrics, checkers, oracles and
 // explain read, so a disagreement would move a figure without moving the
@@ -89,6 +89,10 @@ func TestTypedFieldsAgreeWithText(t *testing.T) {
 			case protocol.EvLeave:
 				assert.Equal(t, e.Detail, e.LeaveRequest.String(), "%s: %+v", name, e)
 				assert.NotEqual(t, protocol.LeaveRequestNone, e.LeaveRequest, "%s: %+v", name, e)
+			case tracing.EvLost, tracing.EvDrop:
+				assert.Equal(t, e.Reason, e.Fate.String(), "%s: %+v", name, e)
+				assert.NotEqual(t, tracing.FateNone, e.Fate, "%s: %+v", name, e)
+				kinds[e.Kind]++
 			case tracing.EvFault, tracing.EvFaultEnd:
 				assert.NotNil(t, e.Scope, "%s: %+v", name, e)
 			}
@@ -104,7 +108,7 @@ func TestTypedFieldsAgreeWithText(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []protocol.EventKind{tracing.EvProcess, protocol.EvMemberState, protocol.EvAssigned, protocol.EvJoined} {
-		assert.Positive(t, kinds[k], "no member emitted %s with its slot", k)
+	for _, k := range []protocol.EventKind{tracing.EvProcess, protocol.EvMemberState, protocol.EvAssigned, protocol.EvJoined, tracing.EvLost, tracing.EvDrop} {
+		assert.Positive(t, kinds[k], "no %s event checked", k)
 	}
 }

@@ -956,14 +956,33 @@ func (w *world) flushBroker(b *broker) {
 // lost first transmission is traced (EvLost); the network retransmits it.
 func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint32, env envelope, fromName, toName string) {
 	why := w.net.SendOn(now, from, to, ch, epoch, env)
-	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, "")
+	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, tracing.FateNone)
 	switch why {
 	case sim.NotDropped:
 	case sim.DropLoss, sim.DropPartition, sim.DropHeld:
-		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, fateOf(why))
 	default:
-		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, fateOf(why))
 	}
+}
+
+// fateOf is the trace's name of the network's drop reason.
+func fateOf(why sim.DropReason) tracing.Fate {
+	switch why {
+	case sim.DropLoss:
+		return tracing.FateLoss
+	case sim.DropPartition:
+		return tracing.FatePartition
+	case sim.DropHeld:
+		return tracing.FateHeld
+	case sim.DropReset:
+		return tracing.FateReset
+	case sim.DropFilter:
+		return tracing.FateFilter
+	case sim.DropClosed:
+		return tracing.FateClosed
+	}
+	panic("harness: no trace fate for drop reason " + why.String())
 }
 
 // link is the Conn id of the process's connection to broker on ch.
@@ -1004,7 +1023,8 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 // checkers see it: none of them reacts to a message event
 // (TestMessageEventsReachNoWatcher): message events are most of a run's
 // trace, and building a TraceEvent for each cost about 2 % of a run.
-func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
+func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, fate tracing.Fate) {
+	reason := fate.String()
 	var group string
 	var api protocol.APIKey
 	err := protocol.None
@@ -1018,7 +1038,7 @@ func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer st
 		w.rec.recordMsg(now, kind, node, group, peer, reason, api, err, env.corr, req)
 		return
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Group: group, Peer: peer, Reason: reason, API: api, Err: err}, Corr: env.corr, Req: req}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Group: group, Peer: peer, Reason: reason, API: api, Err: err}, Corr: env.corr, Req: req, Fate: fate}
 	w.emit(&w.tev)
 }
 
@@ -1056,17 +1076,17 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		return
 	case sim.Dropped:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
+			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateReset)
 		}
 		return
 	case sim.Lost:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
+			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateRetransmission)
 		}
 		return
 	case sim.Retransmitted:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
+			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateNone)
 		}
 		return
 	case sim.Established, sim.ConnectFailed, sim.Disconnect:
@@ -1079,7 +1099,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		if b.down {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
-		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, tracing.FateNone)
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).
@@ -1093,7 +1113,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
 	if !s.alive || s.link(env.broker, w.conns[env.conn].ch()) != env.conn {
-		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
+		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, tracing.FateNoProcess)
 		return
 	}
 	if s.paused {
@@ -1101,7 +1121,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		r.buf = append(r.buf, held{outcome: sim.Deliver, d: *d})
 		return
 	}
-	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
+	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, tracing.FateNone)
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
 		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
 			w.watch.confirm(s, now)
@@ -1196,7 +1216,7 @@ func (w *world) resume(s *slot, inc uint32) {
 		}
 		d := h.d
 		env := &d.Msg
-		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, tracing.FateNone)
 		s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 		w.flushMember(s)
 	}

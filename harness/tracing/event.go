@@ -53,6 +53,9 @@ type Event struct {
 	// message is a request (false: a response).
 	Corr uint64
 	Req  bool
+	// Fate is what happened to a message, typed, for EvLost and EvDrop
+	// (Reason is its text).
+	Fate Fate
 	// Slot is the index of the member slot that emitted the event, plus
 	// one; 0 for an event no member emitted (a broker's, the harness's
 	// faults). A member's events also name it in Node ("<group>-<n>"), for
@@ -62,6 +65,42 @@ type Event struct {
 	// Scope is what a fault event (EvFault, EvFaultEnd) touches, typed;
 	// Detail is its text for people. Nil for other kinds.
 	Scope *FaultScope
+}
+
+// Fate is what happened to a message on the wire (Event.Fate of EvLost
+// and EvDrop; Reason carries String()).
+type Fate uint8
+
+const (
+	FateNone Fate = iota
+	// FateLoss: the transmission was lost at its first send; TCP
+	// retransmits it.
+	FateLoss
+	// FatePartition: the transmission was lost to a partition.
+	FatePartition
+	// FateHeld: the message waits behind a lost segment (head-of-line
+	// blocking).
+	FateHeld
+	// FateRetransmission: a retransmission or an in-flight copy was lost.
+	FateRetransmission
+	// FateReset: the connection closed with the message in flight.
+	FateReset
+	// FateFilter: a message filter dropped it.
+	FateFilter
+	// FateClosed: sent on a connection that is not open.
+	FateClosed
+	// FateNoProcess: it arrived at a member with no process.
+	FateNoProcess
+)
+
+var fateText = [...]string{"", "loss", "partition", "held", "retransmission", "reset", "filter", "closed", "no-process"}
+
+// String is the trace text of the fate (Event.Reason).
+func (f Fate) String() string {
+	if int(f) < len(fateText) {
+		return fateText[f]
+	}
+	return "unknown"
 }
 
 // eventSize is Event's size on 64-bit platforms: a kept trace (tests,

@@ -396,10 +396,10 @@ var causeFinders = map[protocol.EventKind]func(w *causeWindow, j int) string{
 			return ""
 		}
 		what := "transmission lost"
-		switch t.Reason {
-		case "held":
+		switch t.Fate {
+		case FateHeld:
 			what = "queued behind a lost segment"
-		case "retransmission":
+		case FateRetransmission:
 			what = "retransmission lost"
 		}
 		return fmt.Sprintf("tcp: %s %s %s→%s (corr %d) at %s: %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At), what, t.Reason)
