@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -354,6 +355,25 @@ func (w *world) addPartitions(topic string, n int) {
 			b.cg.AddPartitions(topic, int32(n))
 		}
 	}
+}
+
+// slotByName maps a member name a scenario writes ("<group>-<index>": a
+// fault's target, a filter's member) to its slot, or nil. The trace's
+// consumers never need it: an event carries its slot (TraceEvent.Member).
+func (w *world) slotByName(name string) *slot {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return nil
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return nil
+	}
+	g := w.groupByID(name[:i])
+	if g == nil || n >= len(g.slots) {
+		return nil
+	}
+	return w.slots[g.slots[n]]
 }
 
 func (w *world) groupByID(id string) *groupState {

@@ -3,7 +3,6 @@ package harness
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -434,23 +433,6 @@ func (w *watcher) observe(e *TraceEvent) {
 		w.maybeCloseRebalance(w.groups[s.group], e.At)
 		w.maybeRecovered(w.groups[s.group], e.At)
 	}
-}
-
-// slotByName maps a member name ("<group>-<index>") to its slot, or nil.
-func (w *world) slotByName(name string) *slot {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 {
-		return nil
-	}
-	n, err := strconv.Atoi(name[i+1:])
-	if err != nil {
-		return nil
-	}
-	g := w.groupByID(name[:i])
-	if g == nil || n >= len(g.slots) {
-		return nil
-	}
-	return w.slots[g.slots[n]]
 }
 
 // observeMember updates metrics from a member's own event; a broker's
