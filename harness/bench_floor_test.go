@@ -33,8 +33,8 @@ import (
 // "queue" is the cost of one kernel event, "trace" of one trace event:
 // kernel events × queue + trace events × trace (BenchmarkRecordEvents gives
 // both counts) is the least wall time a run can take on this machine with
-// today's queue and today's trace hash, before any model work (issue 15: a
-// floor for the 10,000-member hour's 15 s target). "queue+trace" does one
+// today's queue and today's trace hash, before any model work (a floor
+// for the target of a 10,000-member hour in 15 s). "queue+trace" does one
 // of each per iteration. Run:
 //
 //	go test ./harness -run '^$' -bench EventFloor -benchtime 5000000x

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -37,23 +38,23 @@ type runView interface {
 	partitions(group string) []protocol.TopicPartition
 	// health is every group's state now, in the scenario's order.
 	health() []groupHealth
-	// sharedOwnership reports whether node runs in a group under the
-	// consumer protocol in which some partition has more than one owner
-	// now (the cheap test before holders).
-	sharedOwnership(node string) bool
-	// holders lists the live members of node's group that hold tp and
+	// sharedOwnership reports whether member slot i runs in a group under
+	// the consumer protocol in which some partition has more than one
+	// owner now (the cheap test before holders).
+	sharedOwnership(i int32) bool
+	// holders lists the live members of slot i's group that hold tp and
 	// that the group's coordinator believes hold it (assigned or pending
 	// revocation).
-	holders(node string, tp protocol.TopicPartition) []string
-	// memberSlot is the index of the member slot named node (its process's
-	// node: "<group>-<index>"), false for any other node; slotName is
-	// slot i's name. Checkers keep per-member state in arrays by slot
-	// instead of maps by name (issue 15, memory per member).
-	memberSlot(node string) (int32, bool)
+	holders(i int32, tp protocol.TopicPartition) []string
+	// slotName is member slot i's name. Checkers find an event's member by
+	// its slot (TraceEvent.Member), never by its name, and keep
+	// per-member state in arrays by slot instead of maps by name: 8 bytes
+	// a member, not a map entry of 44 to 70 (a 10,000-member run's
+	// checkers stay within a few hundred kilobytes).
 	slotName(i int32) string
-	// subscription is the topics the member slot named node subscribes to
-	// (its cohort's `subscribe:`), false for any other node.
-	subscription(node string) ([]string, bool)
+	// subscription is the topics member slot i subscribes to (its cohort's
+	// `subscribe:`).
+	subscription(i int32) []string
 }
 
 // groupHealth is one group as the liveness checker sees it.
@@ -67,7 +68,7 @@ type groupHealth struct {
 	// state is the coordinator's group state; open whether a settle
 	// episode is open; settled of live members are STABLE holding their
 	// assignment (metrics.go).
-	state         string
+	state         protocol.GroupState
 	open          bool
 	settled, live int
 }
@@ -126,10 +127,11 @@ func (subscribedOwnerChecker) check(v runView, e *TraceEvent) string {
 	if e.Kind != protocol.EvAssigned || len(e.Partitions) == 0 {
 		return ""
 	}
-	topics, ok := v.subscription(e.Node)
+	i, ok := e.Member()
 	if !ok {
 		return ""
 	}
+	topics := v.subscription(i)
 	for _, tp := range e.Partitions {
 		if !slices.Contains(topics, tp.Topic) {
 			return fmt.Sprintf("%s owns %s-%d in generation %d but subscribes to %v", e.Node, tp.Topic, tp.Partition, e.Gen, topics)
@@ -143,7 +145,8 @@ func (subscribedOwnerChecker) final(runView) string { return "" }
 // singleOwnerChecker: at most one owner per partition per generation, as
 // assigned (the assignments members apply in one generation are disjoint).
 //
-// Layout (issue 15, memory): every generation of a group keeps a dense
+// Layout (so that the checker's memory stays small beside the run's): every
+// generation of a group keeps a dense
 // array of owners indexed by the group's partition (4 bytes a partition, not
 // a map entry of about 70), owners named by an interned id; a generation's
 // array is kept for the whole run, since a slow member may apply an old
@@ -182,7 +185,7 @@ type ownerKey struct {
 func (c *singleOwnerChecker) name() string { return "single-owner-per-generation" }
 
 func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
-	if e.Kind == tracing.EvGroupType && e.Reason == reasonGroupRecreated {
+	if e.Kind == tracing.EvGroupType && e.Conversion == reasonGroupRecreated {
 		// A new incarnation of the group: its generations start again
 		// (Kafka's behaviour, reasonGroupRecreated), and an assignment of
 		// the deleted group's generation N says nothing about the new
@@ -218,7 +221,7 @@ func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 		return ""
 	}
 	g := c.group(v, e.Group)
-	id := c.ownerID(v, e.Node)
+	id := c.ownerID(e)
 	owners := g.gens[e.Gen]
 	if owners == nil {
 		owners = make([]int32, g.size)
@@ -242,11 +245,12 @@ func (c *singleOwnerChecker) check(v runView, e *TraceEvent) string {
 	return ""
 }
 
-// ownerID is node's owner id (non-zero).
-func (c *singleOwnerChecker) ownerID(v runView, node string) int32 {
-	if i, ok := v.memberSlot(node); ok {
+// ownerID is the id of e's owner (non-zero).
+func (c *singleOwnerChecker) ownerID(e *TraceEvent) int32 {
+	if i, ok := e.Member(); ok {
 		return i + 1
 	}
+	node := e.Node
 	id := c.ids[node]
 	if id == 0 {
 		c.names = append(c.names, node)
@@ -294,13 +298,12 @@ func (c *singleOwnerChecker) final(runView) string { return "" }
 type generationChecker struct {
 	coord map[string]int32
 	// slots is each member slot's process's last joined generation, by
-	// slot (runView.memberSlot: 8 bytes a member, not a map entry of about
-	// 44; issue 15, memory); client the same for any other node (none in
-	// practice).
+	// slot (TraceEvent.Member: clientGenSize a member, not a map entry of
+	// about 44); client the same for any other node (none in practice).
 	slots  []clientGen
 	client map[string]clientGen
 	// groups interns group ids for clientGen.group (a map entry of 24
-	// bytes instead of 40: one per member process; issue 15, memory).
+	// bytes instead of 40: one per member process).
 	groups map[string]int32
 }
 
@@ -309,9 +312,15 @@ type clientGen struct {
 	group int32 // generationChecker.groupID (from 1); 0: no entry
 }
 
-// joined is node's last joined generation, if it has one.
-func (c *generationChecker) joined(v runView, node string) (clientGen, bool) {
-	if i, ok := v.memberSlot(node); ok {
+// clientGenSize is clientGen's size: one per member slot.
+const clientGenSize = 8
+
+var _ [clientGenSize - unsafe.Sizeof(clientGen{})]struct{} // fails to compile if clientGen grows
+
+// joined is the last joined generation of e's node, if it has one.
+func (c *generationChecker) joined(e *TraceEvent) (clientGen, bool) {
+	node := e.Node
+	if i, ok := e.Member(); ok {
 		if int(i) < len(c.slots) && c.slots[i].group != 0 {
 			return c.slots[i], true
 		}
@@ -321,9 +330,10 @@ func (c *generationChecker) joined(v runView, node string) (clientGen, bool) {
 	return cg, ok
 }
 
-// setJoined records node's joined generation; forget drops it.
-func (c *generationChecker) setJoined(v runView, node string, cg clientGen) {
-	if i, ok := v.memberSlot(node); ok {
+// setJoined records the joined generation of e's node; forget drops it.
+func (c *generationChecker) setJoined(e *TraceEvent, cg clientGen) {
+	node := e.Node
+	if i, ok := e.Member(); ok {
 		if int(i) >= len(c.slots) {
 			c.slots = append(c.slots, make([]clientGen, int(i)+1-len(c.slots))...)
 		}
@@ -333,8 +343,9 @@ func (c *generationChecker) setJoined(v runView, node string, cg clientGen) {
 	c.client[node] = cg
 }
 
-func (c *generationChecker) forget(v runView, node string) {
-	if i, ok := v.memberSlot(node); ok {
+func (c *generationChecker) forget(e *TraceEvent) {
+	node := e.Node
+	if i, ok := e.Member(); ok {
 		if int(i) < len(c.slots) {
 			c.slots[i] = clientGen{}
 		}
@@ -374,7 +385,7 @@ func (c *generationChecker) check(v runView, e *TraceEvent) string {
 		// classic group is deleted and a consumer group takes its id at
 		// epoch 1 (reasonGroupRecreated); a conversion keeps the
 		// generation and changes nothing here.
-		if e.Kind == tracing.EvGroupType && e.Reason != reasonGroupRecreated {
+		if e.Kind == tracing.EvGroupType && e.Conversion != reasonGroupRecreated {
 			return ""
 		}
 		delete(c.coord, e.Group)
@@ -390,12 +401,12 @@ func (c *generationChecker) check(v runView, e *TraceEvent) string {
 			}
 		}
 	case protocol.EvJoined:
-		if prev, ok := c.joined(v, e.Node); ok && e.Gen < prev.gen {
+		if prev, ok := c.joined(e); ok && e.Gen < prev.gen {
 			return fmt.Sprintf("client %s: joined generation %d after %d", e.Node, e.Gen, prev.gen)
 		}
-		c.setJoined(v, e.Node, clientGen{gen: e.Gen, group: c.groupID(e.Group)})
+		c.setJoined(e, clientGen{gen: e.Gen, group: c.groupID(e.Group)})
 	case tracing.EvProcess, protocol.EvGenerationReset:
-		c.forget(v, e.Node) // a new process, or a reset, starts over
+		c.forget(e) // a new process, or a reset, starts over
 	}
 	return ""
 }
@@ -440,7 +451,7 @@ func (c *livenessChecker) final(v runView) string {
 		if g.procs == 0 || g.fatal {
 			continue
 		}
-		if g.state != "Stable" || g.open || g.settled < g.live {
+		if g.state != protocol.GroupStable || g.open || g.settled < g.live {
 			return fmt.Sprintf("group %s not Stable with every live member assigned %v after the last fault (state %s, %d of %d members settled)",
 				g.id, bound, g.state, g.settled, g.live)
 		}

@@ -210,10 +210,10 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 	if g.Client.StaticMembership {
 		cfg.Member.InstanceID = s.name
 	}
-	if w.memberOf == nil {
-		w.memberOf = make(map[string]memberProcess)
+	if w.watch.memberOf == nil {
+		w.watch.memberOf = make(map[string]memberProcess)
 	}
-	w.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
+	w.watch.memberOf[id] = memberProcess{slot: s.id, inc: s.inc}
 	return cclient.NewProcess(cfg, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 }
 
@@ -222,7 +222,7 @@ func (w *world) newConsumerProcess(s *slot, c cohort) memberProc {
 func (w *world) consumerSettled(s *slot) {
 	m := s.cp().Member()
 	if m.State() == cclient.Stable && s.settledGen != m.Epoch() {
-		w.settle(s, m.Epoch())
+		w.watch.settle(s, m.Epoch())
 	}
 }
 
@@ -296,11 +296,11 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 	for i := range out.Events {
 		if e := &out.Events[i]; e.Kind == protocol.EvMemberAdded {
-			if owner, ok := w.memberOf[e.Peer]; ok {
+			if owner, ok := w.watch.memberOf[e.Peer]; ok {
 				e.Detail = w.slots[owner.slot].name // the process, as the classic coordinator names it
 			}
 		}
-		w.emitModel(&out.Events[i])
+		w.emitModel(&out.Events[i], 0)
 	}
 	if out.Downgrade != nil {
 		w.handleDowngrade(b, out.Downgrade)
@@ -320,6 +320,7 @@ func (w *world) flushConsumerCoord(b *broker, out *ccoord.Output) {
 			prev := g.cs.state
 			g.cs.state = st
 			w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvGroupState, Node: b.name, Group: g.id, State: st, Detail: prev, Gen: cg.Epoch}}
+			protocol.TypeText(&w.tev.Event)
 			w.emit(&w.tev)
 		}
 	}
@@ -393,11 +394,12 @@ type exclusiveOwnerChecker struct{}
 func (c *exclusiveOwnerChecker) name() string { return "exclusive-ownership" }
 
 func (c *exclusiveOwnerChecker) check(v runView, e *TraceEvent) string {
-	if e.Kind != protocol.EvAssigned || !v.sharedOwnership(e.Node) {
+	i, ok := e.Member()
+	if e.Kind != protocol.EvAssigned || !ok || !v.sharedOwnership(i) {
 		return ""
 	}
 	for _, tp := range e.Partitions {
-		if holders := v.holders(e.Node, tp); len(holders) > 1 {
+		if holders := v.holders(i, tp); len(holders) > 1 {
 			return tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) + " owned at once by " + holders[0] + " and " + holders[1] + ", both members the coordinator gave it to"
 		}
 	}
@@ -419,7 +421,7 @@ func (w *world) brokerBelieves(g *groupState, s *slot, tp protocol.TopicPartitio
 		// A classic member: its id is the one the coordinator gave this
 		// process (noteMemberIDs).
 		for _, x := range g.cs.group.Members() {
-			if o, ok := w.memberOf[x.ID]; ok && o.slot == s.id && o.inc == s.inc && x.Classic() {
+			if o, ok := w.watch.memberOf[x.ID]; ok && o.slot == s.id && o.inc == s.inc && x.Classic() {
 				m = x
 				break
 			}

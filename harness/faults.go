@@ -3,6 +3,8 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
@@ -17,7 +19,7 @@ import (
 func (w *world) applyFault(i int) {
 	f := &w.faults[i]
 	now := w.q.Now()
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFault, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFault, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}, Scope: faultScope(f)}
 	w.emit(&w.tev)
 	switch f.Kind {
 	case scenario.FaultCrash, scenario.FaultHostDown:
@@ -39,9 +41,9 @@ func (w *world) applyFault(i int) {
 		if s := w.slotByName(f.Target); s != nil && s.alive {
 			if f.Kind == scenario.FaultHostDown {
 				w.net.HostDown(s.node)
-				w.stopProcess(s, "host-down")
+				w.stopProcess(s, protocol.ProcessHostDown)
 			} else {
-				w.stopProcess(s, "crashed")
+				w.stopProcess(s, protocol.ProcessCrashed)
 			}
 			if f.For > 0 {
 				w.q.Schedule(now.Add(f.For), ev{kind: evFaultEnd, idx: int32(i), inc: uint32(s.node)})
@@ -49,7 +51,7 @@ func (w *world) applyFault(i int) {
 		}
 	case scenario.FaultRestart:
 		if s := w.slotByName(f.Target); s != nil {
-			w.stopProcess(s, "crashed") // restarting a live process kills it first
+			w.stopProcess(s, protocol.ProcessCrashed) // restarting a live process kills it first
 			if !w.net.IsHostDown(s.node) {
 				// A process cannot start on a host that is down: it
 				// starts when the host is back (host-down with `for`),
@@ -75,8 +77,7 @@ func (w *world) applyFault(i int) {
 			s.paused = true
 			w.catchUp(s)
 			s.m.Pause(now)
-			w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "paused"}}
-			w.emit(&w.tev)
+			w.processEvent(s, now, protocol.ProcessPaused)
 			w.q.Schedule(now.Add(f.For), ev{kind: evResume, idx: s.id, inc: s.inc})
 		}
 	case scenario.FaultSlowPoll:
@@ -153,7 +154,7 @@ func (w *world) endFault(i int) {
 	default:
 		return
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: faultTarget(f)}, Scope: faultScope(f)}
 	w.emit(&w.tev)
 }
 
@@ -213,7 +214,7 @@ func (w *world) runRollingStep(i int, step rollingStep) {
 func (w *world) closeProcess(s *slot) {
 	if s.paused {
 		// A frozen process cannot close itself; it ends as a crash would.
-		w.stopProcess(s, "crashed")
+		w.stopProcess(s, protocol.ProcessCrashed)
 		return
 	}
 	w.catchUp(s)
@@ -268,7 +269,7 @@ func (w *world) electHere(g *groupState, nb, old *broker) {
 		r := *g.record
 		rec = &r
 	}
-	w.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
+	w.watch.startFailover(g, now, sim.Instant(w.sc.Coordinator.LoadTime))
 	nb.b.Elect(now, g.id, w.sc.Coordinator.LoadTime, rec, &w.bout)
 	w.flushBroker(nb)
 	w.electConsumer(g, nb)
@@ -290,6 +291,25 @@ func faultTarget(f *scenario.Fault) string {
 		return fmt.Sprintf("%s partitions=%d", f.Target, f.Partitions)
 	}
 	return f.Target
+}
+
+// faultScope is what fault f touches, typed (tracing.FaultScope): the
+// facts faultTarget writes into the event's Detail for people.
+func faultScope(f *scenario.Fault) *tracing.FaultScope {
+	sc := &tracing.FaultScope{}
+	switch f.Kind {
+	case scenario.FaultPartition:
+		sc.Nodes = slices.DeleteFunc(slices.Clone(f.Peers[:2]), func(p string) bool { return p == "" })
+	case scenario.FaultFilter:
+		sc.FilterMember = f.Filter.Member
+	case scenario.FaultAddPartitions:
+	default:
+		if f.Target != "" {
+			sc.Nodes = []string{f.Target}
+		}
+		sc.Broker = f.Target == scenario.CoordinatorName || strings.HasPrefix(f.Target, scenario.BrokerPrefix)
+	}
+	return sc
 }
 
 // addPartitions raises topic's partition count to n (an add-partitions
@@ -338,6 +358,25 @@ func (w *world) addPartitions(topic string, n int) {
 			b.cg.AddPartitions(topic, int32(n))
 		}
 	}
+}
+
+// slotByName maps a member name a scenario writes ("<group>-<index>": a
+// fault's target, a filter's member) to its slot, or nil. The trace's
+// consumers never need it: an event carries its slot (TraceEvent.Member).
+func (w *world) slotByName(name string) *slot {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return nil
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return nil
+	}
+	g := w.groupByID(name[:i])
+	if g == nil || n >= len(g.slots) {
+		return nil
+	}
+	return w.slots[g.slots[n]]
 }
 
 func (w *world) groupByID(id string) *groupState {
@@ -403,7 +442,8 @@ func (w *world) recoverNode(i int, node sim.NodeID) {
 		}
 		w.startProcess(s)
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: w.nodeName(node)}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvFaultEnd, Node: "harness", Reason: string(f.Kind), Detail: w.nodeName(node)},
+		Scope: &tracing.FaultScope{Broker: int(node) < len(w.brokers), Nodes: []string{w.nodeName(node)}}}
 	w.emit(&w.tev)
 }
 
@@ -425,9 +465,9 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	b.down = true
 	b.epoch++
 	w.q.Cancel(&b.timer)
-	state := "crashed"
+	state := protocol.ProcessCrashed
 	if hostDown {
-		state = "host-down"
+		state = protocol.ProcessHostDown
 		w.net.HostDown(b.node)
 	} else {
 		w.net.Crash(b.node)
@@ -442,7 +482,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 			}
 		}
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state.String(), Process: state}}
 	w.emit(&w.tev)
 	w.q.Schedule(now.Add(w.fenceDelay(b)), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
 }
@@ -474,7 +514,7 @@ func (w *world) brokerUp(b *broker, hostDown bool) {
 	for _, g := range w.groups {
 		b.b.SetCoordinator(g.id, g.coord)
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: "started"}}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: protocol.ProcessStarted.String(), Process: protocol.ProcessStarted}}
 	w.emit(&w.tev)
 	// A group whose coordinator could not move (no other broker was up)
 	// is coordinated by this broker again: it loads the group as a new

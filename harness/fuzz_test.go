@@ -23,8 +23,8 @@ import (
 // a parse error is a located *scenario.Error; a run is refused only by its
 // event budget; the summary is consistent. Invariant violations are
 // findings of the simulation (reported in the summary), not failures here.
-// Seeds: the built-in scenarios, every input of issue 17 (testdata/hostile
-// in the scenario package) and scenario.Random's output.
+// Seeds: the built-in scenarios, every hostile or careless input kept in
+// the scenario package's testdata/hostile and scenario.Random's output.
 //
 // CI runs it for 10,000 inputs (.ci/run; counts, not seconds: see there):
 //

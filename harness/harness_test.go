@@ -146,7 +146,7 @@ func pollMax(g scenario.Group) time.Duration {
 	d := g.Workload.PollInterval.Value
 	switch pi := g.Workload.PollInterval; pi.Kind {
 	case scenario.DistLognormal:
-		d = pi.P99 // the default processing time (issue 24)
+		d = pi.P99 // the default processing time (scenario.DefaultPollInterval)
 	case scenario.DistUniform:
 		d = pi.Max
 	}

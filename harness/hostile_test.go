@@ -13,7 +13,8 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// Hostile and careless input to runs (issue 17).
+// Hostile and careless input to runs: never a panic, never a hang, a clear
+// error instead.
 
 func mustParse(t *testing.T, src string) *scenario.Scenario {
 	t.Helper()
@@ -174,7 +175,8 @@ func TestNoGenerationAssignmentsAreNotOneGeneration(t *testing.T) {
 	}
 }
 
-// TestMemoryIsBoundedBeforeTheRun (issue 28, item 3): 40 groups over one
+// TestMemoryIsBoundedBeforeTheRun (a small file must not take the machine's
+// memory): 40 groups over one
 // topic of 1,000,000 partitions (a 1.3 kB file) would take about 6 GB; it
 // is refused before the run with the estimate and the flag that raises the
 // limit, where a Go out-of-memory (exit 2 with a runtime dump) ended it.

@@ -177,8 +177,8 @@ func lazyFamilyScenario(seed uint64) string {
 // (client/lazy.go) is output-neutral: over a random family of scenarios with
 // broker crashes, host-down, partitions, loss, pauses and member restarts,
 // every run's trace (its SHA-256) and summary are byte-identical to firing
-// every poll (Options.EagerPolls). Issue 23 item 2: after a coordinator crash
-// the lazy replay gave 5-28 % fewer coordinator-dead marks.
+// every poll (Options.EagerPolls). It once differed: after a coordinator
+// crash the lazy replay gave 5-28 % fewer coordinator-dead marks.
 // REBALSIM_LAZY_SEEDS=N runs N scenarios instead of the CI family.
 func TestLazyPollsMatchEagerRandomFamily(t *testing.T) {
 	n := lazyFamilySeeds(t)
@@ -218,7 +218,8 @@ func lazyMatchesEager(t *testing.T, sc *scenario.Scenario, seed uint64) *Result 
 	return lazy
 }
 
-// TestLazyCoordinatorCrashMatchesEager (issue 23 item 2): the 12-member
+// TestLazyCoordinatorCrashMatchesEager (the case where the lazy replay
+// once differed): the 12-member
 // group whose coordinator broker crashes at 60 s for 30 s. The lazy replay
 // gave 5-28 % fewer coordinator-dead marks than firing every poll, its first
 // mark up to ~1.5 s later. Now both runs are the same, and each member marks

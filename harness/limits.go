@@ -10,7 +10,8 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// Time always advances (issue 17). A discrete-event simulation of a loop
+// Time always advances, whatever the input (a scenario must never hang the
+// simulator, however careless or hostile). A discrete-event simulation of a loop
 // that costs no virtual time never ends, where the real program would spin
 // a CPU. Two rules keep every run finite and turn such a loop into a
 // finding:
@@ -64,7 +65,8 @@ func pollDist(d scenario.Dist) sim.Dist {
 		return atLeastConst{v: max(time.Duration(c), MinPollCost), c: c, min: MinPollCost}
 	}
 	if l, ok := sd.(sim.Lognormal); ok && l.P99 > l.Median && l.Median > 0 {
-		// The default processing time (issue 24): drawn once per poll in
+		// The default processing time (a lognormal, so that the members do
+		// not phase-lock): drawn once per poll in
 		// the lazy replay's loop, so its sigma is computed once here.
 		return atLeastLognormal{l: l, median: float64(l.Median), sigma: math.Log(float64(l.P99)/float64(l.Median)) / z99, min: MinPollCost}
 	}
@@ -104,7 +106,7 @@ func (a atLeastLognormal) Lognormal() (median, sigma float64, min time.Duration)
 // slot's spinWin, the millisecond being counted (bits 16 on: a run's
 // instants, int64 nanoseconds, are under 2^44 ms) and the count in it (bits
 // 0–15: the run stops at SpinEventsPerMs + 1): 8 bytes a member, in the
-// slot's size class (issue 15, memory).
+// slot's size class (slotSize).
 func (w *world) spinning(si int32, now sim.Instant) bool {
 	s := w.slots[si]
 	ms := uint64(now) / uint64(time.Millisecond)
@@ -170,7 +172,7 @@ func checkBudget(sc *scenario.Scenario, maxEvents int64) error {
 const DefaultMaxMemory = 4 << 30
 
 // Memory model of EstimatedMemory, measured on the classic and consumer
-// protocols (peak RSS of simrun run, issue 28): a base; each member's
+// protocols (peak RSS of simrun run): a base; each member's
 // slot, client and coordinator state; each partition a group subscribes to
 // (metadata, assignor input and output, owned lists: 110–150 B measured,
 // for 1 to 8 groups over 0.5–2 M partitions); each subscribed topic of

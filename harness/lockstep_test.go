@@ -1,6 +1,6 @@
 package harness
 
-// Goal (issue 24 item 1): the default workload does not phase-lock the
+// Goal: the default workload does not phase-lock the
 // group. A rolling restart of 40 members on the default processing time
 // (scenario.DefaultPollInterval, lognormal): the members learn of the first
 // rebalance at their heartbeats and rejoin at their next poll(), so their

@@ -3,7 +3,6 @@ package harness
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/protocol"
@@ -11,24 +10,138 @@ import (
 )
 
 // groupMetrics accumulates one group's figures as DESIGN.md ("What a run
-// measures") defines them.
+// measures") defines them, one part per family of figures (after etcd's
+// tracker.ProgressTracker and TigerBeetle's testing/cluster state checker):
+// the coordinator's view, the settle episodes, the settled members, the
+// classifier's counts, partition ownership and its integrals, and failover
+// recovery. Each part is changed only by the events and observations of
+// its family, so changing one figure cannot silently move another; the
+// observers (observe in this file, record in observe.go) route each event
+// or observation to the parts it concerns.
 type groupMetrics struct {
-	// Coordinator view.
-	coordState string
-	coordGen   int32
-	trigger    string // trigger of the rebalance being started (last EvRebalanceStart)
+	coordView
+	episodeLog
+	settling
+	counts
+	partitionOwners
+	ownerIntegrals
+	failoverRecovery
+	// from starts the measurement window (scenario measure.from): counts,
+	// integrals, member-hours and settle episodes before it are left out of
+	// the summary (observations keep everything).
+	from sim.Instant
+}
 
-	// The open rebalance, if any.
+// watcher computes a run's figures from its trace: it consumes every event
+// the engine records (observe), classifies the coordinators' removals and
+// the members' dead marks into observations (observe.go), and routes each
+// event and observation to the metrics parts of its group. It reads the
+// world's slots, groups and brokers (fixed once the world is built) and
+// writes only the metrics: each group's groupMetrics and each slot's
+// slotMetrics.
+type watcher struct {
+	slots   []*slot
+	groups  []*groupState
+	brokers []*broker
+	q       *sim.Queue[ev] // the clock
+	rec     *recorder      // the sequence number of the event observed
+	// memberOf maps coordinator member ids to the process that got them in
+	// a JoinGroup response (observe.go).
+	memberOf map[string]memberProcess
+	// obs are the run's typed observations (observe.go).
+	obs []Observation
+}
+
+// groupByID is the group named id, or nil.
+func (w *watcher) groupByID(id string) *groupState {
+	for _, g := range w.groups {
+		if g.id == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// coordView is the group as its coordinator reports it (EvGroupState,
+// EvRebalanceStart, EvGenerationComplete), and the one member event that
+// names a rebalance's trigger.
+type coordView struct {
+	coordState protocol.GroupState
+	coordGen   int32
+	trigger    protocol.RebalanceReason // trigger of the rebalance being started (last EvRebalanceStart)
+	everStable bool                     // the coordinator had the group Stable at least once
+	// lastLeavePoll: the last LeaveGroup sent was a poll-timeout leave
+	// (trigger naming: a leave the poll timeout caused is "poll-timeout").
+	lastLeavePoll bool
+}
+
+// episodeLog is the settle episodes: the open one, if any, and the closed
+// ones in the measurement window.
+type episodeLog struct {
 	open       bool
 	openStart  sim.Instant
 	openTrig   string
 	rebalances []Rebalance
+	// The open settle episode's first generation and generations spanned.
+	openFirstGen int32
+	openGens     int
+}
 
-	// settled counts live members that are STABLE and hold their assignment
-	// for coordGen.
+// openEpisode opens a rebalance episode at at, triggered by trig.
+func (l *episodeLog) openEpisode(at sim.Instant, trig string) {
+	l.open = true
+	l.openStart = at
+	l.openTrig = trig
+	l.openFirstGen, l.openGens = -1, 0
+}
+
+// close ends the open episode at now, at the coordinator's generation gen
+// with members live members (incomplete: the run ended first), and
+// returns it; it is kept if it began in the measurement window (from).
+func (l *episodeLog) close(now sim.Instant, gen int32, members int, incomplete bool, from sim.Instant) Rebalance {
+	first := l.openFirstGen
+	if first < 0 {
+		first = gen
+	}
+	r := Rebalance{
+		Generation:      gen,
+		FirstGeneration: first,
+		Generations:     l.openGens,
+		StartMs:         int64(l.openStart) / 1e6,
+		EndMs:           int64(now) / 1e6,
+		DurationMs:      int64(now-l.openStart) / 1e6,
+		Trigger:         l.openTrig,
+		Members:         members,
+		Incomplete:      incomplete,
+	}
+	if l.openStart >= from {
+		l.rebalances = append(l.rebalances, r)
+	}
+	return r
+}
+
+// spanned counts a generation the coordinator completed within the open
+// episode, if one is open.
+func (l *episodeLog) spanned(gen int32) {
+	if !l.open {
+		return
+	}
+	if l.openFirstGen < 0 {
+		l.openFirstGen = gen
+	}
+	l.openGens++
+}
+
+// settling counts the live members and those of them that are STABLE and
+// hold their assignment for the coordinator's generation.
+type settling struct {
 	settled int
 	live    int
+}
 
+// counts are the classifier's counts (observe.go's record) and the
+// members' own: what the summary reports as numbers of things.
+type counts struct {
 	deadMarks, falseDeadMarks int
 	evictions, falseEvictions int
 	leaves, fences            int
@@ -38,70 +151,123 @@ type groupMetrics struct {
 	// client's rebalance-total metric counts, KIP-517), summed over members.
 	generations      int
 	clientRebalances int
-	// The open settle episode's first generation and generations spanned.
-	openFirstGen  int32
-	openGens      int
-	memberSeconds float64
-	fatal         []string
+	memberSeconds    float64
+	fatal            []string
+}
 
-	// Partition ownership: owners per partition index; integrals.
-	owners              []int32
-	lastOwner           []int32  // per partition: slot id + 1 of its last owner, 0 none
-	mark                []uint32 // scratch for setOwned (stamp per partition)
-	stamp               uint32
-	moved               int // partitions moved (PartitionsMoved)
-	movedAfterFault     int
-	index               map[string][]int32
-	zero, extra         int // partitions with no owner; sum of (owners-1) over double-owned
+// count counts one classified observation.
+func (c *counts) count(o *Observation) {
+	switch o.Kind {
+	case tracing.ObsEviction:
+		c.evictions++
+		if o.False {
+			c.falseEvictions++
+		}
+	case tracing.ObsLeave:
+		c.leaves++
+	case tracing.ObsFence:
+		c.fences++
+	case tracing.ObsDeadMark:
+		c.deadMarks++
+		if o.False {
+			c.falseDeadMarks++
+		}
+	case tracing.ObsGeneration:
+		c.generations++
+	}
+}
+
+// partitionOwners is who owns each partition now: owners per partition index,
+// the partitions with none and the surplus owners, and the moves.
+type partitionOwners struct {
+	owners    []int32
+	lastOwner []int32  // per partition: slot id + 1 of its last owner, 0 none
+	mark      []uint32 // scratch for setOwned (stamp per partition)
+	stamp     uint32
+	// moved counts partitions moved (PartitionsMoved); movedAfterFault
+	// those moved at or after the first fault.
+	moved           int
+	movedAfterFault int
+	index           map[string][]int32
+	zero, extra     int // partitions with no owner; sum of (owners-1) over double-owned
+}
+
+// ownerIntegrals are partitionOwners's partition-seconds: unowned, double
+// owned, and unowned since the first fault.
+type ownerIntegrals struct {
 	lastChange          sim.Instant
 	tracking            bool
 	firstFault          sim.Instant // Never when the run has no fault
+	unownedPS           float64
+	doubleOwnedPS       float64
 	unownedAfterFaultPS float64
+}
 
-	// The failover being recovered from, if any: loadedAt is when the new
-	// coordinator finishes loading; confirmed counts live members it has
-	// since answered a successful Heartbeat or SyncGroup.
-	failovers     []Failover
-	recovering    bool
-	failoverAt    sim.Instant
-	loadedAt      sim.Instant
-	confirmed     int
-	unownedPS     float64
-	doubleOwnedPS float64
-	lastLeavePoll bool
-	everStable    bool // the coordinator had the group Stable at least once
-	// from starts the measurement window (scenario measure.from): counts,
-	// integrals, member-hours and settle episodes before it are left out of
-	// the summary (observations keep everything).
-	from sim.Instant // the last LeaveGroup sent was a poll-timeout leave (trigger naming)
+// failoverRecovery is the failover being recovered from, if any, and the
+// recoveries measured: loadedAt is when the new coordinator finishes
+// loading; confirmed counts live members it has since answered a
+// successful Heartbeat or SyncGroup.
+type failoverRecovery struct {
+	failovers  []Failover
+	recovering bool
+	failoverAt sim.Instant
+	loadedAt   sim.Instant
+	confirmed  int
+}
+
+// start begins measuring recovery from a failover at now whose new
+// coordinator loads for load; a recovery still open is recorded as never
+// reached (RecoveryMs -1) if it began in the measurement window (from).
+func (f *failoverRecovery) start(now, load, from sim.Instant) {
+	if f.recovering && f.failoverAt >= from {
+		f.failovers = append(f.failovers, Failover{AtMs: int64(f.failoverAt) / 1e6, RecoveryMs: -1})
+	}
+	f.recovering, f.failoverAt, f.loadedAt, f.confirmed = true, now, now+load, 0
+}
+
+// awaits reports whether a member's successful answer at now counts toward
+// the recovery: one is open and the new coordinator has loaded the group.
+func (f *failoverRecovery) awaits(now sim.Instant) bool {
+	return f.recovering && now >= f.loadedAt
+}
+
+// end ends the recovery at now, recorded if it began in the window.
+func (f *failoverRecovery) end(now, from sim.Instant) {
+	f.recovering = false
+	if f.failoverAt >= from {
+		f.failovers = append(f.failovers, Failover{AtMs: int64(f.failoverAt) / 1e6, RecoveryMs: int64(now-f.failoverAt) / 1e6})
+	}
 }
 
 func newGroupMetrics(partitions int) *groupMetrics {
-	return &groupMetrics{owners: make([]int32, partitions), zero: partitions, coordGen: -1, firstFault: sim.Never}
+	return &groupMetrics{partitionOwners: partitionOwners{owners: make([]int32, partitions), zero: partitions},
+		coordView: coordView{coordGen: -1}, ownerIntegrals: ownerIntegrals{firstFault: sim.Never}}
 }
 
 // integrate advances the partition-ownership integrals to now.
 func (m *groupMetrics) integrate(now sim.Instant) {
-	if m.tracking && now > m.from {
-		dt := float64(now-max(m.lastChange, m.from)) / 1e9
-		m.unownedPS += dt * float64(m.zero)
-		m.doubleOwnedPS += dt * float64(m.extra)
-		if now > m.firstFault {
-			from := max(m.lastChange, m.firstFault, m.from)
-			m.unownedAfterFaultPS += float64(now-from) / 1e9 * float64(m.zero)
+	m.ownerIntegrals.integrate(now, m.from, &m.partitionOwners)
+}
+
+// integrate advances the integrals to now over the window from from, the
+// owners having stayed as o has them since the last change.
+func (n *ownerIntegrals) integrate(now, from sim.Instant, o *partitionOwners) {
+	if n.tracking && now > from {
+		dt := float64(now-max(n.lastChange, from)) / 1e9
+		n.unownedPS += dt * float64(o.zero)
+		n.doubleOwnedPS += dt * float64(o.extra)
+		if now > n.firstFault {
+			start := max(n.lastChange, n.firstFault, from)
+			n.unownedAfterFaultPS += float64(now-start) / 1e9 * float64(o.zero)
 		}
 	}
-	m.lastChange = now
+	n.lastChange = now
 }
 
 // startFailover begins measuring recovery from a failover at now whose new
 // coordinator loads for load.
-func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
-	m := g.m
-	if m.recovering && m.failoverAt >= m.from {
-		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: -1})
-	}
-	m.recovering, m.failoverAt, m.loadedAt, m.confirmed = true, now, now+load, 0
+func (w *watcher) startFailover(g *groupState, now sim.Instant, load sim.Instant) {
+	g.m.failoverRecovery.start(now, load, g.m.from)
 	for _, si := range g.slots {
 		w.slots[si].confirmed = false
 	}
@@ -110,20 +276,19 @@ func (w *world) startFailover(g *groupState, now sim.Instant, load sim.Instant) 
 // confirm notes a successful Heartbeat or SyncGroup answer from the group's
 // coordinator to s, and ends the recovery once every live member has one
 // and the group is Stable.
-func (w *world) confirm(s *slot, now sim.Instant) {
+func (w *watcher) confirm(s *slot, now sim.Instant) {
 	g := w.groups[s.group]
-	m := g.m
-	if !m.recovering || now < m.loadedAt || s.confirmed {
+	if !g.m.awaits(now) || s.confirmed {
 		return
 	}
 	s.confirmed = true
-	m.confirmed++
+	g.m.confirmed++
 	w.maybeRecovered(g, now)
 }
 
-func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
+func (w *watcher) maybeRecovered(g *groupState, now sim.Instant) {
 	m := g.m
-	if !m.recovering || m.coordState != "Stable" {
+	if !m.recovering || m.coordState != protocol.GroupStable {
 		return
 	}
 	n := 0
@@ -135,13 +300,39 @@ func (w *world) maybeRecovered(g *groupState, now sim.Instant) {
 	if n < m.live {
 		return
 	}
-	m.recovering = false
-	if m.failoverAt >= m.from {
-		m.failovers = append(m.failovers, Failover{AtMs: int64(m.failoverAt) / 1e6, RecoveryMs: int64(now-m.failoverAt) / 1e6})
+	m.failoverRecovery.end(now, m.from)
+}
+
+// replace moves owner's partitions from old to now (owner: a slot id + 1),
+// counting a partition it newly owns that another owned last as moved
+// (counted: inside the measurement window; afterFault: at or after the
+// first fault).
+func (m *partitionOwners) replace(old, now []protocol.TopicPartition, owner int32, counted, afterFault bool) {
+	m.stamp++
+	for _, tp := range old {
+		if i, ok := m.indexOf(tp); ok {
+			m.adjust(i, -1)
+			m.mark[i] = m.stamp
+		}
+	}
+	for _, tp := range now {
+		if i, ok := m.indexOf(tp); ok {
+			m.adjust(i, +1)
+			if m.mark[i] != m.stamp { // newly owned
+				if prev := m.lastOwner[i]; prev != 0 && prev != owner && counted {
+					m.moved++
+					if afterFault {
+						m.movedAfterFault++
+					}
+				}
+				m.lastOwner[i] = owner
+			}
+		}
 	}
 }
 
-func (m *groupMetrics) adjust(i int, delta int32) {
+// adjust moves partition i's owner count by delta.
+func (m *partitionOwners) adjust(i int, delta int32) {
 	before := m.owners[i]
 	after := before + delta
 	m.owners[i] = after
@@ -162,8 +353,8 @@ func (m *groupMetrics) adjust(i int, delta int32) {
 // addIndex files partition tp at position i of the group's partition list
 // (a topic's partitions are added in order: 0..n-1, then the ones an
 // add-partitions fault adds). The index is 4 bytes a partition, not a map
-// entry of about 65 (issue 15, memory per member).
-func (m *groupMetrics) addIndex(tp protocol.TopicPartition, i int) {
+// entry of about 65: a 100,000-partition group's index is 400 kB, not 6.5 MB.
+func (m *partitionOwners) addIndex(tp protocol.TopicPartition, i int) {
 	if ps := m.index[tp.Topic]; int(tp.Partition) == len(ps) {
 		m.index[tp.Topic] = append(ps, int32(i))
 		return
@@ -172,7 +363,7 @@ func (m *groupMetrics) addIndex(tp protocol.TopicPartition, i int) {
 }
 
 // indexOf is tp's position in the group's partition list (index).
-func (m *groupMetrics) indexOf(tp protocol.TopicPartition) (int, bool) {
+func (m *partitionOwners) indexOf(tp protocol.TopicPartition) (int, bool) {
 	ps := m.index[tp.Topic]
 	if tp.Partition < 0 || int(tp.Partition) >= len(ps) {
 		return 0, false
@@ -181,7 +372,7 @@ func (m *groupMetrics) indexOf(tp protocol.TopicPartition) (int, bool) {
 }
 
 // setOwned replaces the partitions the slot's process owns.
-func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
+func (w *watcher) setOwned(s *slot, now []protocol.TopicPartition) {
 	g := w.groups[s.group]
 	m := g.m
 	if len(s.owned) == 0 && len(now) == 0 {
@@ -199,28 +390,8 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 		m.lastOwner = make([]int32, g.nparts)
 		m.mark = make([]uint32, g.nparts)
 	}
-	m.stamp++
-	for _, tp := range s.owned {
-		if i, ok := m.indexOf(tp); ok {
-			m.adjust(i, -1)
-			m.mark[i] = m.stamp
-		}
-	}
-	for _, tp := range now {
-		if i, ok := m.indexOf(tp); ok {
-			m.adjust(i, +1)
-			if m.mark[i] != m.stamp { // newly owned
-				if prev := m.lastOwner[i]; prev != 0 && prev != s.id+1 && at >= m.from {
-					m.moved++
-					if at >= m.firstFault {
-						m.movedAfterFault++
-					}
-				}
-				m.lastOwner[i] = s.id + 1
-			}
-		}
-	}
-	// Not a copy (issue 15: 24 bytes a partition per member): now is an
+	m.replace(s.owned, now, s.id+1, at >= m.from, at >= m.firstFault)
+	// Not a copy (24 bytes a partition per member, for every member): now is an
 	// assigned event's list, which a model never changes once it has
 	// published it (a client replaces its owned list whole; the kept trace
 	// holds the same lists), or the fresh list EvRevoked's handling made.
@@ -228,7 +399,7 @@ func (w *world) setOwned(s *slot, now []protocol.TopicPartition) {
 }
 
 // observe updates metrics from one trace event.
-func (w *world) observe(e *TraceEvent) {
+func (w *watcher) observe(e *TraceEvent) {
 	switch e.Kind {
 	case protocol.EvAssigned, protocol.EvRevoked, protocol.EvMemberState, protocol.EvCoordinatorDead,
 		protocol.EvCoordinatorFound, protocol.EvLeave:
@@ -238,20 +409,21 @@ func (w *world) observe(e *TraceEvent) {
 	case tracing.EvFault:
 		w.obs = append(w.obs, Observation{Kind: tracing.ObsFault, At: e.At, Seq: w.rec.count - 1, Fault: e.Reason, Detail: e.Detail})
 	case tracing.EvProcess:
-		s := w.slotByName(e.Node)
-		if s == nil {
+		i, ok := e.Member()
+		if !ok {
 			return
 		}
+		s := w.slots[i]
 		m := w.groups[s.group].m
-		switch e.State {
-		case "started":
+		switch e.Process {
+		case protocol.ProcessStarted:
 			s.lastLeave, s.leaveInc = protocol.LeaveUnknown, 0
 			if !m.tracking {
 				m.tracking = true
 				m.lastChange = e.At
 			}
 			m.live++
-		case "crashed", "closed", "fatal", "host-down":
+		case protocol.ProcessCrashed, protocol.ProcessClosed, protocol.ProcessFatal, protocol.ProcessHostDown:
 			m.live--
 			if s.settledGen == m.coordGen && s.settledGen >= 0 {
 				m.settled--
@@ -263,31 +435,14 @@ func (w *world) observe(e *TraceEvent) {
 	}
 }
 
-// slotByName maps a member name ("<group>-<index>") to its slot, or nil.
-func (w *world) slotByName(name string) *slot {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 {
-		return nil
-	}
-	n, err := strconv.Atoi(name[i+1:])
-	if err != nil {
-		return nil
-	}
-	g := w.groupByID(name[:i])
-	if g == nil || n >= len(g.slots) {
-		return nil
-	}
-	return w.slots[g.slots[n]]
-}
-
-func (w *world) observeMember(e *TraceEvent) {
-	s := w.slotByName(e.Node)
-	if s == nil {
+// observeMember updates metrics from a member's own event; a broker's
+// (the consumer-group coordinator's member states) has no slot.
+func (w *watcher) observeMember(e *TraceEvent) {
+	i, ok := e.Member()
+	if !ok {
 		return
 	}
-	if e.Kind == protocol.EvMemberState && e.Group != w.groups[s.group].id && w.isBroker(e.Node) {
-		return // the consumer-group coordinator's member state (a group named "broker")
-	}
+	s := w.slots[i]
 	g := w.groups[s.group]
 	m := g.m
 	switch e.Kind {
@@ -304,7 +459,7 @@ func (w *world) observeMember(e *TraceEvent) {
 		})
 		w.setOwned(s, kept)
 	case protocol.EvMemberState:
-		if e.State != "STABLE" && s.settledGen >= 0 {
+		if e.MemberState != protocol.MemberStable && s.settledGen >= 0 {
 			if s.settledGen == m.coordGen {
 				m.settled--
 			}
@@ -328,14 +483,14 @@ func (w *world) observeMember(e *TraceEvent) {
 		// expire is the poll-timeout trigger and, once the coordinator
 		// removes the member, an eviction (classifyRemoval).
 		s.lastLeave, s.leaveInc = e.Leave, s.inc
-		if e.Detail == "sent" {
+		if e.LeaveRequest == protocol.LeaveSent {
 			m.lastLeavePoll = e.Leave == protocol.LeavePollTimeout
 		}
 	}
 }
 
 // settle records that the slot completed onJoinComplete at generation gen.
-func (w *world) settle(s *slot, gen int32) {
+func (w *watcher) settle(s *slot, gen int32) {
 	m := w.groups[s.group].m
 	if s.settledGen == m.coordGen && s.settledGen >= 0 {
 		m.settled--
@@ -347,7 +502,7 @@ func (w *world) settle(s *slot, gen int32) {
 	w.maybeCloseRebalance(w.groups[s.group], w.q.Now())
 }
 
-func (w *world) observeCoordinator(e *TraceEvent) {
+func (w *watcher) observeCoordinator(e *TraceEvent) {
 	g := w.groupByID(e.Group)
 	if g == nil {
 		return
@@ -361,20 +516,21 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	case protocol.EvRebalanceStart:
 		// The coordinator emits it right after the state change that opened
 		// the rebalance; name the trigger of a rebalance opened just now.
-		m.trigger = e.Reason
+		m.trigger = e.Trigger
 		if m.open && m.openStart == e.At {
-			m.openTrig = triggerName(e.Reason, g)
+			m.openTrig = triggerName(e.Trigger, g)
 		}
 	case protocol.EvGroupState:
 		prev := m.coordState
-		m.coordState = e.State
-		if e.State == "Stable" {
+		m.coordState = e.GroupState
+		if e.GroupState == protocol.GroupStable {
 			m.everStable = true
 		}
-		if e.Gen != 0 || e.State == "Stable" {
+		if e.Gen != 0 || e.GroupState == protocol.GroupStable {
 			w.setCoordGen(g, e.Gen)
 		}
-		if e.State == "PreparingRebalance" && !m.open && (prev == "Stable" || prev == "Empty" || prev == "CompletingRebalance" || prev == "") {
+		if e.GroupState == protocol.GroupPreparingRebalance && !m.open && (prev == protocol.GroupStable || prev == protocol.GroupEmpty ||
+			prev == protocol.GroupCompletingRebalance || prev == protocol.GroupStateNone) {
 			m.openEpisode(e.At, triggerName(m.trigger, g))
 		}
 		w.maybeCloseRebalance(g, e.At)
@@ -386,31 +542,18 @@ func (w *world) observeCoordinator(e *TraceEvent) {
 	}
 }
 
-// setCoordGen moves the coordinator's generation and recounts settled
-// members (once per generation, so O(members) per rebalance).
-// openEpisode opens a rebalance episode at at, triggered by trig.
-func (m *groupMetrics) openEpisode(at sim.Instant, trig string) {
-	m.open = true
-	m.openStart = at
-	m.openTrig = trig
-	m.openFirstGen, m.openGens = -1, 0
-}
-
 // generationComplete notes a generation (classic) or group epoch (consumer
 // protocol) the coordinator completed: the open episode counts it.
-func (w *world) generationComplete(g *groupState, e *TraceEvent) {
+func (w *watcher) generationComplete(g *groupState, e *TraceEvent) {
 	m := g.m
 	w.setCoordGen(g, e.Gen)
-	if m.open {
-		if m.openFirstGen < 0 {
-			m.openFirstGen = e.Gen
-		}
-		m.openGens++
-	}
+	m.spanned(e.Gen)
 	w.record(g, Observation{Kind: tracing.ObsGeneration, At: e.At, Gen: e.Gen})
 }
 
-func (w *world) setCoordGen(g *groupState, gen int32) {
+// setCoordGen moves the coordinator's generation and recounts settled
+// members (once per generation, so O(members) per rebalance).
+func (w *watcher) setCoordGen(g *groupState, gen int32) {
 	m := g.m
 	if gen == m.coordGen {
 		return
@@ -430,14 +573,14 @@ func (w *world) setCoordGen(g *groupState, gen int32) {
 // member is STABLE in its generation holding its assignment — a member
 // that started but never joined (its JoinGroup lost, say) is not.
 func (m *groupMetrics) stableAtEnd() bool {
-	return m.coordState == "Stable" && !m.open && m.settled >= m.live
+	return m.coordState == protocol.GroupStable && !m.open && m.settled >= m.live
 }
 
 // maybeCloseRebalance ends the open rebalance once the coordinator is Stable
 // and every live member is STABLE in its generation holding its assignment.
-func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
+func (w *watcher) maybeCloseRebalance(g *groupState, now sim.Instant) {
 	m := g.m
-	if !m.open || m.coordState != "Stable" || m.settled < m.live {
+	if !m.open || m.coordState != protocol.GroupStable || m.settled < m.live {
 		return
 	}
 	m.open = false
@@ -446,44 +589,26 @@ func (w *world) maybeCloseRebalance(g *groupState, now sim.Instant) {
 
 // closeEpisode ends the open settle episode at now (incomplete: the run
 // ended first) and records it.
-func (w *world) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
+func (w *watcher) closeEpisode(g *groupState, now sim.Instant, incomplete bool) {
 	m := g.m
-	first := m.openFirstGen
-	if first < 0 {
-		first = m.coordGen
-	}
-	r := Rebalance{
-		Generation:      m.coordGen,
-		FirstGeneration: first,
-		Generations:     m.openGens,
-		StartMs:         int64(m.openStart) / 1e6,
-		EndMs:           int64(now) / 1e6,
-		DurationMs:      int64(now-m.openStart) / 1e6,
-		Trigger:         m.openTrig,
-		Members:         m.live,
-		Incomplete:      incomplete,
-	}
-	if m.openStart >= m.from {
-		m.rebalances = append(m.rebalances, r)
-	}
+	r := m.episodeLog.close(now, m.coordGen, m.live, incomplete, m.from)
 	w.record(g, Observation{Kind: tracing.ObsSettle, At: now, Gen: m.coordGen, Episode: &r})
 }
 
 // triggerName maps the coordinator's rebalance reason to INTERFACE.md's
 // trigger vocabulary.
-func triggerName(reason string, g *groupState) string {
+func triggerName(reason protocol.RebalanceReason, g *groupState) string {
 	switch reason {
-	case "join", "session-expired", "rebalance-timeout", "coordinator-failover", "metadata":
-		return reason
-	case "leave":
+	case protocol.RebalanceJoin, protocol.RebalanceSessionExpired, protocol.RebalanceRebalanceTimeout,
+		protocol.RebalanceCoordinatorFailover, protocol.RebalanceMetadata, protocol.RebalanceAppendError:
+		return reason.String()
+	case protocol.RebalanceLeave:
 		if g.m.lastLeavePoll {
 			return "poll-timeout"
 		}
 		return "leave"
-	case "sync-timeout":
+	case protocol.RebalanceSyncTimeout:
 		return "rebalance-timeout"
-	case "append-error":
-		return "append-error"
 	}
 	return "other"
 }
@@ -494,17 +619,17 @@ func triggerName(reason string, g *groupState) string {
 // a group epoch bump and closes once the group is Stable (every member at
 // the target's epoch, nothing left to revoke or assign) and every live
 // member is STABLE at that epoch.
-func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
+func (w *watcher) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 	m := g.m
 	switch e.Kind {
 	case protocol.EvRebalanceStart:
-		m.trigger = e.Reason
+		m.trigger = e.Trigger
 		if !m.open {
-			m.openEpisode(e.At, consumerTrigger(e.Reason, g))
+			m.openEpisode(e.At, consumerTrigger(e.Trigger, g))
 		}
 	case protocol.EvGroupState:
-		m.coordState = e.State
-		if e.State == "Stable" {
+		m.coordState = e.GroupState
+		if e.GroupState == protocol.GroupStable {
 			m.everStable = true
 		}
 		w.maybeCloseRebalance(g, e.At)
@@ -519,19 +644,9 @@ func (w *world) observeConsumerCoordinator(g *groupState, e *TraceEvent) {
 
 // consumerTrigger names a group epoch bump's reason in INTERFACE.md's
 // trigger vocabulary: a new member's subscription is a join.
-func consumerTrigger(reason string, g *groupState) string {
-	if reason == "subscription" {
+func consumerTrigger(reason protocol.RebalanceReason, g *groupState) string {
+	if reason == protocol.RebalanceSubscription {
 		return "join"
 	}
 	return triggerName(reason, g)
-}
-
-// isBroker reports whether name is a broker's.
-func (w *world) isBroker(name string) bool {
-	for _, b := range w.brokers {
-		if b.name == name {
-			return true
-		}
-	}
-	return false
 }

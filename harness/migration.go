@@ -91,7 +91,7 @@ func (w *world) serveClassicInConsumerGroup(now sim.Instant, b *broker, env *env
 			// An empty consumer group becomes a classic group, whatever
 			// the policy (GMM.classicGroupJoin, v8.0.0).
 			b.cg.DeleteEmpty(gid)
-			w.groupType(g, b, "classic", "classic-join-to-empty", "", cg.Epoch)
+			w.groupType(g, b, protocol.ConversionClassicJoinToEmpty, "", cg.Epoch)
 			return false
 		}
 		resp = b.cg.ClassicJoin(now, r, &out)
@@ -108,13 +108,13 @@ func (w *world) serveClassicInConsumerGroup(now sim.Instant, b *broker, env *env
 	return true
 }
 
-// reasonGroupRecreated is the group-type event's reason when an empty
+// reasonGroupRecreated is the group-type event's conversion when an empty
 // classic group is deleted and a new consumer group takes its id
 // (GroupMetadataManager.getOrMaybeCreateConsumerGroup →
 // maybeDeleteEmptyClassicGroup, v8.0.0): a new incarnation of the group,
 // whose epochs start again from 1, and whose generations the checkers
 // judge afresh.
-const reasonGroupRecreated = "empty-classic-group-deleted"
+const reasonGroupRecreated = protocol.ConversionGroupRecreated
 
 // maybeUpgrade runs the upgrade path of a ConsumerGroupHeartbeat (see
 // above) before the consumer-group coordinator serves it. It returns the
@@ -131,18 +131,18 @@ func (w *world) maybeUpgrade(now sim.Instant, b *broker, g *groupState, r *proto
 		// GMM.maybeDeleteEmptyClassicGroup: any policy.
 		b.b.RemoveForUpgrade(now, g.id, &w.bout)
 		g.record = nil
-		w.groupType(g, b, "consumer", reasonGroupRecreated, "", rec.GenerationID)
+		w.groupType(g, b, reasonGroupRecreated, "", rec.GenerationID)
 		w.flushBroker(b)
 		return protocol.None
 	}
 	cg := classicGroupOf(&rec)
 	if code, why := b.cg.ValidateUpgrade(cg); code != protocol.None {
-		w.groupType(g, b, "classic", "refused", why, rec.GenerationID)
+		w.groupType(g, b, protocol.ConversionRefused, why, rec.GenerationID)
 		return code
 	}
 	b.b.RemoveForUpgrade(now, g.id, &w.bout)
 	g.record = nil // the classic group's tombstone
-	w.groupType(g, b, "consumer", "upgrade", r.MemberID, rec.GenerationID)
+	w.groupType(g, b, protocol.ConversionUpgrade, r.MemberID, rec.GenerationID)
 	w.flushBroker(b)
 	var out ccoord.Output
 	b.cg.Upgrade(now, cg, &out)
@@ -157,19 +157,24 @@ func (w *world) handleDowngrade(b *broker, cg *ccoord.ClassicGroup) {
 	if g == nil {
 		return
 	}
-	why := "downgrade"
+	why := protocol.ConversionDowngrade
 	if !cg.Rebalance {
-		why = "downgrade-static-replacement"
+		why = protocol.ConversionDowngradeStaticReplacement
 	}
-	w.groupType(g, b, "classic", why, "", cg.Generation)
+	w.groupType(g, b, why, "", cg.Generation)
 	rec := recordOf(cg)
 	b.b.ImportDowngrade(w.q.Now(), &rec, cg.Rebalance, &w.bout)
 }
 
-// groupType flips the group's type as the observers see it and traces it.
-func (w *world) groupType(g *groupState, b *broker, to, why, detail string, gen int32) {
+// groupType flips the group's type as the observers see it and traces it
+// (State: the type it has now, "consumer" or "classic").
+func (w *world) groupType(g *groupState, b *broker, why protocol.Conversion, detail string, gen int32) {
+	to := "classic"
+	if why.ToConsumer() {
+		to = "consumer"
+	}
 	switch {
-	case why == "refused":
+	case why == protocol.ConversionRefused:
 	case to == "consumer":
 		g.cs.active = true
 	default:
@@ -177,7 +182,7 @@ func (w *world) groupType(g *groupState, b *broker, to, why, detail string, gen 
 		g.cs.group = nil
 		g.cs.state = ""
 	}
-	w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: tracing.EvGroupType, Node: b.name, Group: g.id, State: to, Reason: why, Detail: detail, Gen: gen}}
+	w.tev = TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: tracing.EvGroupType, Node: b.name, Group: g.id, State: to, Reason: why.String(), Detail: detail, Gen: gen, Conversion: why}}
 	w.emit(&w.tev)
 }
 

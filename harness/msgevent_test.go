@@ -79,12 +79,12 @@ func TestMessageEventsReachNoWatcher(t *testing.T) {
 					for _, c := range a.checks {
 						require.Empty(t, c.check(a.view, &e), "checker %s on %+v", c.name(), e)
 					}
-					a.observe(&e)
+					a.watch.observe(&e)
 				}
 			}
 			require.NotZero(t, msgs)
 			assert.Equal(t, b.checks, a.checks)
-			assert.Equal(t, b.obs, a.obs)
+			assert.Equal(t, b.watch.obs, a.watch.obs)
 			assert.Equal(t, b.viol, a.viol)
 			for i := range a.groups {
 				assert.Equal(t, *b.groups[i].m, *a.groups[i].m, "group %s", a.groups[i].id)

@@ -331,7 +331,7 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 		// Another member claims g-0's partition in the same generation.
 		{"single-owner-per-generation", func(w *world) TraceEvent {
 			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvAssigned, Node: "g-1", Group: "g",
-				Gen: w.groups[0].m.coordGen, Partitions: w.slots[0].owned[:1]}}
+				Gen: w.groups[0].m.coordGen, Partitions: w.slots[0].owned[:1]}, Slot: 2}
 		}},
 		// The coordinator completes a generation below the current one.
 		{"monotonic-generations", func(w *world) TraceEvent {
@@ -342,7 +342,7 @@ func TestCheckersCatchForgedViolations(t *testing.T) {
 		// model stays STABLE, so it never completes a join again and the
 		// group never settles.
 		{"liveness", func(w *world) TraceEvent {
-			return TraceEvent{At: w.q.Now(), Event: protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "UNJOINED", Detail: "STABLE"}}
+			return TraceEvent{At: w.q.Now(), Event: typedText(protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "UNJOINED", Detail: "STABLE"}), Slot: 2}
 		}},
 	}
 	for _, c := range cases {
@@ -442,8 +442,8 @@ func TestModelAssertionIsAViolation(t *testing.T) {
 
 // TestMeasureWindow: measure: {from: 30s} leaves the startup join out of
 // the settle episodes, the unowned partition-seconds and the member-hours,
-// and keeps the crash's episode (issue 10: "startup dominates
-// unowned_partition_seconds and hides the effect studied").
+// and keeps the crash's episode (without the window, startup dominates
+// unowned_partition_seconds and hides the effect studied).
 func TestMeasureWindow(t *testing.T) {
 	faults := "  - {at: 40s, crash: g-1}\n"
 	whole := simtest.ParseSmall(t, "90s", 1, faults)
@@ -461,8 +461,8 @@ func TestMeasureWindow(t *testing.T) {
 	assert.Equal(t, int64(40000), b.FirstFaultMs)
 }
 
-// TestInvalidSessionTimeout is issue 10's "a configuration the broker
-// rejects looks best": session.timeout.ms below group.min.session.timeout.ms
+// TestInvalidSessionTimeout: a configuration the broker rejects must not
+// look best: session.timeout.ms below group.min.session.timeout.ms
 // kills every member with INVALID_SESSION_TIMEOUT; the run is invalid and
 // says why.
 func TestInvalidSessionTimeout(t *testing.T) {
@@ -499,7 +499,7 @@ func TestFirstFaultSwarm(t *testing.T) {
 	assert.Equal(t, int64(-1), none.FirstFaultMs)
 }
 
-// TestSeedsVaryLeavePhase is issue 10's "seeds that vary nothing":
+// TestSeedsVaryLeavePhase: seeds must vary something:
 // graceful-leave gave a 113 ms leave rebalance on every seed because every
 // start and fault was exact. With realistic timing (the default) the seed
 // draws the phase of the leave relative to the heartbeats, so the leave's
@@ -534,8 +534,8 @@ func TestSeedsVaryLeavePhase(t *testing.T) {
 	assert.Less(t, hi, 2*hb+1000, "a leave costs up to about one heartbeat interval")
 }
 
-// TestSettleEpisodeSpansGenerations is issue 10's "rebalances 2 beside final
-// generation 36": a settle episode records the generations it spans, the
+// TestSettleEpisodeSpansGenerations: "rebalances 2" beside "final
+// generation 36" must not read as a contradiction: a settle episode records the generations it spans, the
 // summary counts generation bumps and the members' completed rebalances,
 // and the three agree with the observations. Here g-1's poll takes longer
 // than max.poll.interval.ms: it leaves, the group rebalances, and g-1 rejoins
@@ -585,7 +585,7 @@ func TestFaultsOnOneTargetKeepOrder(t *testing.T) {
 	}
 }
 
-// TestFencesAreNotEvictions is issue 10's rolling-restart-static case
+// TestFencesAreNotEvictions is the rolling-restart-static case
 // ("evictions 0" beside eight "EVICTION … removed (fenced)" lines): a static
 // member replaced by its new process is a fence of the old process, which
 // the JoinGroup response that gave out the old member id identifies (not a

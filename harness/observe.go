@@ -29,18 +29,18 @@ func (w *world) noteMemberIDs(replies []coordinator.Reply) {
 		}
 		ci := w.conns[r.Conn]
 		owner := memberProcess{slot: ci.slot, inc: ci.inc()}
-		if w.memberOf == nil {
-			w.memberOf = make(map[string]memberProcess)
+		if w.watch.memberOf == nil {
+			w.watch.memberOf = make(map[string]memberProcess)
 		}
-		if cur, ok := w.memberOf[jr.MemberID]; ok && cur == owner {
+		if cur, ok := w.watch.memberOf[jr.MemberID]; ok && cur == owner {
 			continue
 		}
-		w.memberOf[jr.MemberID] = owner
+		w.watch.memberOf[jr.MemberID] = owner
 	}
 }
 
 // record keeps an observation and counts it in its group's metrics.
-func (w *world) record(g *groupState, o Observation) {
+func (w *watcher) record(g *groupState, o Observation) {
 	o.Seq = w.rec.count - 1
 	o.Group = g.id
 	m := g.m
@@ -48,29 +48,12 @@ func (w *world) record(g *groupState, o Observation) {
 	if o.At < m.from {
 		return // before the measurement window: observed, not counted
 	}
-	switch o.Kind {
-	case tracing.ObsEviction:
-		m.evictions++
-		if o.False {
-			m.falseEvictions++
-		}
-	case tracing.ObsLeave:
-		m.leaves++
-	case tracing.ObsFence:
-		m.fences++
-	case tracing.ObsDeadMark:
-		m.deadMarks++
-		if o.False {
-			m.falseDeadMarks++
-		}
-	case tracing.ObsGeneration:
-		m.generations++
-	}
+	m.count(&o)
 }
 
 // aliveSeconds is the slot's process's live time up to now inside the
 // measurement window.
-func (w *world) aliveSeconds(s *slot, now sim.Instant) float64 {
+func (w *watcher) aliveSeconds(s *slot, now sim.Instant) float64 {
 	from := max(s.aliveSince, w.groups[s.group].m.from)
 	if now <= from {
 		return 0
@@ -80,7 +63,7 @@ func (w *world) aliveSeconds(s *slot, now sim.Instant) float64 {
 
 // classifyRemoval turns the coordinator's EvMemberRemoved into an eviction,
 // a leave or a fence of the process the member id belongs to.
-func (w *world) classifyRemoval(g *groupState, e *TraceEvent) {
+func (w *watcher) classifyRemoval(g *groupState, e *TraceEvent) {
 	o := Observation{At: e.At, MemberID: e.Peer, Removal: e.Removal}
 	var s *slot
 	if owner, ok := w.memberOf[e.Peer]; ok {

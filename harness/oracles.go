@@ -87,7 +87,7 @@ func RunOracles(sc *scenario.Scenario, seed uint64, opts Options) (*Result, []Fi
 		out = append(out, Finding{Oracle: v.Checker, AtMs: v.AtMs, Message: v.Message})
 	}
 	out = append(out, o.finish(w.oracleEnd())...)
-	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.obs)...)
+	out = append(out, o.finishPromise(time.Duration(w.q.Now()), w.watch.obs)...)
 	out = append(out, o.finishIDs(time.Duration(w.q.Now()))...)
 	slices.SortStableFunc(out[len(res.Summary.InvariantViolations):], func(a, b Finding) int {
 		return strings.Compare(a.Oracle+"\x00"+a.Group+"\x00"+a.Node, b.Oracle+"\x00"+b.Group+"\x00"+b.Node)
@@ -148,11 +148,11 @@ type interval struct{ from, to time.Duration }
 
 type oracleGroup struct {
 	id         string
-	bound      time.Duration // the settle bound (settleBound)
-	stalls     bool          // the workload itself stalls the group (workloadStalls)
-	state      string        // the coordinator's state of the group ("Dead" while its broker is down)
-	coord      string        // the broker that last reported the group's state
-	notStable  time.Duration // since when the group has not been Stable
+	bound      time.Duration       // the settle bound (settleBound)
+	stalls     bool                // the workload itself stalls the group (workloadStalls)
+	state      protocol.GroupState // the coordinator's state of the group (Dead while its broker is down)
+	coord      string              // the broker that last reported the group's state
+	notStable  time.Duration       // since when the group has not been Stable
 	gens       []time.Duration
 	partitions []protocol.TopicPartition
 	rangeMulti bool // range assignor over several topics: uneven by design
@@ -195,7 +195,7 @@ func newOracleSet(sc *scenario.Scenario, faults []scenario.Fault) *oracleSet {
 		c := &sc.Groups[gi]
 		g := o.groups[c.ID]
 		if g == nil {
-			g = &oracleGroup{id: c.ID, state: "Empty", idsAt: map[string]map[string]bool{}, leakSince: -1}
+			g = &oracleGroup{id: c.ID, state: protocol.GroupEmpty, idsAt: map[string]map[string]bool{}, leakSince: -1}
 			o.groups[c.ID] = g
 		}
 		g.bound = max(g.bound, settleBound(sc, c))
@@ -291,11 +291,10 @@ func (o *oracleSet) observe(e *TraceEvent) {
 	case tracing.EvProcess:
 		p := o.proc(e.Node, e.Group)
 		was := p.alive
-		switch e.State {
-		case "started":
+		switch {
+		case e.Process == protocol.ProcessStarted:
 			p.alive, p.ids, p.outSince, p.owned = true, 0, at, nil
-		case "paused", "resumed":
-		default: // crashed, host-down, closed, fatal
+		case e.Process.Ended(): // crashed, host-down, closed, fatal
 			p.alive, p.owned = false, nil
 		}
 		if g := o.groups[e.Group]; g != nil && was != p.alive {
@@ -306,7 +305,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 			}
 			o.checkLeak(g, at)
 		}
-		if e.State == "fatal" && o.cfg.Enabled(scenario.OracleClientFatal) {
+		if e.Process == protocol.ProcessFatal && o.cfg.Enabled(scenario.OracleClientFatal) {
 			why := "no error response before it"
 			if p.lastErr != "" {
 				why = "the last error response it got: " + p.lastErr
@@ -345,7 +344,7 @@ func (o *oracleSet) observe(e *TraceEvent) {
 		}
 	case protocol.EvGroupState:
 		if g := o.groups[e.Group]; g != nil {
-			if e.State != "Stable" && g.state == "Stable" {
+			if e.GroupState != protocol.GroupStable && g.state == protocol.GroupStable {
 				g.notStable = at
 			}
 			if g.coord != "" && g.coord != e.Node {
@@ -356,22 +355,22 @@ func (o *oracleSet) observe(e *TraceEvent) {
 				delete(g.idsAt, e.Node)
 				g.leakSince = -1
 			}
-			g.state, g.coord = e.State, e.Node
+			g.state, g.coord = e.GroupState, e.Node
 			o.checkLeak(g, at)
 		}
 	case tracing.EvBrokerProcess:
 		// The coordinator's broker died: its group state is gone until a
 		// broker loads the group (which reports the loaded state).
-		if e.State == "started" {
+		if e.Process == protocol.ProcessStarted {
 			return
 		}
 		for _, g := range o.groups {
 			delete(g.idsAt, e.Node)
-			if g.coord == e.Node && g.state != "Dead" {
-				if g.state == "Stable" {
+			if g.coord == e.Node && g.state != protocol.GroupDead {
+				if g.state == protocol.GroupStable {
 					g.notStable = at
 				}
-				g.state = "Dead"
+				g.state = protocol.GroupDead
 				g.leakSince = -1
 			}
 		}
@@ -423,7 +422,7 @@ func (o *oracleSet) checkLeak(g *oracleGroup, at time.Duration) {
 		return
 	}
 	n := len(g.idsAt[g.coord])
-	if g.state == "Dead" || n <= g.live {
+	if g.state == protocol.GroupDead || n <= g.live {
 		o.judgeLeak(g, at)
 		g.leakSince = -1
 		return
@@ -520,7 +519,7 @@ func (o *oracleSet) finish(es endState) []Finding {
 		if stuck == 0 {
 			stuck = g.bound
 		}
-		if since := max(g.notStable, o.quiet); g.state != "Stable" && !g.stalls && end-since > stuck {
+		if since := max(g.notStable, o.quiet); g.state != protocol.GroupStable && !g.stalls && end-since > stuck {
 			fire(scenario.OracleGroupStuck, "", "group %s not Stable (%s) for %v after the last fault at %v (bound %v)",
 				g.id, g.state, end-since, o.quiet, stuck)
 		}
@@ -560,7 +559,7 @@ func (o *oracleSet) finish(es endState) []Finding {
 				g.id, len(ids), len(live), strings.Join(extra, ", "))
 		}
 		// The ownership oracles judge a group the coordinator calls Stable.
-		if g.state != "Stable" {
+		if g.state != protocol.GroupStable {
 			continue
 		}
 		owners := map[protocol.TopicPartition][]string{}

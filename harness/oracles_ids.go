@@ -74,7 +74,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 	s := o.ids
 	switch e.Kind {
 	case tracing.EvProcess:
-		if e.State == "started" {
+		if e.Process == protocol.ProcessStarted {
 			s.startedAt[e.Node] = at
 		}
 	case protocol.EvLeave:
@@ -89,7 +89,7 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 		}
 	case protocol.EvMemberAdded:
 		proc := e.Detail
-		if e.Reason == "upgrade" {
+		if e.Conversion == protocol.ConversionUpgrade {
 			// A classic member carried into the consumer group by an
 			// online upgrade (GroupMetadataManager.convertToConsumerGroup):
 			// the same id, not a join of the process now running.
@@ -153,9 +153,9 @@ func (o *oracleSet) observeIDs(e *TraceEvent, at time.Duration) {
 			Message: humanf("%s dropped its member id %s (joined at %v; the process alive since %v, no leave): the id was %s",
 				proc, e.Peer, added, s.startedAt[proc], how)})
 	case protocol.EvGroupState:
-		s.syncState(o, e.Group, e.State == "CompletingRebalance", at)
+		s.syncState(o, e.Group, e.GroupState == protocol.GroupCompletingRebalance, at)
 	case tracing.EvBrokerProcess:
-		if e.State != "started" {
+		if e.Process != protocol.ProcessStarted {
 			for _, g := range o.groups {
 				if g.coord == e.Node {
 					s.syncState(o, g.id, false, at)

@@ -131,7 +131,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 	if f := p.pendingLost; f != nil {
 		switch {
 		case e.Node == f.Node && at == p.pendingAt &&
-			(e.Kind == protocol.EvLeave || e.Kind == tracing.EvProcess && e.State != "paused" && e.State != "resumed"):
+			(e.Kind == protocol.EvLeave || e.Kind == tracing.EvProcess && e.Process != protocol.ProcessPaused && e.Process != protocol.ProcessResumed):
 			// The lost partitions were given up by close() (onLeavePrepare),
 			// which emits them before its leave: by design.
 			p.pendingLost = nil
@@ -176,7 +176,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 	case protocol.EvLeave:
 		p.left[e.Node] = true
 	case tracing.EvProcess:
-		if e.State == "started" {
+		if e.Process == protocol.ProcessStarted {
 			delete(p.claims, e.Node)
 			for k := range p.sent {
 				if k.proc == e.Node {
@@ -184,7 +184,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 				}
 			}
 		}
-		if e.State != "started" && e.State != "paused" && e.State != "resumed" {
+		if e.Process.Ended() {
 			o.closeHandovers(at, func(h handover) bool { return h.from == e.Node || h.to == e.Node })
 		}
 	case protocol.EvAssigned:
@@ -216,7 +216,7 @@ func (o *oracleSet) observePromise(e *TraceEvent, at time.Duration) {
 			return (h.from == e.Node || h.to == e.Node) && slices.Contains(e.Partitions, h.part)
 		})
 		g := o.groups[e.Group]
-		if e.Detail != "lost" || e.Reason == "fatal" || g == nil || !p.cooperative[e.Group] ||
+		if e.Revocation != protocol.Lost || g == nil || !p.cooperative[e.Group] ||
 			!o.cfg.Enabled(scenario.OracleOverRevocation) || p.fired[scenario.OracleOverRevocation+e.Group] {
 			return
 		}

@@ -47,7 +47,7 @@ func newSynth(t *testing.T, extra string) *synth {
 }
 
 func (s *synth) ev(at time.Duration, e protocol.Event) {
-	s.o.observe(&TraceEvent{At: sim.Instant(at), Event: e})
+	s.o.observe(&TraceEvent{At: sim.Instant(at), Event: typedText(e)})
 }
 
 func (s *synth) start(at time.Duration, p string) {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSingleOwnerCheckerLayout: the single-owner checker's dense layout
-// (an owner array per generation, issue 15) finds what the map it replaced
+// (an owner array per generation) finds what the map it replaced
 // found: a partition assigned to two members in one generation, also when
 // the second assignment of an old generation arrives after newer
 // generations, and also for a topic outside the group's partitions (the
@@ -25,7 +25,7 @@ func TestSingleOwnerCheckerLayout(t *testing.T) {
 	}}
 	c := newSingleOwnerChecker()
 	assigned := func(node string, gen int32, tps ...protocol.TopicPartition) string {
-		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: gen, Partitions: tps}})
+		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: gen, Partitions: tps}, Slot: viewSlot(node)})
 	}
 	a1, b2, x0 := protocol.TopicPartition{Topic: "a", Partition: 1}, protocol.TopicPartition{Topic: "b", Partition: 2}, protocol.TopicPartition{Topic: "x", Partition: 0}
 	b9 := protocol.TopicPartition{Topic: "b", Partition: 9}
@@ -53,13 +53,13 @@ func TestSingleOwnerCheckerLayout(t *testing.T) {
 }
 
 // TestGenerationCheckerBySlot: the monotonic-generations checker keeps a
-// member's last joined generation by slot (issue 15) and by name for other
+// member's last joined generation by slot (TraceEvent.Member) and by name for other
 // nodes, and forgets it at a new process, a reset and a coordinator move.
 func TestGenerationCheckerBySlot(t *testing.T) {
 	v := partitionsView{}
 	c := &generationChecker{coord: map[string]int32{}, client: map[string]clientGen{}}
 	ev := func(kind protocol.EventKind, node string, gen int32) string {
-		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: kind, Node: node, Group: "g", Gen: gen}})
+		return c.check(v, &TraceEvent{Event: protocol.Event{Kind: kind, Node: node, Group: "g", Gen: gen}, Slot: viewSlot(node)})
 	}
 	for _, node := range []string{"g-1", "g-3"} {
 		assert.Empty(t, ev(protocol.EvJoined, node, 3))
@@ -87,9 +87,10 @@ type partitionsView struct {
 
 var partitionsViewSlots = []string{"g-0", "g-1", "g-2"}
 
-func (v partitionsView) memberSlot(node string) (int32, bool) {
-	i := slices.Index(partitionsViewSlots, node)
-	return int32(i), i >= 0
+// viewSlot is the TraceEvent.Slot of an event node emitted: its index in
+// partitionsViewSlots + 1, 0 for another node.
+func viewSlot(node string) int32 {
+	return int32(slices.Index(partitionsViewSlots, node)) + 1
 }
 
 func (v partitionsView) slotName(i int32) string { return partitionsViewSlots[i] }
@@ -109,9 +110,9 @@ type holdersView struct {
 	held []string
 }
 
-func (v holdersView) sharedOwnership(node string) bool { return len(v.held) > 1 }
+func (v holdersView) sharedOwnership(int32) bool { return len(v.held) > 1 }
 
-func (v holdersView) holders(node string, tp protocol.TopicPartition) []string {
+func (v holdersView) holders(_ int32, tp protocol.TopicPartition) []string {
 	if tp == (protocol.TopicPartition{Topic: "t", Partition: 3}) {
 		return v.held
 	}
@@ -124,7 +125,7 @@ func (v holdersView) holders(node string, tp protocol.TopicPartition) []string {
 func TestExclusiveOwnerChecker(t *testing.T) {
 	c := &exclusiveOwnerChecker{}
 	tps := []protocol.TopicPartition{{Topic: "t", Partition: 2}, {Topic: "t", Partition: 3}}
-	assigned := &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: "c-1", Group: "c", Partitions: tps}}
+	assigned := &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: "c-1", Group: "c", Partitions: tps}, Slot: 2}
 	assert.Equal(t, "t-3 owned at once by c-0 and c-1, both members the coordinator gave it to",
 		c.check(holdersView{held: []string{"c-0", "c-1"}}, assigned))
 	assert.Empty(t, c.check(holdersView{held: []string{"c-1"}}, assigned))
@@ -160,7 +161,7 @@ faults:
 		res := run(t, simtest.Parse(t, src), seed, Options{KeepTrace: true})
 		recreated := 0
 		for _, e := range res.Trace {
-			if e.Kind == tracing.EvGroupType && e.Reason == reasonGroupRecreated {
+			if e.Kind == tracing.EvGroupType && e.Conversion == reasonGroupRecreated {
 				recreated++
 				assert.Greater(t, e.Gen, int32(1), "seed %d: the classic group had rebalanced", seed)
 			}

@@ -1,6 +1,6 @@
 package harness
 
-// Goal (issue 24 item 2): under realistic timing a rate must not depend on
+// Goal: under realistic timing a rate must not depend on
 // the instant written in the file. A fault's phase is drawn over the least
 // common period of the member's periodic timers (heartbeat 3 s, auto-commit
 // 5 s: 15 s), so sweeping faults[0].at over one cycle gives the same

@@ -12,7 +12,7 @@ import (
 
 // TestPublishedPartitionListsNeverChange guards the slot metrics'
 // aliasing (metrics.go setOwned keeps an assigned event's partition list
-// instead of a copy; issue 15, memory per member): no model may change a
+// instead of a copy: 24 bytes a partition per member saved): no model may change a
 // partition list after publishing it in an event. Every event's list is
 // remembered as published, with a copy of its contents, and compared at
 // the end of the run, for every built-in, three seeds, with the classic

@@ -26,8 +26,8 @@ type Options struct {
 	// ExactHeartbeatDeadlines turns off client.Config.Sim.HeartbeatWakeCadence
 	// for every member: the heartbeat thread then acts exactly at each
 	// deadline instead of at its next wake-up every retry.backoff.ms, as
-	// Kafka's does (the model before issue 24; a measurement switch, not a
-	// scenario key).
+	// Kafka's does (the model before the wake-up cadence was modelled; a
+	// measurement switch, not a scenario key).
 	ExactHeartbeatDeadlines bool
 	// MaxEvents bounds the run's events (0: DefaultMaxEvents). A run
 	// estimated above it is refused before it starts (EstimatedEvents); one
@@ -74,7 +74,7 @@ func Run(sc *scenario.Scenario, seed uint64, opts Options) (*Result, error) {
 	if w.rec.werr != nil {
 		return nil, fmt.Errorf("writing trace: %w", w.rec.werr)
 	}
-	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events, Observations: w.obs}
+	res := &Result{Summary: w.summary(), Stop: stop, Trace: w.rec.events, Observations: w.watch.obs}
 	return res, nil
 }
 
@@ -84,7 +84,7 @@ func (w *world) finish() {
 	now := w.q.Now()
 	for _, s := range w.slots {
 		if s.alive {
-			w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
+			w.groups[s.group].m.memberSeconds += w.watch.aliveSeconds(s, now)
 		}
 	}
 	for _, g := range w.groups {
@@ -101,7 +101,7 @@ func (w *world) finish() {
 			m.recovering = false
 		}
 		if m := g.m; m.open {
-			w.closeEpisode(g, now, true)
+			w.watch.closeEpisode(g, now, true)
 		}
 	}
 }

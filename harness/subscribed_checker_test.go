@@ -17,23 +17,23 @@ import (
 // payments respectively.
 type subsView struct{ runView }
 
-func (subsView) subscription(node string) ([]string, bool) {
-	switch node {
-	case "g-0":
-		return []string{"orders"}, true
-	case "g-1":
-		return []string{"payments"}, true
-	}
-	return nil, false
+func (subsView) subscription(i int32) []string {
+	return [][]string{{"orders"}, {"payments"}}[i]
+}
+
+// subsSlot is the TraceEvent.Slot of node's events in subsView.
+func subsSlot(node string) int32 {
+	return int32(slices.Index([]string{"g-0", "g-1"}, node)) + 1
 }
 
 // TestSubscribedOwnerChecker: an assignment with a partition of a topic
-// the member does not subscribe to is a violation (issue 23 item 1);
+// the member does not subscribe to is a violation (Kafka's assignors never
+// give one);
 // one within its subscription, an empty one and a non-member node are not.
 func TestSubscribedOwnerChecker(t *testing.T) {
 	c := subscribedOwnerChecker{}
 	assigned := func(node string, tps ...protocol.TopicPartition) string {
-		return c.check(subsView{}, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: 4, Partitions: tps}})
+		return c.check(subsView{}, &TraceEvent{Event: protocol.Event{Kind: protocol.EvAssigned, Node: node, Group: "g", Gen: 4, Partitions: tps}, Slot: subsSlot(node)})
 	}
 	o3, p0 := protocol.TopicPartition{Topic: "orders", Partition: 3}, protocol.TopicPartition{Topic: "payments", Partition: 0}
 	assert.Empty(t, assigned("g-0", o3))
@@ -52,7 +52,7 @@ func TestSubscribedOwnerChecker(t *testing.T) {
 // them) hold. On main, the consumer protocol's assignors gave payments
 // members orders partitions (uniform: shop-0 owned payments-4 while
 // subscribing to orders only) and range members the other cohort's topic
-// (issue 23 item 1).
+// (the heterogeneous assignment paths of both protocols).
 func TestMixedSubscriptionsOwnOnlySubscribedTopics(t *testing.T) {
 	clients := []string{
 		"{profile: kafka-4.3, group.protocol: consumer, group.remote.assignor: uniform}",
@@ -89,8 +89,7 @@ func TestMixedSubscriptionsOwnOnlySubscribedTopics(t *testing.T) {
 }
 
 // TestConsumerAddPartitions runs testdata/consumer-add-partitions.yaml (10
-// consumers, a 100-partition topic grown to 1,000 at 60 s; issue 23 item
-// 7f): the brokers' metadata change bumps the group epoch at the next
+// consumers, a 100-partition topic grown to 1,000 at 60 s): the brokers' metadata change bumps the group epoch at the next
 // heartbeat (GroupMetadataManager.onNewMetadataImage →
 // updateSubscriptionMetadata, v8.0.0; GroupMetadataManagerTest.
 // testOnNewMetadataImage), each member gets its share of the new partitions
@@ -131,7 +130,7 @@ func TestConsumerAddPartitions(t *testing.T) {
 }
 
 // TestConsumerSwarmMixedSubscriptions: consumer-swarm.yaml with mixed
-// subscriptions (issue 23 item 1): the static cohort subscribes to t and u,
+// subscriptions (heterogeneous and overlapping): the static cohort subscribes to t and u,
 // a third cohort to u only, so the group is heterogeneous and overlapping
 // (the balancing loop of UniformHeterogeneousAssignmentBuilder moves
 // partitions), and u grows from 5 to 9 partitions at 30 s (item 7f). Under

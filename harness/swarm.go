@@ -112,7 +112,8 @@ func SwarmFaults(sc *scenario.Scenario, seed uint64) []scenario.Fault {
 // phase is the realistic-timing offset of one start or fault: uniform over
 // the whole milliseconds of [0, interval) from the named stream of the seed, so the instant of a
 // start or fault relative to the heartbeats varies over seeds as it does
-// between real deployments (issue 10). Zero under timing: exact.
+// between real deployments (one exact instant made every seed give the
+// same rebalance). Zero under timing: exact.
 func (w *world) phase(stream string, interval time.Duration) sim.Instant {
 	if w.sc.Timing == scenario.TimingExact || interval <= 0 {
 		return 0
@@ -132,8 +133,8 @@ func (w *world) phase(stream string, interval time.Duration) sim.Instant {
 // (phaseWindow: heartbeat, auto-commit, a constant poll interval): those
 // timers repeat with that period, so every instant of one cycle is equally
 // likely, and a rate no longer depends on the instant written in the file
-// (issue 24: over one heartbeat interval only, an 8 s pause at `at:` 90 s
-// and 93 s gave 5.3 % and 36.5 % false evictions). The phase belongs to
+// (measured when the phase was drawn over one heartbeat interval only: an
+// 8 s pause at `at:` 90 s and 93 s gave 5.3 % and 36.5 % false evictions). The phase belongs to
 // what the fault touches (its target member, broker or group, a
 // partition's two ends, a filter's member, or "network" for loss and
 // latency windows), drawn from the stream "timing/fault/<that>": faults on

@@ -88,9 +88,9 @@ func (r *recorder) record(e *TraceEvent) {
 // recordMsg hashes one message event (world.msgEvent) exactly as record
 // hashes a TraceEvent with these fields and every other field empty
 // (TestRecordMsgEncoding holds the two to the same bytes). Only for a
-// hashOnly recorder: it writes no JSON and keeps nothing. Issue 15: message
-// events are most of a run's trace, and filling a 192-byte TraceEvent to
-// encode it cost about 2 % of the 100-member benchmark. It spells the
+// hashOnly recorder: it writes no JSON and keeps nothing. Message events
+// are most of a run's trace, and filling a TraceEvent (tracing's
+// eventSize) to encode it cost about 2 % of the 100-member benchmark. It spells the
 // encoding out again, constants for the empty fields, rather than sharing
 // one encoder with record: an encoder taking every field as an argument
 // ran 75 M more instructions in the 100-member hour (2.3 %; the arguments

@@ -41,38 +41,25 @@ func (v worldView) health() []groupHealth {
 	return out
 }
 
-func (v worldView) sharedOwnership(node string) bool {
+func (v worldView) sharedOwnership(i int32) bool {
 	w := v.w
-	s := w.slotByName(node)
-	if s == nil || (s.cp() == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active)) {
+	s := w.slots[i]
+	if s.cp() == nil && (w.groups[s.group].cs == nil || !w.groups[s.group].cs.active) {
 		return false
 	}
 	return w.groups[s.group].m.extra > 0
 }
 
-func (v worldView) memberSlot(node string) (int32, bool) {
-	if s := v.w.slotByName(node); s != nil && s.name == node {
-		return s.id, true
-	}
-	return 0, false
-}
-
 func (v worldView) slotName(i int32) string { return v.w.slots[i].name }
 
-func (v worldView) subscription(node string) ([]string, bool) {
-	s := v.w.slotByName(node)
-	if s == nil || s.name != node {
-		return nil, false
-	}
-	return v.w.groups[s.group].cohorts[s.cohort].sc.Subscribe, true
+func (v worldView) subscription(i int32) []string {
+	s := v.w.slots[i]
+	return v.w.groups[s.group].cohorts[s.cohort].sc.Subscribe
 }
 
-func (v worldView) holders(node string, tp protocol.TopicPartition) []string {
+func (v worldView) holders(slot int32, tp protocol.TopicPartition) []string {
 	w := v.w
-	s := w.slotByName(node)
-	if s == nil {
-		return nil
-	}
+	s := w.slots[slot]
 	g := w.groups[s.group]
 	i, ok := g.m.indexOf(tp)
 	if !ok || g.m.owners[i] < 2 {

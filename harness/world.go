@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/assign"
@@ -40,15 +41,26 @@ const (
 // ignored). A network delivery (evDeliver, evServe) is kept in the world's
 // delivery table (world.dels) under di; an evDeliver's endpoints are copied
 // here for the tie-break, in idx (from) and inc (to): the queue's slots
-// hold 16 bytes of payload instead of a whole Delivery, so sifting and
-// firing touch less memory (and a slot is 24 bytes, not 32: issue 15,
-// memory per member).
+// hold an ev of payload (evSize) instead of a whole Delivery, so sifting and
+// firing touch less memory (a queue slot is a pointer and an ev: evSize).
 type ev struct {
 	kind evKind
 	idx  int32
 	inc  uint32
 	di   uint32
 }
+
+// evSize is ev's size: a queue slot is a pointer and an ev, 24 bytes, and
+// the queue holds a few events per member; change it deliberately.
+const evSize = 16
+
+var _ [evSize - unsafe.Sizeof(ev{})]struct{} // fails to compile if ev grows
+
+// deliverySize is the size of an entry of the delivery table (world.dels),
+// one per message in flight.
+const deliverySize = 96
+
+var _ [deliverySize - unsafe.Sizeof(sim.Delivery[envelope]{})]struct{} // fails to compile if a Delivery grows
 
 // deliverEv is the queue event of delivery d stored at di.
 func deliverEv(d *sim.Delivery[envelope], di uint32) ev {
@@ -71,8 +83,8 @@ func (w *world) putDel(d *sim.Delivery[envelope]) uint32 {
 }
 
 // takeDel moves the delivery of a fired queue event from the table to d.
-// (d is the caller's: a Delivery is 96 bytes, copied once, not returned and
-// passed on by value; issue 15.)
+// (d is the caller's: a Delivery (deliverySize) is copied once, not
+// returned and passed on by value, which measured slower.)
 func (w *world) takeDel(i uint32, d *sim.Delivery[envelope]) {
 	*d = w.dels[i]
 	w.dels[i] = sim.Delivery[envelope]{}
@@ -105,9 +117,8 @@ func envelopeBytes(e envelope) int {
 	return protocol.ResponseBytes(e.resp)
 }
 
-// envelope is what travels on the simulated network.
-//
-// 48 bytes (the two 4-byte fields side by side; issue 15, memory).
+// envelope is what travels on the simulated network (envelopeSize: the two
+// 4-byte fields side by side; one per message in flight).
 type envelope struct {
 	conn   coordinator.Conn // the TCP connection's id (world.conns)
 	broker int32
@@ -115,6 +126,11 @@ type envelope struct {
 	req    protocol.Request
 	resp   protocol.Response
 }
+
+// envelopeSize is envelope's size on 64-bit platforms.
+const envelopeSize = 48
+
+var _ [envelopeSize - unsafe.Sizeof(envelope{})]struct{} // fails to compile if envelope grows
 
 // Channels of a member's connections to one broker: the ordinary one
 // (FindCoordinator) and the coordinator connection (node id
@@ -135,14 +151,20 @@ func chOf(coord bool) uint8 {
 // answers on its Conn id, and the reply goes back on it only while it is
 // the same connection (epoch).
 //
-// 12 bytes: the broker it goes to, never read, is not kept, and the
-// channel is the top bit of the incarnation (issue 15, memory: the table
-// holds two ids per member process ever started).
+// connInfoSize: the broker it goes to, never read, is not kept, and the
+// channel is the top bit of the incarnation (the table holds two ids per
+// member process ever started).
 type connInfo struct {
 	slot  int32
 	epoch uint32
 	incCh uint32 // the slot's process incarnation that opened it (observe.go), and the channel in bit 31
 }
+
+// connInfoSize is connInfo's size: world.conns holds two per member
+// process ever started.
+const connInfoSize = 12
+
+var _ [connInfoSize - unsafe.Sizeof(connInfo{})]struct{} // fails to compile if connInfo grows
 
 func newConnInfo(slot int32, epoch, inc uint32, ch uint8) connInfo {
 	if inc>>31 != 0 || ch > 1 {
@@ -201,12 +223,16 @@ type slot struct {
 	// slotMetrics is what the watchers (metrics.go, observe.go) keep of
 	// the slot's processes; the fields above are the process's wiring.
 	slotMetrics
-	// 176 bytes, a size class (216 before sim.Timer shrank to 16 bytes
-	// and cp became a method, 192 before the links went inline and the
-	// paused buffer and set to rare, then the spin guard's count came in;
-	// issue 15, memory per member; TestSlotSize): mind the padding when
-	// adding fields.
+	// slotSize bounds the whole: mind the padding when adding fields.
 }
+
+// slotSize is slot's size on 64-bit platforms, a Go size class: the
+// per-member budget of the engine (its wiring, and the slotMetrics the
+// watcher keeps), which keeps a 100,000-member run in memory; change it
+// deliberately.
+const slotSize = 176
+
+var _ [slotSize - unsafe.Sizeof(slot{})]struct{} // fails to compile if slot grows
 
 // slotRare is the part of a slot that few slots ever use.
 type slotRare struct {
@@ -301,6 +327,11 @@ type slotMetrics struct {
 	confirmed  bool                 // answered by the new coordinator since a failover
 }
 
+// slotMetricsSize is slotMetrics' share of slotSize.
+const slotMetricsSize = 48
+
+var _ [slotMetricsSize - unsafe.Sizeof(slotMetrics{})]struct{} // fails to compile if slotMetrics grows
+
 type broker struct {
 	name   string
 	node   sim.NodeID
@@ -338,7 +369,7 @@ type world struct {
 	// about one a member, every few seconds (measured in a 1,000-member
 	// run: the members' timers start together at a rebalance), so a table
 	// that released its empty part between bursts allocates it again at
-	// each one (tried in issue 15: 130 MB allocated per 1,000-member hour).
+	// each one (tried: 130 MB allocated per 1,000-member hour).
 	dels      []sim.Delivery[envelope]
 	delFree   []uint32
 	faults    []scenario.Fault
@@ -351,11 +382,9 @@ type world struct {
 	viol      []Violation
 	instant   sim.Instant // the instant being fired and how many events it had (livelock guard)
 	atInstant int
-	// memberOf maps coordinator member ids to the process that got them in
-	// a JoinGroup response (observe.go).
-	memberOf map[string]memberProcess
-	// obs are the run's typed observations (observe.go).
-	obs []Observation
+	// watch computes the figures and observations from the trace
+	// (metrics.go, observe.go).
+	watch watcher
 	// ext holds the fault extensions' state (faults.go, filter.go).
 	ext faultExt
 	// maxEvents and each slot's spinWin keep every run finite (limits.go).
@@ -389,12 +418,17 @@ type groupState struct {
 
 // partRun is partitions first..first+n-1 of topic: a group keeps its
 // partition list (groupState.partitions, nparts in all; partitionList) as
-// runs, 24 bytes a topic, not a TopicPartition of 24 bytes
-// a partition (issue 15, memory per member).
+// runs, one partRun a topic (partRunSize), not a TopicPartition (as large)
+// a partition: a 100,000-partition group's list is a few runs, not 2.4 MB.
 type partRun struct {
 	topic    string
 	first, n int32
 }
+
+// partRunSize is partRun's size on 64-bit platforms.
+const partRunSize = 24
+
+var _ [partRunSize - unsafe.Sizeof(partRun{})]struct{} // fails to compile if partRun grows
 
 // addPartitions appends partitions first..first+n-1 of topic to the group's
 // partition list.
@@ -598,6 +632,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 	}
 	w.initConsumer()
 	w.checks, w.view = newCheckers(w.sc), worldView{w}
+	w.watch = watcher{slots: w.slots, groups: w.groups, brokers: w.brokers, q: w.q, rec: w.rec}
 	return w, nil
 }
 
@@ -644,7 +679,7 @@ func toSimDist(d scenario.Dist) sim.Dist {
 // emit records one event and shows it to the metrics and checkers.
 func (w *world) emit(e *TraceEvent) {
 	w.rec.record(e)
-	w.observe(e)
+	w.watch.observe(e)
 	for _, c := range w.checks {
 		if msg := c.check(w.view, e); msg != "" {
 			w.viol = append(w.viol, Violation{Checker: c.name(), AtMs: int64(e.At) / 1e6, Message: msg, Event: violationEvent(e)})
@@ -652,8 +687,19 @@ func (w *world) emit(e *TraceEvent) {
 	}
 }
 
-func (w *world) emitModel(e *protocol.Event) {
-	w.tev = TraceEvent{At: w.q.Now(), Event: *e}
+// emitModel records one event a model emitted: a member's (slot: its
+// index + 1) or a broker's (slot 0). The typed state or trigger of a
+// model's event is set from its text here (protocol.TypeText), once.
+func (w *world) emitModel(e *protocol.Event, slot int32) {
+	w.tev = TraceEvent{At: w.q.Now(), Event: *e, Slot: slot}
+	protocol.TypeText(&w.tev.Event)
+	w.emit(&w.tev)
+}
+
+// processEvent records a step of the slot's process's lifecycle.
+func (w *world) processEvent(s *slot, now sim.Instant, st protocol.ProcessState) {
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id,
+		State: st.String(), Process: st}, Slot: s.id + 1}
 	w.emit(&w.tev)
 }
 
@@ -785,8 +831,7 @@ func (w *world) startProcess(s *slot) {
 	s.aliveSince = now
 	s.settledGen = -1
 	s.coordSeen = -1
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "started"}}
-	w.emit(&w.tev)
+	w.processEvent(s, now, protocol.ProcessStarted)
 	s.m.Start(now, &w.cout)
 	w.flushMember(s)
 }
@@ -795,12 +840,12 @@ func (w *world) startProcess(s *slot) {
 // closes its sockets (FIN, or RST with unread data): the brokers see the
 // connections close, and the classic coordinator ignores that (B7). A host
 // that went down (hostDown) sends nothing: its connections just go silent.
-func (w *world) stopProcess(s *slot, how string) {
+func (w *world) stopProcess(s *slot, how protocol.ProcessState) {
 	if !s.alive {
 		return
 	}
 	now := w.q.Now()
-	if how != "host-down" {
+	if how != protocol.ProcessHostDown {
 		w.net.Crash(s.node)
 		for l := range s.allLinks() {
 			w.net.Abort(now, s.node, w.brokers[l.broker].node, l.ch)
@@ -811,10 +856,9 @@ func (w *world) stopProcess(s *slot, how string) {
 	s.paused = false
 	w.q.Cancel(&s.app)
 	w.q.Cancel(&s.hb)
-	w.groups[s.group].m.memberSeconds += w.aliveSeconds(s, now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: how}}
-	w.emit(&w.tev)
-	w.setOwned(s, nil)
+	w.groups[s.group].m.memberSeconds += w.watch.aliveSeconds(s, now)
+	w.processEvent(s, now, how)
+	w.watch.setOwned(s, nil)
 	if s.rare != nil && s.rare.startAfterClose {
 		// A rolling restart waits for the old process to exit (its close()
 		// ended, or it died meanwhile) before it starts the new one.
@@ -830,7 +874,7 @@ func (w *world) stopProcess(s *slot, how string) {
 func (w *world) flushMember(s *slot) {
 	now := w.q.Now()
 	for i := range w.cout.Events {
-		w.emitModel(&w.cout.Events[i])
+		w.emitModel(&w.cout.Events[i], s.id+1)
 	}
 	k := 0
 	for i, snd := range w.cout.Sends {
@@ -852,9 +896,9 @@ func (w *world) flushMember(s *slot) {
 		return
 	}
 	if s.m.Stopped() {
-		how := "closed"
+		how := protocol.ProcessClosed
 		if s.m.FatalError() != protocol.None {
-			how = "fatal"
+			how = protocol.ProcessFatal
 			w.groups[s.group].m.fatal = append(w.groups[s.group].m.fatal, s.name+": "+s.m.FatalError().String())
 		}
 		w.stopProcess(s, how)
@@ -886,7 +930,7 @@ func (w *world) flushBroker(b *broker) {
 	now := w.q.Now()
 	w.noteMemberIDs(w.bout.Replies)
 	for i := range w.bout.Events {
-		w.emitModel(&w.bout.Events[i])
+		w.emitModel(&w.bout.Events[i], 0)
 	}
 	for i := range w.bout.Persist {
 		rec := w.bout.Persist[i]
@@ -910,14 +954,33 @@ func (w *world) flushBroker(b *broker) {
 // lost first transmission is traced (EvLost); the network retransmits it.
 func (w *world) send(now sim.Instant, from, to sim.NodeID, ch uint8, epoch uint32, env envelope, fromName, toName string) {
 	why := w.net.SendOn(now, from, to, ch, epoch, env)
-	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, "")
+	w.msgEvent(now, tracing.EvSend, fromName, toName, &env, tracing.FateNone)
 	switch why {
 	case sim.NotDropped:
 	case sim.DropLoss, sim.DropPartition, sim.DropHeld:
-		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvLost, fromName, toName, &env, fateOf(why))
 	default:
-		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, why.String())
+		w.msgEvent(now, tracing.EvDrop, fromName, toName, &env, fateOf(why))
 	}
+}
+
+// fateOf is the trace's name of the network's drop reason.
+func fateOf(why sim.DropReason) tracing.Fate {
+	switch why {
+	case sim.DropLoss:
+		return tracing.FateLoss
+	case sim.DropPartition:
+		return tracing.FatePartition
+	case sim.DropHeld:
+		return tracing.FateHeld
+	case sim.DropReset:
+		return tracing.FateReset
+	case sim.DropFilter:
+		return tracing.FateFilter
+	case sim.DropClosed:
+		return tracing.FateClosed
+	}
+	panic("harness: no trace fate for drop reason " + why.String())
 }
 
 // link is the Conn id of the process's connection to broker on ch.
@@ -956,8 +1019,10 @@ func (w *world) connOp(s *slot, op client.ConnOp) {
 // retransmit). When only the trace hash reads the trace, it is hashed
 // straight from the envelope, and neither the metrics (observe) nor the
 // checkers see it: none of them reacts to a message event
-// (TestMessageEventsReachNoWatcher; issue 15).
-func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, reason string) {
+// (TestMessageEventsReachNoWatcher): message events are most of a run's
+// trace, and building a TraceEvent for each cost about 2 % of a run.
+func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer string, env *envelope, fate tracing.Fate) {
+	reason := fate.String()
 	var group string
 	var api protocol.APIKey
 	err := protocol.None
@@ -971,7 +1036,7 @@ func (w *world) msgEvent(now sim.Instant, kind protocol.EventKind, node, peer st
 		w.rec.recordMsg(now, kind, node, group, peer, reason, api, err, env.corr, req)
 		return
 	}
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Group: group, Peer: peer, Reason: reason, API: api, Err: err}, Corr: env.corr, Req: req}
+	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: kind, Node: node, Group: group, Peer: peer, Reason: reason, API: api, Err: err}, Corr: env.corr, Req: req, Fate: fate}
 	w.emit(&w.tev)
 }
 
@@ -1009,17 +1074,17 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		return
 	case sim.Dropped:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, sim.DropReset.String())
+			w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateReset)
 		}
 		return
 	case sim.Lost:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "retransmission")
+			w.msgEvent(now, tracing.EvLost, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateRetransmission)
 		}
 		return
 	case sim.Retransmitted:
 		if d.IsMessage() {
-			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, "")
+			w.msgEvent(now, tracing.EvRetransmit, w.nodeName(d.From), w.nodeName(d.To), &d.Msg, tracing.FateNone)
 		}
 		return
 	case sim.Established, sim.ConnectFailed, sim.Disconnect:
@@ -1032,7 +1097,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		if b.down {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
-		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, tracing.FateNone)
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).
@@ -1046,7 +1111,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 	}
 	s := w.slots[int(d.To)-len(w.brokers)]
 	if !s.alive || s.link(env.broker, w.conns[env.conn].ch()) != env.conn {
-		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, "no-process")
+		w.msgEvent(now, tracing.EvDrop, w.nodeName(d.From), s.name, env, tracing.FateNoProcess)
 		return
 	}
 	if s.paused {
@@ -1054,10 +1119,10 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 		r.buf = append(r.buf, held{outcome: sim.Deliver, d: *d})
 		return
 	}
-	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
+	w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, tracing.FateNone)
 	if g := w.groups[s.group]; g.m.recovering && env.resp.Err() == protocol.None && env.broker == g.coord {
 		if api := env.resp.API(); api == protocol.APIHeartbeat || api == protocol.APISyncGroup || api == protocol.APIConsumerGroupHeartbeat {
-			w.confirm(s, now)
+			w.watch.confirm(s, now)
 		}
 	}
 	w.catchUp(s)
@@ -1128,8 +1193,7 @@ func (w *world) resume(s *slot, inc uint32) {
 	now := w.q.Now()
 	s.paused = false
 	s.m.Resume(now)
-	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvProcess, Node: s.name, Group: w.groups[s.group].id, State: "resumed"}}
-	w.emit(&w.tev)
+	w.processEvent(s, now, protocol.ProcessResumed)
 	var buf []held
 	if s.rare != nil {
 		buf, s.rare.buf = s.rare.buf, nil
@@ -1150,7 +1214,7 @@ func (w *world) resume(s *slot, inc uint32) {
 		}
 		d := h.d
 		env := &d.Msg
-		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, "")
+		w.msgEvent(now, tracing.EvDeliver, s.name, w.nodeName(d.From), env, tracing.FateNone)
 		s.m.Step(now, env.broker, env.corr, env.resp, &w.cout)
 		w.flushMember(s)
 	}

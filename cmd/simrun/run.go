@@ -409,10 +409,10 @@ func (tl *timelineCollector) observe(e *harness.TraceEvent) {
 		text = "coordinator moved " + e.Peer + " → " + e.Node
 	case tracing.EvProcess:
 		// Initial starts are noise; a start after a crash or close is news.
-		if e.State == "started" && !tl.ended[e.Node] {
+		if e.Process == protocol.ProcessStarted && !tl.ended[e.Node] {
 			return
 		}
-		if e.State != "started" && e.State != "paused" && e.State != "resumed" {
+		if e.Process.Ended() {
 			if tl.ended == nil {
 				tl.ended = map[string]bool{}
 			}

@@ -12,6 +12,7 @@ package tracing
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/vtime"
@@ -52,6 +53,77 @@ type Event struct {
 	// message is a request (false: a response).
 	Corr uint64
 	Req  bool
+	// Fate is what happened to a message, typed, for EvLost and EvDrop
+	// (Reason is its text).
+	Fate Fate
+	// Slot is the index of the member slot that emitted the event, plus
+	// one; 0 for an event no member emitted (a broker's, the harness's
+	// faults). A member's events also name it in Node ("<group>-<n>"), for
+	// people; the trace's consumers find the member by Slot (Member), never
+	// by parsing Node. Not hashed, not in the JSON trace.
+	Slot int32
+	// Scope is what a fault event (EvFault, EvFaultEnd) touches, typed;
+	// Detail is its text for people. Nil for other kinds.
+	Scope *FaultScope
+}
+
+// Fate is what happened to a message on the wire (Event.Fate of EvLost
+// and EvDrop; Reason carries String()).
+type Fate uint8
+
+const (
+	FateNone Fate = iota
+	// FateLoss: the transmission was lost at its first send; TCP
+	// retransmits it.
+	FateLoss
+	// FatePartition: the transmission was lost to a partition.
+	FatePartition
+	// FateHeld: the message waits behind a lost segment (head-of-line
+	// blocking).
+	FateHeld
+	// FateRetransmission: a retransmission or an in-flight copy was lost.
+	FateRetransmission
+	// FateReset: the connection closed with the message in flight.
+	FateReset
+	// FateFilter: a message filter dropped it.
+	FateFilter
+	// FateClosed: sent on a connection that is not open.
+	FateClosed
+	// FateNoProcess: it arrived at a member with no process.
+	FateNoProcess
+)
+
+var fateText = [...]string{"", "loss", "partition", "held", "retransmission", "reset", "filter", "closed", "no-process"}
+
+// String is the trace text of the fate (Event.Reason).
+func (f Fate) String() string {
+	if int(f) < len(fateText) {
+		return fateText[f]
+	}
+	return "unknown"
+}
+
+// eventSize is Event's size on 64-bit platforms: a kept trace (tests,
+// explain, Perfetto, --trace) holds one per event; change it deliberately.
+const eventSize = 200
+
+var _ [eventSize - unsafe.Sizeof(Event{})]struct{} // fails to compile if Event grows
+
+// Member is the index of the member slot that emitted e, if a member did.
+func (e *Event) Member() (int32, bool) { return e.Slot - 1, e.Slot > 0 }
+
+// FaultScope is the typed target of a fault event: what explain's causes
+// read instead of parsing the event's Detail.
+type FaultScope struct {
+	// Broker: the fault crashes or takes down a broker's process or host
+	// (the coordinator, or a broker named "broker-<n>").
+	Broker bool
+	// Nodes are the nodes the fault names: a crash's or a pause's target,
+	// a partition's two sides.
+	Nodes []string
+	// FilterMember is the member a message filter is limited to ("": every
+	// member).
+	FilterMember string
 }
 
 // AppendJSON appends one JSON line of the trace schema (docs/TRACE.md):

@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -301,7 +302,7 @@ func brokerTrack(peer string) string {
 func brokerDownAt(trace []Event, at int, broker string) string {
 	for j := at; j >= 0; j-- {
 		if t := &trace[j]; t.Kind == EvBrokerProcess && t.Node == broker {
-			if t.State == "started" {
+			if t.Process == protocol.ProcessStarted {
 				return ""
 			}
 			return t.State
@@ -395,10 +396,10 @@ var causeFinders = map[protocol.EventKind]func(w *causeWindow, j int) string{
 			return ""
 		}
 		what := "transmission lost"
-		switch t.Reason {
-		case "held":
+		switch t.Fate {
+		case FateHeld:
 			what = "queued behind a lost segment"
-		case "retransmission":
+		case FateRetransmission:
 			what = "retransmission lost"
 		}
 		return fmt.Sprintf("tcp: %s %s %s→%s (corr %d) at %s: %s (%s)", t.API, dirName(t.Req), t.Node, t.Peer, t.Corr, fmtS(t.At), what, t.Reason)
@@ -445,7 +446,7 @@ var causeFinders = map[protocol.EventKind]func(w *causeWindow, j int) string{
 			return ""
 		case t.At > w.from:
 			return fmt.Sprintf("process %s at %s", t.State, fmtS(t.At))
-		case t.State == "paused" && pausedThrough(w.trace, j, w.from):
+		case t.Process == protocol.ProcessPaused && pausedThrough(w.trace, j, w.from):
 			return fmt.Sprintf("process paused at %s, still frozen at %s", fmtS(t.At), fmtS(w.from))
 		}
 		return ""
@@ -491,22 +492,21 @@ func windowCauses(trace []Event, from, to vtime.Instant, name string) []string {
 // it is network-wide (loss, latency, coordinator failover) or changes the
 // topics (add-partitions).
 func touches(f *Event, name string) bool {
+	sc := f.Scope
+	if sc == nil {
+		return false
+	}
 	switch scenario.FaultKind(f.Reason) {
 	case scenario.FaultLoss, scenario.FaultLatency, scenario.FaultCoordinatorFailover, scenario.FaultAddPartitions:
 		return true
 	case scenario.FaultCrash, scenario.FaultHostDown:
-		if f.Detail == scenario.CoordinatorName || strings.HasPrefix(f.Detail, scenario.BrokerPrefix) {
+		if sc.Broker {
 			return true // a broker: every member's coordinator or lookups
 		}
 	case scenario.FaultFilter:
-		return !strings.Contains(f.Detail, "member=") || strings.Contains(f.Detail, "member="+name+" ")
+		return sc.FilterMember == "" || sc.FilterMember == name
 	}
-	for _, part := range strings.FieldsFunc(f.Detail, func(r rune) bool { return r == '|' || r == '>' }) {
-		if part == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(sc.Nodes, name)
 }
 
 // faultOpenAt reports whether the windowed fault started at trace[j] is
@@ -616,11 +616,11 @@ func pollGapStory(sc *scenario.Scenario, trace []Event, at int, name string, fro
 		if t.Node != name {
 			continue
 		}
-		if t.Kind == protocol.EvJoined || (t.Kind == protocol.EvMemberState && t.State != "PREPARING_REBALANCE") {
+		if t.Kind == protocol.EvJoined || (t.Kind == protocol.EvMemberState && t.MemberState != protocol.MemberPreparingRebalance) {
 			read = t.At
 			break
 		}
-		if t.Kind == EvProcess && t.State != "paused" && t.State != "resumed" {
+		if t.Kind == EvProcess && t.Process != protocol.ProcessPaused && t.Process != protocol.ProcessResumed {
 			break // the process ended before it read the response
 		}
 	}

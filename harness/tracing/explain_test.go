@@ -56,7 +56,8 @@ func TestExplainPause(t *testing.T) {
 	assert.True(t, strings.Contains(xs[len(xs)-1].String(), "coordinator"))
 }
 
-// TestExplainLostHeartbeat is issue 10's case: one Heartbeat request of g-0
+// TestExplainLostHeartbeat is the case explain was built for: one
+// Heartbeat request of g-0
 // is lost at 21.006 s; 30 s later (request.timeout.ms) the request times out
 // and the client marks its coordinator dead. explain must name the lost
 // request (by its correlation id) and must not blame the Heartbeat sent at
@@ -72,8 +73,8 @@ func TestExplainLostHeartbeat(t *testing.T) {
 	// The request timeout's mark, then one more: g-0's next poll() (at the
 	// FindCoordinator answer, 2 ms later) finds the new connection's reconnect
 	// backoff running and marks the coordinator unknown again
-	// (checkAndGetCoordinator). The lazy poll replay skipped that poll before
-	// issue 23 (item 2), which left one mark.
+	// (checkAndGetCoordinator). A lazy poll replay that skipped that poll
+	// left one mark: the second one is what firing every poll gives.
 	require.Len(t, xs, 2, "two dead marks, no eviction")
 	assert.Contains(t, xs[1].String(), "checkAndGetCoordinator: coordinator unavailable")
 	x := xs[0]
@@ -175,7 +176,8 @@ func TestExplainNamesTheTCPChain(t *testing.T) {
 	assert.True(t, dead.False)
 }
 
-// TestExplainPollGapEviction is issue 24's cooperative poll-gap eviction: a
+// TestExplainPollGapEviction is the cooperative poll-gap eviction (a
+// member evicted while processing, not while paused): a
 // member learns of a rebalance from a heartbeat, sends its JoinGroup inside
 // poll() and goes back to processing (12 s per poll, cooperative-sticky: it
 // keeps its partitions). The join phase completes while it processes; the

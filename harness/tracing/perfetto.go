@@ -211,11 +211,11 @@ func (p *pfWriter) event(e *Event) {
 		p.begin(p.track(e, e.Node), ts, e.State, "member-state", args("from", e.Detail, "gen", strconv.Itoa(int(e.Gen))))
 	case EvProcess:
 		t := p.track(e, e.Node)
-		switch e.State {
-		case "started":
+		switch {
+		case e.Process == protocol.ProcessStarted:
 			// A fresh process starts UNJOINED (MemberState.UNJOINED).
-			p.begin(t, ts, "UNJOINED", "member-state", args("process", "started"))
-		case "crashed", "closed", "fatal", "host-down":
+			p.begin(t, ts, protocol.MemberUnjoined.String(), "member-state", args("process", e.Process.String()))
+		case e.Process.Ended():
 			p.end(t, ts)
 		}
 		p.instant(t, ts, "process "+e.State, "process", "")

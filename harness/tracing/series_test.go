@@ -17,6 +17,12 @@ func ev(sec float64, e protocol.Event) tracing.Event {
 	return tracing.Event{At: vtime.Instant(sec * float64(time.Second)), Event: e}
 }
 
+// fault is the fault event e with its typed scope: the nodes it names.
+func fault(e tracing.Event, nodes ...string) tracing.Event {
+	e.Scope = &tracing.FaultScope{Nodes: nodes}
+	return e
+}
+
 func tps(ps ...int32) []protocol.TopicPartition {
 	var out []protocol.TopicPartition
 	for _, p := range ps {
@@ -34,7 +40,7 @@ func TestSeries(t *testing.T) {
 	trace := []tracing.Event{
 		ev(1, protocol.Event{Kind: protocol.EvAssigned, Node: "g-0", Group: "g", Partitions: tps(0, 1)}),
 		ev(2, protocol.Event{Kind: protocol.EvAssigned, Node: "g-1", Group: "g", Partitions: tps(2, 3)}),
-		ev(3, protocol.Event{Kind: tracing.EvProcess, Node: "g-1", Group: "g", State: "crashed"}),
+		ev(3, protocol.Event{Kind: tracing.EvProcess, Node: "g-1", Group: "g", State: "crashed", Process: protocol.ProcessCrashed}),
 		ev(5, protocol.Event{Kind: protocol.EvGenerationComplete, Node: "broker-0", Group: "g", Gen: 2}),
 	}
 	xs, ys := tracing.Series(sc, trace, "generation", 6, -1)
@@ -62,13 +68,13 @@ func TestSeries(t *testing.T) {
 func TestTimelineOf(t *testing.T) {
 	sc := simtest.ParseSmall(t, "6s", 1, "")
 	trace := []tracing.Event{
-		ev(0, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "started"}),
+		ev(0, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "started", Process: protocol.ProcessStarted}),
 		ev(1, protocol.Event{Kind: protocol.EvGroupState, Node: "broker-0", Group: "g", State: "Stable"}),
 		ev(1, protocol.Event{Kind: protocol.EvMemberState, Node: "g-0", Group: "g", State: "STABLE"}),
-		ev(2, protocol.Event{Kind: tracing.EvFault, Node: "harness", Reason: "pause", Detail: "g-0"}),
-		ev(2, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "paused"}),
-		ev(3, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "resumed"}),
-		ev(4, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "crashed"}),
+		fault(ev(2, protocol.Event{Kind: tracing.EvFault, Node: "harness", Reason: "pause", Detail: "g-0"}), "g-0"),
+		ev(2, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "paused", Process: protocol.ProcessPaused}),
+		ev(3, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "resumed", Process: protocol.ProcessResumed}),
+		ev(4, protocol.Event{Kind: tracing.EvProcess, Node: "g-0", Group: "g", State: "crashed", Process: protocol.ProcessCrashed}),
 		ev(5, protocol.Event{Kind: protocol.EvMemberState, Node: "g-1", Group: "g", State: "STABLE"}),
 	}
 	obs := []tracing.Observation{{Kind: tracing.ObsEviction, At: trace[7].At, Member: "g-0"}, {Kind: tracing.ObsLeave, At: trace[7].At, Member: "g-0"}}

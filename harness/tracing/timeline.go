@@ -3,7 +3,6 @@ package tracing
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/model/protocol"
 	"github.com/rebalsim/rebalsim/scenario"
@@ -93,24 +92,24 @@ func TimelineOf(sc *scenario.Scenario, trace []Event, obs []Observation, end flo
 			if !ok {
 				continue
 			}
-			switch e.State {
-			case "started":
-				setState(t, at, "UNJOINED")
-			case "paused":
+			switch e.Process {
+			case protocol.ProcessStarted:
+				setState(t, at, protocol.MemberUnjoined.String())
+			case protocol.ProcessPaused:
 				prev := cur[t].state
 				setState(t, at, "PAUSED")
 				cur[t].state, cur[t].since = "PAUSED", at
 				memberOf["paused/"+e.Node] = prev
-			case "resumed":
+			case protocol.ProcessResumed:
 				setState(t, at, memberOf["paused/"+e.Node])
 			default: // crashed, closed, fatal
 				closeSpan(t, at)
 				cur[t].live = false
 			}
 		case EvFault:
-			target := e.Detail
-			if i := strings.IndexAny(target, "|>"); i >= 0 {
-				target = target[:i]
+			target := "" // the first node the fault names
+			if e.Scope != nil && len(e.Scope.Nodes) > 0 {
+				target = e.Scope.Nodes[0]
 			}
 			t, ok := track[target]
 			if !ok {
@@ -123,7 +122,7 @@ func TimelineOf(sc *scenario.Scenario, trace []Event, obs []Observation, end flo
 				tl.Marks = append(tl.Marks, Mark{Track: t, At: at, Kind: "fault"})
 			}
 		case EvGroupType:
-			if t, ok := track["coordinator/"+e.Group]; ok && e.Reason != "refused" {
+			if t, ok := track["coordinator/"+e.Group]; ok && e.Conversion != protocol.ConversionRefused {
 				tl.Marks = append(tl.Marks, Mark{Track: t, At: at, Kind: "to-" + e.State})
 			}
 		}
@@ -213,7 +212,7 @@ func Series(sc *scenario.Scenario, trace []Event, fig string, end, from float64)
 			case protocol.EvRevoked:
 				set(e.Node, slices.DeleteFunc(slices.Clone(held[e.Node]), func(p protocol.TopicPartition) bool { return slices.Contains(e.Partitions, p) }))
 			case EvProcess:
-				if e.State != "started" {
+				if e.Process != protocol.ProcessStarted {
 					set(e.Node, nil)
 				}
 			default:

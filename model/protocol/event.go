@@ -1,5 +1,7 @@
 package protocol
 
+import "unsafe"
+
 // EventKind names a typed trace event emitted by a model. The harness adds
 // its own kinds (message sent, delivered, dropped, faults). Values are stable:
 // they appear in traces users keep.
@@ -72,20 +74,37 @@ type Event struct {
 	// Count is a small number whose meaning depends on Kind (members in a
 	// generation, partitions assigned).
 	Count int32
+	// The typed vocabulary (vocab.go, reasons.go): each field the typed
+	// form of State, Reason or Detail for the kinds named. The text is
+	// what the hash and the JSON trace carry; these fields are not a second
+	// source of truth, only the form every consumer of the trace compares.
+	// (Their order packs them into the struct's padding: eventSize.)
+	GroupState  GroupState      // EvGroupState: State
+	MemberState MemberState     // EvMemberState: State
+	Process     ProcessState    // the harness's process and broker-process events: State
+	Trigger     RebalanceReason // EvRebalanceStart: Reason
 	// Partitions carries partition lists (EvAssigned, EvRevoked); shared, do not mutate.
-	Partitions []TopicPartition
-	// Typed reasons (reasons.go). Reason holds their text for the trace;
-	// the hash and the JSON trace do not include these fields, so they are
-	// not a second source of truth, only the typed form of Reason.
-	Removal RemovalReason // EvMemberRemoved
-	Leave   LeaveReason   // EvLeave
-	Dead    DeadReason    // EvCoordinatorDead
-	DeadErr ErrorCode     // EvCoordinatorDead with Dead == DeadErrorResponse
+	Partitions   []TopicPartition
+	Removal      RemovalReason // EvMemberRemoved: Reason
+	Leave        LeaveReason   // EvLeave: Reason
+	Dead         DeadReason    // EvCoordinatorDead: Reason
+	Conversion   Conversion    // the harness's group-type event, and EvMemberAdded of an upgrade: Reason
+	Revocation   Revocation    // EvRevoked: Detail (and Reason "fatal")
+	LeaveRequest LeaveRequest  // EvLeave: Detail
+	DeadErr      ErrorCode     // EvCoordinatorDead with Dead == DeadErrorResponse
 	// ReqCorr is the correlation id of the request an EvRequestTimeout is
 	// about (not hashed, not in the JSON trace), so explain can name the
 	// very request that got no answer.
 	ReqCorr uint64
 }
+
+// eventSize is Event's size on 64-bit platforms: every model event is
+// copied into the trace at this size (and a kept trace holds one per
+// event), so the typed fields live in what was padding; change it
+// deliberately.
+const eventSize = 168
+
+var _ [eventSize - unsafe.Sizeof(Event{})]struct{} // fails to compile if Event grows
 
 // Events of the client's network layer (NetworkClient, ClusterConnectionStates).
 const (
