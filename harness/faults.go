@@ -484,7 +484,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	}
 	w.tev = TraceEvent{At: now, Event: protocol.Event{Kind: tracing.EvBrokerProcess, Node: b.name, State: state.String(), Process: state}}
 	w.emit(&w.tev)
-	w.q.Schedule(now.Add(w.fenceDelay(b)), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
+	w.q.Schedule(now.Add(b.fenceDelay(&w.sc.Coordinator, w.phase)), ev{kind: evFence, idx: int32(b.node), inc: b.epoch})
 }
 
 // brokerUp is the broker's process (or host) back: a fresh broker with no

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // fenceDelay is how long after broker b died the controller fences it and
@@ -23,12 +24,13 @@ import (
 // delay, as written), nor in ZooKeeper mode (deviation: the session of a
 // dead broker's ZooKeeper client also runs from its last ping; the model
 // waits the whole zookeeper.session.timeout.ms).
-func (w *world) fenceDelay(b *broker) time.Duration {
-	c := &w.sc.Coordinator
+// It is the broker's rule (its death, its heartbeats to the controller);
+// phase is the world's draw of a phase over an interval from a named stream.
+func (b *broker) fenceDelay(c *scenario.Coordinator, phase func(stream string, interval time.Duration) sim.Instant) time.Duration {
 	d := c.FailoverDelay
 	if c.FailoverDelaySet || c.MetadataMode != scenario.MetadataKRaft || c.BrokerHeartbeatInterval <= 0 {
 		return d
 	}
-	phase := w.phase("timing/fence/"+b.name+"/"+strconv.Itoa(int(b.epoch)), min(c.BrokerHeartbeatInterval, d))
-	return d - time.Duration(phase)
+	p := phase("timing/fence/"+b.name+"/"+strconv.Itoa(int(b.epoch)), min(c.BrokerHeartbeatInterval, d))
+	return d - time.Duration(p)
 }

@@ -253,5 +253,11 @@ func TypeText(e *Event) {
 		}
 	case EvLeave:
 		e.LeaveRequest = parse[LeaveRequest](leaveRequestText[:], e.Detail)
+	case EvRejoinRequested, EvCoordinatorDead, EvCoordinatorFound, EvGenerationReset,
+		EvJoined, EvAssigned, EvPollTimeout, EvRequestTimeout, EvFatal, EvAssertFailed,
+		EvMemberRemoved, EvGenerationComplete, EvGroupPersisted, EvConnect, EvConnected,
+		EvDisconnected:
+		// Their text is a free-form reason or detail, not one of the vocabulary's
+		// names: nothing to type. Listed, so a new kind must choose.
 	}
 }
