@@ -18,10 +18,11 @@ import (
 // throws WakeupException), so a member processing records leaves at the end
 // of the step it is in: the time left of a step caught at a random instant,
 // whose mean is E[X²]/2E[X] = 435 ms for the default poll.interval
-// (lognormal, median 200 ms, p99 2 s); issue 26's calibration reported
-// SIGTERM → LeaveGroup 435 ms on 3.9.1 (classic) and → leave heartbeat
-// 416 ms on 4.4.0 (consumer protocol), repetitions not in the repository. A
-// member blocked in poll() (it owns nothing) leaves at once. Before the fix every leave went out at the fault's instant (0 ms).
+// (lognormal, median 200 ms, p99 2 s; vtime/residual.go), so the mean over
+// 60 seeds must fall well inside (250 ms, 700 ms) and far from the 0 ms of a
+// leave at the fault's instant (a real SIGTERM → LeaveGroup measurement is
+// not in the repository). A member blocked in poll() (it owns nothing)
+// leaves at once.
 func TestLeaveWaitsForTheProcessingStep(t *testing.T) {
 	const src = `name: shutdown
 duration: 40s
