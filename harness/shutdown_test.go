@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -40,19 +39,12 @@ faults: [{at: 20s, leave: g-%d}]
 `
 	// delay is the time from the leave fault to the member's leave.
 	delay := func(t *testing.T, proto string, partitions, member int, seed uint64) time.Duration {
-		res := run(t, simtest.Parse(t, fmt.Sprintf(src, partitions, proto, member)), seed, Options{KeepTrace: true})
 		node := fmt.Sprintf("g-%d", member)
-		var fault time.Duration = -1
-		for _, e := range res.Trace {
-			switch {
-			case e.Kind == tracing.EvFault && e.Reason == "leave" && e.Detail == node:
-				fault = time.Duration(e.At)
-			case e.Kind == protocol.EvLeave && e.Node == node && fault >= 0:
-				return time.Duration(e.At) - fault
-			}
-		}
-		t.Fatalf("%s seed %d: no leave of %s after its fault at %v", proto, seed, node, fault)
-		return 0
+		return traceSpan(t, fmt.Sprintf(src, partitions, proto, member), seed, func(e *TraceEvent) bool {
+			return e.Kind == tracing.EvFault && e.Reason == "leave" && e.Detail == node
+		}, func(e *TraceEvent) bool {
+			return e.Kind == protocol.EvLeave && e.Node == node
+		})
 	}
 	for _, proto := range []string{"classic", "consumer"} {
 		t.Run(proto+": the processing step ends first", func(t *testing.T) {

@@ -27,6 +27,7 @@
 package datadriven
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,6 +190,12 @@ func format(out string) string {
 	return out
 }
 
+// Rewrite is the -rewrite flag of every test binary that reads scripts
+// (go test ./model/... -rewrite): RunScripts then writes each script back
+// with the actual outputs, and a package's other golden files may follow it
+// (one flag per binary, as cockroachdb/datadriven's rewrite flag).
+var Rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scripts and golden files in testdata/ (review the diff)")
+
 // RunTest runs the script at path: f gets each case in order and returns
 // its output. A mismatch fails the test at the case's line; with rewrite
 // the file is written back with the actual outputs.
@@ -235,10 +242,12 @@ type Handler func(c *Case, out *strings.Builder) error
 
 // RunScripts runs every script matching glob (testdata/*.txt, say) as a
 // subtest named after its file, each against a fresh environment from
-// newEnv, the one loop every model's script environment shares (etcd-io/
-// raft's datadriven.Walk + InteractionEnv.Handle). With rewrite each file
+// newEnv, the one loop every script environment shares (etcd-io/raft's
+// datadriven.Walk + InteractionEnv.Handle). Every environment has the
+// command _breakpoint, a no-op that prints nothing (a line to set a
+// debugger breakpoint on, STYLE.md §14). With -rewrite (Rewrite) each file
 // is written back with the actual outputs.
-func RunScripts(t *testing.T, glob string, rewrite bool, newEnv func(t *testing.T) Handler) {
+func RunScripts(t *testing.T, glob string, newEnv func(t *testing.T) Handler) {
 	t.Helper()
 	files, err := filepath.Glob(glob)
 	if err != nil {
@@ -251,8 +260,11 @@ func RunScripts(t *testing.T, glob string, rewrite bool, newEnv func(t *testing.
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			h := newEnv(t)
 			var b strings.Builder
-			RunTest(t, path, rewrite, func(t *testing.T, c *Case) string {
+			RunTest(t, path, *Rewrite, func(t *testing.T, c *Case) string {
 				b.Reset()
+				if c.Cmd == "_breakpoint" {
+					return ""
+				}
 				if err := h(c, &b); err != nil {
 					t.Fatalf("%s: %s: %v", c.Pos, c.Cmd, err)
 				}

@@ -34,7 +34,7 @@ import (
 //	close                     KafkaConsumer.close()
 //	state                     the membership's state, epoch, owned partitions
 func TestProcessScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/process/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/process/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &processEnv{}
 		return e.handle
 	})

@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output in testdata/")
 
 // TestScripts runs the broker interaction scripts of testdata/*.txt: the
 // script plays the members, one ConsumerGroupHeartbeat at a time, and each
@@ -43,7 +40,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	classic-heartbeat member=M gen=G
 //	classic-leave member=M [instance=I]
 func TestScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &env{}
 		return e.handle
 	})
