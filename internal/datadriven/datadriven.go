@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Case is one command of a script.
@@ -52,17 +53,31 @@ type Arg struct {
 	Vals []string
 }
 
+// Val is the argument's first value, "" for a bare key.
+func (a Arg) Val() string {
+	if len(a.Vals) == 0 {
+		return ""
+	}
+	return a.Vals[0]
+}
+
 // Arg returns the first value of argument key and whether it is present.
 func (c *Case) Arg(key string) (string, bool) {
 	for _, a := range c.Args {
 		if a.Key == key {
-			if len(a.Vals) == 0 {
-				return "", true
-			}
-			return a.Vals[0], true
+			return a.Val(), true
 		}
 	}
 	return "", false
+}
+
+// Duration is the command's positional duration, its first argument
+// ("advance 3s"), as every script environment's clock commands take it.
+func (c *Case) Duration() (time.Duration, error) {
+	if len(c.Args) == 0 {
+		return 0, fmt.Errorf("how long?")
+	}
+	return time.ParseDuration(c.Args[0].Key)
 }
 
 // Parse reads the cases of a script.

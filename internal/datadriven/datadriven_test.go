@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -78,4 +79,25 @@ func TestRewrite(t *testing.T) {
 	want = strings.Replace(want, "x\n\ny\n", "p\n\nq\n", 1)
 	require.Equal(t, want, string(data))
 	RunTest(t, path, false, out)
+}
+
+// The argument accessors the script environments share: a key's first
+// value ("" for a bare key) and the positional duration of a clock command.
+func TestArgAccessors(t *testing.T) {
+	cases, err := Parse("s", "advance 3s flag k=(v w)\n----\n\nadvance\n----\n\nadvance soon\n----\n")
+	require.NoError(t, err)
+	require.Len(t, cases, 3)
+	c := cases[0]
+	d, err := c.Duration()
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Second, d)
+	require.Equal(t, "", c.Args[1].Val())
+	require.Equal(t, "v", c.Args[2].Val())
+	v, ok := c.Arg("flag")
+	require.True(t, ok)
+	require.Equal(t, "", v)
+	_, err = cases[1].Duration()
+	require.EqualError(t, err, "how long?")
+	_, err = cases[2].Duration()
+	require.Error(t, err)
 }

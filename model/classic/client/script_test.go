@@ -51,10 +51,7 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		var mods []func(*Config)
 		for _, a := range c.Args {
 			a := a
-			v := ""
-			if len(a.Vals) > 0 {
-				v = a.Vals[0]
-			}
+			v := a.Val()
 			switch a.Key {
 			case "profile":
 			case "instance":
@@ -92,10 +89,7 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 	case "start":
 		(*dp).start()
 	case "advance", "slow-poll":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("%s: how long?", c.Cmd)
-		}
-		p, err := dur(c.Args[0].Key)
+		p, err := c.Duration()
 		if err != nil {
 			return err
 		}

@@ -138,10 +138,7 @@ func (e *classicEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "leave":
 		e.send(b, conn, leaveReq(protocol.LeaveGroupMember{MemberID: member(), GroupInstanceID: instance}))
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -197,10 +194,7 @@ func (e *classicEnv) newBroker(c *datadriven.Case) error {
 	profile := "kafka-3.x"
 	var mods []func(*Config)
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		switch a.Key {
 		case "profile":
 			profile = v

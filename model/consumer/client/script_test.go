@@ -90,10 +90,7 @@ func (e *memberEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "close":
 		e.m.Close(e.now, &out)
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -172,10 +169,7 @@ func callbackName(cb Callback) string {
 func heartbeatResponse(c *datadriven.Case) (*protocol.ConsumerGroupHeartbeatResponse, error) {
 	r := &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", HeartbeatIntervalMs: 5000}
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		var err error
 		switch a.Key {
 		case "err":

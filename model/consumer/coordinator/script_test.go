@@ -78,10 +78,7 @@ func (e *env) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "upgrade", "classic-join", "classic-sync", "classic-heartbeat", "classic-leave":
 		return e.classic(c, b)
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -151,10 +148,7 @@ func (e *env) newCoordinator(c *datadriven.Case) error {
 	cfg := Config{Name: "broker-0", Profile: "kafka-4.0", Topics: []assign.Topic{{Name: "t", Partitions: 6}}}
 	var gc GroupConfig
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		var err error
 		switch a.Key {
 		case "profile":
@@ -218,10 +212,7 @@ func heartbeatRequest(c *datadriven.Case) (*protocol.ConsumerGroupHeartbeatReque
 		r.Owned, r.OwnedSent = []protocol.TopicPartition{}, true
 	}
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		switch a.Key {
 		case "member":
 			r.MemberID = v
