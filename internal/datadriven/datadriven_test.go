@@ -101,3 +101,20 @@ func TestArgAccessors(t *testing.T) {
 	_, err = cases[2].Duration()
 	require.Error(t, err)
 }
+
+// RunScripts gives every environment the _breakpoint no-op (STYLE.md §14):
+// the handler never sees it, and it prints nothing.
+func TestRunScriptsBreakpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bp.txt")
+	require.NoError(t, os.WriteFile(path, []byte("_breakpoint\n----\n\necho hi\n----\nhi\n"), 0o644))
+	var seen []string
+	RunScripts(t, filepath.Join(dir, "*.txt"), func(t *testing.T) Handler {
+		return func(c *Case, b *strings.Builder) error {
+			seen = append(seen, c.Cmd)
+			b.WriteString(c.Args[0].Key)
+			return nil
+		}
+	})
+	require.Equal(t, []string{"echo"}, seen)
+}
