@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,25 +42,20 @@ import (
 //
 // Runs are made once per variant and seed and shared by the commands.
 func TestBugScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/bugs/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			var b *bugScript
-			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
-				switch c.Cmd {
-				case "_breakpoint":
-					return ""
-				case "bug":
-					b = newBugScript(t, c)
-					return ""
-				}
-				require.NotNil(t, b, "%s: %s before bug", c.Pos, c.Cmd)
-				return b.handle(t, c)
-			})
-		})
-	}
+	datadriven.RunScripts(t, "testdata/bugs/*.txt", func(t *testing.T) datadriven.Handler {
+		var bs *bugScript
+		return func(c *datadriven.Case, b *strings.Builder) error {
+			if c.Cmd == "bug" {
+				bs = newBugScript(t, c)
+				return nil
+			}
+			if bs == nil {
+				return fmt.Errorf("before bug")
+			}
+			b.WriteString(bs.handle(t, c))
+			return nil
+		}
+	})
 }
 
 // bugScript is one bug's variants and their runs.
@@ -232,23 +226,7 @@ func (f *bugFilter) match(e *TraceEvent) bool {
 		return false
 	}
 	for _, kv := range f.fields {
-		var got string
-		switch kv[0] {
-		case "api":
-			got = e.API.String()
-		case "reason":
-			got = e.Reason
-		case "detail":
-			got = e.Detail
-		case "err":
-			got = e.Err.String()
-		case "dir":
-			got = "response"
-			if e.Req {
-				got = "request"
-			}
-		}
-		if got != kv[1] {
+		if traceField(e, kv[0]) != kv[1] {
 			return false
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
-	"github.com/rebalsim/rebalsim/internal/simtest"
 )
 
 // TestKRaftFencePhase: in KRaft mode the controller fences a dead broker
@@ -37,18 +36,11 @@ faults: [{at: 20s, crash: broker-0}]
 	// delay is the time from broker-0's death to its group's coordinator
 	// moving (broker-0 is g's coordinator with 3 brokers).
 	delay := func(t *testing.T, src string, seed uint64) time.Duration {
-		res := run(t, simtest.Parse(t, src), seed, Options{KeepTrace: true})
-		var died, moved time.Duration = -1, -1
-		for _, e := range res.Trace {
-			switch {
-			case e.Kind == tracing.EvBrokerProcess && e.Node == "broker-0" && e.State == "crashed":
-				died = time.Duration(e.At)
-			case e.Kind == tracing.EvBrokerRole && e.Peer == "broker-0" && died >= 0 && moved < 0:
-				moved = time.Duration(e.At)
-			}
-		}
-		require.True(t, died >= 0 && moved >= 0, "seed %d: broker-0 died at %v, its role moved at %v", seed, died, moved)
-		return moved - died
+		return traceSpan(t, src, seed, func(e *TraceEvent) bool {
+			return e.Kind == tracing.EvBrokerProcess && e.Node == "broker-0" && e.State == "crashed"
+		}, func(e *TraceEvent) bool {
+			return e.Kind == tracing.EvBrokerRole && e.Peer == "broker-0"
+		})
 	}
 	realistic := func(extra string) string {
 		return "timing: realistic\n" + strings.Replace(base, "%s", extra, 1)

@@ -5,7 +5,6 @@ package harness
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/datadriven"
 	"github.com/rebalsim/rebalsim/internal/simtest"
 	"github.com/rebalsim/rebalsim/model/classic/client"
 	"github.com/rebalsim/rebalsim/model/classic/coordinator"
@@ -23,7 +23,9 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite golden files in testdata/")
+// rewrite is the test binary's -rewrite flag (the scripts' too): the
+// golden files are written back.
+var rewrite = datadriven.Rewrite
 
 func load(t testing.TB, name string) *scenario.Scenario {
 	t.Helper()
@@ -37,6 +39,27 @@ func run(t testing.TB, sc *scenario.Scenario, seed uint64, opts Options) *Result
 	res, err := Run(sc, seed, opts)
 	require.NoError(t, err)
 	return res
+}
+
+// traceSpan runs the scenario src at seed and returns the time from the
+// first trace event start accepts to the first one after it that end
+// accepts (a fault and what it causes); the test fails when either is
+// missing.
+func traceSpan(t testing.TB, src string, seed uint64, start, end func(e *TraceEvent) bool) time.Duration {
+	t.Helper()
+	res := run(t, simtest.Parse(t, src), seed, Options{KeepTrace: true})
+	var from time.Duration = -1
+	for i := range res.Trace {
+		e := &res.Trace[i]
+		switch {
+		case from < 0 && start(e):
+			from = time.Duration(e.At)
+		case from >= 0 && end(e):
+			return time.Duration(e.At) - from
+		}
+	}
+	t.Fatalf("seed %d: no end event after the start at %v (-1: no start)", seed, from)
+	return 0
 }
 
 func TestSameSeedSameTraceHash(t *testing.T) {

@@ -400,31 +400,43 @@ func eventMatcher(t *testing.T, c *datadriven.Case, skip ...string) func(TraceEv
 	}
 	return func(ev TraceEvent) bool {
 		for _, k := range conds {
-			var got string
-			switch k.key {
-			case "node", "to":
-				got = ev.Node
-			case "peer", "from":
-				got = ev.Peer
-			case "kind":
-				got = string(ev.Kind)
-			case "api":
-				got = ev.API.String()
-			case "state":
-				got = ev.State
-			case "reason":
-				got = ev.Reason
-			case "err":
-				got = ev.Err.String()
-			case "detail":
-				got = ev.Detail
-			}
-			if got != k.val {
+			if traceField(&ev, k.key) != k.val {
 				return false
 			}
 		}
 		return true
 	}
+}
+
+// traceField is what a trace event says under a script's argument key
+// (node or to, peer or from, kind, api, state, reason, err, detail, and dir:
+// request or response), as the interaction and bug scripts filter on it;
+// "" for any other key.
+func traceField(ev *TraceEvent, key string) string {
+	switch key {
+	case "node", "to":
+		return ev.Node
+	case "peer", "from":
+		return ev.Peer
+	case "kind":
+		return string(ev.Kind)
+	case "api":
+		return ev.API.String()
+	case "state":
+		return ev.State
+	case "reason":
+		return ev.Reason
+	case "err":
+		return ev.Err.String()
+	case "detail":
+		return ev.Detail
+	case "dir":
+		if ev.Req {
+			return "request"
+		}
+		return "response"
+	}
+	return ""
 }
 
 // positional is a command's one positional argument ("tick 3s").

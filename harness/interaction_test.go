@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,28 +37,25 @@ import (
 // Each command prints the trace events it caused, one a line (the
 // timeline format of TestTimelineScripts).
 func TestInteraction(t *testing.T) {
-	files, err := filepath.Glob("testdata/interaction/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			var env *interactionEnv
-			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
-				switch c.Cmd {
-				case "_breakpoint":
-					return "" // a no-op to set a debugger breakpoint on (STYLE.md §14)
-				case "scenario":
-					sc, seed := interactionScenario(t, c)
-					env, err = newInteractionEnv(sc, seed)
-					require.NoError(t, err, c.Pos)
-					env.out = env.out[:0] // the initial election is in every script: not printed
-					return ""
+	datadriven.RunScripts(t, "testdata/interaction/*.txt", func(t *testing.T) datadriven.Handler {
+		var env *interactionEnv
+		return func(c *datadriven.Case, b *strings.Builder) error {
+			if c.Cmd == "scenario" {
+				sc, seed := interactionScenario(t, c)
+				var err error
+				if env, err = newInteractionEnv(sc, seed); err != nil {
+					return err
 				}
-				require.NotNil(t, env, "%s: %s before scenario", c.Pos, c.Cmd)
-				return env.handle(t, c)
-			})
-		})
-	}
+				env.out = env.out[:0] // the initial election is in every script: not printed
+				return nil
+			}
+			if env == nil {
+				return fmt.Errorf("before scenario")
+			}
+			b.WriteString(env.handle(t, c))
+			return nil
+		}
+	})
 }
 
 // TestInteractionMatchesRun: a world stepped through interactionEnv — one

@@ -17,12 +17,13 @@ import (
 // TestHeartbeatWaitOvershoot: the classic heartbeat thread waits
 // retry.backoff.ms in every idle iteration and goes into a fresh wait right
 // after sending a heartbeat (AbstractCoordinator.HeartbeatThread.run
-// @3.9.0-rc3), so its grid restarts at each heartbeat and every wait returns
-// a little late (Object.wait(100): 0.115 ms median on this machine,
-// harness/testdata/WaitOvershoot.java). A heartbeat every 3000 ms with
-// retry.backoff.ms 100 then goes out every 30 waits: 3000 ms + 30 × the
-// overshoot. Exactly 3000 ms under timing: exact. Before the fix the grid
-// was fixed and the wait exact: always 3000 ms.
+// @3.9.0-rc3), so its grid restarts at each heartbeat and every wait
+// returns a little late (scenario.DefaultWaitOvershoot, 0.115 ms: the
+// median Object.wait(100) lateness harness/testdata/WaitOvershoot.java
+// measured). A heartbeat every 3000 ms with retry.backoff.ms 100 then goes
+// out every 30 waits: 3000 ms + 30 × the overshoot. Exactly 3000 ms under
+// timing: exact. Before the fix the grid was fixed and the wait exact:
+// always 3000 ms.
 func TestHeartbeatWaitOvershoot(t *testing.T) {
 	const base = `name: overshoot
 duration: 60s

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,28 +30,23 @@ import (
 //	                          whether the group is Stable at the end
 //	_breakpoint               nothing (set a debugger breakpoint here)
 func TestTimelineScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/timelines/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			var sc *scenario.Scenario
-			datadriven.RunTest(t, path, *rewrite, func(t *testing.T, c *datadriven.Case) string {
-				switch c.Cmd {
-				case "_breakpoint":
-					return "" // a no-op to set a debugger breakpoint on (STYLE.md §14)
-				case "scenario":
-					sc = simtest.Parse(t, c.Input)
-					return ""
-				case "timeline", "summary":
-					require.NotNil(t, sc, "%s: %s before scenario", c.Pos, c.Cmd)
-					return scriptRuns(t, sc, c)
+	datadriven.RunScripts(t, "testdata/timelines/*.txt", func(t *testing.T) datadriven.Handler {
+		var sc *scenario.Scenario
+		return func(c *datadriven.Case, b *strings.Builder) error {
+			switch c.Cmd {
+			case "scenario":
+				sc = simtest.Parse(t, c.Input)
+				return nil
+			case "timeline", "summary":
+				if sc == nil {
+					return fmt.Errorf("before scenario")
 				}
-				t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
-				return ""
-			})
-		})
-	}
+				b.WriteString(scriptRuns(t, sc, c))
+				return nil
+			}
+			return fmt.Errorf("unknown command")
+		}
+	})
 }
 
 func scriptRuns(t *testing.T, sc *scenario.Scenario, c *datadriven.Case) string {

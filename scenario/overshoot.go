@@ -11,7 +11,8 @@ import (
 // OpenJDK 17.0.15; harness/testdata/WaitOvershoot.java, with no other
 // thread of its own busy; the machine shared, load average 5 and 30):
 // 0.115 ms both times (p90 0.43 ms and 2.2 ms; with its other core spinning
-// the median was 0.112 and 0.121 ms). The classic heartbeat thread's waits
+// the median was 0.112 and 0.121 ms; those runs' output is not in the
+// repository, the program is). The classic heartbeat thread's waits
 // (retry.backoff.ms) each return this late, so at heartbeat.interval.ms
 // 3000 and retry.backoff.ms 100 a heartbeat goes out every 3003.45 ms
 // (model/classic/client/hbgrid.go).

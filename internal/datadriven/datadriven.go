@@ -27,11 +27,13 @@
 package datadriven
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Case is one command of a script.
@@ -51,17 +53,31 @@ type Arg struct {
 	Vals []string
 }
 
+// Val is the argument's first value, "" for a bare key.
+func (a Arg) Val() string {
+	if len(a.Vals) == 0 {
+		return ""
+	}
+	return a.Vals[0]
+}
+
 // Arg returns the first value of argument key and whether it is present.
 func (c *Case) Arg(key string) (string, bool) {
 	for _, a := range c.Args {
 		if a.Key == key {
-			if len(a.Vals) == 0 {
-				return "", true
-			}
-			return a.Vals[0], true
+			return a.Val(), true
 		}
 	}
 	return "", false
+}
+
+// Duration is the command's positional duration, its first argument
+// ("advance 3s"), as every script environment's clock commands take it.
+func (c *Case) Duration() (time.Duration, error) {
+	if len(c.Args) == 0 {
+		return 0, fmt.Errorf("how long?")
+	}
+	return time.ParseDuration(c.Args[0].Key)
 }
 
 // Parse reads the cases of a script.
@@ -189,6 +205,12 @@ func format(out string) string {
 	return out
 }
 
+// Rewrite is the -rewrite flag of every test binary that reads scripts
+// (go test ./model/... -rewrite): RunScripts then writes each script back
+// with the actual outputs, and a package's other golden files may follow it
+// (one flag per binary, as cockroachdb/datadriven's rewrite flag).
+var Rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scripts and golden files in testdata/ (review the diff)")
+
 // RunTest runs the script at path: f gets each case in order and returns
 // its output. A mismatch fails the test at the case's line; with rewrite
 // the file is written back with the actual outputs.
@@ -235,10 +257,12 @@ type Handler func(c *Case, out *strings.Builder) error
 
 // RunScripts runs every script matching glob (testdata/*.txt, say) as a
 // subtest named after its file, each against a fresh environment from
-// newEnv, the one loop every model's script environment shares (etcd-io/
-// raft's datadriven.Walk + InteractionEnv.Handle). With rewrite each file
+// newEnv, the one loop every script environment shares (etcd-io/raft's
+// datadriven.Walk + InteractionEnv.Handle). Every environment has the
+// command _breakpoint, a no-op that prints nothing (a line to set a
+// debugger breakpoint on, STYLE.md §14). With -rewrite (Rewrite) each file
 // is written back with the actual outputs.
-func RunScripts(t *testing.T, glob string, rewrite bool, newEnv func(t *testing.T) Handler) {
+func RunScripts(t *testing.T, glob string, newEnv func(t *testing.T) Handler) {
 	t.Helper()
 	files, err := filepath.Glob(glob)
 	if err != nil {
@@ -251,8 +275,11 @@ func RunScripts(t *testing.T, glob string, rewrite bool, newEnv func(t *testing.
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			h := newEnv(t)
 			var b strings.Builder
-			RunTest(t, path, rewrite, func(t *testing.T, c *Case) string {
+			RunTest(t, path, *Rewrite, func(t *testing.T, c *Case) string {
 				b.Reset()
+				if c.Cmd == "_breakpoint" {
+					return ""
+				}
 				if err := h(c, &b); err != nil {
 					t.Fatalf("%s: %s: %v", c.Pos, c.Cmd, err)
 				}

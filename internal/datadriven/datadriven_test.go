@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -78,4 +79,42 @@ func TestRewrite(t *testing.T) {
 	want = strings.Replace(want, "x\n\ny\n", "p\n\nq\n", 1)
 	require.Equal(t, want, string(data))
 	RunTest(t, path, false, out)
+}
+
+// The argument accessors the script environments share: a key's first
+// value ("" for a bare key) and the positional duration of a clock command.
+func TestArgAccessors(t *testing.T) {
+	cases, err := Parse("s", "advance 3s flag k=(v w)\n----\n\nadvance\n----\n\nadvance soon\n----\n")
+	require.NoError(t, err)
+	require.Len(t, cases, 3)
+	c := cases[0]
+	d, err := c.Duration()
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Second, d)
+	require.Equal(t, "", c.Args[1].Val())
+	require.Equal(t, "v", c.Args[2].Val())
+	v, ok := c.Arg("flag")
+	require.True(t, ok)
+	require.Equal(t, "", v)
+	_, err = cases[1].Duration()
+	require.EqualError(t, err, "how long?")
+	_, err = cases[2].Duration()
+	require.Error(t, err)
+}
+
+// RunScripts gives every environment the _breakpoint no-op (STYLE.md §14):
+// the handler never sees it, and it prints nothing.
+func TestRunScriptsBreakpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bp.txt")
+	require.NoError(t, os.WriteFile(path, []byte("_breakpoint\n----\n\necho hi\n----\nhi\n"), 0o644))
+	var seen []string
+	RunScripts(t, filepath.Join(dir, "*.txt"), func(t *testing.T) Handler {
+		return func(c *Case, b *strings.Builder) error {
+			seen = append(seen, c.Cmd)
+			b.WriteString(c.Args[0].Key)
+			return nil
+		}
+	})
+	require.Equal(t, []string{"echo"}, seen)
 }

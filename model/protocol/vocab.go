@@ -2,15 +2,16 @@ package protocol
 
 // The trace's typed vocabulary of states and triggers (after etcd-io/raft's
 // raftpb.MessageType and StateType): group state, member state, process
-// lifecycle, rebalance reason and group-type conversion are enums whose
-// String() is exactly the text the trace carries in Event.State or
-// Event.Reason, so trace hashes and golden traces do not move. The text is
-// what a trace keeps (hashed, in the JSON lines); the typed field beside it
-// is what every consumer of the trace compares (metrics, checkers, oracles,
-// explain, timelines), never the text. An event's typed field and its text
-// are one fact: TypeText fills the first from the second where a model
-// wrote only the text, and the harness's TestTypedFieldsAgreeWithText holds
-// the two equal over whole runs.
+// lifecycle, rebalance reason, group-type conversion, revocation and leave
+// request are enums whose String() is exactly the text the trace carries
+// in Event.State, Event.Reason or Event.Detail, so trace hashes and golden
+// traces do not move. The text is what a trace keeps (hashed, in the JSON
+// lines); the typed field beside it is what every consumer of the trace
+// compares (metrics, checkers, oracles, explain, timelines), never the
+// text. An event's typed field and its text are one fact: TypeText fills
+// the first from the second where a model wrote only the text, and the
+// harness's TestTypedFieldsAgreeWithText holds the two equal over whole
+// runs.
 
 // GroupState is the broker's state of a group (Event.GroupState of
 // EvGroupState): the classic GroupState of GroupMetadata.scala and the

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"github.com/rebalsim/rebalsim/internal/datadriven"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output in testdata/")
 
 // TestScripts runs the client interaction scripts of testdata/scripts: a
 // test plays the coordinator by hand, one command at a time, and each
@@ -33,12 +30,12 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	tick                      both threads' ticks at now, due or not
 //	deadlines                 NextAppDeadline and NextHeartbeatDeadline
 //	state                     the member's state, generation, owned partitions
-//	_breakpoint               nothing (set a debugger breakpoint here)
+//	_breakpoint               nothing (datadriven.RunScripts: a debugger breakpoint line)
 func TestScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/scripts/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/scripts/*.txt", func(t *testing.T) datadriven.Handler {
 		var d *driver
 		return func(c *datadriven.Case, b *strings.Builder) error {
-			if c.Cmd != "new" && c.Cmd != "_breakpoint" && d == nil {
+			if c.Cmd != "new" && d == nil {
 				return fmt.Errorf("%s before new", c.Cmd)
 			}
 			return scriptCommand(t, &d, c, b)
@@ -54,10 +51,7 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		var mods []func(*Config)
 		for _, a := range c.Args {
 			a := a
-			v := ""
-			if len(a.Vals) > 0 {
-				v = a.Vals[0]
-			}
+			v := a.Val()
 			switch a.Key {
 			case "profile":
 			case "instance":
@@ -92,15 +86,10 @@ func scriptCommand(t *testing.T, dp **driver, c *datadriven.Case, b *strings.Bui
 		d := newDriver(t, arg("profile"), mods...)
 		d.log = func(now protocol.Instant, out *Output) { writeOutput(b, now, out) }
 		*dp = d
-	case "_breakpoint":
-		// a no-op to set a debugger breakpoint on (STYLE.md §14)
 	case "start":
 		(*dp).start()
 	case "advance", "slow-poll":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("%s: how long?", c.Cmd)
-		}
-		p, err := dur(c.Args[0].Key)
+		p, err := c.Duration()
 		if err != nil {
 			return err
 		}

@@ -14,9 +14,9 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 //
 // The step in progress was drawn when it started and is replayed lazily
 // (lazy.go), so the time left of it is the simulated one, length-biased as
-// a real step caught at a random instant is (issue 26's calibration
-// reported SIGTERM → LeaveGroup 435 ms on 3.9.1 with the default
-// processing time).
+// a real step caught at a random instant is (mean E[X²]/2E[X], 435 ms for
+// the default processing time: vtime/residual.go; a real SIGTERM →
+// LeaveGroup delay to compare it with is not in the repository).
 func (m *Member) Shutdown(now protocol.Instant, out *Output) {
 	if m.stopped || m.app.closing != closeNone {
 		return

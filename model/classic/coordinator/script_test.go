@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/rebalsim/rebalsim/internal/protoscript"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output in testdata/")
 
 // TestScripts runs the classic coordinator's interaction scripts of
 // testdata/*.txt: the script plays the members, each on its own connection
@@ -38,7 +35,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	failover [load=D]     broker 1 resigns; broker 2 loads the last persisted record
 //	state                 the group's state, generation, leader and members
 func TestScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &classicEnv{t: t}
 		return e.handle
 	})
@@ -141,10 +138,7 @@ func (e *classicEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "leave":
 		e.send(b, conn, leaveReq(protocol.LeaveGroupMember{MemberID: member(), GroupInstanceID: instance}))
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -200,10 +194,7 @@ func (e *classicEnv) newBroker(c *datadriven.Case) error {
 	profile := "kafka-3.x"
 	var mods []func(*Config)
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		switch a.Key {
 		case "profile":
 			profile = v

@@ -34,7 +34,7 @@ import (
 //	close                     KafkaConsumer.close()
 //	state                     the membership's state, epoch, owned partitions
 func TestProcessScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/process/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/process/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &processEnv{}
 		return e.handle
 	})
@@ -49,12 +49,6 @@ type processEnv struct {
 func (e *processEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 	if c.Cmd != "new" && e.p == nil {
 		return fmt.Errorf("before new")
-	}
-	dur := func() (time.Duration, error) {
-		if len(c.Args) == 0 {
-			return 0, fmt.Errorf("how long?")
-		}
-		return time.ParseDuration(c.Args[0].Key)
 	}
 	switch c.Cmd {
 	case "new":
@@ -109,13 +103,13 @@ func (e *processEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 		_, coord := c.Arg("coord")
 		e.call(b, func(o *ProcOutput) { e.p.ConnectionClosed(e.now, int32(n), coord, "reset", o) })
 	case "slow-poll":
-		d, err := dur()
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
 		e.call(b, func(o *ProcOutput) { e.p.SlowPoll(e.now, d, o) })
 	case "advance":
-		d, err := dur()
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -13,8 +12,6 @@ import (
 	"github.com/rebalsim/rebalsim/internal/protoscript"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output in testdata/")
 
 // TestScripts runs the member interaction scripts of testdata/*.txt: the
 // script plays the broker and the application thread, one call at a time,
@@ -34,7 +31,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	close                 KafkaConsumer.close()
 //	state                 the member's state, epoch, owned and target partitions
 func TestScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &memberEnv{}
 		return e.handle
 	})
@@ -93,10 +90,7 @@ func (e *memberEnv) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "close":
 		e.m.Close(e.now, &out)
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -175,10 +169,7 @@ func callbackName(cb Callback) string {
 func heartbeatResponse(c *datadriven.Case) (*protocol.ConsumerGroupHeartbeatResponse, error) {
 	r := &protocol.ConsumerGroupHeartbeatResponse{MemberID: "id-0", HeartbeatIntervalMs: 5000}
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		var err error
 		switch a.Key {
 		case "err":

@@ -16,9 +16,9 @@ import (
 // random instant (vtime.DrawResidual: length-biased, mean E[X²]/2E[X]; the
 // idle loop is replayed lazily, so no step is under way to read it from).
 // A thread blocked inside poll() (the process owns nothing, so its poll
-// waits out poll.timeout) is woken and closes at once. (Issue 26's
-// calibration reported SIGTERM → leave heartbeat 416 ms on 4.4.0 with the
-// default processing time.)
+// waits out poll.timeout) is woken and closes at once. (A real SIGTERM →
+// leave heartbeat delay to compare the residual with is not in the
+// repository.)
 func (p *Process) Shutdown(now protocol.Instant, out *ProcOutput) {
 	if p.stopped || p.app.shutdownAt != 0 {
 		return

@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"github.com/rebalsim/rebalsim/model/assign"
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output in testdata/")
 
 // TestScripts runs the broker interaction scripts of testdata/*.txt: the
 // script plays the members, one ConsumerGroupHeartbeat at a time, and each
@@ -43,7 +40,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts' expected output 
 //	classic-heartbeat member=M gen=G
 //	classic-leave member=M [instance=I]
 func TestScripts(t *testing.T) {
-	datadriven.RunScripts(t, "testdata/*.txt", *rewrite, func(t *testing.T) datadriven.Handler {
+	datadriven.RunScripts(t, "testdata/*.txt", func(t *testing.T) datadriven.Handler {
 		e := &env{}
 		return e.handle
 	})
@@ -81,10 +78,7 @@ func (e *env) handle(c *datadriven.Case, b *strings.Builder) error {
 	case "upgrade", "classic-join", "classic-sync", "classic-heartbeat", "classic-leave":
 		return e.classic(c, b)
 	case "advance":
-		if len(c.Args) == 0 {
-			return fmt.Errorf("how long?")
-		}
-		d, err := time.ParseDuration(c.Args[0].Key)
+		d, err := c.Duration()
 		if err != nil {
 			return err
 		}
@@ -154,10 +148,7 @@ func (e *env) newCoordinator(c *datadriven.Case) error {
 	cfg := Config{Name: "broker-0", Profile: "kafka-4.0", Topics: []assign.Topic{{Name: "t", Partitions: 6}}}
 	var gc GroupConfig
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		var err error
 		switch a.Key {
 		case "profile":
@@ -221,10 +212,7 @@ func heartbeatRequest(c *datadriven.Case) (*protocol.ConsumerGroupHeartbeatReque
 		r.Owned, r.OwnedSent = []protocol.TopicPartition{}, true
 	}
 	for _, a := range c.Args {
-		v := ""
-		if len(a.Vals) > 0 {
-			v = a.Vals[0]
-		}
+		v := a.Val()
 		switch a.Key {
 		case "member":
 			r.MemberID = v
