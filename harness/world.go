@@ -589,7 +589,7 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 				AssignTime:         toSimDist(g.Workload.AssignTime),
 				CallbackTime:       toSimDist(g.Workload.CallbackTime),
 				Sim: client.SimOptions{EagerPolls: opts.EagerPolls, HeartbeatWakeCadence: !opts.ExactHeartbeatDeadlines,
-					ExactWakePhase: sc.Timing == scenario.TimingExact, WaitOvershoot: g.HeartbeatWaitOvershoot(sc.Timing)},
+					WaitOvershoot: g.HeartbeatWaitOvershoot(sc.Timing)},
 				ReconnectBackoff:      g.Client.ReconnectBackoff,
 				ReconnectBackoffMax:   g.Client.ReconnectBackoffMax,
 				SocketSetupTimeout:    g.Client.SocketSetupTimeout,

@@ -80,17 +80,13 @@ type SimOptions struct {
 	// HeartbeatWakeCadence models the Java HeartbeatThread's wake-ups: it
 	// waits retry.backoff.ms between iterations, so a due heartbeat (or an
 	// expired session or poll timer) is acted on at the first wake-up at or
-	// after its deadline, on a grid with a phase drawn when the thread is
-	// enabled. Off, the thread acts exactly at each deadline. The harness
+	// after its deadline, on a grid anchored where the thread is enabled and
+	// restarted at each heartbeat sent (hbgrid.go). Off, the thread acts exactly at each deadline. The harness
 	// sets it for every member (it is Kafka's behaviour,
 	// AbstractCoordinator.HeartbeatThread.run @3.7.0 and @v8.0.0
 	// "AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs)");
 	// harness.Options.ExactHeartbeatDeadlines turns it off for measurements.
 	HeartbeatWakeCadence bool
-	// ExactWakePhase anchors the wake-up grid at the instant the thread is
-	// enabled instead of drawing its phase (timing: exact, whose scenarios
-	// place everything at written instants).
-	ExactWakePhase bool
 	// WaitOvershoot is how late each of the heartbeat thread's waits
 	// returns: Object.wait(retry.backoff.ms) wakes a little after its
 	// timeout (the JVM's and the kernel's timer slack and scheduling), so

@@ -16,12 +16,12 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // "Heartbeat thread"): the real clients' heartbeats drift, so a crashed
 // member's session expiry, a whole number of heartbeat intervals after its
 // last heartbeat, comes at a phase of the survivors' heartbeats that drifts
-// too. Deviation: notify() wake-ups (pollHeartbeat when a heartbeat is due,
-// a failed heartbeat's listener) are not modelled; nor is enable()'s
-// (HeartbeatThread.enable @3.9.0-rc3 notifies the thread, so the grid
-// restarts at the instant the thread is enabled): under realistic timing
-// enable draws the grid's phase uniformly over retry.backoff.ms instead
-// (hbthread.go), anchored at enable only under timing: exact.
+// too. The grid restarts where the thread is enabled too
+// (HeartbeatThread.enable @3.9.0-rc3 notifies it). Deviation: the other
+// notify() wake-ups (pollHeartbeat when a heartbeat is due, a failed
+// heartbeat's listener) are not modelled, nor the wait to re-take the
+// coordinator's monitor after enable's notify while the application thread
+// still holds it.
 
 // gridStep is one wait of the heartbeat thread: retry.backoff.ms plus the
 // wait's overshoot.

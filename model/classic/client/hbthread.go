@@ -1,8 +1,6 @@
 package client
 
 import (
-	"time"
-
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
@@ -26,12 +24,11 @@ func (t *heartbeatThread) enable(now protocol.Instant) {
 	m := t.m
 	t.m.hb.threadEnabled = true
 	m.hb.resetTimeouts(now, m.cfg)
-	if m.cfg.Sim.HeartbeatWakeCadence {
-		t.wakeBase = now
-		if !m.cfg.Sim.ExactWakePhase {
-			t.wakeBase = now.Add(time.Duration(m.rng.Int64N(int64(max(m.cfg.RetryBackoff, 1)))))
-		}
-	}
+	// HeartbeatThread.enable @3.9.0-rc3 (AbstractCoordinator.java:1448-1454,
+	// the same since 0.10.1) notifies the thread, which wakes from its
+	// wait() and goes round into wait(retry.backoff.ms): the grid restarts
+	// at the instant the thread is enabled (hbgrid.go).
+	t.restartGrid(now)
 }
 
 func (t *heartbeatThread) disable()                            { t.m.hb.threadEnabled = false }
