@@ -226,14 +226,15 @@
 //     @3.7.0 and @v8.0.0, "wait(rebalanceConfig.retryBackoffMs)").
 //     Config.Sim.HeartbeatWakeCadence: a grid of retry.backoff.ms plus
 //     Config.Sim.WaitOvershoot (how late each wait returns), restarted at
-//     each heartbeat sent (hbgrid.go), with a phase drawn when the thread
-//     is enabled (anchored there under timing: exact); notify() wake-ups
-//     are not modelled. harness
+//     each heartbeat sent and anchored where the thread is enabled
+//     (HeartbeatThread.enable @3.9.0-rc3 notifies it: hbthread.go); the
+//     other notify() wake-ups are not modelled. harness
 //     TestHeartbeatWakeCadenceChangesNoFigure measures it over 20 seeds
 //     (small-crash at heartbeat 3 s / session 10 s and at heartbeat
 //     100 ms / session 1 s, bug-kafka-13419): identical rebalance,
-//     eviction, false-eviction and generation counts; unowned
-//     partition-seconds within 2.1 %.
+//     eviction, false-eviction and generation counts and unowned
+//     partition-seconds (within 2.1 % before the grid was anchored at
+//     enable).
 //   - The metadata-refresh wait of ≤3.6 ensureCoordinatorReady (modelled as
 //     retry.backoff.ms).
 //   - 0.10's wait for in-flight coordinator requests before each JoinGroup
