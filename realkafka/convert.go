@@ -1,10 +1,10 @@
 package realkafka
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -95,46 +95,46 @@ func Load(dir string) (*Meta, []ev, error) {
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			return nil, nil, fmt.Errorf("faults.jsonl: %v", err)
 		}
-		add(ev{ts: r.TsMs, rank: 0, f: &r, who: r.Target})
+		ts := r.TsMs
+		if (r.Kind == "start" || r.Kind == "host-up") && r.DoneMs > ts {
+			// The go is the last thing a start does, after the previous
+			// process has exited (Runner.waitExit): the member starts then.
+			ts = r.DoneMs
+		}
+		add(ev{ts: ts, rank: 0, f: &r, who: r.Target})
 	}
-	brokers, _ := filepath.Glob(filepath.Join(dir, "brokers", "broker-*.log"))
-	for _, f := range brokers {
-		name := strings.TrimSuffix(filepath.Base(f), ".log")
+	src, err := openLogs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range src.glob("brokers/broker-*.log") {
+		name := strings.TrimSuffix(path.Base(f), ".log")
 		if strings.HasSuffix(name, ".format") {
 			continue
 		}
-		for _, l := range readLines(f) {
+		for _, l := range src.lines(f) {
 			if e, ok := ParseBroker(l); ok {
 				add(ev{ts: e.TsMs, rank: 1, b: &e, who: name})
 			}
 		}
 	}
-	logs, _ := filepath.Glob(filepath.Join(dir, "members", "*.log"))
-	for _, f := range logs {
-		base := strings.TrimSuffix(filepath.Base(f), ".log")
+	for _, f := range src.glob("members/*.log") {
+		base := strings.TrimSuffix(path.Base(f), ".log")
 		name := base[:strings.LastIndexByte(base, '.')]
-		for _, l := range readLines(f) {
+		for _, l := range src.lines(f) {
 			if e, ok := ParseClient(l); ok {
 				add(ev{ts: e.TsMs, rank: 2, c: &e, who: name})
 			}
 		}
 	}
-	drv, _ := filepath.Glob(filepath.Join(dir, "members", "*.events.jsonl"))
-	for _, f := range drv {
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
+	for _, f := range src.glob("members/*.events.jsonl") {
+		for _, l := range src.lines(f) {
 			var d DriverEvent
-			if json.Unmarshal(sc.Bytes(), &d) != nil || d.Event == "" {
+			if json.Unmarshal([]byte(l), &d) != nil || d.Event == "" {
 				continue // a JVM's own stdout line
 			}
 			add(ev{ts: d.TsMs, rank: 3, d: &d, who: d.Member})
 		}
-		fh.Close()
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].ts != evs[j].ts {
@@ -439,6 +439,10 @@ func Convert(dir string) (*Result, error) {
 				if !g.tracking {
 					g.tracking, g.lastChange = true, e.ts
 				}
+				// The previous incarnation is gone by the new one's go
+				// (Runner.waitExit); its own "closed" line, if it comes
+				// later, is that process's, not this one's.
+				processEnd(m, e.ts, false)
 				m.alive, m.pid, m.startedMs, m.firstJoin, m.goMs = true, r.Pid, e.ts, false, e.ts
 				m.leavePoll = false
 				g.live++
@@ -662,10 +666,14 @@ func Convert(dir string) (*Result, error) {
 				})
 				setOwned(m, e.ts, owned)
 			case "closed":
-				processEnd(m, e.ts, false)
+				if m.pid == 0 || d.Pid == m.pid { // a predecessor's close ends nothing of the live process
+					processEnd(m, e.ts, false)
+				}
 			case "fatal":
 				g.fatal = append(g.fatal, d.Class+": "+d.Message)
-				processEnd(m, e.ts, false)
+				if m.pid == 0 || d.Pid == m.pid {
+					processEnd(m, e.ts, false)
+				}
 			}
 		}
 	}
