@@ -362,7 +362,11 @@ func Convert(dir string) (*Result, error) {
 	}
 	stableNow := func(g *groupConv) bool {
 		if g.consumer { // every member reconciled at the target of the last epoch bump
-			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 {
+			// … and every live process a member: the first member alone,
+			// STABLE at once, had closed the initial join 154 ms after it
+			// opened while five more processes were still joining
+			// [measured: cal-consumer-crash, 4.4.0, rep 1].
+			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 || len(g.cmembers) < g.live {
 				return false
 			}
 			for _, cm := range g.cmembers {

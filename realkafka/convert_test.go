@@ -160,3 +160,25 @@ func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0.058333, res.Groups[0].MemberHours)
 }
+
+// TestConsumerGroupSettlesWithEveryLiveProcess converts a captured
+// repetition of cal-consumer-crash (broker and clients 4.4.0, the consumer
+// protocol; t0 = 1796622279728): the initial join opens at the first epoch
+// bump (…281517, 1789 ms) and is settled only when all six live processes
+// are members STABLE at the last epoch, 7 (the sixth at …289353, 9625 ms):
+// one episode of 7836 ms. Then payments-2 is SIGKILLed and fenced on
+// session expiry (bump to 8 at …339595, 59867 ms); its five survivors are
+// STABLE at 8 by …344588 (64860 ms): 4993 ms. Before: the first member
+// alone, STABLE at epoch 2, closed a 154 ms "initial join" while five
+// processes were still joining, and a second join episode followed.
+func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	var got [][3]any
+	for _, r := range res.Groups[0].Rebalances {
+		got = append(got, [3]any{r.Trigger, r.StartMs, r.DurationMs})
+	}
+	require.Equal(t, [][3]any{{"join", int64(1789), int64(7836)}, {"session-expired", int64(59867), int64(4993)}}, got)
+	require.Equal(t, 1, res.Groups[0].Evictions)
+}
