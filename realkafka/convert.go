@@ -54,8 +54,9 @@ type Real struct {
 	RebalanceNoticeMs map[string]int64 `json:"rebalance_notice_ms,omitempty"`
 	// HeartbeatGapMs: the mean gap between a process's successive
 	// "Sending Heartbeat request" lines within one generation (classic
-	// protocol, DEBUG; gaps over twice the median — a pause, a stall —
-	// left out); HeartbeatGaps: how many gaps.
+	// protocol, DEBUG; none across a coordinator's loss; gaps under half
+	// or over twice the median — a retry, a pause, a stall — left out);
+	// HeartbeatGaps: how many gaps.
 	HeartbeatGapMs float64  `json:"heartbeat_gap_ms,omitempty"`
 	HeartbeatGaps  int      `json:"heartbeat_gaps,omitempty"`
 	Dropped        []string `json:"dropped,omitempty"`
@@ -670,7 +671,12 @@ func Convert(dir string) (*Result, error) {
 					beatGaps = append(beatGaps, float64(e.ts-last))
 				}
 				lastBeat[k] = e.ts
-			case ClientJoining, ClientRejoinRequested: // a new generation: the heartbeat thread stops and restarts
+			case ClientJoining, ClientRejoinRequested, ClientDeadMark, ClientCoordinatorFound:
+				// A new generation (the heartbeat thread stops and
+				// restarts) or a coordinator lost and found (the next
+				// heartbeat is a retry after retry.backoff.ms): not the
+				// cadence [measured: cal-coordinator-kill 3.9.1 rep 1, mean
+				// gap 2558 ms with them, 3 s + tens of ms without].
 				delete(lastBeat, hbKey{e.who, e.inc})
 			}
 			switch c.Kind {
@@ -891,8 +897,9 @@ func brokerOfAddr(addr string, brokers int) string {
 	return ""
 }
 
-// heartbeatGap is the mean of the gaps at most twice their median (a pause
-// or a stalled thread left out), rounded to 0.1 ms, and how many there are.
+// heartbeatGap is the mean of the gaps between half and twice their median
+// (a pause or a stalled thread, a retry, left out), rounded to 0.1 ms, and
+// how many there are.
 func heartbeatGap(gaps []float64) (float64, int) {
 	if len(gaps) == 0 {
 		return 0, 0
@@ -902,7 +909,7 @@ func heartbeatGap(gaps []float64) (float64, int) {
 	med := s[len(s)/2]
 	sum, n := 0.0, 0
 	for _, g := range s {
-		if g <= 2*med {
+		if g >= med/2 && g <= 2*med {
 			sum += g
 			n++
 		}

@@ -182,3 +182,23 @@ func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
 	require.Equal(t, [][3]any{{"join", int64(1789), int64(7836)}, {"session-expired", int64(59867), int64(4993)}}, got)
 	require.Equal(t, 1, res.Groups[0].Evictions)
 }
+
+// TestConvertFailoverRecovery converts a captured repetition of
+// cal-coordinator-kill (3 brokers and kafka-clients 3.9.1; t0 =
+// 1796622850126): broker-1, the coordinator, is SIGKILLed at …868050; the
+// controller fences it and broker-2 logs "Elected as the group coordinator
+// for partition 0" at 05:54:35,214 (…875214, 25088 ms) and "Finished
+// loading …" at …875263. The members' first successful Heartbeat or
+// SyncGroup answers after the load: payments-5 …875465, -2 …875505, -4
+// …875795, -1 …876057, -3 …876114, -0 …876255; the group stays Stable
+// (no rebalance), so it has recovered at …876255: 1041 ms after the
+// election. Before: recovery_ms was not converted (no failovers at all).
+func TestConvertFailoverRecovery(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	g := res.Groups[0]
+	require.Equal(t, []harness.Failover{{AtMs: 25088, RecoveryMs: 1041}}, g.Failovers)
+	require.Len(t, g.Rebalances, 1, "only the initial join: a coordinator move is no rebalance")
+	require.Equal(t, 0, g.Evictions)
+}
