@@ -201,4 +201,7 @@ func TestConvertFailoverRecovery(t *testing.T) {
 	require.Equal(t, []harness.Failover{{AtMs: 25088, RecoveryMs: 1041}}, g.Failovers)
 	require.Len(t, g.Rebalances, 1, "only the initial join: a coordinator move is no rebalance")
 	require.Equal(t, 0, g.Evictions)
+	// The heartbeat cadence without the retries after the dead marks (a
+	// mean of 2558 ms with them, shorter than the 3 s interval).
+	require.InDelta(t, 3050, res.Real.HeartbeatGapMs, 50)
 }
