@@ -49,7 +49,9 @@ type Real struct {
 	// notice of a rebalance after the first fault, ms after t0: the
 	// heartbeat's REBALANCE_IN_PROGRESS ("Request joining group due to",
 	// "failed since group is rebalancing"), a "(Re-)joining group", or
-	// (consumer protocol) a transition to RECONCILING. Its spread says
+	// (consumer protocol) a transition to RECONCILING, which only a member
+	// whose assignment changes logs [measured: 2 of 5 survivors in
+	// cal-consumer-crash 4.4.0 rep 1]. Its spread says
 	// whether the members' heartbeats are phase-aligned.
 	RebalanceNoticeMs map[string]int64 `json:"rebalance_notice_ms,omitempty"`
 	// HeartbeatGapMs: the mean gap between a process's successive
