@@ -205,3 +205,34 @@ func TestConvertFailoverRecovery(t *testing.T) {
 	// mean of 2558 ms with them, shorter than the 3 s interval).
 	require.InDelta(t, 3050, res.Real.HeartbeatGapMs, 50)
 }
+
+// TestConvertBrokerFirstJoin: each member's first join as the coordinator
+// saw it, by hand from the captured lines:
+//
+//   - cal-leave 3.9.1 (t0 05:40:49,659): "Created a new member id
+//     payments-N-…" at ,854 (payments-0), ,865 (-3), ,866 (-5), ,870 (-4),
+//     ,871 (-1, -2): 195, 206, 207, 211, 212, 212 ms — the clients had
+//     sent their first JoinGroup at 111–133 ms (first_join_ms);
+//   - cal-coordinator-kill 3.9.1, packed before the testbed kept that
+//     broker line: the clients' "need to re-join with the given member-id"
+//     (their receipt of MEMBER_ID_REQUIRED), 525–554 ms, and a note saying so;
+//   - cal-consumer-crash 4.4.0 (consumer protocol): "Member M joins the
+//     consumer group", M mapped by each client's "Member M with epoch 0
+//     transitioned from UNSUBSCRIBED to JOINING".
+func TestConvertBrokerFirstJoin(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 195, "payments-1": 212, "payments-2": 212, "payments-3": 206, "payments-4": 211, "payments-5": 207}, res.Real.BrokerFirstJoinMs)
+	for _, n := range res.Real.Notes {
+		require.NotContains(t, n, "broker_first_join_ms")
+	}
+
+	res, err = Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 554, "payments-1": 546, "payments-2": 525, "payments-3": 552, "payments-4": 541, "payments-5": 554}, res.Real.BrokerFirstJoinMs)
+	require.Contains(t, strings.Join(res.Real.Notes, "\n"), "broker_first_join_ms: for some members the client's receipt of MEMBER_ID_REQUIRED")
+
+	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 2971, "payments-1": 3283, "payments-2": 3146, "payments-3": 1158, "payments-4": 2926, "payments-5": 3146}, res.Real.BrokerFirstJoinMs)
+}
