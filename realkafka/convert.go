@@ -308,6 +308,7 @@ func Convert(dir string) (*Result, error) {
 	firstJoin, notice := map[string]int64{}, map[string]int64{}
 	brokerJoin, clientMemberID := map[string]int64{}, map[string]int64{}
 	consumerJoin := map[string]int64{} // consumer member id → its first join line
+	idInc := map[string]int{}          // consumer member id → the incarnation whose client logged it
 	type hbKey struct {
 		name string
 		inc  int
@@ -732,6 +733,9 @@ func Convert(dir string) (*Result, error) {
 				m.group.lastLeavePoll = m.leavePoll
 			case ClientTransition: // consumer protocol: settled when STABLE at its epoch
 				idName[c.Member] = e.who
+				if _, ok := idInc[c.Member]; !ok {
+					idInc[c.Member] = e.inc
+				}
 				if !m.firstJoin && m.goMs > 0 && c.To == "JOINING" {
 					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
 					m.firstJoin = true
@@ -886,7 +890,9 @@ func Convert(dir string) (*Result, error) {
 		FirstJoinMs: firstJoin, RebalanceNoticeMs: notice}
 	res.Real.HeartbeatGapMs, res.Real.HeartbeatGaps = heartbeatGap(beatGaps)
 	for id, ts := range consumerJoin {
-		if n, ok := idName[id]; ok {
+		// Only a member's first process: a restarted one's consumer join
+		// (the classic → consumer migration) is not its first join.
+		if n, ok := idName[id]; ok && idInc[id] == 1 {
 			if prev, seen := brokerJoin[n]; !seen || rel(ts) < prev {
 				brokerJoin[n] = rel(ts)
 			}

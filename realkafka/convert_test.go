@@ -235,4 +235,12 @@ func TestConvertBrokerFirstJoin(t *testing.T) {
 	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{"payments-0": 2971, "payments-1": 3283, "payments-2": 3146, "payments-3": 1158, "payments-4": 2926, "payments-5": 3146}, res.Real.BrokerFirstJoinMs)
+
+	// cal-migration 4.4.0: each member's first process is classic (its
+	// MEMBER_ID_REQUIRED receipt, 494–628 ms); the consumer-protocol joins
+	// of the restarted processes (18.9–20.6 s) are not first joins. Before:
+	// those were taken for every member [calib, 06:20].
+	res, err = Convert(filepath.Join("testdata", "run-migration-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 591, "payments-1": 534, "payments-2": 494, "payments-3": 628, "payments-4": 538, "payments-5": 528}, res.Real.BrokerFirstJoinMs)
 }
