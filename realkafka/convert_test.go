@@ -60,10 +60,11 @@ func TestConvertCapturedRun(t *testing.T) {
 	require.Equal(t, int32(2), g.FinalGeneration)
 	require.True(t, g.StableAtEnd)
 	require.Equal(t, 0, g.CoordinatorDeadMarks)
-	// JVM exec → ready: 6445, 5928, 7001, 6510 ms; go → first "(Re-)joining
-	// group": 1996, 1850, 2057, 1696 ms.
+	// JVM exec → ready: 6445, 5928, 7001, 6510 ms; go (a start's done_ms:
+	// the go is the last thing it does) → first "(Re-)joining group": 1996,
+	// 1850, 2057, 1695 ms.
 	require.Equal(t, 6471.0, res.Real.JVMToReadyMs.Mean)
-	require.Equal(t, 1899.75, res.Real.StartToFirstJoinMs.Mean)
+	require.Equal(t, 1899.5, res.Real.StartToFirstJoinMs.Mean)
 	require.Equal(t, "4.3.1", res.Real.BrokerVersion)
 }
 
@@ -111,4 +112,140 @@ func TestConvertHostDownAndAddPartitions(t *testing.T) {
 	require.Equal(t, 0.042975, g.MemberHours)
 	require.Equal(t, 95.879, g.UnownedPartitionSeconds)
 	require.Equal(t, 29.505, g.UnownedPartitionSecondsAfterFirstFault)
+}
+
+// TestConvertHeartbeatGapsAndNotices converts a captured repetition of
+// cal-leave (broker and kafka-clients 3.9.1, DEBUG heartbeat lines, read
+// from its logs.tar.gz; t0 = 1796622049659, payments-2 SIGTERMed at
+// …065153) and checks the measured facts against the lines, by hand:
+//
+//   - first JoinGroup ("(Re-)joining group"), ms after t0: payments-0 114,
+//     -1 133, -2 129, -3 111, -4 130, -5 115;
+//   - the survivors' first notice after the SIGTERM ("Request joining
+//     group due to: group is already rebalancing", from the heartbeat
+//     thread): -0 24646, -1 24671, -3 24630, -4 24656, -5 24559 (payments-2,
+//     the member the fault touched, is left out) — a 112 ms spread;
+//   - heartbeat gaps within a generation: 39 gaps from 3012 to 3076 ms,
+//     118616 ms in all: mean 3041.4 ms;
+//   - each member's last heartbeat before the fault (its cycle's phase).
+//
+// Before: none of these was measured.
+func TestConvertHeartbeatGapsAndNotices(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	require.Equal(t, map[string]int64{"payments-0": 114, "payments-1": 133, "payments-2": 129, "payments-3": 111, "payments-4": 130, "payments-5": 115}, res.Real.FirstJoinMs)
+	require.Equal(t, map[string]int64{"payments-0": 24646, "payments-1": 24671, "payments-3": 24630, "payments-4": 24656, "payments-5": 24559}, res.Real.RebalanceNoticeMs)
+	require.Equal(t, 3041.4, res.Real.HeartbeatGapMs)
+	// The last "Sending Heartbeat request" at or before the SIGTERM
+	// (…065153): -0 …065104, -1 …065106, -2 …065051, -3 …065031, -4
+	// …065028, -5 …064979.
+	require.Equal(t, map[string]int64{"payments-0": 15445, "payments-1": 15447, "payments-2": 15392, "payments-3": 15372, "payments-4": 15369, "payments-5": 15320}, res.Real.LastHeartbeatMs)
+	require.Equal(t, 39, res.Real.HeartbeatGaps)
+	require.Equal(t, 1, res.Groups[0].Leaves)
+	for _, n := range res.Real.NotMeasured {
+		require.NotContains(t, n, "heartbeat_gap_ms", "the repetition has its heartbeat lines")
+	}
+}
+
+// TestRestartedMemberOutlivesItsPredecessorsClose: a restart of payments-2
+// at 20 s in the captured cal-leave run, before the old process's own
+// "closed" event (…071281, 21.6 s): the predecessor ends at the restart,
+// its late close ends nothing of the new process, so payments-2 is a live
+// member from 0 to 35 s like the other five: 6 × 35 s = 0.058333 member-h.
+// Before: the old process's close ended the new one (5 × 35 s + 21.6 s).
+func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
+	dir := copyRun(t, filepath.Join("testdata", "run-leave-3.9.1"))
+	f := filepath.Join(dir, "faults.jsonl")
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	s := string(b) + `{"at_ms":20000,"ts_ms":1796622069659,"done_ms":1796622069659,"kind":"start","target":"payments-2","pid":99999,"fault":"{at: 20s, restart: payments-2}"}` + "\n"
+	require.NoError(t, os.WriteFile(f, []byte(s), 0o644))
+	res, err := Convert(dir)
+	require.NoError(t, err)
+	require.Equal(t, 0.058333, res.Groups[0].MemberHours)
+}
+
+// TestConsumerGroupSettlesWithEveryLiveProcess converts a captured
+// repetition of cal-consumer-crash (broker and clients 4.4.0, the consumer
+// protocol; t0 = 1796622279728): the initial join opens at the first epoch
+// bump (…281517, 1789 ms) and is settled only when all six live processes
+// are members STABLE at the last epoch, 7 (the sixth at …289353, 9625 ms):
+// one episode of 7836 ms. Then payments-2 is SIGKILLed and fenced on
+// session expiry (bump to 8 at …339595, 59867 ms); its five survivors are
+// STABLE at 8 by …344588 (64860 ms): 4993 ms. Before: the first member
+// alone, STABLE at epoch 2, closed a 154 ms "initial join" while five
+// processes were still joining, and a second join episode followed.
+func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	var got [][3]any
+	for _, r := range res.Groups[0].Rebalances {
+		got = append(got, [3]any{r.Trigger, r.StartMs, r.DurationMs})
+	}
+	require.Equal(t, [][3]any{{"join", int64(1789), int64(7836)}, {"session-expired", int64(59867), int64(4993)}}, got)
+	require.Equal(t, 1, res.Groups[0].Evictions)
+}
+
+// TestConvertFailoverRecovery converts a captured repetition of
+// cal-coordinator-kill (3 brokers and kafka-clients 3.9.1; t0 =
+// 1796622850126): broker-1, the coordinator, is SIGKILLed at …868050; the
+// controller fences it and broker-2 logs "Elected as the group coordinator
+// for partition 0" at 05:54:35,214 (…875214, 25088 ms) and "Finished
+// loading …" at …875263. The members' first successful Heartbeat or
+// SyncGroup answers after the load: payments-5 …875465, -2 …875505, -4
+// …875795, -1 …876057, -3 …876114, -0 …876255; the group stays Stable
+// (no rebalance), so it has recovered at …876255: 1041 ms after the
+// election. Before: recovery_ms was not converted (no failovers at all).
+func TestConvertFailoverRecovery(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	g := res.Groups[0]
+	require.Equal(t, []harness.Failover{{AtMs: 25088, RecoveryMs: 1041}}, g.Failovers)
+	require.Len(t, g.Rebalances, 1, "only the initial join: a coordinator move is no rebalance")
+	require.Equal(t, 0, g.Evictions)
+	// The heartbeat cadence without the retries after the dead marks (a
+	// mean of 2558 ms with them, shorter than the 3 s interval).
+	require.InDelta(t, 3050, res.Real.HeartbeatGapMs, 50)
+}
+
+// TestConvertBrokerFirstJoin: each member's first join as the coordinator
+// saw it, by hand from the captured lines:
+//
+//   - cal-leave 3.9.1 (t0 05:40:49,659): "Created a new member id
+//     payments-N-…" at ,854 (payments-0), ,865 (-3), ,866 (-5), ,870 (-4),
+//     ,871 (-1, -2): 195, 206, 207, 211, 212, 212 ms — the clients had
+//     sent their first JoinGroup at 111–133 ms (first_join_ms);
+//   - cal-coordinator-kill 3.9.1, packed before the testbed kept that
+//     broker line: the clients' "need to re-join with the given member-id"
+//     (their receipt of MEMBER_ID_REQUIRED), 525–554 ms, and a note saying so;
+//   - cal-consumer-crash 4.4.0 (consumer protocol): "Member M joins the
+//     consumer group", M mapped by each client's "Member M with epoch 0
+//     transitioned from UNSUBSCRIBED to JOINING".
+func TestConvertBrokerFirstJoin(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 195, "payments-1": 212, "payments-2": 212, "payments-3": 206, "payments-4": 211, "payments-5": 207}, res.Real.BrokerFirstJoinMs)
+	for _, n := range res.Real.Notes {
+		require.NotContains(t, n, "broker_first_join_ms")
+	}
+
+	res, err = Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 554, "payments-1": 546, "payments-2": 525, "payments-3": 552, "payments-4": 541, "payments-5": 554}, res.Real.BrokerFirstJoinMs)
+	require.Contains(t, strings.Join(res.Real.Notes, "\n"), "broker_first_join_ms: for some members the client's receipt of MEMBER_ID_REQUIRED")
+
+	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 2971, "payments-1": 3283, "payments-2": 3146, "payments-3": 1158, "payments-4": 2926, "payments-5": 3146}, res.Real.BrokerFirstJoinMs)
+
+	// cal-migration 4.4.0: each member's first process is classic (its
+	// MEMBER_ID_REQUIRED receipt, 494–628 ms); the consumer-protocol joins
+	// of the restarted processes (18.9–20.6 s) are not first joins. Before:
+	// those were taken for every member [calib, 06:20].
+	res, err = Convert(filepath.Join("testdata", "run-migration-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 591, "payments-1": 534, "payments-2": 494, "payments-3": 628, "payments-4": 538, "payments-5": 528}, res.Real.BrokerFirstJoinMs)
 }
