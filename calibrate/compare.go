@@ -1,0 +1,155 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/rebalsim/rebalsim/experiments"
+)
+
+// MinRealReps is the number of real repetitions a row needs before it is
+// judged; with fewer it is pending.
+const MinRealReps = 3
+
+// Tolerances (issue 26).
+const (
+	TimingRelative    = 0.10  // timing: within 10 % ...
+	TimingAbsoluteMs  = 300.0 // ... or 300 ms, whichever is larger
+	CountShare        = 0.90  // counts: equal in ≥ 90 % of repetitions
+	PartitionRelative = 0.25  // partition-seconds: within 25 %
+)
+
+// Verdict is a row's judgement.
+type Verdict string
+
+const (
+	Agree    Verdict = "agree"
+	Disagree Verdict = "disagree"
+	Pending  Verdict = "pending" // fewer than MinRealReps real repetitions, or values
+)
+
+// Row is one (scenario, version, figure): both sides' estimates and the
+// verdict.
+type Row struct {
+	Scenario, Version string
+	Figure            Figure
+	Sim, Real         experiments.Estimate
+	SimRuns, RealReps int // runs made (with a value or not)
+	Diff              float64
+	Verdict           Verdict
+	Why               string // how the verdict was reached, one line
+	// Explanation: the matching explanations.yaml entry of a disagreement.
+	Explanation *Explanation
+}
+
+// Judge compares one figure's runs. sim and real are the runs (Run.Values
+// read at index fi); realReps counts the real repetitions made.
+func Judge(f Figure, fi int, sim, real []Run) Row {
+	row := Row{Figure: f, SimRuns: len(sim), RealReps: len(real)}
+	kind := experiments.KindMean
+	if f.Class == Count {
+		kind = experiments.KindCount
+	}
+	col := func(runs []Run) []float64 {
+		out := make([]float64, len(runs))
+		for i, r := range runs {
+			out[i] = r.Values[fi]
+		}
+		return out
+	}
+	row.Sim = experiments.FigureInterval(kind, 0, col(sim), nil)
+	row.Real = experiments.FigureInterval(kind, 0, col(real), nil)
+	row.Diff = row.Sim.Value - row.Real.Value
+	share := func(e experiments.Estimate) float64 {
+		if e.N+e.Missing == 0 {
+			return 0
+		}
+		return float64(e.N) / float64(e.N+e.Missing)
+	}
+	switch {
+	case len(real) < MinRealReps:
+		row.Verdict, row.Why = Pending, fmt.Sprintf("%d of %d real repetitions", len(real), MinRealReps)
+		return row
+	case row.Sim.N == 0 && row.Real.N == 0:
+		row.Verdict, row.Why = Pending, "no value on either side"
+		return row
+	case math.Abs(share(row.Sim)-share(row.Real)) > 0.5:
+		row.Verdict = Disagree
+		row.Why = fmt.Sprintf("a value in %.0f %% of simulated runs, %.0f %% of real repetitions", 100*share(row.Sim), 100*share(row.Real))
+		return row
+	case row.Real.N < MinRealReps:
+		row.Verdict, row.Why = Pending, fmt.Sprintf("a value in %d real repetitions (needs %d)", row.Real.N, MinRealReps)
+		return row
+	case row.Sim.N == 0:
+		row.Verdict, row.Why = Disagree, "no simulated value"
+		return row
+	}
+	s, r := row.Sim.Value, row.Real.Value
+	switch f.Class {
+	case Timing:
+		tol := math.Max(TimingRelative*math.Abs(r), TimingAbsoluteMs)
+		row.Verdict = verdict(math.Abs(s-r) <= tol)
+		row.Why = fmt.Sprintf("|%s| ms vs tolerance %s ms", experiments.FormatShort(s-r), experiments.FormatShort(tol))
+	case PartitionSeconds:
+		tol := PartitionRelative * math.Abs(r)
+		row.Verdict = verdict(math.Abs(s-r) <= tol)
+		row.Why = fmt.Sprintf("|%s| vs tolerance %s (25 %%)", experiments.FormatShort(s-r), experiments.FormatShort(tol))
+	case Count:
+		eq, n := 0, 0
+		for _, rr := range real {
+			v := rr.Values[fi]
+			if math.IsNaN(v) {
+				continue
+			}
+			n++
+			var matched []float64
+			for _, sr := range sim {
+				if sr.Rep == rr.Rep && !math.IsNaN(sr.Values[fi]) {
+					matched = append(matched, sr.Values[fi])
+				}
+			}
+			if len(matched) == 0 { // unmatched simulation: all runs
+				for _, sr := range sim {
+					if !math.IsNaN(sr.Values[fi]) {
+						matched = append(matched, sr.Values[fi])
+					}
+				}
+			}
+			if m, ok := mode(matched); ok && m == v {
+				eq++
+			}
+		}
+		row.Verdict = verdict(n > 0 && float64(eq) >= CountShare*float64(n))
+		row.Why = fmt.Sprintf("equal in %d of %d repetitions", eq, n)
+	}
+	return row
+}
+
+func verdict(ok bool) Verdict {
+	if ok {
+		return Agree
+	}
+	return Disagree
+}
+
+// mode is the most common value (the smallest of equally common ones).
+func mode(xs []float64) (float64, bool) {
+	if len(xs) == 0 {
+		return 0, false
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	best, bestN := s[0], 0
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i > bestN {
+			best, bestN = s[i], j-i
+		}
+		i = j
+	}
+	return best, true
+}

@@ -1,0 +1,91 @@
+package calibrate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/model/protocol"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// Run is one run's figure values: a simulated run (Seed > 0) matched to
+// real repetition Rep (0: unmatched, the scenario as written), or a real
+// repetition (Seed 0).
+type Run struct {
+	Rep    int
+	Seed   uint64
+	Values []float64 // in Figures order; NaN: no value
+}
+
+// simulate runs the scenario on seeds 1..seeds for each real repetition,
+// matched to it (Match), or as written when there is none. It is a pure
+// function of the scenario and the repetitions.
+func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, error) {
+	var runs []Run
+	var notes []string
+	one := func(s *scenario.Scenario, rep int, seed uint64) error {
+		x := &extras{}
+		var at int64 = -1
+		heard := map[string]bool{}
+		opts := harness.Options{Observe: func(e *harness.TraceEvent) {
+			if e.Kind == tracing.EvFault && at < 0 {
+				at = int64(e.At)
+			}
+			if at >= 0 && e.Kind == protocol.EvRejoinRequested && e.Reason == "rebalance-in-progress" && !heard[e.Node] {
+				heard[e.Node] = true
+				x.noticeMs = append(x.noticeMs, float64(int64(e.At)-at)/1e6)
+			}
+		}}
+		res, err := harness.Run(s, seed, opts)
+		if err != nil {
+			return fmt.Errorf("%s seed %d: %w", s.Name, seed, err)
+		}
+		runs = append(runs, Run{Rep: rep, Seed: seed, Values: figureValues(s, &res.Summary, x)})
+		return nil
+	}
+	if len(reps) == 0 {
+		for seed := 1; seed <= seeds; seed++ {
+			if err := one(sc, 0, uint64(seed)); err != nil {
+				return nil, nil, err
+			}
+		}
+		return runs, nil, nil
+	}
+	for _, r := range reps {
+		m, ns := Match(sc, r)
+		for _, n := range ns {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+		for seed := 1; seed <= seeds; seed++ {
+			if err := one(m, r.N, uint64(seed)); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return runs, notes, nil
+}
+
+// realRuns turns the repetitions into runs (Seed 0).
+func realRuns(sc *scenario.Scenario, reps []*Rep) []Run {
+	var out []Run
+	for _, r := range reps {
+		x := &extras{}
+		if len(r.Real.RebalanceNoticeMs) > 0 {
+			at := float64(firstFault(&r.Summary))
+			keys := make([]string, 0, len(r.Real.RebalanceNoticeMs))
+			for k := range r.Real.RebalanceNoticeMs {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				x.noticeMs = append(x.noticeMs, r.Real.RebalanceNoticeMs[k]-at)
+			}
+		}
+		out = append(out, Run{Rep: r.N, Values: figureValues(sc, &r.Summary, x)})
+	}
+	return out
+}
