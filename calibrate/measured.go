@@ -166,6 +166,11 @@ func readRep(dir string, n int) (*Rep, error) {
 			at = rec.AtMs
 		}
 		if rec.Kind == "start" && rec.Fault == "start" {
+			if rec.DoneMs > rec.TsMs && r.Meta.T0Ms != 0 {
+				// The go is the last thing a start does (realkafka's
+				// converter reads the member's start as done_ms).
+				at = rec.DoneMs - r.Meta.T0Ms
+			}
 			if _, ok := r.StartMs[rec.Target]; !ok {
 				r.StartMs[rec.Target] = at
 			}

@@ -93,6 +93,9 @@ func (ss *SuiteScenario) ForVersion(v string) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(plain.Coordinator.Profile, "kafka-4") && !strings.HasPrefix(v, "4") {
+		return nil, fmt.Errorf("written for a 4.x coordinator (coordinator.profile %s)", plain.Coordinator.Profile)
+	}
 	ov := []scenario.Override{{Path: "coordinator.profile", Value: "kafka-" + v}}
 	for i := range plain.Groups {
 		ov = append(ov, scenario.Override{Path: fmt.Sprintf("groups[%d].client.profile", i), Value: "kafka-" + v})
