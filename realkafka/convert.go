@@ -1,10 +1,10 @@
 package realkafka
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,7 +21,6 @@ var NotMeasured = []string{
 	"seed (a real run is not seeded)",
 	"trace_sha256 (no simulator trace; the raw logs are in the repetition's directory)",
 	"invariant_violations (the simulator's checkers read its trace; not run on real logs)",
-	"failovers[].recovery_ms (not converted yet)",
 }
 
 // Real is the part of a real run's JSON that the simulator's has not.
@@ -41,9 +40,27 @@ type Real struct {
 	TimelineLateMs harness.Stats `json:"timeline_late_ms"`
 	LoadAvgStart   string        `json:"loadavg_start"`
 	LoadAvgEnd     string        `json:"loadavg_end"`
-	Dropped        []string      `json:"dropped,omitempty"`
-	Notes          []string      `json:"notes,omitempty"`
-	NotMeasured    []string      `json:"not_measured"`
+	// FirstJoinMs: each member's first JoinGroup after its first start, ms
+	// after t0 (its first "(Re-)joining group"; consumer protocol: its
+	// first transition to JOINING) — the measured start instant that the
+	// matched simulation gives the member.
+	FirstJoinMs map[string]int64 `json:"first_join_ms,omitempty"`
+	// RebalanceNoticeMs: each member that no fault touched, its first
+	// notice of a rebalance after the first fault, ms after t0: the
+	// heartbeat's REBALANCE_IN_PROGRESS ("Request joining group due to",
+	// "failed since group is rebalancing"), a "(Re-)joining group", or
+	// (consumer protocol) a transition to RECONCILING. Its spread says
+	// whether the members' heartbeats are phase-aligned.
+	RebalanceNoticeMs map[string]int64 `json:"rebalance_notice_ms,omitempty"`
+	// HeartbeatGapMs: the mean gap between a process's successive
+	// "Sending Heartbeat request" lines within one generation (classic
+	// protocol, DEBUG; gaps over twice the median — a pause, a stall —
+	// left out); HeartbeatGaps: how many gaps.
+	HeartbeatGapMs float64  `json:"heartbeat_gap_ms,omitempty"`
+	HeartbeatGaps  int      `json:"heartbeat_gaps,omitempty"`
+	Dropped        []string `json:"dropped,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
+	NotMeasured    []string `json:"not_measured"`
 }
 
 // Result is one repetition's converted output.
@@ -61,6 +78,7 @@ type ev struct {
 	c    *ClientEvent
 	d    *DriverEvent
 	who  string // member (client, driver) or broker name
+	inc  int    // client lines: the process incarnation (members/NAME.INC.log)
 }
 
 var reUUIDSuffix = regexp.MustCompile(`^(.*)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -95,46 +113,48 @@ func Load(dir string) (*Meta, []ev, error) {
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			return nil, nil, fmt.Errorf("faults.jsonl: %v", err)
 		}
-		add(ev{ts: r.TsMs, rank: 0, f: &r, who: r.Target})
+		ts := r.TsMs
+		if (r.Kind == "start" || r.Kind == "host-up") && r.DoneMs > ts {
+			// The go is the last thing a start does, after the previous
+			// process has exited (Runner.waitExit): the member starts then.
+			ts = r.DoneMs
+		}
+		add(ev{ts: ts, rank: 0, f: &r, who: r.Target})
 	}
-	brokers, _ := filepath.Glob(filepath.Join(dir, "brokers", "broker-*.log"))
-	for _, f := range brokers {
-		name := strings.TrimSuffix(filepath.Base(f), ".log")
+	src, err := openLogs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, f := range src.glob("brokers/broker-*.log") {
+		name := strings.TrimSuffix(path.Base(f), ".log")
 		if strings.HasSuffix(name, ".format") {
 			continue
 		}
-		for _, l := range readLines(f) {
+		for _, l := range src.lines(f) {
 			if e, ok := ParseBroker(l); ok {
 				add(ev{ts: e.TsMs, rank: 1, b: &e, who: name})
 			}
 		}
 	}
-	logs, _ := filepath.Glob(filepath.Join(dir, "members", "*.log"))
-	for _, f := range logs {
-		base := strings.TrimSuffix(filepath.Base(f), ".log")
-		name := base[:strings.LastIndexByte(base, '.')]
-		for _, l := range readLines(f) {
+	for _, f := range src.glob("members/*.log") {
+		base := strings.TrimSuffix(path.Base(f), ".log")
+		dot := strings.LastIndexByte(base, '.')
+		name := base[:dot]
+		inc, _ := strconv.Atoi(base[dot+1:])
+		for _, l := range src.lines(f) {
 			if e, ok := ParseClient(l); ok {
-				add(ev{ts: e.TsMs, rank: 2, c: &e, who: name})
+				add(ev{ts: e.TsMs, rank: 2, c: &e, who: name, inc: inc})
 			}
 		}
 	}
-	drv, _ := filepath.Glob(filepath.Join(dir, "members", "*.events.jsonl"))
-	for _, f := range drv {
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
+	for _, f := range src.glob("members/*.events.jsonl") {
+		for _, l := range src.lines(f) {
 			var d DriverEvent
-			if json.Unmarshal(sc.Bytes(), &d) != nil || d.Event == "" {
+			if json.Unmarshal([]byte(l), &d) != nil || d.Event == "" {
 				continue // a JVM's own stdout line
 			}
 			add(ev{ts: d.TsMs, rank: 3, d: &d, who: d.Member})
 		}
-		fh.Close()
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].ts != evs[j].ts {
@@ -203,6 +223,14 @@ type groupConv struct {
 	// consumer group is settled when every member the coordinator has is
 	// STABLE at the target assignment of the last group epoch.
 	cmembers map[string]cmember
+	// Coordinator failovers (harness Failover): from a new coordinator's
+	// election until the group is Stable and every live member has had a
+	// successful Heartbeat or SyncGroup after the new coordinator finished
+	// loading (loadedAt; -1 before).
+	recovering           bool
+	failoverAt, loadedAt int64
+	confirmed            map[string]bool
+	failovers            []harness.Failover
 }
 
 type cmember struct {
@@ -227,7 +255,7 @@ func Convert(dir string) (*Result, error) {
 	var order []*groupConv
 	members := map[string]*memberState{}
 	for _, g := range meta.Groups {
-		gc := &groupConv{id: g.ID, consumer: g.Consumer, parts: map[string]int{}, coordGen: -1, cmembers: map[string]cmember{}}
+		gc := &groupConv{id: g.ID, consumer: g.Consumer, parts: map[string]int{}, coordGen: -1, cmembers: map[string]cmember{}, loadedAt: -1}
 		for _, t := range g.Subscribe {
 			for p := 0; p < meta.Partitions[t]; p++ {
 				gc.parts[t+"-"+strconv.Itoa(p)] = gc.nparts
@@ -257,6 +285,21 @@ func Convert(dir string) (*Result, error) {
 			break
 		}
 	}
+	// The members a fault touches (their notices are not the survivors').
+	touched := map[string]bool{}
+	for _, e := range evs {
+		if e.f != nil && e.f.Fault != "start" {
+			touched[e.f.Target] = true
+		}
+	}
+	firstJoin, notice := map[string]int64{}, map[string]int64{}
+	type hbKey struct {
+		name string
+		inc  int
+	}
+	lastBeat := map[hbKey]int64{}
+	var beatGaps []float64
+	sawBeats := false
 	var lateness []float64
 	var startToJoin, jvmToReady []float64
 	jvmStart := map[int]int64{}
@@ -371,6 +414,20 @@ func Convert(dir string) (*Result, error) {
 		}
 		m.settledGen = -1
 	}
+	maybeRecovered := func(g *groupConv, now int64) {
+		if !g.recovering || g.loadedAt < 0 || !stableNow(g) {
+			return
+		}
+		for _, m := range members {
+			if m.group == g && m.alive && !g.confirmed[m.name] {
+				return
+			}
+		}
+		g.recovering = false
+		if g.failoverAt >= from {
+			g.failovers = append(g.failovers, harness.Failover{AtMs: rel(g.failoverAt), RecoveryMs: now - g.failoverAt})
+		}
+	}
 	processEnd := func(m *memberState, now int64, crashed bool) {
 		if !m.alive {
 			return
@@ -386,6 +443,7 @@ func Convert(dir string) (*Result, error) {
 			setOwned(m, now, nil) // ownership ends with the process (TestMetricsCrashByHand)
 		}
 		maybeClose(g, now)
+		maybeRecovered(g, now)
 	}
 	idName := map[string]string{} // consumer-protocol member ids (Uuids) → member
 	removal := func(g *groupConv, id string, now int64, kind string) {
@@ -439,6 +497,10 @@ func Convert(dir string) (*Result, error) {
 				if !g.tracking {
 					g.tracking, g.lastChange = true, e.ts
 				}
+				// The previous incarnation is gone by the new one's go
+				// (Runner.waitExit); its own "closed" line, if it comes
+				// later, is that process's, not this one's.
+				processEnd(m, e.ts, false)
 				m.alive, m.pid, m.startedMs, m.firstJoin, m.goMs = true, r.Pid, e.ts, false, e.ts
 				m.leavePoll = false
 				g.live++
@@ -475,7 +537,24 @@ func Convert(dir string) (*Result, error) {
 		case e.b != nil:
 			b := e.b
 			if b.Kind == BrokerElected && b.Partition == 0 {
+				if e.ts > t0 && e.who != coordinator { // a failover: the group moves to e.who
+					for _, g := range order {
+						if g.recovering && g.failoverAt >= from { // the previous one never recovered
+							g.failovers = append(g.failovers, harness.Failover{AtMs: rel(g.failoverAt), RecoveryMs: -1})
+						}
+						g.recovering, g.failoverAt, g.loadedAt, g.confirmed = true, e.ts, -1, map[string]bool{}
+					}
+				}
 				coordinator = e.who
+				continue
+			}
+			if b.Kind == BrokerLoaded && b.Partition == 0 {
+				for _, g := range order {
+					if g.recovering && e.who == coordinator && g.loadedAt < 0 {
+						g.loadedAt = e.ts
+						maybeRecovered(g, e.ts)
+					}
+				}
 				continue
 			}
 			if b.Kind == BrokerResigned && b.Partition == 0 && coordinator == e.who {
@@ -508,6 +587,7 @@ func Convert(dir string) (*Result, error) {
 				g.everStable = true
 				setCoordGen(g, b.Gen)
 				maybeClose(g, e.ts)
+				maybeRecovered(g, e.ts)
 			case BrokerEvicted:
 				removal(g, b.Member, e.ts, "session")
 			case BrokerNotRejoined:
@@ -569,7 +649,32 @@ func Convert(dir string) (*Result, error) {
 				continue
 			}
 			c := e.c
+			g := m.group
+			if e.ts >= firstFault && firstFault >= 0 && !touched[e.who] {
+				if _, ok := notice[e.who]; !ok && (c.Kind == ClientRejoinRequested || c.Kind == ClientJoining || c.Kind == ClientTransition && c.To == "RECONCILING") {
+					notice[e.who] = rel(e.ts)
+				}
+			}
+			if _, ok := firstJoin[e.who]; !ok && e.inc == 1 && (c.Kind == ClientJoining || c.Kind == ClientTransition && c.To == "JOINING") {
+				firstJoin[e.who] = rel(e.ts)
+			}
 			switch c.Kind {
+			case ClientHeartbeatSent:
+				sawBeats = true
+				k := hbKey{e.who, e.inc}
+				if last, ok := lastBeat[k]; ok {
+					beatGaps = append(beatGaps, float64(e.ts-last))
+				}
+				lastBeat[k] = e.ts
+			case ClientJoining, ClientRejoinRequested: // a new generation: the heartbeat thread stops and restarts
+				delete(lastBeat, hbKey{e.who, e.inc})
+			}
+			switch c.Kind {
+			case ClientHeartbeatOK, ClientSyncOK:
+				if m.alive && g.recovering && g.loadedAt >= 0 && e.ts >= g.loadedAt {
+					g.confirmed[m.name] = true
+					maybeRecovered(g, e.ts)
+				}
 			case ClientCoordinatorFound:
 				m.coordAddr = c.Broker
 			case ClientDeadMark:
@@ -662,10 +767,14 @@ func Convert(dir string) (*Result, error) {
 				})
 				setOwned(m, e.ts, owned)
 			case "closed":
-				processEnd(m, e.ts, false)
+				if m.pid == 0 || d.Pid == m.pid { // a predecessor's close ends nothing of the live process
+					processEnd(m, e.ts, false)
+				}
 			case "fatal":
 				g.fatal = append(g.fatal, d.Class+": "+d.Message)
-				processEnd(m, e.ts, false)
+				if m.pid == 0 || d.Pid == m.pid {
+					processEnd(m, e.ts, false)
+				}
 			}
 		}
 	}
@@ -693,6 +802,9 @@ func Convert(dir string) (*Result, error) {
 			g.rebalances = append(g.rebalances, harness.Rebalance{Generation: g.coordGen, FirstGeneration: first, Generations: g.gens,
 				StartMs: rel(g.openStart), EndMs: rel(end), DurationMs: end - g.openStart, Trigger: g.openTrig, Members: g.live, Incomplete: true})
 		}
+		if g.recovering && g.failoverAt >= from {
+			g.failovers = append(g.failovers, harness.Failover{AtMs: rel(g.failoverAt), RecoveryMs: -1})
+		}
 		gs := harness.GroupSummary{
 			ID: g.id, Rebalances: g.rebalances, RebalanceCount: len(g.rebalances),
 			CoordinatorDeadMarks: g.deadMarks, FalseCoordinatorDeadMarks: g.falseDeadMarks,
@@ -704,7 +816,7 @@ func Convert(dir string) (*Result, error) {
 			DoubleOwnedPartitionSeconds: harness.Round(g.doubleOwned, 3),
 			FinalGeneration:             max(g.coordGen, 0), StableAtEnd: stable, FatalErrors: g.fatal,
 			SettleEpisodes: len(g.rebalances), Generations: g.generations, ClientRebalances: g.clientRebals,
-			Leaves: g.leaves, Fences: g.fences, FirstFaultMs: -1,
+			Leaves: g.leaves, Fences: g.fences, FirstFaultMs: -1, Failovers: g.failovers,
 		}
 		if firstFault >= 0 {
 			gs.FirstFaultMs = rel(firstFault)
@@ -730,7 +842,13 @@ func Convert(dir string) (*Result, error) {
 		WallMs: meta.WallMs, SetupMs: meta.SetupMs, BrokerStartMs: startMs,
 		JVMToReadyMs: harness.DurationStats(jvmToReady), StartToFirstJoinMs: harness.DurationStats(startToJoin), TimelineLateMs: harness.DurationStats(lateness),
 		LoadAvgStart: meta.LoadAvgStart, LoadAvgEnd: meta.LoadAvgEnd,
-		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: NotMeasured}
+		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: slices.Clone(NotMeasured),
+		FirstJoinMs: firstJoin, RebalanceNoticeMs: notice}
+	res.Real.HeartbeatGapMs, res.Real.HeartbeatGaps = heartbeatGap(beatGaps)
+	if !sawBeats {
+		res.Real.NotMeasured = append(res.Real.NotMeasured,
+			"heartbeat_gap_ms and failovers[].recovery_ms (no DEBUG heartbeat line in this repetition's client logs: consumer protocol, or a run before the testbed logged them)")
+	}
 	return res, nil
 }
 
@@ -767,4 +885,23 @@ func brokerOfAddr(addr string, brokers int) string {
 		}
 	}
 	return ""
+}
+
+// heartbeatGap is the mean of the gaps at most twice their median (a pause
+// or a stalled thread left out), rounded to 0.1 ms, and how many there are.
+func heartbeatGap(gaps []float64) (float64, int) {
+	if len(gaps) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(gaps)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	sum, n := 0.0, 0
+	for _, g := range s {
+		if g <= 2*med {
+			sum += g
+			n++
+		}
+	}
+	return harness.Round(sum/float64(n), 1), n
 }

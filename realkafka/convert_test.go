@@ -60,10 +60,11 @@ func TestConvertCapturedRun(t *testing.T) {
 	require.Equal(t, int32(2), g.FinalGeneration)
 	require.True(t, g.StableAtEnd)
 	require.Equal(t, 0, g.CoordinatorDeadMarks)
-	// JVM exec → ready: 6445, 5928, 7001, 6510 ms; go → first "(Re-)joining
-	// group": 1996, 1850, 2057, 1696 ms.
+	// JVM exec → ready: 6445, 5928, 7001, 6510 ms; go (a start's done_ms:
+	// the go is the last thing it does) → first "(Re-)joining group": 1996,
+	// 1850, 2057, 1695 ms.
 	require.Equal(t, 6471.0, res.Real.JVMToReadyMs.Mean)
-	require.Equal(t, 1899.75, res.Real.StartToFirstJoinMs.Mean)
+	require.Equal(t, 1899.5, res.Real.StartToFirstJoinMs.Mean)
 	require.Equal(t, "4.3.1", res.Real.BrokerVersion)
 }
 
@@ -111,4 +112,51 @@ func TestConvertHostDownAndAddPartitions(t *testing.T) {
 	require.Equal(t, 0.042975, g.MemberHours)
 	require.Equal(t, 95.879, g.UnownedPartitionSeconds)
 	require.Equal(t, 29.505, g.UnownedPartitionSecondsAfterFirstFault)
+}
+
+// TestConvertHeartbeatGapsAndNotices converts a captured repetition of
+// cal-leave (broker and kafka-clients 3.9.1, DEBUG heartbeat lines, read
+// from its logs.tar.gz; t0 = 1796622049659, payments-2 SIGTERMed at
+// …065153) and checks the measured facts against the lines, by hand:
+//
+//   - first JoinGroup ("(Re-)joining group"), ms after t0: payments-0 114,
+//     -1 133, -2 129, -3 111, -4 130, -5 115;
+//   - the survivors' first notice after the SIGTERM ("Request joining
+//     group due to: group is already rebalancing", from the heartbeat
+//     thread): -0 24646, -1 24671, -3 24630, -4 24656, -5 24559 (payments-2,
+//     the member the fault touched, is left out) — a 112 ms spread;
+//   - heartbeat gaps within a generation: 39 gaps from 3012 to 3076 ms,
+//     118616 ms in all: mean 3041.4 ms.
+//
+// Before: none of these was measured.
+func TestConvertHeartbeatGapsAndNotices(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	require.Equal(t, map[string]int64{"payments-0": 114, "payments-1": 133, "payments-2": 129, "payments-3": 111, "payments-4": 130, "payments-5": 115}, res.Real.FirstJoinMs)
+	require.Equal(t, map[string]int64{"payments-0": 24646, "payments-1": 24671, "payments-3": 24630, "payments-4": 24656, "payments-5": 24559}, res.Real.RebalanceNoticeMs)
+	require.Equal(t, 3041.4, res.Real.HeartbeatGapMs)
+	require.Equal(t, 39, res.Real.HeartbeatGaps)
+	require.Equal(t, 1, res.Groups[0].Leaves)
+	for _, n := range res.Real.NotMeasured {
+		require.NotContains(t, n, "heartbeat_gap_ms", "the repetition has its heartbeat lines")
+	}
+}
+
+// TestRestartedMemberOutlivesItsPredecessorsClose: a restart of payments-2
+// at 20 s in the captured cal-leave run, before the old process's own
+// "closed" event (…071281, 21.6 s): the predecessor ends at the restart,
+// its late close ends nothing of the new process, so payments-2 is a live
+// member from 0 to 35 s like the other five: 6 × 35 s = 0.058333 member-h.
+// Before: the old process's close ended the new one (5 × 35 s + 21.6 s).
+func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
+	dir := copyRun(t, filepath.Join("testdata", "run-leave-3.9.1"))
+	f := filepath.Join(dir, "faults.jsonl")
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	s := string(b) + `{"at_ms":20000,"ts_ms":1796622069659,"done_ms":1796622069659,"kind":"start","target":"payments-2","pid":99999,"fault":"{at: 20s, restart: payments-2}"}` + "\n"
+	require.NoError(t, os.WriteFile(f, []byte(s), 0o644))
+	res, err := Convert(dir)
+	require.NoError(t, err)
+	require.Equal(t, 0.058333, res.Groups[0].MemberHours)
 }

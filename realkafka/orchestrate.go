@@ -40,6 +40,13 @@ type Meta struct {
 	WallMs          int64            `json:"wall_ms"`  // the whole repetition
 	Dropped         []string         `json:"dropped,omitempty"`
 	Notes           []string         `json:"notes,omitempty"`
+	// Rep and Seed: the repetition and its seed (RepetitionSeed); Phases:
+	// the phase drawn for each fault subject; DriverSeeds: each process
+	// incarnation's workload seed ("member.inc" → seed).
+	Rep         int              `json:"rep,omitempty"`
+	Seed        uint64           `json:"seed,omitempty"`
+	Phases      []Phase          `json:"fault_phases,omitempty"`
+	DriverSeeds map[string]int64 `json:"driver_seeds,omitempty"`
 }
 
 // MetaGroup is one group: its members and their subscriptions.
@@ -125,7 +132,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	r.meta = Meta{Scenario: sc.Name, BrokerVersion: p.BrokerVersion, Brokers: p.Brokers, ClientVersions: map[string]string{},
 		DurationMs: sc.Duration.Milliseconds(), MeasureFromMs: sc.MeasureFrom.Milliseconds(), Partitions: map[string]int{},
 		BrokerExecMs: map[string]int64{}, BrokerStartedMs: map[string]int64{}, LoadAvgStart: loadavg(),
-		Dropped: p.Dropped, Notes: p.Notes}
+		Dropped: p.Dropped, Notes: p.Notes, Rep: p.Rep, Seed: p.Seed, Phases: p.Phases, DriverSeeds: map[string]int64{}}
 	for _, t := range p.Topics {
 		r.meta.Partitions[t.Name] = t.Partitions
 	}
@@ -354,6 +361,20 @@ logger.req.level = WARN
 	}
 	return s
 }
+
+// clientDebug switches on the classic client's DEBUG lines the converter
+// reads: "Sending Heartbeat request …" and "Received successful Heartbeat
+// response" (AbstractCoordinator.sendHeartbeatRequest and
+// HeartbeatResponseHandler.handle, @3.9.1 and @4.4.0). AbstractCoordinator
+// logs through logContext.logger(getClass()), i.e. under its subclass's
+// name, ConsumerCoordinator, in 3.x and 4.x (a previous run measured no
+// DEBUG line from the AbstractCoordinator logger alone); both are named so
+// that a client which logs under AbstractCoordinator (2.8) has them too.
+const clientDebug = `logger.ac.name = org.apache.kafka.clients.consumer.internals.AbstractCoordinator
+logger.ac.level = DEBUG
+logger.cc.name = org.apache.kafka.clients.consumer.internals.ConsumerCoordinator
+logger.cc.level = DEBUG
+`
 
 // reload4jProps is the 3.x brokers' reload4j configuration: reload4j has no
 // epoch-ms date pattern, so the JVM runs in UTC and the parser reads
@@ -593,7 +614,7 @@ func (r *Runner) createTopics(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lc, err := r.confFile("log4j2-client.properties", log4j2Props(false))
+	lc, err := r.confFile("log4j2-client.properties", log4j2Props(false)+clientDebug)
 	if err != nil {
 		return err
 	}
@@ -725,8 +746,12 @@ func (r *Runner) prepare(m *Member, set map[string]string) (*proc, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := m.Driver[k]
-		if k == "seed" {
-			v += strconv.Itoa(inc)
+		if k == "seed" { // each process incarnation draws its own workload
+			seed := DriverSeed(r.Plan.Seed, m.Name, inc)
+			r.mu.Lock()
+			r.meta.DriverSeeds[fmt.Sprintf("%s.%d", m.Name, inc)] = seed
+			r.mu.Unlock()
+			v = strconv.FormatInt(seed, 10)
 		}
 		b.WriteString("driver." + k + "=" + v + "\n")
 	}
@@ -781,6 +806,33 @@ func brokerIndex(name string) (int, bool) {
 	return i, err == nil && strings.HasPrefix(name, "broker-")
 }
 
+// waitExit waits, at most limit, for member name's running process (the
+// previous incarnation, closing after a SIGTERM) to exit, then SIGKILLs it:
+// a restarted member's new process starts after the old one has exited, as
+// in the simulator, where a process restarts only once the old one is gone
+// (a rolling restart's close can outlast its downtime). It returns how
+// long it waited.
+func (r *Runner) waitExit(name string, limit time.Duration) time.Duration {
+	r.mu.Lock()
+	p := r.procs[name]
+	r.mu.Unlock()
+	if p == nil {
+		return 0
+	}
+	t := time.Now()
+	select {
+	case <-p.done:
+	default:
+		select {
+		case <-p.done:
+		case <-time.After(limit):
+			_ = p.cmd.Process.Signal(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	return time.Since(t)
+}
+
 // do performs one timeline action.
 func (r *Runner) do(a Action) (int, string, error) {
 	signal := func(name string, sig syscall.Signal) (int, error) {
@@ -808,8 +860,13 @@ func (r *Runner) do(a Action) (int, string, error) {
 			return 0, "", fmt.Errorf("%s's host is down", m.Name)
 		}
 		applySet(m, a.Set)
+		waited := r.waitExit(m.Name, 60*time.Second)
 		pid, err := r.goMember(m, a.Set)
-		return pid, setValue(a.Set), err
+		v := setValue(a.Set)
+		if waited >= time.Millisecond {
+			v = strings.TrimPrefix(v+fmt.Sprintf(",waited %d ms for the previous process to exit", waited.Milliseconds()), ",")
+		}
+		return pid, v, err
 	case "prepare":
 		m := r.member(a.Target)
 		if m == nil {

@@ -85,6 +85,7 @@ const (
 	BrokerConsumerMember // DEBUG "new assignment state"
 	BrokerConsumerJoin
 	BrokerTargetAssignment
+	BrokerLoaded // the new coordinator finished loading __consumer_offsets-p
 )
 
 // BrokerEvent is one parsed broker line.
@@ -129,7 +130,13 @@ var (
 	reCJoin         = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
 	reTarget        = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
 	reMemberID      = regexp.MustCompile(`memberId=([^,)\s]+)`)
-	reSyncExpiry    = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
+	// Scala GroupMetadataManager.doLoadGroupsAndOffsets @3.9.1: "Finished
+	// loading offsets and group metadata from __consumer_offsets-0 in N
+	// milliseconds for epoch E, …" [measured]; Java CoordinatorRuntime
+	// @4.x: "Finished loading of metadata from __consumer_offsets-0 with
+	// epoch E in Nms …".
+	reLoaded     = regexp.MustCompile(`Finished loading (?:offsets and group metadata|of metadata) from __consumer_offsets-(\d+)`)
+	reSyncExpiry = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
 )
 
 func atoi32(s string) int32 {
@@ -218,6 +225,10 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 		} else if g := reResigned.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Partition = BrokerResigned, atoi32(g[1])
 		}
+	case strings.Contains(m, "Finished loading"):
+		if g := reLoaded.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Partition = BrokerLoaded, atoi32(g[1])
+		}
 	case strings.Contains(m, "loading of metadata"):
 		if g := reLoading.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Partition = BrokerElected, atoi32(g[1])
@@ -264,6 +275,17 @@ const (
 	ClientJoining
 	ClientSynced
 	ClientTransition // consumer protocol member state
+	// DEBUG (clientDebug): the classic heartbeat thread's request and its
+	// successful response (AbstractCoordinator.sendHeartbeatRequest,
+	// HeartbeatResponseHandler @3.9.1, @4.4.0, @2.8.2).
+	ClientHeartbeatSent
+	ClientHeartbeatOK
+	// The client learns that the group rebalances: "Request joining group
+	// due to: group is already rebalancing" (3.x/4.x requestRejoin from the
+	// heartbeat's REBALANCE_IN_PROGRESS [measured, 3.9.1]), "Attempt to
+	// heartbeat failed since group is rebalancing" (2.8); Cause: the reason.
+	ClientRejoinRequested
+	ClientSyncOK // DEBUG "Received successful SyncGroup response"
 )
 
 // ClientEvent is one parsed client line.
@@ -319,6 +341,16 @@ func ParseClient(s string) (ClientEvent, bool) {
 		if g := reLeaveSent.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Member, e.Cause = ClientLeaveSent, g[1], g[2]
 		}
+	case strings.HasPrefix(clientMsg(m), "Sending Heartbeat request"):
+		e.Kind = ClientHeartbeatSent
+	case strings.HasPrefix(clientMsg(m), "Received successful Heartbeat response"):
+		e.Kind = ClientHeartbeatOK
+	case strings.HasPrefix(clientMsg(m), "Received successful SyncGroup response"):
+		e.Kind = ClientSyncOK
+	case strings.Contains(m, "Request joining group due to: "):
+		e.Kind, e.Cause = ClientRejoinRequested, m[strings.Index(m, "Request joining group due to: ")+len("Request joining group due to: "):]
+	case strings.Contains(m, "failed since group is rebalancing"):
+		e.Kind, e.Cause = ClientRejoinRequested, "group is already rebalancing"
 	case strings.HasSuffix(m, "(Re-)joining group"):
 		e.Kind = ClientJoining
 	case strings.Contains(m, "Successfully synced group"):
@@ -331,6 +363,17 @@ func ParseClient(s string) (ClientEvent, bool) {
 		}
 	}
 	return e, e.Kind != ClientNone
+}
+
+// clientMsg is a client message without its "[Consumer clientId=…, groupId=…] "
+// prefix.
+func clientMsg(m string) string {
+	if strings.HasPrefix(m, "[") {
+		if i := strings.Index(m, "] "); i >= 0 {
+			return m[i+2:]
+		}
+	}
+	return m
 }
 
 // DriverEvent is one line the driver printed (realkafka/java/Driver.java).

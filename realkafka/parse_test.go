@@ -99,7 +99,7 @@ func TestParseClientLines(t *testing.T) {
 			{ClientCoordinatorFound, "10.77.0.3:9092", 0, "", 1796162271290},
 			{ClientJoining, "", 0, "", 1796162271477},
 			{ClientSynced, "", 1, "", 1796162279438},
-			{ClientNone, "", 0, "", 0}, // "Request joining group due to": not used
+			{ClientRejoinRequested, "", 0, "need to re-join with the given member-id: payments-0-77f72993-7520-465d-bcc1-40dc2cc1c6d7", 1796162271888},
 			{ClientLeaveSent, "", 0, "the consumer is being closed", 1796164805870},
 			// coordinator-failover (SIGTERM of the coordinator): a dead mark
 			// from the heartbeat thread, whose name has spaces.
@@ -144,4 +144,31 @@ func TestParseLogLineShapes(t *testing.T) {
 	require.Equal(t, "hello world", l.Msg)
 	_, ok = ParseLogLine("\tat org.apache.kafka.Foo.bar(Foo.java:12)")
 	require.False(t, ok)
+}
+
+// TestParseHeartbeatAndLoadLines: the classic client's DEBUG heartbeat
+// lines, its rebalance notice and SyncGroup response (kafka-clients 3.9.1,
+// captured with clientDebug), and the coordinator's end of loading
+// (broker 3.9.1, captured).
+func TestParseHeartbeatAndLoadLines(t *testing.T) {
+	want := []wantClient{
+		{ClientHeartbeatSent, "", 0, "", 1796622059028},
+		{ClientHeartbeatOK, "", 0, "", 1796622059133},
+		{ClientRejoinRequested, "", 0, "group is already rebalancing", 1796622074305},
+		{ClientSyncOK, "", 0, "", 1796622056022},
+	}
+	lines := captured(t, "client-3.9.1.log")
+	require.Len(t, lines, len(want))
+	for i, w := range want {
+		e, ok := ParseClient(lines[i])
+		require.True(t, ok, lines[i])
+		require.Equal(t, w.kind, e.Kind, lines[i])
+		require.Equal(t, w.ts, e.TsMs)
+		require.Equal(t, w.cause, e.Cause)
+	}
+	e, ok := ParseBroker("2026-12-07 05:40:44,037 INFO [group-metadata-manager-0] kafka.coordinator.group.GroupMetadataManager [GroupMetadataManager brokerId=0] Finished loading offsets and group metadata from __consumer_offsets-0 in 10 milliseconds for epoch 0, of which 8 milliseconds was spent in the scheduler.")
+	require.True(t, ok)
+	require.Equal(t, BrokerLoaded, e.Kind)
+	require.Equal(t, int32(0), e.Partition)
+	require.Equal(t, int64(1796622044037), e.TsMs)
 }

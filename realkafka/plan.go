@@ -24,6 +24,11 @@ type Plan struct {
 	Notes   []string
 	Topics  []scenario.Topic
 	Groups  []string
+	// Rep and Seed: the repetition this plan is for and its seed
+	// (ForRepetition; 0 before); Phases: the fault phases it drew.
+	Rep    int
+	Seed   uint64
+	Phases []Phase
 }
 
 // Member is one consumer process slot: the scenario's member name
@@ -56,6 +61,13 @@ type Action struct {
 	Set map[string]string
 	// Count: add-partitions' new partition count of topic Target.
 	Count int
+	// Subject names what the fault touches and Window the span its phase
+	// is drawn over (faultPhase): every action of one subject moves by
+	// the same phase in a repetition (ForRepetition). Window 0: none.
+	Subject   string
+	Window    time.Duration
+	WindowWhy string
+	PhaseMs   int64 // the phase drawn for this repetition (ForRepetition)
 }
 
 // UnsupportedError lists the faults and settings a scenario needs that the
@@ -236,7 +248,11 @@ func NewPlan(sc *scenario.Scenario, brokerVersion string, drop bool) (*Plan, err
 	for _, f := range sc.Faults {
 		where := fmt.Sprintf("faults (line %d): %s", f.Line, f.Kind)
 		desc := fmt.Sprintf("{at: %v, %s: %s}", f.At, f.Kind, f.Target)
-		add := func(a Action) { a.Fault = desc; p.Actions = append(p.Actions, a) }
+		subject, window, why := faultPhase(sc, &f)
+		add := func(a Action) {
+			a.Fault, a.Subject, a.Window, a.WindowWhy = desc, subject, window, why
+			p.Actions = append(p.Actions, a)
+		}
 		isBroker := strings.HasPrefix(f.Target, "broker-") || f.Target == "coordinator"
 		switch f.Kind {
 		case scenario.FaultCrash:
@@ -333,7 +349,7 @@ func NewPlan(sc *scenario.Scenario, brokerVersion string, drop bool) (*Plan, err
 			unsupported("%s: unknown to the real testbed", where)
 		}
 	}
-	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].At < p.Actions[j].At })
+	sortActions(p.Actions)
 	if len(bad) > 0 {
 		if !drop {
 			return nil, &UnsupportedError{Items: bad}
@@ -481,4 +497,8 @@ func newMember(sc *scenario.Scenario, g *scenario.Group, index, host int, cv str
 	}
 	return Member{Name: name, Group: g.ID, Index: host, ClientVersion: cv, Props: props, Driver: drv,
 		Subscribe: g.Subscribe, Consumer: g.Consumer()}
+}
+
+func sortActions(acts []Action) {
+	sort.SliceStable(acts, func(i, j int) bool { return acts[i].At < acts[j].At })
 }

@@ -37,7 +37,9 @@ func TestPlanCrashOneMember(t *testing.T) {
 	require.Equal(t, "payments-3", m.Props["client.id"], "the converter maps member ids to members by client.id")
 	require.Equal(t, "org.apache.kafka.clients.consumer.RangeAssignor,org.apache.kafka.clients.consumer.CooperativeStickyAssignor", m.Props["partition.assignment.strategy"])
 	require.Equal(t, "lognormal:200:2000", m.Driver["poll.interval"], "the default processing time (INTERFACE.md: lognormal, median 200 ms, p99 2 s), drawn per batch by the driver too")
-	require.Equal(t, []Action{{At: 60 * time.Second, Kind: "kill", Target: "payments-3", Fault: "{at: 1m0s, crash: payments-3}"}}, p.Actions)
+	require.Equal(t, []Action{{At: 60 * time.Second, Kind: "kill", Target: "payments-3", Fault: "{at: 1m0s, crash: payments-3}",
+		Subject: "payments-3", Window: 15 * time.Second, WindowWhy: "least common period of heartbeat 3s, auto-commit 5s"}}, p.Actions,
+		"the phase window is the simulator's: heartbeat 3 s and auto-commit 5 s repeat every 15 s (harness phaseWindow)")
 	require.Empty(t, p.Dropped)
 }
 

@@ -17,7 +17,9 @@ type Record struct {
 	Pid    int    `json:"pid,omitempty"`
 	Value  string `json:"value,omitempty"`
 	Fault  string `json:"fault,omitempty"`
-	Err    string `json:"error,omitempty"`
+	// PhaseMs: how far this repetition moved the step (ForRepetition).
+	PhaseMs int64  `json:"phase_ms,omitempty"`
+	Err     string `json:"error,omitempty"`
 }
 
 // RunTimeline performs the actions at t0 + At on the wall clock, in order,
@@ -33,7 +35,7 @@ func RunTimeline(ctx context.Context, t0 time.Time, end time.Duration, actions [
 		if err := sleepUntil(ctx, t0.Add(a.At)); err != nil {
 			return err
 		}
-		r := Record{AtMs: a.At.Milliseconds(), Kind: a.Kind, Target: a.Target, Peer: a.Peer, Fault: a.Fault}
+		r := Record{AtMs: a.At.Milliseconds(), Kind: a.Kind, Target: a.Target, Peer: a.Peer, Fault: a.Fault, PhaseMs: a.PhaseMs}
 		r.TsMs = time.Now().UnixMilli()
 		pid, v, err := do(a)
 		r.DoneMs = time.Now().UnixMilli()

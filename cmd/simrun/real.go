@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,9 +18,11 @@ func init() { register(newRealCmd) }
 
 func newRealCmd(a *app) *cobra.Command {
 	var (
-		kafka, out, cache string
-		reps              int
-		asJSON, drop      bool
+		kafka, out, cache     string
+		reps, only            int
+		asJSON, drop, keepRaw bool
+		reconvert             []string
+		cleanup               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "real",
@@ -31,9 +33,19 @@ namespace, the faults made by signals and nftables on the wall clock; then
 convert the broker, client and driver logs into the summary of
 'simrun run --json'. Needs root, Java 17, Maven, iproute2 and nftables; the
 jars come from Maven Central into --cache. Each repetition writes its raw
-logs to OUT/rep-NNN; a finished repetition is skipped when the command is
-run again (resumable). See docs/REAL.md.`,
-		Args:              cobra.ExactArgs(1),
+logs to OUT/rep-NNN, packs the lines the converter reads into
+logs.tar.gz and removes the raw logs (--keep-raw keeps them); a finished
+repetition is skipped when the command is run again (resumable). Each
+repetition draws its own workload seed and fault phases from (scenario,
+broker version, repetition). --reconvert DIR… converts finished
+repetitions again (after a converter fix) and rewrites their summary.json.
+See docs/REAL.md.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(reconvert) > 0 || cleanup {
+				return cobra.ArbitraryArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		ValidArgsFunction: completeScenarios(1),
 	}
 	fs := cmd.Flags()
@@ -43,9 +55,27 @@ run again (resumable). See docs/REAL.md.`,
 	fs.StringVar(&cache, "cache", "", "jar cache `DIR` (default $REBALSIM_CACHE or ~/.cache/rebalsim)")
 	fs.BoolVar(&asJSON, "json", false, "print the JSON summary (one object; an array with --reps > 1) on stdout")
 	fs.BoolVar(&drop, "drop-unsupported", false, "run without the faults and settings the testbed cannot make (the summary lists them)")
+	fs.IntVar(&only, "rep", 0, "run only repetition `K` (its seed and fault phases are repetition K's)")
+	fs.BoolVar(&keepRaw, "keep-raw", false, "keep the raw logs beside logs.tar.gz")
+	fs.BoolVar(&cleanup, "cleanup", false, "only remove what an interrupted run left (its JVMs, namespaces, bridge) and exit")
+	fs.StringSliceVar(&reconvert, "reconvert", nil, "convert the finished repetition `DIR`s again and rewrite their summary.json (no run)")
 	sets := addSetFlag(fs)
 	synopsis(cmd, "SCENARIO")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(reconvert) > 0 {
+			return a.reconvert(append(reconvert, args...))
+		}
+		if cleanup {
+			unlock, err := realkafka.Lock()
+			if err != nil {
+				return fail(exitBadInput, "simrun real --cleanup: %v", err)
+			}
+			defer unlock()
+			if still := realkafka.Cleanup(); len(still) > 0 {
+				return fail(exitBadInput, "simrun real --cleanup: could not remove %s", strings.Join(still, ", "))
+			}
+			return nil
+		}
 		if reps < 1 {
 			return fail(exitBadInput, "simrun real: --reps must be at least 1 (got %d)", reps)
 		}
@@ -64,12 +94,16 @@ run again (resumable). See docs/REAL.md.`,
 			cache = realkafka.DefaultCache()
 		}
 		a.running = "simrun real " + args[0]
-		return a.real(plan, out, cache, reps, asJSON)
+		first := 1
+		if only > 0 {
+			first, reps = only, only
+		}
+		return a.real(plan, out, cache, first, reps, asJSON, keepRaw)
 	}
 	return cmd
 }
 
-func (a *app) real(plan *realkafka.Plan, out, cache string, reps int, asJSON bool) error {
+func (a *app) real(plan *realkafka.Plan, out, cache string, first, reps int, asJSON, keepRaw bool) error {
 	stderr := a.stderr
 	if err := realkafka.CheckTools(); err != nil {
 		return fail(exitBadInput, "simrun real: %v", err)
@@ -95,45 +129,21 @@ func (a *app) real(plan *realkafka.Plan, out, cache string, reps int, asJSON boo
 	ctx, stop := a.interruptible()
 	defer stop()
 	var results []*realkafka.Result
-	for i := 1; i <= reps; i++ {
+	for i := first; i <= reps; i++ {
 		dir := filepath.Join(out, fmt.Sprintf("rep-%03d", i))
-		if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
-			res, err := realkafka.Convert(dir)
-			if err != nil {
-				return fail(exitBadInput, "simrun real: %v", err)
-			}
+		if realkafka.Done(dir) {
 			fmt.Fprintf(stderr, "repetition %d/%d: already done in %s\n", i, reps, dir)
-			results = append(results, res)
-			continue
+		} else {
+			fmt.Fprintf(stderr, "repetition %d/%d into %s (loadavg %s)\n", i, reps, dir, loadavg())
 		}
-		_ = os.RemoveAll(dir) // an unfinished repetition starts over
-		fmt.Fprintf(stderr, "repetition %d/%d into %s (loadavg %s)\n", i, reps, dir, loadavg())
-		r := &realkafka.Runner{Plan: plan, Dir: dir, Jars: jars, Progress: stderr}
-		if err := r.Prepare(); err != nil {
-			return fail(exitBadInput, "simrun real: %v", err)
-		}
-		t := time.Now()
-		err := r.Run(ctx)
-		_ = os.RemoveAll(filepath.Join(dir, "data")) // the brokers' log.dirs: large, not needed by the converter
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "interrupted: cleaned up; the unfinished repetition will start over")
+		res, _, err := realkafka.Repetition(ctx, realkafka.RepetitionSpec{Plan: plan, Dir: dir, Jars: jars, Progress: stderr, Rep: i, KeepRaw: keepRaw})
+		if errors.Is(err, realkafka.ErrInterrupted) {
+			fmt.Fprintln(stderr, err)
 			return status(exitInterrupted)
 		}
 		if err != nil {
-			return fail(exitBadInput, "simrun real: repetition %d: %v", i, err)
-		}
-		res, err := realkafka.Convert(dir)
-		if err != nil {
 			return fail(exitBadInput, "simrun real: %v", err)
 		}
-		b, _ := json.MarshalIndent(res, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
-			return fail(exitBadInput, "simrun real: %v", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
-			return fail(exitBadInput, "simrun real: %v", err)
-		}
-		fmt.Fprintf(stderr, "repetition %d/%d done in %.0f s\n", i, reps, time.Since(t).Seconds())
 		results = append(results, res)
 	}
 	if asJSON {
@@ -153,6 +163,18 @@ func (a *app) real(plan *realkafka.Plan, out, cache string, reps int, asJSON boo
 		if !r.Valid {
 			fmt.Fprintf(stderr, "warning: repetition in %s is INVALID as a measurement: %s\n", r.Real.Dir, r.InvalidReason)
 		}
+	}
+	return nil
+}
+
+// reconvert converts finished repetitions again (simrun real --reconvert).
+func (a *app) reconvert(dirs []string) error {
+	for _, d := range dirs {
+		res, err := realkafka.Reconvert(d)
+		if err != nil {
+			return fail(exitBadInput, "simrun real --reconvert: %v", err)
+		}
+		fmt.Fprintf(a.stderr, "reconverted %s (valid: %v)\n", d, res.Valid)
 	}
 	return nil
 }
