@@ -222,14 +222,15 @@ func Evaluate(o Options) (*Result, error) {
 	return res, nil
 }
 
-// measured reports whether every repetition recorded the real field key.
+// measured reports whether the repetitions' converter records the real
+// field key (some repetition has it: the field is omitted when empty).
 func measured(reps []*Rep, key string) bool {
 	for _, r := range reps {
-		if key == "rebalance_notice_ms" && r.Real.RebalanceNoticeMs == nil {
-			return false
+		if key == "rebalance_notice_ms" && r.Real.RebalanceNoticeMs != nil {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func firstLine(s string) string {

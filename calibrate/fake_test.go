@@ -69,7 +69,7 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 		if e.Kind == tracing.EvFault && faultAt < 0 {
 			faultAt = int64(e.At)
 		}
-		if _, ok := notice[e.Node]; faultAt >= 0 && !ok && e.Kind == protocol.EvRejoinRequested && e.Reason == "rebalance-in-progress" {
+		if _, ok := notice[e.Node]; faultAt >= 0 && !ok && e.Kind == protocol.EvRejoinRequested && !touched(sc, e.Node) {
 			notice[e.Node] = float64(int64(e.At)/1e6) + 3 // a notice logged 3 ms after it came
 		}
 	}})
@@ -123,4 +123,15 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 		return err
 	}
 	return nil
+}
+
+// touched: a fault names the member (the real converter leaves it out of
+// the notices).
+func touched(sc *scenario.Scenario, member string) bool {
+	for _, f := range sc.Faults {
+		if f.Target == member || f.Peers[0] == member || f.Peers[1] == member {
+			return true
+		}
+	}
+	return false
 }

@@ -79,7 +79,7 @@ var Figures = []Figure{
 	{Name: "failover_recovery_ms", Label: "failover\nrecovery", Unit: "ms", Class: Timing, fromRun: "failover_recovery_ms",
 		Doc: "from a coordinator failover until the new coordinator has the group Stable and has answered every live member"},
 	{Name: "notice_spread_ms", Label: "notice\nspread", Unit: "ms", Class: Timing,
-		Doc:   "how spread the survivors' rebalance notices are: the last minus the first member's first REBALANCE_IN_PROGRESS after the first fault (small: the heartbeats are phase-aligned)",
+		Doc:   "how spread the rebalance notices of the members no fault touched are: the last minus the first member's first notice after the first fault (a heartbeat's REBALANCE_IN_PROGRESS or another rejoin; consumer protocol: RECONCILING); small: their heartbeats are phase-aligned",
 		value: noticeSpread, realKey: "rebalance_notice_ms"},
 	{Name: "evictions", Label: "evictions", Class: Count, fromRun: "evictions",
 		Doc: "members the coordinator removed (session expiry, rebalance or sync timeout, poll-timeout leave)"},

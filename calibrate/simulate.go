@@ -25,6 +25,19 @@ type Run struct {
 func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, error) {
 	var runs []Run
 	var notes []string
+	// The members no fault touches: the notice spread is theirs (as
+	// realkafka's converter measures it).
+	untouched := map[string]bool{}
+	for _, g := range sc.Groups {
+		for i := 0; i < g.Members; i++ {
+			untouched[scenario.MemberName(g.ID, g.FirstIndex+i)] = true
+		}
+	}
+	for _, f := range sc.Faults {
+		delete(untouched, f.Target)
+		delete(untouched, f.Peers[0])
+		delete(untouched, f.Peers[1])
+	}
 	one := func(s *scenario.Scenario, rep int, seed uint64) error {
 		x := &extras{}
 		var at int64 = -1
@@ -33,7 +46,14 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 			if e.Kind == tracing.EvFault && at < 0 {
 				at = int64(e.At)
 			}
-			if at >= 0 && e.Kind == protocol.EvRejoinRequested && e.Reason == "rebalance-in-progress" && !heard[e.Node] {
+			if at < 0 || !untouched[e.Node] || heard[e.Node] {
+				return
+			}
+			// A member's first notice of a rebalance: a rejoin request
+			// (the heartbeat's REBALANCE_IN_PROGRESS, or any other cause
+			// of a "(Re-)joining group"), or under the consumer protocol
+			// its move to RECONCILING.
+			if e.Kind == protocol.EvRejoinRequested || e.Kind == protocol.EvMemberState && e.State == "RECONCILING" {
 				heard[e.Node] = true
 				x.noticeMs = append(x.noticeMs, float64(int64(e.At)-at)/1e6)
 			}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -105,29 +103,14 @@ nothing real (no root, Java or Maven needed). See docs/CALIBRATE.md.`,
 	return cmd
 }
 
-// realRepetition is calibrate's RepFunc: one repetition through simrun
-// real's code path (Runner.Prepare and Run, then the converter), its
-// summary.json written beside the logs.
+// realRepetition is calibrate's RepFunc: realkafka.Repetition, the one
+// code path of a real repetition (simrun real's): the plan's per-repetition
+// seeds and fault phases, the run, the converter, summary.json, the packed
+// log lines and the done marker.
 func realRepetition(jars *realkafka.Jars, a *app) calibrate.RepFunc {
 	return func(ctx context.Context, plan *realkafka.Plan, dir string, rep int) error {
-		r := &realkafka.Runner{Plan: plan, Dir: dir, Jars: jars, Progress: a.stderr}
-		if err := r.Prepare(); err != nil {
-			return err
-		}
-		err := r.Run(ctx)
-		_ = os.RemoveAll(filepath.Join(dir, "data")) // the brokers' log.dirs: large, not needed by the converter
-		if err != nil || ctx.Err() != nil {
-			return errors.Join(err, ctx.Err())
-		}
-		res, err := realkafka.Convert(dir)
-		if err != nil {
-			return err
-		}
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644)
+		_, _, err := realkafka.Repetition(ctx, realkafka.RepetitionSpec{Plan: plan, Dir: dir, Jars: jars, Progress: a.stderr, Rep: rep})
+		return err
 	}
 }
 
