@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/realkafka"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite calibrate/testdata/real and testdata/golden from the fake runner")
@@ -220,13 +221,14 @@ func mustAbs(t *testing.T, p string) string {
 	return a
 }
 
-// TestCommittedCalibrationRegenerates: results/calibration/REPORT.md (and
+// TestCommittedCalibrationRegenerates: the committed report under
+// results/calibration (and
 // its CSVs) is what --report-only makes from the committed repetitions.
 func TestCommittedCalibrationRegenerates(t *testing.T) {
 	dir := filepath.Join("..", "results", "calibration")
 	want, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
 	if err != nil {
-		t.Skip("no committed calibration yet (results/calibration/REPORT.md); TestGoldenReport covers --report-only")
+		t.Skip("no committed calibration report under results/calibration yet; TestGoldenReport covers --report-only")
 	}
 	suite, err := LoadSuite("")
 	if err != nil {
@@ -258,7 +260,7 @@ func committedVersions(t *testing.T, dir string) []string {
 	_, after, ok := strings.Cut(string(b), "broker versions ")
 	v, _, ok2 := strings.Cut(after, " (same-line")
 	if !ok || !ok2 {
-		t.Fatal("results/calibration/REPORT.md does not name its broker versions")
+		t.Fatal("the committed calibration report does not name its broker versions")
 	}
 	return strings.Split(v, ", ")
 }
@@ -274,7 +276,7 @@ func committedSeeds(t *testing.T, report []byte) int {
 		n = n*10 + int(c-'0')
 	}
 	if n == 0 {
-		t.Fatal("results/calibration/REPORT.md does not name its seeds per repetition")
+		t.Fatal("the committed calibration report does not name its seeds per repetition")
 	}
 	return n
 }
@@ -393,5 +395,40 @@ func TestMatchFeedsMeasuredFacts(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "recorded start plus") {
 		t.Errorf("notes %q, want the start fallback named", notes)
+	}
+}
+
+// TestBuiltinSuitePlans: every scenario of the built-in suite runs on
+// each version it applies to as the testbed can make it (a realkafka plan:
+// no Java, no root needed to check), with the clients of the broker's line.
+func TestBuiltinSuitePlans(t *testing.T) {
+	s, err := LoadSuite("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Scenarios {
+		ss := &s.Scenarios[i]
+		applies := 0
+		for _, v := range []string{"3.9.1", "4.4.0"} {
+			sc, err := ss.ForVersion(v)
+			if err != nil {
+				continue
+			}
+			applies++
+			plan, err := realkafka.NewPlan(sc, v, false)
+			if err != nil {
+				t.Errorf("%s on %s: %v", ss.Name, v, err)
+				continue
+			}
+			for _, m := range plan.Members {
+				if !strings.HasPrefix(m.ClientVersion, v[:3]) {
+					t.Errorf("%s on %s: member %s runs client %s", ss.Name, v, m.Name, m.ClientVersion)
+					break
+				}
+			}
+		}
+		if applies == 0 {
+			t.Errorf("%s applies to no version", ss.Name)
+		}
 	}
 }
