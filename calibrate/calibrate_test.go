@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/experiments/report"
+	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/realkafka"
 )
 
@@ -430,5 +431,41 @@ func TestBuiltinSuitePlans(t *testing.T) {
 		if applies == 0 {
 			t.Errorf("%s applies to no version", ss.Name)
 		}
+	}
+}
+
+// TestFigureDefinitions: the figures calibrate defines itself, from a
+// hand-made summary: an initial join in two episodes (a first member alone,
+// then the rest), a crash at 15 s, its eviction at 24.9 s, a failover.
+func TestFigureDefinitions(t *testing.T) {
+	s := &harness.Summary{Groups: []harness.GroupSummary{{
+		FirstFaultMs: 15000,
+		Rebalances: []harness.Rebalance{
+			{StartMs: 100, EndMs: 180, DurationMs: 80},
+			{StartMs: 900, EndMs: 6400, DurationMs: 5500},
+			{StartMs: 24900, EndMs: 27100, DurationMs: 2200},
+		},
+		Failovers: []harness.Failover{{AtMs: 23900, RecoveryMs: 900}},
+	}}}
+	x := &extras{noticeMs: []float64{9950, 9900, 12000}}
+	v := figureValues(nil, s, x)
+	want := map[string]float64{
+		"initial_join_ms":        6400,
+		"fault_to_rebalance_ms":  9900,
+		"fault_rebalance_ms":     2200,
+		"settled_after_fault_ms": 12100,
+		"fault_to_failover_ms":   8900,
+		"failover_recovery_ms":   900,
+		"notice_spread_ms":       2100,
+	}
+	for name, w := range want {
+		if got := v[figureIndex(name)]; got != w {
+			t.Errorf("%s = %v, want %v", name, got, w)
+		}
+	}
+	// An initial join still open at the fault has no value.
+	s.Groups[0].Rebalances[1].EndMs = 15500
+	if got := figureValues(nil, s, nil)[figureIndex("initial_join_ms")]; !math.IsNaN(got) {
+		t.Errorf("initial_join_ms = %v for a join that ran into the fault, want none", got)
 	}
 }
