@@ -85,6 +85,11 @@ func TestVerdicts(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", c.name, row.Verdict, row.Why, c.want)
 		}
 	}
+	// Pending still says how it stands so far.
+	sim, real := runs([]float64{5000}, [][]float64{{9000, 9100}})
+	if row := Judge(timing, 0, sim, real); row.Verdict != Pending || !strings.Contains(row.Why, "1 of 3 real repetitions; so far disagree") {
+		t.Errorf("one far-off repetition: %s (%s), want pending, so far disagree", row.Verdict, row.Why)
+	}
 }
 
 // calibrateInto runs the test suite with the fake runner into out.

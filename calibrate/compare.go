@@ -61,6 +61,21 @@ func Judge(f Figure, fi int, sim, real []Run) Row {
 	row.Sim = experiments.FigureInterval(kind, 0, col(sim), nil)
 	row.Real = experiments.FigureInterval(kind, 0, col(real), nil)
 	row.Diff = row.Sim.Value - row.Real.Value
+	row.Verdict, row.Why = judge(f, fi, sim, real, row.Sim, row.Real, len(real) < MinRealReps)
+	if n := len(real); n < MinRealReps {
+		so := ""
+		if n > 0 && row.Verdict != Pending {
+			so = fmt.Sprintf("; so far %s: %s", row.Verdict, row.Why)
+		}
+		row.Verdict, row.Why = Pending, fmt.Sprintf("%d of %d real repetitions%s", n, MinRealReps, so)
+	}
+	return row
+}
+
+// judge is the verdict by the tolerance rule and how it was reached. few:
+// fewer real repetitions than a verdict needs (Judge then reports the
+// verdict so far as pending).
+func judge(f Figure, fi int, sim, real []Run, se, re experiments.Estimate, few bool) (Verdict, string) {
 	share := func(e experiments.Estimate) float64 {
 		if e.N+e.Missing == 0 {
 			return 0
@@ -68,62 +83,54 @@ func Judge(f Figure, fi int, sim, real []Run) Row {
 		return float64(e.N) / float64(e.N+e.Missing)
 	}
 	switch {
-	case len(real) < MinRealReps:
-		row.Verdict, row.Why = Pending, fmt.Sprintf("%d of %d real repetitions", len(real), MinRealReps)
-		return row
-	case row.Sim.N == 0 && row.Real.N == 0:
-		row.Verdict, row.Why = Pending, "no value on either side"
-		return row
-	case math.Abs(share(row.Sim)-share(row.Real)) > 0.5:
-		row.Verdict = Disagree
-		row.Why = fmt.Sprintf("a value in %.0f %% of simulated runs, %.0f %% of real repetitions", 100*share(row.Sim), 100*share(row.Real))
-		return row
-	case row.Real.N < MinRealReps:
-		row.Verdict, row.Why = Pending, fmt.Sprintf("a value in %d real repetitions (needs %d)", row.Real.N, MinRealReps)
-		return row
-	case row.Sim.N == 0:
-		row.Verdict, row.Why = Disagree, "no simulated value"
-		return row
+	case len(real) == 0:
+		return Pending, "no real repetition"
+	case se.N == 0 && re.N == 0:
+		return Pending, "no value on either side"
+	case math.Abs(share(se)-share(re)) > 0.5:
+		return Disagree, fmt.Sprintf("a value in %.0f %% of simulated runs, %.0f %% of real repetitions", 100*share(se), 100*share(re))
+	case re.N < MinRealReps && !few:
+		return Pending, fmt.Sprintf("a value in %d real repetitions (needs %d)", re.N, MinRealReps)
+	case se.N == 0:
+		return Disagree, "no simulated value"
+	case re.N == 0:
+		return Disagree, "no real value"
 	}
-	s, r := row.Sim.Value, row.Real.Value
+	s, r := se.Value, re.Value
 	switch f.Class {
 	case Timing:
 		tol := math.Max(TimingRelative*math.Abs(r), TimingAbsoluteMs)
-		row.Verdict = verdict(math.Abs(s-r) <= tol)
-		row.Why = fmt.Sprintf("|%s| ms vs tolerance %s ms", experiments.FormatShort(s-r), experiments.FormatShort(tol))
+		return verdict(math.Abs(s-r) <= tol), fmt.Sprintf("|%s| ms vs tolerance %s ms", experiments.FormatShort(s-r), experiments.FormatShort(tol))
 	case PartitionSeconds:
 		tol := PartitionRelative * math.Abs(r)
-		row.Verdict = verdict(math.Abs(s-r) <= tol)
-		row.Why = fmt.Sprintf("|%s| vs tolerance %s (25 %%)", experiments.FormatShort(s-r), experiments.FormatShort(tol))
-	case Count:
-		eq, n := 0, 0
-		for _, rr := range real {
-			v := rr.Values[fi]
-			if math.IsNaN(v) {
-				continue
-			}
-			n++
-			var matched []float64
-			for _, sr := range sim {
-				if sr.Rep == rr.Rep && !math.IsNaN(sr.Values[fi]) {
-					matched = append(matched, sr.Values[fi])
+		return verdict(math.Abs(s-r) <= tol), fmt.Sprintf("|%s| vs tolerance %s (25 %%)", experiments.FormatShort(s-r), experiments.FormatShort(tol))
+	}
+	// Count: each real repetition against the most common count of the
+	// simulated runs matched to it (all simulated runs when unmatched).
+	eq, n := 0, 0
+	for _, rr := range real {
+		v := rr.Values[fi]
+		if math.IsNaN(v) {
+			continue
+		}
+		n++
+		var matched, all []float64
+		for _, sr := range sim {
+			if x := sr.Values[fi]; !math.IsNaN(x) {
+				all = append(all, x)
+				if sr.Rep == rr.Rep {
+					matched = append(matched, x)
 				}
-			}
-			if len(matched) == 0 { // unmatched simulation: all runs
-				for _, sr := range sim {
-					if !math.IsNaN(sr.Values[fi]) {
-						matched = append(matched, sr.Values[fi])
-					}
-				}
-			}
-			if m, ok := mode(matched); ok && m == v {
-				eq++
 			}
 		}
-		row.Verdict = verdict(n > 0 && float64(eq) >= CountShare*float64(n))
-		row.Why = fmt.Sprintf("equal in %d of %d repetitions", eq, n)
+		if len(matched) == 0 {
+			matched = all
+		}
+		if m, ok := mode(matched); ok && m == v {
+			eq++
+		}
 	}
-	return row
+	return verdict(n > 0 && float64(eq) >= CountShare*float64(n)), fmt.Sprintf("equal in %d of %d repetitions", eq, n)
 }
 
 func verdict(ok bool) Verdict {
