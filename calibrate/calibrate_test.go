@@ -16,6 +16,7 @@ import (
 	"github.com/rebalsim/rebalsim/experiments/report"
 	"github.com/rebalsim/rebalsim/harness"
 	"github.com/rebalsim/rebalsim/realkafka"
+	"github.com/rebalsim/rebalsim/scenario"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite calibrate/testdata/real and testdata/golden from the fake runner")
@@ -472,5 +473,50 @@ func TestFigureDefinitions(t *testing.T) {
 	s.Groups[0].Rebalances[1].EndMs = 15500
 	if got := figureValues(nil, s, nil)[figureIndex("initial_join_ms")]; !math.IsNaN(got) {
 		t.Errorf("initial_join_ms = %v for a join that ran into the fault, want none", got)
+	}
+}
+
+// TestMatchJoinAndPrepare: a join fault's JVM started ahead ("prepare") is
+// not the fault's instant; the joining member starts at its measured first
+// JoinGroup.
+func TestMatchJoinAndPrepare(t *testing.T) {
+	src := `name: j
+duration: 30s
+topics: [{name: orders, partitions: 6}]
+groups: [{id: payments, members: 2, subscribe: [orders]}]
+faults: [{at: 15s, join: payments}]
+`
+	sc, err := scenario.Parse("j.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	key := faultKey(&sc.Faults[0])
+	lines := `{"at_ms":0,"ts_ms":1000,"done_ms":1000,"kind":"start","target":"payments-0","fault":"start"}
+{"at_ms":0,"ts_ms":1000,"done_ms":1012,"kind":"prepare","target":"payments-2","fault":"` + key + `"}
+{"at_ms":15000,"ts_ms":17000,"done_ms":17001,"kind":"start","target":"payments-2","fault":"` + key + `"}
+`
+	for name, data := range map[string]string{
+		"faults.jsonl": lines,
+		"meta.json":    `{"t0_ms": 1000}`,
+		"summary.json": `{"groups": [], "real": {"first_join_ms": {"payments-0": 250, "payments-1": 260, "payments-2": 16420}}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := readRep(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FaultAtMs[key] != 16001 {
+		t.Errorf("join fault at %d ms, want 16001 (its start's go, not the prepare)", r.FaultAtMs[key])
+	}
+	m, _ := Match(sc, r)
+	if m.Faults[0].At != 16420*time.Millisecond {
+		t.Errorf("the joining member starts at %v, want its first JoinGroup 16.42s", m.Faults[0].At)
+	}
+	if m.Groups[1].Start.At != 260*time.Millisecond {
+		t.Errorf("payments-1 starts at %v, want 260ms", m.Groups[1].Start.At)
 	}
 }

@@ -34,6 +34,9 @@ type Rep struct {
 	// FaultAtMs: each scenario fault's measured instant (ms after t0), by
 	// the fault's description in faults.jsonl.
 	FaultAtMs map[string]int64
+	// FaultTarget: the target of each fault's first action (a join's new
+	// member).
+	FaultTarget map[string]string
 	// StartMs: each member's "go" instant (ms after t0), from faults.jsonl.
 	StartMs map[string]int64
 }
@@ -123,7 +126,7 @@ func readReps(out, scen, version string) ([]*Rep, error) {
 }
 
 func readRep(dir string, n int) (*Rep, error) {
-	r := &Rep{N: n, Dir: dir, FaultAtMs: map[string]int64{}, StartMs: map[string]int64{}}
+	r := &Rep{N: n, Dir: dir, FaultAtMs: map[string]int64{}, FaultTarget: map[string]string{}, StartMs: map[string]int64{}}
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, fmt.Errorf("repetition %s: %w", dir, err)
@@ -176,8 +179,15 @@ func readRep(dir string, n int) (*Rep, error) {
 			}
 			continue
 		}
+		if rec.Kind == "prepare" {
+			continue // a member's JVM started ahead of its fault, not the fault
+		}
+		if rec.Kind == "start" && rec.DoneMs > rec.TsMs && r.Meta.T0Ms != 0 {
+			at = rec.DoneMs - r.Meta.T0Ms // the go, after the old process exited
+		}
 		if old, ok := r.FaultAtMs[rec.Fault]; !ok || at < old {
 			r.FaultAtMs[rec.Fault] = at
+			r.FaultTarget[rec.Fault] = rec.Target
 		}
 	}
 	return r, sc.Err()
@@ -236,9 +246,15 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	missing := 0
 	for i := range m.Faults {
 		f := &m.Faults[i]
-		if at, ok := r.FaultAtMs[faultKey(f)]; ok {
+		key := faultKey(f)
+		if at, ok := r.FaultAtMs[key]; ok {
 			f.At = time.Duration(at) * time.Millisecond
 			f.Jitter, f.JitterSet = 0, true
+			// A joining member starts, as the first members do, at its
+			// measured first JoinGroup (its JVM's start is not the model's).
+			if ms, ok := r.Real.FirstJoinMs[r.FaultTarget[key]]; ok && f.Kind == scenario.FaultJoin {
+				f.At = time.Duration(math.Round(ms * 1e6))
+			}
 		} else {
 			missing++
 		}
