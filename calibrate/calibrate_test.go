@@ -516,6 +516,9 @@ faults: [{at: 15s, join: payments}]
 	if m.Faults[0].At != 16420*time.Millisecond {
 		t.Errorf("the joining member starts at %v, want its first JoinGroup 16.42s", m.Faults[0].At)
 	}
+	if made := faultsAsMade(sc, r); len(made) != 1 || made[16420] != 16001 {
+		t.Errorf("fault as made %v, want the join counted from its go (16420 → 16001)", made)
+	}
 	if m.Groups[1].Start.At != 260*time.Millisecond {
 		t.Errorf("payments-1 starts at %v, want 260ms", m.Groups[1].Start.At)
 	}

@@ -250,10 +250,8 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		if at, ok := r.FaultAtMs[key]; ok {
 			f.At = time.Duration(at) * time.Millisecond
 			f.Jitter, f.JitterSet = 0, true
-			// A joining member starts, as the first members do, at its
-			// measured first JoinGroup (its JVM's start is not the model's).
-			if ms, ok := r.Real.FirstJoinMs[r.FaultTarget[key]]; ok && f.Kind == scenario.FaultJoin {
-				f.At = time.Duration(math.Round(ms * 1e6))
+			if at, ok := r.joinStart(f, key); ok {
+				f.At = at
 			}
 		} else {
 			missing++
@@ -277,4 +275,37 @@ func memberStart(r *Rep, name string, written time.Duration) (time.Duration, str
 		return time.Duration(float64(at)*1e6 + math.Round(r.Real.StartToFirstJoinMs.Mean*1e6)), "first JoinGroup not recorded per member: the recorded start plus the mean start → first JoinGroup"
 	}
 	return written, "not recorded: as written, no phase drawn"
+}
+
+// joinStart is when a join fault's member starts in the matched run: as
+// the first members do, at its measured first JoinGroup (its JVM's start
+// is not the model's), else the fault's go plus the repetition's mean
+// start → first JoinGroup. ok is false for any other fault.
+func (r *Rep) joinStart(f *scenario.Fault, key string) (time.Duration, bool) {
+	if f.Kind != scenario.FaultJoin {
+		return 0, false
+	}
+	if ms, ok := r.Real.FirstJoinMs[r.FaultTarget[key]]; ok {
+		return time.Duration(math.Round(ms * 1e6)), true
+	}
+	at, ok := r.FaultAtMs[key]
+	if !ok || r.Real.StartToFirstJoinMs.Mean <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(at)*1e6 + math.Round(r.Real.StartToFirstJoinMs.Mean*1e6)), true
+}
+
+// faultsAsMade maps each instant (ms) Match moved a join fault to (its
+// member's first JoinGroup) to the instant the fault was made (its go):
+// fault-relative figures count from the fault as made on both sides.
+func faultsAsMade(sc *scenario.Scenario, r *Rep) map[int64]int64 {
+	out := map[int64]int64{}
+	for i := range sc.Faults {
+		f := &sc.Faults[i]
+		key := faultKey(f)
+		if at, ok := r.joinStart(f, key); ok {
+			out[at.Milliseconds()] = r.FaultAtMs[key]
+		}
+	}
+	return out
 }

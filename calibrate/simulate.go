@@ -38,7 +38,7 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 		delete(untouched, f.Peers[0])
 		delete(untouched, f.Peers[1])
 	}
-	one := func(s *scenario.Scenario, rep int, seed uint64) error {
+	one := func(s *scenario.Scenario, rep int, seed uint64, asMade map[int64]int64) error {
 		x := &extras{}
 		var at int64 = -1
 		heard := map[string]bool{}
@@ -62,12 +62,17 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 		if err != nil {
 			return fmt.Errorf("%s seed %d: %w", s.Name, seed, err)
 		}
+		for i := range res.Summary.Groups {
+			if made, ok := asMade[res.Summary.Groups[i].FirstFaultMs]; ok {
+				res.Summary.Groups[i].FirstFaultMs = made
+			}
+		}
 		runs = append(runs, Run{Rep: rep, Seed: seed, Values: figureValues(s, &res.Summary, x)})
 		return nil
 	}
 	if len(reps) == 0 {
 		for seed := 1; seed <= seeds; seed++ {
-			if err := one(sc, 0, uint64(seed)); err != nil {
+			if err := one(sc, 0, uint64(seed), nil); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -80,8 +85,9 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 				notes = append(notes, n)
 			}
 		}
+		asMade := faultsAsMade(sc, r)
 		for seed := 1; seed <= seeds; seed++ {
-			if err := one(m, r.N, uint64(seed)); err != nil {
+			if err := one(m, r.N, uint64(seed), asMade); err != nil {
 				return nil, nil, err
 			}
 		}
