@@ -363,6 +363,18 @@ func TestExplanations(t *testing.T) {
 	if rows[0].Explanation == nil || rows[1].Explanation != nil || rows[2].Explanation != nil {
 		t.Errorf("explanations attached to %v %v %v, want only the first", rows[0].Explanation != nil, rows[1].Explanation != nil, rows[2].Explanation != nil)
 	}
+	// A pending row that disagrees so far shows its explanation; one that
+	// agrees so far does not take it.
+	for _, c := range []struct {
+		soFar Verdict
+		want  bool
+	}{{Disagree, true}, {Agree, false}} {
+		row := []Row{{Scenario: "crash", Version: "3.9.1", Figure: Figures[figureIndex("evictions")], Verdict: Pending, SoFar: c.soFar}}
+		explain(row, ex)
+		if (row[0].Explanation != nil) != c.want {
+			t.Errorf("pending, so far %s: explained %v, want %v", c.soFar, row[0].Explanation != nil, c.want)
+		}
+	}
 }
 
 // TestMatchFeedsMeasuredFacts: the matched scenario starts each member at

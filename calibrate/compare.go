@@ -39,6 +39,9 @@ type Row struct {
 	Diff              float64
 	Verdict           Verdict
 	Why               string // how the verdict was reached, one line
+	// SoFar is a pending row's verdict from the real repetitions made so
+	// far ("" when there are none, or the row is judged).
+	SoFar Verdict
 	// Explanation: the matching explanations.yaml entry of a disagreement.
 	Explanation *Explanation
 }
@@ -66,6 +69,7 @@ func Judge(f Figure, fi int, sim, real []Run) Row {
 		so := ""
 		if n > 0 && row.Verdict != Pending {
 			so = fmt.Sprintf("; so far %s: %s", row.Verdict, row.Why)
+			row.SoFar = row.Verdict
 		}
 		row.Verdict, row.Why = Pending, fmt.Sprintf("%d of %d real repetitions%s", n, MinRealReps, so)
 	}

@@ -56,11 +56,12 @@ func ParseExplanations(source string, data []byte) ([]*Explanation, error) {
 	return out, nil
 }
 
-// explain attaches the matching explanation to each disagreeing row.
+// explain attaches the matching explanation to each disagreeing row, and
+// to each pending row that disagrees so far.
 func explain(rows []Row, ex []*Explanation) {
 	for i := range rows {
 		r := &rows[i]
-		if r.Verdict != Disagree {
+		if r.Verdict != Disagree && r.SoFar != Disagree {
 			continue
 		}
 		for _, e := range ex {

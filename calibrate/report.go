@@ -110,6 +110,10 @@ func (r *Row) verdictText() string {
 		return "disagree, explained (" + r.Explanation.Cause + ")"
 	case r.Verdict == Disagree:
 		return "**disagree, UNEXPLAINED**"
+	case r.SoFar == Disagree && r.Explanation != nil:
+		return "pending (so far disagree, explained: " + r.Explanation.Cause + ")"
+	case r.SoFar != "":
+		return "pending (so far " + string(r.SoFar) + ")"
 	}
 	return string(r.Verdict)
 }
@@ -157,6 +161,25 @@ func reportMD(res *Result, plots map[string]string) []byte {
 	}
 	if n == 0 {
 		p("None.\n")
+	}
+	first := true
+	for _, s := range res.Scenarios {
+		for i := range s.Rows {
+			r := &s.Rows[i]
+			if r.SoFar != Disagree {
+				continue
+			}
+			if first {
+				p("\nGaps so far, in rows still pending (fewer than %d real repetitions):\n\n", MinRealReps)
+				first = false
+			}
+			p("- %s on %s, %s: simulated %s, real %s (%s). ", s.Name, s.Version, r.Figure.Name, format(r.Figure, r.Sim.Value), format(r.Figure, r.Real.Value), r.Why)
+			if r.Explanation != nil {
+				p("Cause: %s. %s\n", r.Explanation.Cause, strings.TrimSpace(r.Explanation.Measured))
+			} else {
+				p("Not explained yet.\n")
+			}
+		}
 	}
 	if len(res.Unused) > 0 {
 		p("\n**Explanations that match no disagreement** (stale; remove or correct them):\n\n")
@@ -262,7 +285,7 @@ func calibrationCSV(res *Result) []byte {
 			cause, measured := "", ""
 			if r.Explanation != nil {
 				cause, measured = r.Explanation.Cause, strings.TrimSpace(r.Explanation.Measured)
-			} else if r.Verdict == Disagree {
+			} else if r.Verdict == Disagree || r.SoFar == Disagree {
 				cause = "UNEXPLAINED"
 			}
 			rows = append(rows, []string{s.Name, s.Version, r.Figure.Name, r.Figure.Class.String(), r.Figure.Unit,

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rebalsim/rebalsim/harness"
@@ -32,7 +33,15 @@ func TestZZDebug(t *testing.T) {
 		fmt.Printf("fault %s %s at %v\n", f.Kind, f.Target, f.At)
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		res, err := harness.Run(m, seed, harness.Options{})
+		res, err := harness.Run(m, seed, harness.Options{KeepTrace: seed == 1})
+		if seed == 1 && os.Getenv("CALDBG_TRACE") != "" {
+			for _, e := range res.Trace {
+				k := string(e.Kind)
+				if strings.Contains(os.Getenv("CALDBG_TRACE"), k) {
+					fmt.Printf("%10.3f %-10s %-16s %s %s %s gen=%d n=%d %v\n", float64(e.At)/1e9, e.Node, k, e.State, e.Reason, e.Detail, e.Gen, e.Count, e.Partitions)
+				}
+			}
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
