@@ -206,7 +206,7 @@ func Evaluate(o Options) (*Result, error) {
 				}
 				row.Scenario, row.Version = ss.Name, v
 				if f.realKey != "" && len(sr.Reps) > 0 && !measured(sr.Reps, f.realKey) {
-					row.Verdict, row.Why = Pending, "not measured by the real repetitions (summary.json real."+f.realKey+")"
+					row.Verdict, row.Why, row.SoFar = Pending, "not measured by the real repetitions (summary.json real."+f.realKey+")", ""
 				}
 				sr.Rows = append(sr.Rows, row)
 			}

@@ -9,6 +9,7 @@
 //	simrun shrink  SCENARIO --seed N
 //	simrun explore SCENARIO --seeds N [--swarm default]
 //	simrun list [--long]
+//	simrun calibrate [SUITE] [--reps N] [--kafka 3.9,4.4] [--report-only]  (the simulator against real Kafka)
 //	simrun version
 //
 // The command line is spf13/cobra with spf13/pflag (the library of kubectl,
