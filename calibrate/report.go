@@ -350,7 +350,7 @@ func scenarioPlot(res *Result, name string) (report.Figure, error) {
 		var series []report.BoxSeries
 		for _, s := range parts {
 			for side, runs := range [][]Run{s.Sim, s.Real} {
-				bs := report.BoxSeries{Name: []string{"simulated ", "real "}[side] + s.Version, Values: make([][]float64, len(idx))}
+				bs := report.BoxSeries{Name: []string{"simulated ", "real "}[side] + s.Version, Values: make([][]float64, len(idx)), ColourMedian: true}
 				for c, fi := range idx {
 					for _, r := range runs {
 						if v := r.Values[fi]; !math.IsNaN(v) {
