@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/realkafka"
@@ -55,7 +56,8 @@ var ErrInterrupted = errors.New("interrupted")
 // Calibrate runs the real repetitions still missing (rep-major: every
 // scenario's repetition 1, then every repetition 2, …) and writes the
 // report. Interrupted, it writes the report of what finished and returns
-// ErrInterrupted.
+// ErrInterrupted; when repetitions failed, the report of the others and a
+// *FailedError.
 func Calibrate(ctx context.Context, o Options) (*Result, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
@@ -69,7 +71,8 @@ func Calibrate(ctx context.Context, o Options) (*Result, error) {
 	var interrupted error
 	if o.Run != nil {
 		interrupted = runReal(ctx, o)
-		if interrupted != nil && !errors.Is(interrupted, ErrInterrupted) {
+		var failed *FailedError
+		if interrupted != nil && !errors.Is(interrupted, ErrInterrupted) && !errors.As(interrupted, &failed) {
 			return nil, interrupted
 		}
 	}
@@ -116,6 +119,7 @@ func runReal(ctx context.Context, o Options) error {
 		}
 	}
 	start := o.Now()
+	var failed []string
 	for i, j := range todo {
 		dir := repDir(o.Out, j.ss.Name, j.version, j.rep)
 		left := ""
@@ -137,13 +141,29 @@ func runReal(ctx context.Context, o Options) error {
 			return ErrInterrupted
 		}
 		if err != nil {
-			return fmt.Errorf("%s on %s, repetition %d: %w", j.ss.Name, j.version, j.rep, err)
+			// One failed repetition does not stop a suite of hours: it is
+			// removed (the next run makes it again) and counted.
+			fmt.Fprintf(o.Progress, "%s on Kafka %s, repetition %d FAILED: %v (removed; the next run makes it again)\n", j.ss.Name, j.version, j.rep, err)
+			_ = os.RemoveAll(dir)
+			failed = append(failed, fmt.Sprintf("%s on %s rep %d", j.ss.Name, j.version, j.rep))
+			continue
 		}
 		if err := os.WriteFile(dirDone(dir), nil, 0o644); err != nil {
 			return err
 		}
 	}
+	if len(failed) > 0 {
+		return &FailedError{Reps: failed}
+	}
 	return nil
+}
+
+// FailedError lists the repetitions that failed (the report of the others
+// was written).
+type FailedError struct{ Reps []string }
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%d repetitions failed (run again to retry them): %s", len(e.Reps), strings.Join(e.Reps, ", "))
 }
 
 func dirDone(dir string) string { return dir + string(os.PathSeparator) + "done" }

@@ -169,6 +169,32 @@ func TestResumedEqualsUninterrupted(t *testing.T) {
 	sameFiles(t, files(t, whole), files(t, parts))
 }
 
+// TestFailedRepetitionRetried: a repetition that fails is removed and
+// counted, the others are made and reported, and the next run makes it.
+func TestFailedRepetitionRetried(t *testing.T) {
+	whole, parts := t.TempDir(), t.TempDir()
+	if err := calibrateInto(t, context.Background(), whole, &fakeRunner{}, 3); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeRunner{failAt: 4}
+	err := calibrateInto(t, context.Background(), parts, f, 3)
+	var failed *FailedError
+	if !errors.As(err, &failed) || len(failed.Reps) != 1 {
+		t.Fatalf("a failed repetition: %v, want a FailedError naming it", err)
+	}
+	if _, err := os.Stat(filepath.Join(parts, "REPORT.md")); err != nil {
+		t.Fatalf("no report of the others: %v", err)
+	}
+	g := &fakeRunner{}
+	if err := calibrateInto(t, context.Background(), parts, g, 3); err != nil {
+		t.Fatal(err)
+	}
+	if g.calls != 1 {
+		t.Errorf("the next run made %d repetitions, want the failed one only", g.calls)
+	}
+	sameFiles(t, files(t, whole), files(t, parts))
+}
+
 // TestSimulatedSideDeterministic: evaluating the same repetitions twice
 // gives the same report byte for byte.
 func TestSimulatedSideDeterministic(t *testing.T) {

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,6 +31,7 @@ type fakeRunner struct {
 	calls    int
 	cancelAt int
 	cancel   context.CancelFunc
+	failAt   int // this call fails as a broken repetition does (0: none)
 }
 
 func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, rep int) error {
@@ -39,6 +41,10 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if f.calls == f.failAt {
+		_ = os.WriteFile(filepath.Join(dir, "half.log"), []byte("a JVM died\n"), 0o644)
+		return errors.New("broker-0 did not start")
 	}
 	sc := plan.Scenario
 	first := map[string]float64{}

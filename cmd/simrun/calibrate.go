@@ -94,6 +94,11 @@ nothing real (no root, Java or Maven needed). See docs/CALIBRATE.md.`,
 			printTallies(a, res, out)
 			return status(exitInterrupted)
 		}
+		var failed *calibrate.FailedError
+		if errors.As(err, &failed) {
+			printTallies(a, res, out)
+			return fail(exitBadInput, "simrun calibrate: %v", err)
+		}
 		if err != nil {
 			return fail(exitBadInput, "simrun calibrate: %v", err)
 		}
