@@ -44,6 +44,9 @@ func Write(res *Result, out string) error {
 // Tally counts a class's verdicts.
 type Tally struct {
 	Agree, Explained, Unexplained, Pending int
+	// Of the pending rows with real repetitions, how many agree and
+	// disagree so far.
+	SoFarAgree, SoFarDisagree int
 }
 
 // Judged is the number of rows with a verdict.
@@ -64,6 +67,12 @@ func (res *Result) Tallies(version string) [3]Tally {
 				c.Agree++
 			case r.Verdict == Pending:
 				c.Pending++
+				switch r.SoFar {
+				case Agree:
+					c.SoFarAgree++
+				case Disagree:
+					c.SoFarDisagree++
+				}
 			case r.Explanation != nil:
 				c.Explained++
 			default:
@@ -126,7 +135,7 @@ func reportMD(res *Result, plots map[string]string) []byte {
 		res.Suite, strings.Join(res.Versions, ", "), res.Seeds)
 	p("Tolerance (issue 26): timing figures agree when the simulated mean is within 10 %% or 300 ms, whichever is larger, of the real mean; counts when they are equal in at least 90 %% of the real repetitions; partition-seconds within 25 %%. A row needs %d real repetitions, else it is pending.\n\n", MinRealReps)
 	p("## Agreement by class\n\n")
-	p("| Kafka | class | agree | disagree, explained | disagree, UNEXPLAINED | pending | agree, of judged |\n|---|---|---:|---:|---:|---:|---:|\n")
+	p("| Kafka | class | agree | disagree, explained | disagree, UNEXPLAINED | pending (so far agree / disagree) | agree, of judged |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, v := range append(append([]string{}, res.Versions...), "") {
 		t := res.Tallies(v)
 		name := v
@@ -139,7 +148,7 @@ func reportMD(res *Result, plots map[string]string) []byte {
 			if x.Judged() > 0 {
 				share = fmt.Sprintf("%.0f %%", 100*float64(x.Agree)/float64(x.Judged()))
 			}
-			p("| %s | %s | %d | %d | %d | %d | %s |\n", name, c, x.Agree, x.Explained, x.Unexplained, x.Pending, share)
+			p("| %s | %s | %d | %d | %d | %d (%d / %d) | %s |\n", name, c, x.Agree, x.Explained, x.Unexplained, x.Pending, x.SoFarAgree, x.SoFarDisagree, share)
 		}
 	}
 	p("\n## Disagreements\n\n")

@@ -125,8 +125,8 @@ func printTallies(a *app, res *calibrate.Result, out string) {
 	}
 	t := res.Tallies("")
 	for c, x := range t {
-		fmt.Fprintf(a.stdout, "%-12s %3d agree, %3d disagree explained, %3d disagree UNEXPLAINED, %3d pending\n",
-			calibrate.Class(c).String()+":", x.Agree, x.Explained, x.Unexplained, x.Pending)
+		fmt.Fprintf(a.stdout, "%-12s %3d agree, %3d disagree explained, %3d disagree UNEXPLAINED, %3d pending (so far %d agree, %d disagree)\n",
+			calibrate.Class(c).String()+":", x.Agree, x.Explained, x.Unexplained, x.Pending, x.SoFarAgree, x.SoFarDisagree)
 	}
 	fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(out, "REPORT.md"))
 }
