@@ -93,11 +93,21 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
+// testExplanations is the test suite's explanations file.
+func testExplanations(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "explanations.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // calibrateInto runs the test suite with the fake runner into out.
 func calibrateInto(t *testing.T, ctx context.Context, out string, f *fakeRunner, reps int) error {
 	t.Helper()
 	_, err := Calibrate(ctx, Options{Suite: testSuite(t), Versions: testVersions, Reps: reps, Seeds: 2, Out: out, Run: f.run,
-		Now: func() time.Time { return time.Unix(0, 0) }})
+		Explanations: testExplanations(t), Now: func() time.Time { return time.Unix(0, 0) }})
 	return err
 }
 
@@ -230,7 +240,7 @@ func TestGoldenReport(t *testing.T) {
 	if err := os.Symlink(mustAbs(t, filepath.Join(golden, "real")), filepath.Join(out, "real")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Calibrate(context.Background(), Options{Suite: testSuite(t), Versions: testVersions, Seeds: 2, Out: out}); err != nil {
+	if _, err := Calibrate(context.Background(), Options{Suite: testSuite(t), Versions: testVersions, Seeds: 2, Out: out, Explanations: testExplanations(t)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"REPORT.md", "calibration.csv", "values.csv"} {

@@ -22,7 +22,8 @@ const fakeT0 = 1_796_000_000_000
 // simulated run on its own seed (1000 + rep), with testbed facts made up
 // per repetition (members' first JoinGroup 0.3 s + 40 ms × rep after their
 // written start, a cold JVM's stand-in; each fault 137 ms × rep late) and
-// fed to the run, written in the files a real repetition leaves:
+// fed to the run (the classic members joining 0.8 s after the instant
+// reported), written in the files a real repetition leaves:
 // summary.json, meta.json, faults.jsonl. calls counts the repetitions
 // made; cancel, when set, is called before repetition number cancelAt
 // (1-based over calls) and the repetition then fails as an interrupted
@@ -68,7 +69,17 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 			r.FaultAtMs[rec.Fault] = rec.TsMs - fakeT0
 		}
 	}
-	m, _ := Match(sc, r)
+	// The classic scenarios' "real" members join 0.8 s after the first
+	// JoinGroup they report (a cold broker's MEMBER_ID_REQUIRED stand-in):
+	// a disagreement in the initial join for the report to show.
+	cold := &Rep{N: r.N, Real: r.Real, FaultAtMs: r.FaultAtMs}
+	if !sc.Groups[0].Consumer() {
+		cold.Real.FirstJoinMs = map[string]float64{}
+		for k, v := range first {
+			cold.Real.FirstJoinMs[k] = v + 800
+		}
+	}
+	m, _ := Match(sc, cold)
 	notice := map[string]float64{}
 	var faultAt int64 = -1
 	res, err := harness.Run(m, uint64(1000+rep), harness.Options{Observe: func(e *harness.TraceEvent) {
