@@ -68,12 +68,12 @@ func Calibrate(ctx context.Context, o Options) (*Result, error) {
 	if o.Seeds < 1 {
 		return nil, fmt.Errorf("--seeds must be at least 1 (got %d)", o.Seeds)
 	}
-	var interrupted error
+	var runErr error // interrupted, or repetitions failed: the report is still written
 	if o.Run != nil {
-		interrupted = runReal(ctx, o)
+		runErr = runReal(ctx, o)
 		var failed *FailedError
-		if interrupted != nil && !errors.Is(interrupted, ErrInterrupted) && !errors.As(interrupted, &failed) {
-			return nil, interrupted
+		if runErr != nil && !errors.Is(runErr, ErrInterrupted) && !errors.As(runErr, &failed) {
+			return nil, runErr
 		}
 	}
 	res, err := Evaluate(o)
@@ -83,7 +83,7 @@ func Calibrate(ctx context.Context, o Options) (*Result, error) {
 	if err := Write(res, o.Out); err != nil {
 		return nil, err
 	}
-	return res, interrupted
+	return res, runErr
 }
 
 type job struct {
@@ -184,10 +184,13 @@ type ScenarioResult struct {
 	// NotApplicable says why the scenario does not run on this version
 	// ("" when it does).
 	NotApplicable string
-	Rows          []Row
-	Sim, Real     []Run
-	Reps          []*Rep
-	Notes         []string // what the matched simulation fell back on
+	// NotOnTestbed says why the testbed cannot make it (realkafka's plan
+	// refused it): its real side stays empty.
+	NotOnTestbed string
+	Rows         []Row
+	Sim, Real    []Run
+	Reps         []*Rep
+	Notes        []string // what the matched simulation fell back on
 }
 
 // Evaluate reads the real repetitions under o.Out, runs the simulated side
@@ -211,6 +214,9 @@ func Evaluate(o Options) (*Result, error) {
 				sr.NotApplicable = firstLine(err.Error())
 				res.Scenarios = append(res.Scenarios, sr)
 				continue
+			}
+			if _, err := realkafka.NewPlan(sc, v, false); err != nil {
+				sr.NotOnTestbed = strings.ReplaceAll(err.Error(), "\n", " ")
 			}
 			if sr.Reps, err = readReps(o.Out, ss.Name, v); err != nil {
 				return nil, err

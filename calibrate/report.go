@@ -216,6 +216,9 @@ func reportMD(res *Result, plots map[string]string) []byte {
 			continue
 		}
 		p(": %d real repetitions, %d simulated runs.", len(s.Reps), len(s.Sim))
+		if s.NotOnTestbed != "" {
+			p(" **The testbed cannot make it**: %s.", s.NotOnTestbed)
+		}
 		if f := testbedFacts(&s); f != "" {
 			p(" Testbed: %s.", f)
 		}
