@@ -426,7 +426,8 @@ func TestMatchFeedsMeasuredFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Rep{N: 1, Real: realFacts{FirstJoinMs: map[string]float64{"payments-0": 812, "payments-2": 1000.5}, LatencyOneWayMs: 0.07},
+	r := &Rep{N: 1, Real: realFacts{FirstJoinMs: map[string]float64{"payments-0": 812, "payments-2": 900}, LatencyOneWayMs: 0.07,
+		BrokerFirstJoinMs: map[string]float64{"payments-2": 1000.5}},
 		StartMs: map[string]int64{"payments-1": 100, "payments-3": 150}, FaultAtMs: map[string]int64{faultKey(&sc.Faults[0]): 15321}}
 	r.Real.StartToFirstJoinMs.Mean = 500
 	m, notes := Match(sc, r)

@@ -51,6 +51,10 @@ type realFacts struct {
 	StartToFirstJoinMs harness.Stats      `json:"start_to_first_join_ms"`
 	TimelineLateMs     harness.Stats      `json:"timeline_late_ms"`
 	FirstJoinMs        map[string]float64 `json:"first_join_ms"`
+	// BrokerFirstJoinMs: when the broker received each member's first
+	// join (calib-interface: a warm broker's instant, without the fresh
+	// broker's cold path); preferred over FirstJoinMs when present.
+	BrokerFirstJoinMs map[string]float64 `json:"broker_first_join_ms"`
 	HeartbeatGapMs     json.RawMessage    `json:"heartbeat_gap_ms"`
 	LatencyOneWayMs    float64            `json:"latency_one_way_ms"`
 	RebalanceNoticeMs  map[string]float64 `json:"rebalance_notice_ms"`
@@ -264,10 +268,14 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	return &m, notes
 }
 
-// memberStart is a member's measured first JoinGroup (ms after t0), else
-// its recorded go plus the repetition's mean start → first JoinGroup, else
-// the written start; the second result names a fallback ("" for none).
+// memberStart is when the broker received a member's first join (ms after
+// t0), else the member's measured first JoinGroup, else its recorded go
+// plus the repetition's mean start → first JoinGroup, else the written
+// start; the second result names a fallback ("" for none).
 func memberStart(r *Rep, name string, written time.Duration) (time.Duration, string) {
+	if ms, ok := r.Real.BrokerFirstJoinMs[name]; ok {
+		return time.Duration(math.Round(ms * 1e6)), ""
+	}
 	if ms, ok := r.Real.FirstJoinMs[name]; ok {
 		return time.Duration(math.Round(ms * 1e6)), ""
 	}

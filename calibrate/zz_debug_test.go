@@ -46,7 +46,7 @@ func TestZZDebug(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := res.Summary.Groups[0]
-		fmt.Printf("seed %d first fault %d gens %d leaves %d moved %d unowned %.1f\n", seed, g.FirstFaultMs, g.Generations, g.Leaves, g.PartitionsMoved, g.UnownedPartitionSeconds)
+		fmt.Printf("seed %d first fault %d gens %d leaves %d moved %d unowned %.1f after %.1f double %.1f ev %d false %d\n", seed, g.FirstFaultMs, g.Generations, g.Leaves, g.PartitionsMoved, g.UnownedPartitionSeconds, g.UnownedPartitionSecondsAfterFirstFault, g.DoubleOwnedPartitionSeconds, g.Evictions, g.FalseEvictions)
 		for _, rb := range g.Rebalances {
 			fmt.Printf("  %+v\n", rb)
 		}
