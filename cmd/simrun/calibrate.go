@@ -26,7 +26,7 @@ func newCalibrateCmd(a *app) *cobra.Command {
 		Short: "run a suite on the simulator and on real Kafka and report how close they are",
 		Long: `Run every scenario of SUITE (a directory of scenario files; default: the
 built-in suite) on real Kafka (--reps repetitions per broker version, each
-through 'simrun real''s code, into OUT/real/SCENARIO/kafka-V/rep-NNN) and on
+through simrun real's code, into OUT/real/SCENARIO/kafka-V/rep-NNN) and on
 the simulator (--seeds seeds per real repetition, each matched to it: the
 measured latency, member starts and fault instants), then judge every
 figure by issue 26's tolerance and write OUT/REPORT.md, calibration.csv,
