@@ -205,9 +205,11 @@ func faultKey(f *scenario.Fault) string {
 
 // Match returns the scenario as the repetition ran it, where the testbed
 // is a measured fact: the measured one-way latency; each member a cohort
-// of its own starting at its measured first JoinGroup instant (no phase
-// drawn); each fault at its measured instant (no phase drawn). It also
-// says what it fed and what it fell back on. sc is not modified.
+// of its own starting at its measured first join (memberStart; no phase
+// drawn); each fault at its measured instant (no phase drawn; a join's
+// member at its first join, joinStart). It also says what it fed and what
+// it fell back on. sc is not modified (the copy shares the slices it does
+// not change).
 func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	m := *sc
 	var notes []string
@@ -219,7 +221,7 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	}
 	m.Network.Latency = scenario.Dist{Kind: scenario.DistConstant, Value: lat}
 
-	// One cohort per member at its measured first JoinGroup.
+	// One cohort per member at its measured first join.
 	startNote := false
 	m.Groups = nil
 	for _, g := range sc.Groups {
