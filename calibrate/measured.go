@@ -55,10 +55,10 @@ type realFacts struct {
 	// join (calib-interface: a warm broker's instant, without the fresh
 	// broker's cold path); preferred over FirstJoinMs when present.
 	BrokerFirstJoinMs map[string]float64 `json:"broker_first_join_ms"`
-	HeartbeatGapMs     json.RawMessage    `json:"heartbeat_gap_ms"`
-	LatencyOneWayMs    float64            `json:"latency_one_way_ms"`
-	RebalanceNoticeMs  map[string]float64 `json:"rebalance_notice_ms"`
-	NotMeasured        []string           `json:"not_measured"`
+	HeartbeatGapMs    json.RawMessage    `json:"heartbeat_gap_ms"`
+	LatencyOneWayMs   float64            `json:"latency_one_way_ms"`
+	RebalanceNoticeMs map[string]float64 `json:"rebalance_notice_ms"`
+	NotMeasured       []string           `json:"not_measured"`
 }
 
 // heartbeatGap is the measured mean gap between heartbeats (ms), NaN when
