@@ -45,17 +45,30 @@ type Real struct {
 	// first transition to JOINING) — the measured start instant that the
 	// matched simulation gives the member.
 	FirstJoinMs map[string]int64 `json:"first_join_ms,omitempty"`
+	// BrokerFirstJoinMs: each member's first join as the coordinator saw
+	// it, ms after t0: a classic member's "Created a new member id" line
+	// (or, in a repetition packed before the testbed kept that line, the
+	// client's "Request joining group due to: need to re-join with the
+	// given member-id", its receipt of that answer: 35 ms later in one
+	// loaded run), a consumer member's "Member M joins the consumer group"
+	// (M mapped to the member by its client's transition lines). It leaves
+	// out the client's cold path to the broker (the first JoinGroup of a
+	// fresh JVM: 175–755 ms in the suite's first 3.9.1 runs).
+	BrokerFirstJoinMs map[string]int64 `json:"broker_first_join_ms,omitempty"`
 	// RebalanceNoticeMs: each member that no fault touched, its first
 	// notice of a rebalance after the first fault, ms after t0: the
 	// heartbeat's REBALANCE_IN_PROGRESS ("Request joining group due to",
 	// "failed since group is rebalancing"), a "(Re-)joining group", or
-	// (consumer protocol) a transition to RECONCILING. Its spread says
+	// (consumer protocol) a transition to RECONCILING, which only a member
+	// whose assignment changes logs [measured: 2 of 5 survivors in
+	// cal-consumer-crash 4.4.0 rep 1]. Its spread says
 	// whether the members' heartbeats are phase-aligned.
 	RebalanceNoticeMs map[string]int64 `json:"rebalance_notice_ms,omitempty"`
 	// HeartbeatGapMs: the mean gap between a process's successive
 	// "Sending Heartbeat request" lines within one generation (classic
-	// protocol, DEBUG; gaps over twice the median — a pause, a stall —
-	// left out); HeartbeatGaps: how many gaps.
+	// protocol, DEBUG; none across a coordinator's loss; gaps under half
+	// or over twice the median — a retry, a pause, a stall — left out);
+	// HeartbeatGaps: how many gaps.
 	HeartbeatGapMs float64  `json:"heartbeat_gap_ms,omitempty"`
 	HeartbeatGaps  int      `json:"heartbeat_gaps,omitempty"`
 	Dropped        []string `json:"dropped,omitempty"`
@@ -293,6 +306,8 @@ func Convert(dir string) (*Result, error) {
 		}
 	}
 	firstJoin, notice := map[string]int64{}, map[string]int64{}
+	brokerJoin, clientMemberID := map[string]int64{}, map[string]int64{}
+	consumerJoin := map[string]int64{} // consumer member id → its first join line
 	type hbKey struct {
 		name string
 		inc  int
@@ -362,7 +377,11 @@ func Convert(dir string) (*Result, error) {
 	}
 	stableNow := func(g *groupConv) bool {
 		if g.consumer { // every member reconciled at the target of the last epoch bump
-			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 {
+			// … and every live process a member: the first member alone,
+			// STABLE at once, had closed the initial join 154 ms after it
+			// opened while five more processes were still joining
+			// [measured: cal-consumer-crash, 4.4.0, rep 1].
+			if g.coordGen < 0 || g.coordGen != g.epoch || len(g.cmembers) == 0 || len(g.cmembers) < g.live {
 				return false
 			}
 			for _, cm := range g.cmembers {
@@ -565,6 +584,19 @@ func Convert(dir string) (*Result, error) {
 			if g == nil {
 				continue
 			}
+			if b.Kind == BrokerMemberCreated {
+				if n := memberName(b.Member); n != "" {
+					if _, ok := brokerJoin[n]; !ok {
+						brokerJoin[n] = rel(e.ts)
+					}
+				}
+				continue
+			}
+			if b.Kind == BrokerConsumerJoin {
+				if _, ok := consumerJoin[b.Member]; !ok {
+					consumerJoin[b.Member] = e.ts
+				}
+			}
 			switch b.Kind {
 			case BrokerPreparing:
 				prev := g.coordState
@@ -658,6 +690,9 @@ func Convert(dir string) (*Result, error) {
 			if _, ok := firstJoin[e.who]; !ok && e.inc == 1 && (c.Kind == ClientJoining || c.Kind == ClientTransition && c.To == "JOINING") {
 				firstJoin[e.who] = rel(e.ts)
 			}
+			if _, ok := clientMemberID[e.who]; !ok && e.inc == 1 && c.Kind == ClientRejoinRequested && strings.HasPrefix(c.Cause, "need to re-join with the given member-id") {
+				clientMemberID[e.who] = rel(e.ts)
+			}
 			switch c.Kind {
 			case ClientHeartbeatSent:
 				sawBeats = true
@@ -666,7 +701,12 @@ func Convert(dir string) (*Result, error) {
 					beatGaps = append(beatGaps, float64(e.ts-last))
 				}
 				lastBeat[k] = e.ts
-			case ClientJoining, ClientRejoinRequested: // a new generation: the heartbeat thread stops and restarts
+			case ClientJoining, ClientRejoinRequested, ClientDeadMark, ClientCoordinatorFound:
+				// A new generation (the heartbeat thread stops and
+				// restarts) or a coordinator lost and found (the next
+				// heartbeat is a retry after retry.backoff.ms): not the
+				// cadence [measured: cal-coordinator-kill 3.9.1 rep 1, mean
+				// gap 2558 ms with them, 3 s + tens of ms without].
 				delete(lastBeat, hbKey{e.who, e.inc})
 			}
 			switch c.Kind {
@@ -845,6 +885,25 @@ func Convert(dir string) (*Result, error) {
 		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: slices.Clone(NotMeasured),
 		FirstJoinMs: firstJoin, RebalanceNoticeMs: notice}
 	res.Real.HeartbeatGapMs, res.Real.HeartbeatGaps = heartbeatGap(beatGaps)
+	for id, ts := range consumerJoin {
+		if n, ok := idName[id]; ok {
+			if prev, seen := brokerJoin[n]; !seen || rel(ts) < prev {
+				brokerJoin[n] = rel(ts)
+			}
+		}
+	}
+	proxy := false
+	for n, ts := range clientMemberID {
+		if _, ok := brokerJoin[n]; !ok {
+			brokerJoin[n], proxy = ts, true
+		}
+	}
+	if len(brokerJoin) > 0 {
+		res.Real.BrokerFirstJoinMs = brokerJoin
+	}
+	if proxy {
+		res.Real.Notes = append(slices.Clone(res.Real.Notes), "broker_first_join_ms: for some members the client's receipt of MEMBER_ID_REQUIRED (the broker's line is not in this repetition's logs)")
+	}
 	if !sawBeats {
 		res.Real.NotMeasured = append(res.Real.NotMeasured,
 			"heartbeat_gap_ms and failovers[].recovery_ms (no DEBUG heartbeat line in this repetition's client logs: consumer protocol, or a run before the testbed logged them)")
@@ -887,8 +946,9 @@ func brokerOfAddr(addr string, brokers int) string {
 	return ""
 }
 
-// heartbeatGap is the mean of the gaps at most twice their median (a pause
-// or a stalled thread left out), rounded to 0.1 ms, and how many there are.
+// heartbeatGap is the mean of the gaps between half and twice their median
+// (a pause or a stalled thread, a retry, left out), rounded to 0.1 ms, and
+// how many there are.
 func heartbeatGap(gaps []float64) (float64, int) {
 	if len(gaps) == 0 {
 		return 0, 0
@@ -898,7 +958,7 @@ func heartbeatGap(gaps []float64) (float64, int) {
 	med := s[len(s)/2]
 	sum, n := 0.0, 0
 	for _, g := range s {
-		if g <= 2*med {
+		if g >= med/2 && g <= 2*med {
 			sum += g
 			n++
 		}

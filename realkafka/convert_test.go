@@ -160,3 +160,79 @@ func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0.058333, res.Groups[0].MemberHours)
 }
+
+// TestConsumerGroupSettlesWithEveryLiveProcess converts a captured
+// repetition of cal-consumer-crash (broker and clients 4.4.0, the consumer
+// protocol; t0 = 1796622279728): the initial join opens at the first epoch
+// bump (…281517, 1789 ms) and is settled only when all six live processes
+// are members STABLE at the last epoch, 7 (the sixth at …289353, 9625 ms):
+// one episode of 7836 ms. Then payments-2 is SIGKILLed and fenced on
+// session expiry (bump to 8 at …339595, 59867 ms); its five survivors are
+// STABLE at 8 by …344588 (64860 ms): 4993 ms. Before: the first member
+// alone, STABLE at epoch 2, closed a 154 ms "initial join" while five
+// processes were still joining, and a second join episode followed.
+func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	var got [][3]any
+	for _, r := range res.Groups[0].Rebalances {
+		got = append(got, [3]any{r.Trigger, r.StartMs, r.DurationMs})
+	}
+	require.Equal(t, [][3]any{{"join", int64(1789), int64(7836)}, {"session-expired", int64(59867), int64(4993)}}, got)
+	require.Equal(t, 1, res.Groups[0].Evictions)
+}
+
+// TestConvertFailoverRecovery converts a captured repetition of
+// cal-coordinator-kill (3 brokers and kafka-clients 3.9.1; t0 =
+// 1796622850126): broker-1, the coordinator, is SIGKILLed at …868050; the
+// controller fences it and broker-2 logs "Elected as the group coordinator
+// for partition 0" at 05:54:35,214 (…875214, 25088 ms) and "Finished
+// loading …" at …875263. The members' first successful Heartbeat or
+// SyncGroup answers after the load: payments-5 …875465, -2 …875505, -4
+// …875795, -1 …876057, -3 …876114, -0 …876255; the group stays Stable
+// (no rebalance), so it has recovered at …876255: 1041 ms after the
+// election. Before: recovery_ms was not converted (no failovers at all).
+func TestConvertFailoverRecovery(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	g := res.Groups[0]
+	require.Equal(t, []harness.Failover{{AtMs: 25088, RecoveryMs: 1041}}, g.Failovers)
+	require.Len(t, g.Rebalances, 1, "only the initial join: a coordinator move is no rebalance")
+	require.Equal(t, 0, g.Evictions)
+	// The heartbeat cadence without the retries after the dead marks (a
+	// mean of 2558 ms with them, shorter than the 3 s interval).
+	require.InDelta(t, 3050, res.Real.HeartbeatGapMs, 50)
+}
+
+// TestConvertBrokerFirstJoin: each member's first join as the coordinator
+// saw it, by hand from the captured lines:
+//
+//   - cal-leave 3.9.1 (t0 05:40:49,659): "Created a new member id
+//     payments-N-…" at ,854 (payments-0), ,865 (-3), ,866 (-5), ,870 (-4),
+//     ,871 (-1, -2): 195, 206, 207, 211, 212, 212 ms — the clients had
+//     sent their first JoinGroup at 111–133 ms (first_join_ms);
+//   - cal-coordinator-kill 3.9.1, packed before the testbed kept that
+//     broker line: the clients' "need to re-join with the given member-id"
+//     (their receipt of MEMBER_ID_REQUIRED), 525–554 ms, and a note saying so;
+//   - cal-consumer-crash 4.4.0 (consumer protocol): "Member M joins the
+//     consumer group", M mapped by each client's "Member M with epoch 0
+//     transitioned from UNSUBSCRIBED to JOINING".
+func TestConvertBrokerFirstJoin(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 195, "payments-1": 212, "payments-2": 212, "payments-3": 206, "payments-4": 211, "payments-5": 207}, res.Real.BrokerFirstJoinMs)
+	for _, n := range res.Real.Notes {
+		require.NotContains(t, n, "broker_first_join_ms")
+	}
+
+	res, err = Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 554, "payments-1": 546, "payments-2": 525, "payments-3": 552, "payments-4": 541, "payments-5": 554}, res.Real.BrokerFirstJoinMs)
+	require.Contains(t, strings.Join(res.Real.Notes, "\n"), "broker_first_join_ms: for some members the client's receipt of MEMBER_ID_REQUIRED")
+
+	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 2971, "payments-1": 3283, "payments-2": 3146, "payments-3": 1158, "payments-4": 2926, "payments-5": 3146}, res.Real.BrokerFirstJoinMs)
+}

@@ -86,6 +86,9 @@ const (
 	BrokerConsumerJoin
 	BrokerTargetAssignment
 	BrokerLoaded // the new coordinator finished loading __consumer_offsets-p
+	// BrokerMemberCreated: a classic member's first JoinGroup (no member
+	// id) reached the coordinator, which made its member id.
+	BrokerMemberCreated
 )
 
 // BrokerEvent is one parsed broker line.
@@ -135,8 +138,13 @@ var (
 	// milliseconds for epoch E, …" [measured]; Java CoordinatorRuntime
 	// @4.x: "Finished loading of metadata from __consumer_offsets-0 with
 	// epoch E in Nms …".
-	reLoaded     = regexp.MustCompile(`Finished loading (?:offsets and group metadata|of metadata) from __consumer_offsets-(\d+)`)
-	reSyncExpiry = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
+	// Scala GroupCoordinator.doNewMemberJoinGroup @3.9.1: "Dynamic member
+	// with unknown member id joins group G in S state. Created a new member
+	// id M and request the member to rejoin with this id." [measured]; the
+	// Java coordinator's classic path words it alike ("… and requesting …").
+	reMemberCreated = regexp.MustCompile(`Dynamic member with unknown member id joins group (\S+) in \S+ state\. Created a new member id (\S+) and request`)
+	reLoaded        = regexp.MustCompile(`Finished loading (?:offsets and group metadata|of metadata) from __consumer_offsets-(\d+)`)
+	reSyncExpiry    = regexp.MustCompile(`Removing (.*) on pending sync request expiration`)
 )
 
 func atoi32(s string) int32 {
@@ -224,6 +232,10 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 			e.Kind, e.Partition = BrokerElected, atoi32(g[1])
 		} else if g := reResigned.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Partition = BrokerResigned, atoi32(g[1])
+		}
+	case strings.Contains(m, "Created a new member id"):
+		if g := reMemberCreated.FindStringSubmatch(m); g != nil {
+			e.Kind, e.Group, e.Member = BrokerMemberCreated, g[1], g[2]
 		}
 	case strings.Contains(m, "Finished loading"):
 		if g := reLoaded.FindStringSubmatch(m); g != nil {

@@ -171,4 +171,9 @@ func TestParseHeartbeatAndLoadLines(t *testing.T) {
 	require.Equal(t, BrokerLoaded, e.Kind)
 	require.Equal(t, int32(0), e.Partition)
 	require.Equal(t, int64(1796622044037), e.TsMs)
+	e, ok = ParseBroker("2026-12-07 05:40:49,854 INFO [data-plane-kafka-request-handler-0] kafka.coordinator.group.GroupCoordinator [GroupCoordinator 0]: Dynamic member with unknown member id joins group payments in Empty state. Created a new member id payments-0-ec96890c-8097-4417-b178-dee469687022 and request the member to rejoin with this id.")
+	require.True(t, ok)
+	require.Equal(t, BrokerMemberCreated, e.Kind)
+	require.Equal(t, "payments", e.Group)
+	require.Equal(t, "payments-0-ec96890c-8097-4417-b178-dee469687022", e.Member)
 }
