@@ -568,6 +568,13 @@ faults: [{at: 15s, join: payments}]
 	if made := faultsAsMade(sc, r); len(made) != 1 || made[16420] != 16001 {
 		t.Errorf("fault as made %v, want the join counted from its go (16420 → 16001)", made)
 	}
+	// A broker-side first join after the first fault is another join (a
+	// migration's): the member starts at its own first JoinGroup.
+	r.Real.BrokerFirstJoinMs = map[string]float64{"payments-1": 17500, "payments-0": 240}
+	m, _ = Match(sc, r)
+	if m.Groups[1].Start.At != 260*time.Millisecond || m.Groups[0].Start.At != 240*time.Millisecond {
+		t.Errorf("starts %v, %v; want 240ms (the broker's) and 260ms (a broker instant after the fault ignored)", m.Groups[0].Start.At, m.Groups[1].Start.At)
+	}
 	if m.Groups[1].Start.At != 260*time.Millisecond {
 		t.Errorf("payments-1 starts at %v, want 260ms", m.Groups[1].Start.At)
 	}

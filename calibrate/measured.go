@@ -276,7 +276,12 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 // start; the second result names a fallback ("" for none).
 func memberStart(r *Rep, name string, written time.Duration) (time.Duration, string) {
 	if ms, ok := r.Real.BrokerFirstJoinMs[name]; ok {
-		return time.Duration(math.Round(ms * 1e6)), ""
+		// A first member's first join comes before the first fault; one
+		// after it is another join (the converter found no earlier one:
+		// a migration's consumer-protocol join), not this member's start.
+		if first := r.firstFaultMs(); first < 0 || ms < float64(first) {
+			return time.Duration(math.Round(ms * 1e6)), ""
+		}
 	}
 	if ms, ok := r.Real.FirstJoinMs[name]; ok {
 		return time.Duration(math.Round(ms * 1e6)), ""
@@ -318,4 +323,16 @@ func faultsAsMade(sc *scenario.Scenario, r *Rep) map[int64]int64 {
 		}
 	}
 	return out
+}
+
+// firstFaultMs is the earliest fault instant the repetition recorded (ms
+// after t0), -1 without one.
+func (r *Rep) firstFaultMs() int64 {
+	first := int64(-1)
+	for _, at := range r.FaultAtMs {
+		if first < 0 || at < first {
+			first = at
+		}
+	}
+	return first
 }
