@@ -579,3 +579,25 @@ faults: [{at: 15s, join: payments}]
 		t.Errorf("payments-1 starts at %v, want 260ms", m.Groups[1].Start.At)
 	}
 }
+
+// TestPhaseShift: the simulated fault moves to the phase of the simulated
+// heartbeat cycle at which the real fault fell in the real one
+// (cal-crash-s10 repetition 2 on 3.9.1: the crash at 15.241 s, 2.82 s
+// after the real members' last heartbeats at about 12.42 s; the simulated
+// members last heartbeat at 15.13 s, so the simulated crash goes 0.29 s
+// earlier, to 14.95 s, 2.82 s after their 12.13 s heartbeats).
+func TestPhaseShift(t *testing.T) {
+	real := map[string]float64{"payments-0": 12410, "payments-1": 12430, "payments-3": 12420}
+	sim := map[string]float64{"payments-0": 15125, "payments-1": 15135, "payments-3": 15130, "payments-4": 15128}
+	d, n, ok := phaseShift(real, sim, 3*time.Second)
+	if !ok || n != 3 || d != -290*time.Millisecond {
+		t.Errorf("shift %v over %d members (ok %v), want -290ms over 3", d, n, ok)
+	}
+	// Within half an interval, no wrap; nothing to compare, no shift.
+	if d, _, _ := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"a": 1400}, 3*time.Second); d != 400*time.Millisecond {
+		t.Errorf("shift %v, want 400ms", d)
+	}
+	if _, _, ok := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"b": 1400}, 3*time.Second); ok {
+		t.Error("a shift without a member on both sides")
+	}
+}

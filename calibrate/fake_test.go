@@ -81,10 +81,14 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 	}
 	m, _ := Match(sc, cold)
 	notice := map[string]float64{}
+	lastHB := map[string]float64{}
 	var faultAt int64 = -1
 	res, err := harness.Run(m, uint64(1000+rep), harness.Options{Observe: func(e *harness.TraceEvent) {
 		if e.Kind == tracing.EvFault && faultAt < 0 {
 			faultAt = int64(e.At)
+		}
+		if faultAt < 0 && e.Kind == tracing.EvSend && e.Req && e.API == protocol.APIHeartbeat {
+			lastHB[e.Node] = float64(int64(e.At) / 1e6)
 		}
 		if _, ok := notice[e.Node]; faultAt >= 0 && !ok && e.Kind == protocol.EvRejoinRequested && !touched(sc, e.Node) {
 			notice[e.Node] = float64(int64(e.At)/1e6) + 3 // a notice logged 3 ms after it came
@@ -112,6 +116,9 @@ func (f *fakeRunner) run(ctx context.Context, plan *realkafka.Plan, dir string, 
 	real["heartbeat_gap_ms"] = 3020.5
 	if sc.Name != "leave" { // the leave repetitions stand for ones made before the notices were converted
 		real["rebalance_notice_ms"] = notice
+	}
+	if sc.Name == "crash" && len(lastHB) > 0 { // the others stand for ones without the heartbeat phase
+		real["last_heartbeat_ms"] = lastHB
 	}
 	if b, err = json.MarshalIndent(doc, "", "  "); err != nil {
 		return err

@@ -58,7 +58,11 @@ type realFacts struct {
 	HeartbeatGapMs    json.RawMessage    `json:"heartbeat_gap_ms"`
 	LatencyOneWayMs   float64            `json:"latency_one_way_ms"`
 	RebalanceNoticeMs map[string]float64 `json:"rebalance_notice_ms"`
-	NotMeasured       []string           `json:"not_measured"`
+	// LastHeartbeatMs: each member's last heartbeat sent at or before the
+	// first fault (ms after t0): the phase of the fault in the group's
+	// heartbeat cycle (phaseShift).
+	LastHeartbeatMs map[string]float64 `json:"last_heartbeat_ms"`
+	NotMeasured     []string           `json:"not_measured"`
 }
 
 // heartbeatGap is the measured mean gap between heartbeats (ms), NaN when
@@ -335,4 +339,51 @@ func (r *Rep) firstFaultMs() int64 {
 		}
 	}
 	return first
+}
+
+// phaseShift is how far to move the matched run's faults so that each
+// falls at the phase of the simulated heartbeat cycle at which the real
+// fault fell in the real one: the fault was fault − realLast after the
+// real last heartbeat, so it moves to simLast + (fault − realLast), by the
+// mean over the members of (simulated last heartbeat before the first
+// fault − real last heartbeat before it), taken modulo the heartbeat
+// interval into (−interval/2, interval/2] and rounded to the ms. The
+// two cycles differ by the real group's cold first sync and its heartbeat
+// drift, and a fault on the other side of a heartbeat costs a whole
+// interval (an eviction, a notice). ok is false when either side has no
+// heartbeat to compare.
+func phaseShift(realLast, simLast map[string]float64, interval time.Duration) (time.Duration, int, bool) {
+	names := make([]string, 0, len(realLast))
+	for k := range realLast {
+		if _, ok := simLast[k]; ok {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 || interval <= 0 {
+		return 0, 0, false
+	}
+	slices.Sort(names)
+	sum := 0.0
+	for _, k := range names {
+		sum += simLast[k] - realLast[k]
+	}
+	d := sum / float64(len(names))
+	iv := float64(interval) / 1e6
+	d = math.Mod(d, iv)
+	if d > iv/2 {
+		d -= iv
+	} else if d <= -iv/2 {
+		d += iv
+	}
+	return time.Duration(math.Round(d)) * time.Millisecond, len(names), true
+}
+
+// shiftFaults returns sc with every fault moved by d (a copy).
+func shiftFaults(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
+	m := *sc
+	m.Faults = slices.Clone(sc.Faults)
+	for i := range m.Faults {
+		m.Faults[i].At += d
+	}
+	return &m
 }

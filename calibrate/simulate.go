@@ -78,22 +78,58 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 		}
 		return runs, nil, nil
 	}
+	note := func(n string) {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
 	for _, r := range reps {
 		m, ns := Match(sc, r)
 		for _, n := range ns {
-			if !slices.Contains(notes, n) {
-				notes = append(notes, n)
-			}
+			note(n)
 		}
 		asMade := faultsAsMade(sc, r)
+		first := r.firstFaultMs()
 		for seed := 1; seed <= seeds; seed++ {
-			if err := one(m, r.N, uint64(seed), asMade); err != nil {
+			run, made := m, asMade
+			if len(r.Real.LastHeartbeatMs) > 0 && first >= 0 && len(sc.Groups) > 0 {
+				last, err := lastHeartbeats(m, uint64(seed), first)
+				if err != nil {
+					return nil, nil, err
+				}
+				if d, _, ok := phaseShift(r.Real.LastHeartbeatMs, last, sc.HeartbeatInterval(&sc.Groups[0])); ok && d != 0 {
+					// The faults as made are the shifted ones.
+					run, made = shiftFaults(m, d), map[int64]int64{}
+					for k, v := range asMade {
+						made[k+d.Milliseconds()] = v + d.Milliseconds()
+					}
+				}
+				note("each fault placed at the phase of the heartbeat cycle the real one fell in (real.last_heartbeat_ms)")
+			}
+			if err := one(run, r.N, uint64(seed), made); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	return runs, notes, nil
 }
+
+// lastHeartbeats runs the matched scenario on seed up to the first fault
+// and returns each member's last heartbeat sent at or before it (ms): the
+// simulated heartbeat cycle the fault falls in. Events before the fault do
+// not depend on it, so a run with it is that run.
+func lastHeartbeats(sc *scenario.Scenario, seed uint64, firstMs int64) (map[string]float64, error) {
+	last := map[string]float64{}
+	limit := vtimeMs(firstMs)
+	_, err := harness.Run(sc, seed, harness.Options{Observe: func(e *harness.TraceEvent) {
+		if e.Kind == tracing.EvSend && e.Req && e.API == protocol.APIHeartbeat && int64(e.At) <= limit {
+			last[e.Node] = float64(int64(e.At)) / 1e6
+		}
+	}})
+	return last, err
+}
+
+func vtimeMs(ms int64) int64 { return ms * 1e6 }
 
 // realRuns turns the repetitions into runs (Seed 0).
 func realRuns(sc *scenario.Scenario, reps []*Rep) []Run {
