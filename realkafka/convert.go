@@ -55,6 +55,10 @@ type Real struct {
 	// out the client's cold path to the broker (the first JoinGroup of a
 	// fresh JVM: 175–755 ms in the suite's first 3.9.1 runs).
 	BrokerFirstJoinMs map[string]int64 `json:"broker_first_join_ms,omitempty"`
+	// LastHeartbeatMs: each member's last "Sending Heartbeat request"
+	// (classic, DEBUG) at or before the first fault, ms after t0: the
+	// phase of its heartbeat cycle when the fault came [calib's request].
+	LastHeartbeatMs map[string]int64 `json:"last_heartbeat_ms,omitempty"`
 	// RebalanceNoticeMs: each member that no fault touched, its first
 	// notice of a rebalance after the first fault, ms after t0: the
 	// heartbeat's REBALANCE_IN_PROGRESS ("Request joining group due to",
@@ -305,9 +309,10 @@ func Convert(dir string) (*Result, error) {
 			touched[e.f.Target] = true
 		}
 	}
-	firstJoin, notice := map[string]int64{}, map[string]int64{}
+	firstJoin, notice, lastHB := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	brokerJoin, clientMemberID := map[string]int64{}, map[string]int64{}
 	consumerJoin := map[string]int64{} // consumer member id → its first join line
+	idInc := map[string]int{}          // consumer member id → the incarnation whose client logged it
 	type hbKey struct {
 		name string
 		inc  int
@@ -696,6 +701,9 @@ func Convert(dir string) (*Result, error) {
 			switch c.Kind {
 			case ClientHeartbeatSent:
 				sawBeats = true
+				if firstFault >= 0 && e.ts <= firstFault {
+					lastHB[e.who] = rel(e.ts)
+				}
 				k := hbKey{e.who, e.inc}
 				if last, ok := lastBeat[k]; ok {
 					beatGaps = append(beatGaps, float64(e.ts-last))
@@ -732,6 +740,9 @@ func Convert(dir string) (*Result, error) {
 				m.group.lastLeavePoll = m.leavePoll
 			case ClientTransition: // consumer protocol: settled when STABLE at its epoch
 				idName[c.Member] = e.who
+				if _, ok := idInc[c.Member]; !ok {
+					idInc[c.Member] = e.inc
+				}
 				if !m.firstJoin && m.goMs > 0 && c.To == "JOINING" {
 					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
 					m.firstJoin = true
@@ -886,7 +897,9 @@ func Convert(dir string) (*Result, error) {
 		FirstJoinMs: firstJoin, RebalanceNoticeMs: notice}
 	res.Real.HeartbeatGapMs, res.Real.HeartbeatGaps = heartbeatGap(beatGaps)
 	for id, ts := range consumerJoin {
-		if n, ok := idName[id]; ok {
+		// Only a member's first process: a restarted one's consumer join
+		// (the classic → consumer migration) is not its first join.
+		if n, ok := idName[id]; ok && idInc[id] == 1 {
 			if prev, seen := brokerJoin[n]; !seen || rel(ts) < prev {
 				brokerJoin[n] = rel(ts)
 			}
@@ -897,6 +910,9 @@ func Convert(dir string) (*Result, error) {
 		if _, ok := brokerJoin[n]; !ok {
 			brokerJoin[n], proxy = ts, true
 		}
+	}
+	if len(lastHB) > 0 {
+		res.Real.LastHeartbeatMs = lastHB
 	}
 	if len(brokerJoin) > 0 {
 		res.Real.BrokerFirstJoinMs = brokerJoin

@@ -126,7 +126,8 @@ func TestConvertHostDownAndAddPartitions(t *testing.T) {
 //     thread): -0 24646, -1 24671, -3 24630, -4 24656, -5 24559 (payments-2,
 //     the member the fault touched, is left out) — a 112 ms spread;
 //   - heartbeat gaps within a generation: 39 gaps from 3012 to 3076 ms,
-//     118616 ms in all: mean 3041.4 ms.
+//     118616 ms in all: mean 3041.4 ms;
+//   - each member's last heartbeat before the fault (its cycle's phase).
 //
 // Before: none of these was measured.
 func TestConvertHeartbeatGapsAndNotices(t *testing.T) {
@@ -136,6 +137,10 @@ func TestConvertHeartbeatGapsAndNotices(t *testing.T) {
 	require.Equal(t, map[string]int64{"payments-0": 114, "payments-1": 133, "payments-2": 129, "payments-3": 111, "payments-4": 130, "payments-5": 115}, res.Real.FirstJoinMs)
 	require.Equal(t, map[string]int64{"payments-0": 24646, "payments-1": 24671, "payments-3": 24630, "payments-4": 24656, "payments-5": 24559}, res.Real.RebalanceNoticeMs)
 	require.Equal(t, 3041.4, res.Real.HeartbeatGapMs)
+	// The last "Sending Heartbeat request" at or before the SIGTERM
+	// (…065153): -0 …065104, -1 …065106, -2 …065051, -3 …065031, -4
+	// …065028, -5 …064979.
+	require.Equal(t, map[string]int64{"payments-0": 15445, "payments-1": 15447, "payments-2": 15392, "payments-3": 15372, "payments-4": 15369, "payments-5": 15320}, res.Real.LastHeartbeatMs)
 	require.Equal(t, 39, res.Real.HeartbeatGaps)
 	require.Equal(t, 1, res.Groups[0].Leaves)
 	for _, n := range res.Real.NotMeasured {
@@ -235,4 +240,12 @@ func TestConvertBrokerFirstJoin(t *testing.T) {
 	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{"payments-0": 2971, "payments-1": 3283, "payments-2": 3146, "payments-3": 1158, "payments-4": 2926, "payments-5": 3146}, res.Real.BrokerFirstJoinMs)
+
+	// cal-migration 4.4.0: each member's first process is classic (its
+	// MEMBER_ID_REQUIRED receipt, 494–628 ms); the consumer-protocol joins
+	// of the restarted processes (18.9–20.6 s) are not first joins. Before:
+	// those were taken for every member [calib, 06:20].
+	res, err = Convert(filepath.Join("testdata", "run-migration-4.4.0"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"payments-0": 591, "payments-1": 534, "payments-2": 494, "payments-3": 628, "payments-4": 538, "payments-5": 528}, res.Real.BrokerFirstJoinMs)
 }
