@@ -373,7 +373,13 @@ func scenarioPlot(res *Result, name string) (report.Figure, error) {
 						}
 					}
 				}
-				series = append(series, bs)
+				n := 0
+				for _, v := range bs.Values {
+					n += len(v)
+				}
+				if n > 0 { // no legend entry for a side without a value (no repetition yet)
+					series = append(series, bs)
+				}
 			}
 		}
 		st := report.Style{Title: name + ": simulated and real runs, timing figures", YLabel: "seconds"}
