@@ -581,23 +581,28 @@ faults: [{at: 15s, join: payments}]
 }
 
 // TestPhaseShift: the simulated fault moves to the phase of the simulated
-// heartbeat cycle at which the real fault fell in the real one
-// (cal-crash-s10 repetition 2 on 3.9.1: the crash at 15.241 s, 2.82 s
-// after the real members' last heartbeats at about 12.42 s; the simulated
-// members last heartbeat at 15.13 s, so the simulated crash goes 0.29 s
-// earlier, to 14.95 s, 2.82 s after their 12.13 s heartbeats).
+// heartbeat cycle at which the real fault fell in the real one. Numbers of
+// cal-crash-s10 repetition 2 on 3.9.1: the crash of payments-2 at 15.241 s
+// came 2.962 s after its last real heartbeat (12.279 s), while four others
+// had just sent theirs (15.204–15.237 s); the simulated members heartbeat
+// at 15.138–15.208 s. The crashed member's own cycle decides: the simulated
+// crash goes 141 ms earlier, to 15.100 s, 2.962 s after payments-2's
+// simulated 12.138 s heartbeat. Without a target the members' shifts are
+// averaged after each is wrapped into half an interval: a member whose
+// heartbeat came just after the fault does not count 2.9 s.
 func TestPhaseShift(t *testing.T) {
-	real := map[string]float64{"payments-0": 12410, "payments-1": 12430, "payments-3": 12420}
-	sim := map[string]float64{"payments-0": 15125, "payments-1": 15135, "payments-3": 15130, "payments-4": 15128}
-	d, n, ok := phaseShift(real, sim, 3*time.Second)
-	if !ok || n != 3 || d != -290*time.Millisecond {
-		t.Errorf("shift %v over %d members (ok %v), want -290ms over 3", d, n, ok)
+	real := map[string]float64{"payments-0": 15234, "payments-1": 12235, "payments-2": 12279, "payments-3": 15204, "payments-4": 15237, "payments-5": 15223}
+	sim := map[string]float64{"payments-0": 15207.5, "payments-1": 15159.5, "payments-2": 15137.9, "payments-3": 15151.9, "payments-4": 15165.2, "payments-5": 15186.1}
+	if d, n, ok := phaseShift(real, sim, 3*time.Second, "payments-2"); !ok || n != 1 || d != -141*time.Millisecond {
+		t.Errorf("target's shift %v over %d (ok %v), want -141ms from payments-2 alone", d, n, ok)
 	}
-	// Within half an interval, no wrap; nothing to compare, no shift.
-	if d, _, _ := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"a": 1400}, 3*time.Second); d != 400*time.Millisecond {
-		t.Errorf("shift %v, want 400ms", d)
+	if d, n, ok := phaseShift(real, sim, 3*time.Second, ""); !ok || n != 6 || d != -67*time.Millisecond {
+		t.Errorf("mean shift %v over %d (ok %v), want -67ms over 6 (each wrapped first; unwrapped it is +933ms)", d, n, ok)
 	}
-	if _, _, ok := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"b": 1400}, 3*time.Second); ok {
+	if d, _, _ := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"a": 1400}, 3*time.Second, "b"); d != 400*time.Millisecond {
+		t.Errorf("shift %v, want 400ms (a target without heartbeats: the mean)", d)
+	}
+	if _, _, ok := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"b": 1400}, 3*time.Second, ""); ok {
 		t.Error("a shift without a member on both sides")
 	}
 }

@@ -343,39 +343,69 @@ func (r *Rep) firstFaultMs() int64 {
 
 // phaseShift is how far to move the matched run's faults so that each
 // falls at the phase of the simulated heartbeat cycle at which the real
-// fault fell in the real one: the fault was fault − realLast after the
-// real last heartbeat, so it moves to simLast + (fault − realLast), by the
-// mean over the members of (simulated last heartbeat before the first
-// fault − real last heartbeat before it), taken modulo the heartbeat
-// interval into (−interval/2, interval/2] and rounded to the ms. The
-// two cycles differ by the real group's cold first sync and its heartbeat
-// drift, and a fault on the other side of a heartbeat costs a whole
-// interval (an eviction, a notice). ok is false when either side has no
-// heartbeat to compare.
-func phaseShift(realLast, simLast map[string]float64, interval time.Duration) (time.Duration, int, bool) {
+// fault fell in the real one: the fault came fault − realLast after a
+// member's real last heartbeat, so it moves to simLast + (fault −
+// realLast), by simLast − realLast, taken modulo the heartbeat interval
+// into (−interval/2, interval/2] (the two cycles differ by the real
+// group's cold first sync and its heartbeat drift, and the wrap keeps a
+// member whose heartbeat came just after the fault on one side and just
+// before it on the other from counting a whole interval). For a fault on
+// one member (target) that member's own shift decides — its eviction or
+// leave follows its own cycle; otherwise the mean of the members' shifts.
+// Rounded to the ms; ok is false when no member has a heartbeat on both
+// sides.
+func phaseShift(realLast, simLast map[string]float64, interval time.Duration, target string) (time.Duration, int, bool) {
+	if interval <= 0 {
+		return 0, 0, false
+	}
+	iv := float64(interval) / 1e6
+	wrap := func(d float64) float64 {
+		d = math.Mod(d, iv)
+		if d > iv/2 {
+			d -= iv
+		} else if d <= -iv/2 {
+			d += iv
+		}
+		return d
+	}
+	if r, ok := realLast[target]; ok {
+		if sl, ok := simLast[target]; ok {
+			return time.Duration(math.Round(wrap(sl-r))) * time.Millisecond, 1, true
+		}
+	}
 	names := make([]string, 0, len(realLast))
 	for k := range realLast {
 		if _, ok := simLast[k]; ok {
 			names = append(names, k)
 		}
 	}
-	if len(names) == 0 || interval <= 0 {
+	if len(names) == 0 {
 		return 0, 0, false
 	}
 	slices.Sort(names)
 	sum := 0.0
 	for _, k := range names {
-		sum += simLast[k] - realLast[k]
+		sum += wrap(simLast[k] - realLast[k])
 	}
-	d := sum / float64(len(names))
-	iv := float64(interval) / 1e6
-	d = math.Mod(d, iv)
-	if d > iv/2 {
-		d -= iv
-	} else if d <= -iv/2 {
-		d += iv
+	return time.Duration(math.Round(sum/float64(len(names)))) * time.Millisecond, len(names), true
+}
+
+// firstFaultTarget is the member the scenario's first fault is on ("" when
+// it is not on one member: a group's join or rolling restart, a broker).
+func firstFaultTarget(sc *scenario.Scenario) string {
+	if len(sc.Faults) == 0 {
+		return ""
 	}
-	return time.Duration(math.Round(d)) * time.Millisecond, len(names), true
+	f := sc.Faults[0]
+	for i := range sc.Faults {
+		if sc.Faults[i].At < f.At {
+			f = sc.Faults[i]
+		}
+	}
+	if _, _, ok := sc.ResolveMember(f.Target); ok {
+		return f.Target
+	}
+	return ""
 }
 
 // shiftFaults returns sc with every fault moved by d (a copy).

@@ -97,7 +97,7 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 				if err != nil {
 					return nil, nil, err
 				}
-				if d, _, ok := phaseShift(r.Real.LastHeartbeatMs, last, sc.HeartbeatInterval(&sc.Groups[0])); ok && d != 0 {
+				if d, _, ok := phaseShift(r.Real.LastHeartbeatMs, last, sc.HeartbeatInterval(&sc.Groups[0]), firstFaultTarget(sc)); ok && d != 0 {
 					// The faults as made are the shifted ones.
 					run, made = shiftFaults(m, d), map[int64]int64{}
 					for k, v := range asMade {
