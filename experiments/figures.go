@@ -89,6 +89,11 @@ func isFigure(name string) bool {
 	return slices.Contains(FigureNames(), name)
 }
 
+// RunFigures returns one run's figure values in FigureNames order: the one
+// definition of every per-run figure, for the summaries of simulated and of
+// real runs alike (simrun calibrate).
+func RunFigures(sc *scenario.Scenario, s *harness.Summary) []float64 { return figures(sc, s) }
+
 // figures turns one run's summary into its figure values, in figureDefs
 // order. Fault-relative figures count from the summary's first fault of any
 // kind.

@@ -610,7 +610,10 @@ func newWorld(sc *scenario.Scenario, seed uint64, opts Options) (*world, error) 
 			g := c.sc
 			for i := 0; i < g.Members; i++ { // member i of the cohort starts at at + i*stagger
 				s := newSlot(ci, g.FirstIndex+i)
-				at := sim.Instant(g.Start.At+time.Duration(i)*g.Start.Stagger) + w.phase("timing/start/"+s.name, sc.HeartbeatInterval(g))
+				at := sim.Instant(g.Start.At + time.Duration(i)*g.Start.Stagger)
+				if !g.Start.Exact {
+					at += w.phase("timing/start/"+s.name, sc.HeartbeatInterval(g))
+				}
 				w.q.Schedule(at, ev{kind: evStart, idx: s.id})
 			}
 		}

@@ -330,6 +330,11 @@ type Workload struct {
 type Start struct {
 	At      time.Duration
 	Stagger time.Duration
+	// Exact starts the members at exactly these instants under realistic
+	// timing too (no phase drawn): the instants are measured facts (simrun
+	// calibrate feeds each real member's first JoinGroup instant). Not a
+	// file key.
+	Exact bool
 }
 
 // Group is one `groups:` entry: a consumer group, or one cohort of one.

@@ -11,6 +11,7 @@
 //	simrun report     EXPERIMENT [--out DIR]
 //	simrun bugs       [--bug KAFKA-N,...] [--campaigns N]   (the bug library's rediscovery table)
 //	simrun real       SCENARIO [--kafka VERSION] [--reps N]  (the same scenario on a real Kafka)
+//	simrun calibrate  [SUITE] [--reps N] [--kafka 3.9,4.4] [--report-only]  (the simulator against real Kafka)
 //	simrun list       [--long]
 //	simrun version
 //	simrun completion bash|zsh|fish|powershell

@@ -446,6 +446,9 @@ func CDF(st Style, samples []Sample) (Figure, error) {
 type BoxSeries struct {
 	Name   string
 	Values [][]float64
+	// ColourMedian draws the median in the series' colour, thick: a box of
+	// equal values (a single run) is then still told apart by colour.
+	ColourMedian bool
 }
 
 // Box draws box plots (median, quartiles, whiskers at 1.5 IQR, outliers as
@@ -472,6 +475,10 @@ func Box(st Style, cats Categories, series []BoxSeries) (Figure, error) {
 			}
 			b.Offset = vg.Length(float64(si)-float64(n-1)/2) * (w + vg.Points(2))
 			b.FillColor = lighten(plotutil.Color(si))
+			if s.ColourMedian {
+				b.MedianStyle.Color = plotutil.Color(si)
+				b.MedianStyle.Width = vg.Points(3)
+			}
 			p.Add(b)
 		}
 		if s.Name != "" {

@@ -58,8 +58,12 @@ var allowed = map[string][]string{
 	// The real-Kafka testbed (docs/REAL.md): it drives real processes on the
 	// wall clock, reads their logs and fills harness's summary types; no
 	// model imports it.
-	"realkafka":  {"harness", "scenario"},
-	"cmd/simrun": {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore", "realkafka"},
+	"realkafka": {"harness", "scenario"},
+	// The calibration (issue 26): the real side through realkafka, the
+	// simulated side through harness, figures and intervals from
+	// experiments; only cmd/simrun imports it.
+	"calibrate":  {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "realkafka"},
+	"cmd/simrun": {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore", "realkafka", "calibrate"},
 }
 
 func root(t *testing.T) string {

@@ -1,0 +1,419 @@
+package calibrate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rebalsim/rebalsim/harness"
+	"github.com/rebalsim/rebalsim/realkafka"
+	"github.com/rebalsim/rebalsim/scenario"
+)
+
+// DefaultLatencyOneWay is the testbed's veth one-way latency when a
+// repetition did not record its measurement (realkafka's plan note: the
+// veth bridge's ≈ 0.05 ms one way).
+const DefaultLatencyOneWay = 50 * time.Microsecond
+
+// Rep is one finished real repetition: its converted summary and the
+// measured facts the matched simulation is fed.
+type Rep struct {
+	N       int // 1-based
+	Dir     string
+	Summary harness.Summary
+	Real    realFacts
+	Meta    realkafka.Meta
+	// FaultAtMs: each scenario fault's measured instant (ms after t0), by
+	// the fault's description in faults.jsonl.
+	FaultAtMs map[string]int64
+	// FaultTarget: the target of each fault's first action (a join's new
+	// member).
+	FaultTarget map[string]string
+	// StartMs: each member's "go" instant (ms after t0), from faults.jsonl.
+	StartMs map[string]int64
+}
+
+// realFacts is the part of summary.json's `real` section calibrate reads
+// (calib-interface: every field optional; a missing one falls back).
+type realFacts struct {
+	BrokerVersion      string             `json:"broker_version"`
+	ClientVersions     map[string]string  `json:"client_versions"`
+	WallMs             int64              `json:"wall_ms"`
+	SetupMs            int64              `json:"setup_ms"`
+	StartToFirstJoinMs harness.Stats      `json:"start_to_first_join_ms"`
+	TimelineLateMs     harness.Stats      `json:"timeline_late_ms"`
+	FirstJoinMs        map[string]float64 `json:"first_join_ms"`
+	// BrokerFirstJoinMs: when the broker received each member's first
+	// join (calib-interface: a warm broker's instant, without the fresh
+	// broker's cold path); preferred over FirstJoinMs when present.
+	BrokerFirstJoinMs map[string]float64 `json:"broker_first_join_ms"`
+	HeartbeatGapMs    json.RawMessage    `json:"heartbeat_gap_ms"`
+	LatencyOneWayMs   float64            `json:"latency_one_way_ms"`
+	RebalanceNoticeMs map[string]float64 `json:"rebalance_notice_ms"`
+	// LastHeartbeatMs: each member's last heartbeat sent at or before the
+	// first fault (ms after t0): the phase of the fault in the group's
+	// heartbeat cycle (phaseShift).
+	LastHeartbeatMs map[string]float64 `json:"last_heartbeat_ms"`
+	NotMeasured     []string           `json:"not_measured"`
+}
+
+// heartbeatGap is the measured mean gap between heartbeats (ms), NaN when
+// not recorded; a per-member map is averaged in member order.
+func (f *realFacts) heartbeatGap() float64 {
+	if len(f.HeartbeatGapMs) == 0 {
+		return math.NaN()
+	}
+	var x float64
+	if json.Unmarshal(f.HeartbeatGapMs, &x) == nil {
+		return x
+	}
+	var m map[string]float64
+	if json.Unmarshal(f.HeartbeatGapMs, &m) == nil && len(m) > 0 {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		sum := 0.0
+		for _, k := range keys {
+			sum += m[k]
+		}
+		return sum / float64(len(keys))
+	}
+	return math.NaN()
+}
+
+// repDir is where repetition n of a scenario on a broker version lives.
+func repDir(out, scen, version string, n int) string {
+	return filepath.Join(out, "real", scen, "kafka-"+version, fmt.Sprintf("rep-%03d", n))
+}
+
+// isDone reports whether a repetition directory holds a finished one.
+func isDone(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "done"))
+	return err == nil
+}
+
+// readReps reads the finished repetitions of one scenario on one version,
+// in repetition order (every rep-NNN with a done marker).
+func readReps(out, scen, version string) ([]*Rep, error) {
+	base := filepath.Join(out, "real", scen, "kafka-"+version)
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var reps []*Rep
+	for _, e := range ents {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "rep-%03d", &n); err != nil || !e.IsDir() || fmt.Sprintf("rep-%03d", n) != e.Name() {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		if !isDone(dir) {
+			continue
+		}
+		r, err := readRep(dir, n)
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, r)
+	}
+	sort.Slice(reps, func(i, j int) bool { return reps[i].N < reps[j].N })
+	return reps, nil
+}
+
+func readRep(dir string, n int) (*Rep, error) {
+	r := &Rep{N: n, Dir: dir, FaultAtMs: map[string]int64{}, FaultTarget: map[string]string{}, StartMs: map[string]int64{}}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, fmt.Errorf("repetition %s: %w", dir, err)
+	}
+	if err := json.Unmarshal(b, &r.Summary); err != nil {
+		return nil, fmt.Errorf("repetition %s: summary.json: %w", dir, err)
+	}
+	var wrap struct {
+		Real realFacts `json:"real"`
+	}
+	if err := json.Unmarshal(b, &wrap); err != nil {
+		return nil, fmt.Errorf("repetition %s: summary.json: %w", dir, err)
+	}
+	r.Real = wrap.Real
+	if mb, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
+		if err := json.Unmarshal(mb, &r.Meta); err != nil {
+			return nil, fmt.Errorf("repetition %s: meta.json: %w", dir, err)
+		}
+	}
+	fb, err := os.ReadFile(filepath.Join(dir, "faults.jsonl"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return r, nil
+		}
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(fb))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var rec realkafka.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			return nil, fmt.Errorf("repetition %s: faults.jsonl: %w", dir, err)
+		}
+		at := rec.TsMs - r.Meta.T0Ms
+		if r.Meta.T0Ms == 0 {
+			at = rec.AtMs
+		}
+		if rec.Kind == "start" && rec.Fault == "start" {
+			if rec.DoneMs > rec.TsMs && r.Meta.T0Ms != 0 {
+				// The go is the last thing a start does (realkafka's
+				// converter reads the member's start as done_ms).
+				at = rec.DoneMs - r.Meta.T0Ms
+			}
+			if _, ok := r.StartMs[rec.Target]; !ok {
+				r.StartMs[rec.Target] = at
+			}
+			continue
+		}
+		if rec.Kind == "prepare" {
+			continue // a member's JVM started ahead of its fault, not the fault
+		}
+		if rec.Kind == "start" && rec.DoneMs > rec.TsMs && r.Meta.T0Ms != 0 {
+			at = rec.DoneMs - r.Meta.T0Ms // the go, after the old process exited
+		}
+		if old, ok := r.FaultAtMs[rec.Fault]; !ok || at < old {
+			r.FaultAtMs[rec.Fault] = at
+			r.FaultTarget[rec.Fault] = rec.Target
+		}
+	}
+	return r, sc.Err()
+}
+
+// faultKey is how faults.jsonl names a scenario fault (realkafka.NewPlan's
+// description of the fault its actions come from).
+func faultKey(f *scenario.Fault) string {
+	return fmt.Sprintf("{at: %v, %s: %s}", f.At, f.Kind, f.Target)
+}
+
+// Match returns the scenario as the repetition ran it, where the testbed
+// is a measured fact: the measured one-way latency; each member a cohort
+// of its own starting at its measured first join (memberStart; no phase
+// drawn); each fault at its measured instant (no phase drawn; a join's
+// member at its first join, joinStart). It also says what it fed and what
+// it fell back on. sc is not modified (the copy shares the slices it does
+// not change).
+func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
+	m := *sc
+	var notes []string
+	lat := DefaultLatencyOneWay
+	if r.Real.LatencyOneWayMs > 0 {
+		lat = time.Duration(math.Round(r.Real.LatencyOneWayMs * 1e6))
+	} else {
+		notes = append(notes, "latency: not recorded, the testbed's 0.05 ms one way")
+	}
+	m.Network.Latency = scenario.Dist{Kind: scenario.DistConstant, Value: lat}
+
+	// One cohort per member at its measured first join.
+	startNote := false
+	m.Groups = nil
+	for _, g := range sc.Groups {
+		for i := 0; i < g.Members; i++ {
+			name := scenario.MemberName(g.ID, g.FirstIndex+i)
+			at, how := memberStart(r, name, g.Start.At+time.Duration(i)*g.Start.Stagger)
+			if how != "" && !startNote {
+				notes = append(notes, "member starts: "+how)
+				startNote = true
+			}
+			c := g
+			c.Members = 1
+			c.FirstIndex = g.FirstIndex + i
+			c.Start = scenario.Start{At: at, Exact: true}
+			m.Groups = append(m.Groups, c)
+		}
+		if g.Members == 0 { // an entry that only join faults fill
+			m.Groups = append(m.Groups, g)
+		}
+	}
+	cohort := map[string]int{}
+	for i := range m.Groups {
+		m.Groups[i].Cohort = cohort[m.Groups[i].ID]
+		cohort[m.Groups[i].ID]++
+	}
+
+	m.Faults = slices.Clone(sc.Faults)
+	missing := 0
+	for i := range m.Faults {
+		f := &m.Faults[i]
+		key := faultKey(f)
+		if at, ok := r.FaultAtMs[key]; ok {
+			f.At = time.Duration(at) * time.Millisecond
+			f.Jitter, f.JitterSet = 0, true
+			if at, ok := r.joinStart(f, key); ok {
+				f.At = at
+			}
+		} else {
+			missing++
+		}
+	}
+	if missing > 0 {
+		notes = append(notes, fmt.Sprintf("%d fault(s) without a recorded instant: their phase drawn as written", missing))
+	}
+	scenario.SortFaults(m.Faults)
+	return &m, notes
+}
+
+// memberStart is when the broker received a member's first join (ms after
+// t0), else the member's measured first JoinGroup, else its recorded go
+// plus the repetition's mean start → first JoinGroup, else the written
+// start; the second result names a fallback ("" for none).
+func memberStart(r *Rep, name string, written time.Duration) (time.Duration, string) {
+	if ms, ok := r.Real.BrokerFirstJoinMs[name]; ok {
+		// A first member's first join comes before the first fault; one
+		// after it is another join (the converter found no earlier one:
+		// a migration's consumer-protocol join), not this member's start.
+		if first := r.firstFaultMs(); first < 0 || ms < float64(first) {
+			return time.Duration(math.Round(ms * 1e6)), ""
+		}
+	}
+	if ms, ok := r.Real.FirstJoinMs[name]; ok {
+		return time.Duration(math.Round(ms * 1e6)), ""
+	}
+	if at, ok := r.StartMs[name]; ok {
+		return time.Duration(float64(at)*1e6 + math.Round(r.Real.StartToFirstJoinMs.Mean*1e6)), "first JoinGroup not recorded per member: the recorded start plus the mean start → first JoinGroup"
+	}
+	return written, "not recorded: as written, no phase drawn"
+}
+
+// joinStart is when a join fault's member starts in the matched run: as
+// the first members do, at its measured first JoinGroup (its JVM's start
+// is not the model's), else the fault's go plus the repetition's mean
+// start → first JoinGroup. ok is false for any other fault.
+func (r *Rep) joinStart(f *scenario.Fault, key string) (time.Duration, bool) {
+	if f.Kind != scenario.FaultJoin {
+		return 0, false
+	}
+	if ms, ok := r.Real.FirstJoinMs[r.FaultTarget[key]]; ok {
+		return time.Duration(math.Round(ms * 1e6)), true
+	}
+	at, ok := r.FaultAtMs[key]
+	if !ok || r.Real.StartToFirstJoinMs.Mean <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(at)*1e6 + math.Round(r.Real.StartToFirstJoinMs.Mean*1e6)), true
+}
+
+// faultsAsMade maps each instant (ms) Match moved a join fault to (its
+// member's first JoinGroup) to the instant the fault was made (its go):
+// fault-relative figures count from the fault as made on both sides.
+func faultsAsMade(sc *scenario.Scenario, r *Rep) map[int64]int64 {
+	out := map[int64]int64{}
+	for i := range sc.Faults {
+		f := &sc.Faults[i]
+		key := faultKey(f)
+		if at, ok := r.joinStart(f, key); ok {
+			out[at.Milliseconds()] = r.FaultAtMs[key]
+		}
+	}
+	return out
+}
+
+// firstFaultMs is the earliest fault instant the repetition recorded (ms
+// after t0), -1 without one.
+func (r *Rep) firstFaultMs() int64 {
+	first := int64(-1)
+	for _, at := range r.FaultAtMs {
+		if first < 0 || at < first {
+			first = at
+		}
+	}
+	return first
+}
+
+// phaseShift is how far to move the matched run's faults so that each
+// falls at the phase of the simulated heartbeat cycle at which the real
+// fault fell in the real one: the fault came fault − realLast after a
+// member's real last heartbeat, so it moves to simLast + (fault −
+// realLast), by simLast − realLast, taken modulo the heartbeat interval
+// into (−interval/2, interval/2] (the two cycles differ by the real
+// group's cold first sync and its heartbeat drift, and the wrap keeps a
+// member whose heartbeat came just after the fault on one side and just
+// before it on the other from counting a whole interval). For a fault on
+// one member (target) that member's own shift decides — its eviction or
+// leave follows its own cycle; otherwise the mean of the members' shifts.
+// Rounded to the ms; ok is false when no member has a heartbeat on both
+// sides.
+func phaseShift(realLast, simLast map[string]float64, interval time.Duration, target string) (time.Duration, int, bool) {
+	if interval <= 0 {
+		return 0, 0, false
+	}
+	iv := float64(interval) / 1e6
+	wrap := func(d float64) float64 {
+		d = math.Mod(d, iv)
+		if d > iv/2 {
+			d -= iv
+		} else if d <= -iv/2 {
+			d += iv
+		}
+		return d
+	}
+	if r, ok := realLast[target]; ok {
+		if sl, ok := simLast[target]; ok {
+			return time.Duration(math.Round(wrap(sl-r))) * time.Millisecond, 1, true
+		}
+	}
+	names := make([]string, 0, len(realLast))
+	for k := range realLast {
+		if _, ok := simLast[k]; ok {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return 0, 0, false
+	}
+	slices.Sort(names)
+	sum := 0.0
+	for _, k := range names {
+		sum += wrap(simLast[k] - realLast[k])
+	}
+	return time.Duration(math.Round(sum/float64(len(names)))) * time.Millisecond, len(names), true
+}
+
+// firstFaultTarget is the member the scenario's first fault is on ("" when
+// it is not on one member: a group's join or rolling restart, a broker).
+func firstFaultTarget(sc *scenario.Scenario) string {
+	if len(sc.Faults) == 0 {
+		return ""
+	}
+	f := sc.Faults[0]
+	for i := range sc.Faults {
+		if sc.Faults[i].At < f.At {
+			f = sc.Faults[i]
+		}
+	}
+	if _, _, ok := sc.ResolveMember(f.Target); ok {
+		return f.Target
+	}
+	return ""
+}
+
+// shiftFaults returns sc with every fault moved by d (a copy).
+func shiftFaults(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
+	m := *sc
+	m.Faults = slices.Clone(sc.Faults)
+	for i := range m.Faults {
+		m.Faults[i].At += d
+	}
+	return &m
+}
