@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -604,5 +605,43 @@ func TestPhaseShift(t *testing.T) {
 	}
 	if _, _, ok := phaseShift(map[string]float64{"a": 1000}, map[string]float64{"b": 1400}, 3*time.Second, ""); ok {
 		t.Error("a shift without a member on both sides")
+	}
+}
+
+// TestMatchFeedsHeartbeatCadence: a repetition's measured heartbeat cadence
+// becomes each classic member's wait overshoot (HeartbeatThread.run's
+// ceil(interval/backoff) waits between heartbeats, hbgrid.go): 3014.2 ms at
+// 3 s / 100 ms is 30 waits 0.473 ms late each; a scenario that writes its
+// own wait.overshoot, or a repetition without the measurement, keeps it.
+func TestMatchFeedsHeartbeatCadence(t *testing.T) {
+	src := `name: hb
+duration: 30s
+topics: [{name: orders, partitions: 6}]
+groups: [{id: payments, members: 2, subscribe: [orders], client: {heartbeat.interval.ms: 3000, retry.backoff.ms: 100}}]
+`
+	sc, err := scenario.Parse("hb.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Rep{N: 1, Real: realFacts{HeartbeatGapMs: []byte("3014.2")}}
+	m, notes := Match(sc, r)
+	for i, g := range m.Groups {
+		if !g.Workload.WaitOvershootSet || g.Workload.WaitOvershoot != 473*time.Microsecond {
+			t.Errorf("cohort %d: wait.overshoot %v (set %v), want 473µs", i, g.Workload.WaitOvershoot, g.Workload.WaitOvershootSet)
+		}
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "heartbeat cadence:") }) {
+		t.Errorf("notes %q do not say the cadence was fed", notes)
+	}
+	m, _ = Match(sc, &Rep{N: 1})
+	if g := m.Groups[0]; g.Workload.WaitOvershootSet {
+		t.Errorf("no measurement: wait.overshoot set to %v", g.Workload.WaitOvershoot)
+	}
+	written := *sc
+	written.Groups = slices.Clone(sc.Groups)
+	written.Groups[0].Workload.WaitOvershoot, written.Groups[0].Workload.WaitOvershootSet = time.Millisecond, true
+	m, _ = Match(&written, r)
+	if g := m.Groups[0]; g.Workload.WaitOvershoot != time.Millisecond {
+		t.Errorf("written wait.overshoot 1ms replaced by %v", g.Workload.WaitOvershoot)
 	}
 }

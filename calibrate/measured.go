@@ -226,7 +226,7 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	m.Network.Latency = scenario.Dist{Kind: scenario.DistConstant, Value: lat}
 
 	// One cohort per member at its measured first join.
-	startNote := false
+	startNote, overshootNote := false, false
 	m.Groups = nil
 	for _, g := range sc.Groups {
 		for i := 0; i < g.Members; i++ {
@@ -240,6 +240,13 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 			c.Members = 1
 			c.FirstIndex = g.FirstIndex + i
 			c.Start = scenario.Start{At: at, Exact: true}
+			if o, ok := measuredOvershoot(r, &c); ok {
+				c.Workload.WaitOvershoot, c.Workload.WaitOvershootSet = o, true
+				if !overshootNote {
+					notes = append(notes, fmt.Sprintf("heartbeat cadence: the measured %.1f ms between heartbeats as the heartbeat thread's wait overshoot %v (real.heartbeat_gap_ms)", r.Real.heartbeatGap(), o))
+					overshootNote = true
+				}
+			}
 			m.Groups = append(m.Groups, c)
 		}
 		if g.Members == 0 { // an entry that only join faults fill
@@ -272,6 +279,29 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 	}
 	scenario.SortFaults(m.Faults)
 	return &m, notes
+}
+
+// measuredOvershoot is the classic heartbeat thread's wait overshoot that
+// gives the repetition's measured heartbeat cadence: HeartbeatThread.run
+// waits retry.backoff.ms between iterations and restarts its grid at each
+// heartbeat sent (model/classic/client/hbgrid.go), so a heartbeat goes out
+// ceil(interval / backoff) waits after the last and the measured gap less
+// the interval, spread over those waits, is each wait's lateness. None for
+// a consumer-protocol group (no such thread), when the cadence was not
+// measured, or when the scenario writes its own wait.overshoot.
+func measuredOvershoot(r *Rep, g *scenario.Group) (time.Duration, bool) {
+	gap := r.Real.heartbeatGap()
+	if g.Consumer() || g.Workload.WaitOvershootSet || math.IsNaN(gap) || g.Client.HeartbeatInterval <= 0 || g.Client.RetryBackoff <= 0 {
+		return 0, false
+	}
+	interval, backoff := g.Client.HeartbeatInterval, g.Client.RetryBackoff
+	waits := (interval + backoff - 1) / backoff
+	late := time.Duration((gap - float64(interval.Milliseconds())) * float64(time.Millisecond))
+	if late <= 0 {
+		return 0, true
+	}
+	// Whole microseconds keep the matched scenario readable.
+	return (late / waits).Round(time.Microsecond), true
 }
 
 // memberStart is when the broker received a member's first join (ms after
