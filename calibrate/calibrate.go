@@ -1,6 +1,6 @@
 // Package calibrate runs a suite of scenarios on the simulator and on real
 // Kafka and says how close they are, scenario by scenario and figure by
-// figure (simrun calibrate, issue 26; docs/CALIBRATE.md).
+// figure (simrun calibrate; docs/CALIBRATE.md).
 //
 // The real side is a sequence of repetitions, each run once through one
 // function (RepFunc: realkafka's one repetition code path in simrun) into

@@ -51,7 +51,7 @@ func runs(reals []float64, sims [][]float64) (sim, real []Run) {
 	return sim, real
 }
 
-// TestVerdicts: issue 26's tolerance rule from fixed inputs.
+// TestVerdicts: the tolerance rule (docs/CALIBRATE.md) from fixed inputs.
 func TestVerdicts(t *testing.T) {
 	timing := Figure{Name: "t", Class: Timing, Unit: "ms"}
 	count := Figure{Name: "c", Class: Count}

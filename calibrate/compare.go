@@ -12,7 +12,7 @@ import (
 // judged; with fewer it is pending.
 const MinRealReps = 3
 
-// Tolerances (issue 26).
+// Tolerances: how near the simulated mean must be to the real one (docs/CALIBRATE.md).
 const (
 	TimingRelative    = 0.10  // timing: within 10 % ...
 	TimingAbsoluteMs  = 300.0 // ... or 300 ms, whichever is larger

@@ -9,7 +9,7 @@ import (
 	"github.com/rebalsim/rebalsim/scenario"
 )
 
-// Class is how a figure is judged (issue 26's tolerance rule).
+// Class is how a figure is judged (the tolerance rule, docs/CALIBRATE.md).
 type Class int
 
 const (

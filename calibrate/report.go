@@ -133,7 +133,7 @@ func reportMD(res *Result, plots map[string]string) []byte {
 	p("# Calibration: the simulator against real Kafka\n\n")
 	p("Suite: %s; broker versions %s (same-line clients); %d simulated seeds per real repetition, each matched to it (measured latency, member starts, fault instants). Made by `simrun calibrate`; docs/CALIBRATE.md says what each column means.\n\n",
 		res.Suite, strings.Join(res.Versions, ", "), res.Seeds)
-	p("Tolerance (issue 26): timing figures agree when the simulated mean is within 10 %% or 300 ms, whichever is larger, of the real mean; counts when they are equal in at least 90 %% of the real repetitions; partition-seconds within 25 %%. A row needs %d real repetitions, else it is pending.\n\n", MinRealReps)
+	p("Tolerance: timing figures agree when the simulated mean is within 10 %% or 300 ms, whichever is larger, of the real mean; counts when they are equal in at least 90 %% of the real repetitions; partition-seconds within 25 %%. A row needs %d real repetitions, else it is pending.\n\n", MinRealReps)
 	p("## Agreement by class\n\n")
 	p("| Kafka | class | agree | disagree, explained | disagree, UNEXPLAINED | pending (so far agree / disagree) | agree, of judged |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, v := range append(append([]string{}, res.Versions...), "") {

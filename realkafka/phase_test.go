@@ -65,7 +65,7 @@ func TestRepetitionsDrawTheirOwnPhasesAndWorkloads(t *testing.T) {
 func TestSuitePlans(t *testing.T) {
 	files, err := filepath.Glob("../calibrate/suite/*.yaml")
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(files), 12, "issue 26: at least 12 scenarios")
+	require.GreaterOrEqual(t, len(files), 12, "the calibration suite asks at least 12 scenarios (docs/CALIBRATE.md)")
 	for _, f := range files {
 		sc := parseFile(t, f)
 		require.Equal(t, strings.TrimSuffix(filepath.Base(f), ".yaml"), sc.Name, f)

@@ -29,7 +29,7 @@ built-in suite) on real Kafka (--reps repetitions per broker version, each
 through simrun real's code, into OUT/real/SCENARIO/kafka-V/rep-NNN) and on
 the simulator (--seeds seeds per real repetition, each matched to it: the
 measured latency, member starts and fault instants), then judge every
-figure by issue 26's tolerance and write OUT/REPORT.md, calibration.csv,
+figure by the tolerance rule and write OUT/REPORT.md, calibration.csv,
 values.csv and plots/. Repetitions are made rep-major and never twice (a
 finished one has a done marker): run the command again to resume. Ctrl-C
 writes the report of what finished and exits 130. --report-only runs

@@ -14,7 +14,7 @@ import (
 // the smallest font a label is shrunk to before it counts as not fitting.
 const (
 	axisRoom    = vg.Length(58)
-	minFontSize = vg.Length(9) // readable at 100 % (issue 24)
+	minFontSize = vg.Length(9) // readable at 100 % zoom in a pasted review document
 )
 
 // shrinkToFit makes a text style's font smaller until text is at most

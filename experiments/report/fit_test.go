@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTickLabel: ticks read "50000", not "50000.00" (issue 10).
+// TestTickLabel: ticks read "50000", not "50000.00": a tick is a value, not a measurement with two decimals.
 func TestTickLabel(t *testing.T) {
 	for v, want := range map[float64]string{50000: "50000", 0.5: "0.5", 0: "0", 1e-5: "1e-05", 2.25: "2.25", 1234567: "1234570"} {
 		assert.Equal(t, want, TickLabel(v))
@@ -62,7 +62,7 @@ func TestProblemsFindsCutLabels(t *testing.T) {
 }
 
 // TestProblemsFindsCategoryCollisions: bar and box categories whose labels
-// run into each other are a problem (issue 24: "category labels collide;
+// run into each other are a problem (a review of the plots found "category labels collide;
 // the report says nothing"), and a legend too wide for a column beside the
 // data goes below it, leaving the data area its width.
 func TestProblemsFindsCategoryCollisions(t *testing.T) {

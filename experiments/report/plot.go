@@ -190,7 +190,7 @@ func (f plotFigure) Draw(dc draw.Canvas) {
 	leg.Left, leg.Top = true, true
 	if below > 0 {
 		// A legend wider than maxLegendRight of the canvas goes under the
-		// data area, across the whole width (issue 24).
+		// data area, across the whole width, so a reader sees where the threshold lies.
 		f.p.Draw(draw.Crop(dc, 0, 0, below, -top))
 		leg.Draw(draw.Crop(dc, vg.Points(gap), -vg.Points(gap), vg.Points(gap), -(dc.Size().Y - below)))
 		return
@@ -366,7 +366,7 @@ func Line(st Style, series []LineSeries, xCats Categories) (Figure, error) {
 }
 
 // logAxis keeps a log axis drawable: its range covers only the values
-// above 0 (a zero whisker or band edge is skipped, not drawn, issue 24);
+// above 0 (a zero whisker or band edge is skipped, not drawn: a log axis has no 0);
 // with none at all the axis falls back to a linear one from 0, rather than
 // failing after the sweep.
 func logAxis(a *plot.Axis, vals []float64) {

@@ -245,7 +245,8 @@ func (s sideBySide) Draw(dc draw.Canvas) {
 // Stack draws figures made by Threshold (or Line) one above the other on
 // a shared x axis, under one title: a requirement and a cost against the
 // parameter, the recommendation marked on each (simrun tune's trade-off
-// figure, issue 24). Each panel keeps its own title, y axis and legend.
+// figure). Each panel keeps its own title, y axis and legend, so two
+// figures never share a y axis whose unit they do not share.
 func Stack(title string, figs []Figure) (Figure, error) {
 	var ps []*plot.Plot
 	for _, f := range figs {

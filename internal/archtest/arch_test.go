@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 	// wall clock, reads their logs and fills harness's summary types; no
 	// model imports it.
 	"realkafka": {"harness", "scenario"},
-	// The calibration (issue 26): the real side through realkafka, the
+	// The calibration: the real side through realkafka, the
 	// simulated side through harness, figures and intervals from
 	// experiments; only cmd/simrun imports it.
 	"calibrate":  {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "realkafka"},
