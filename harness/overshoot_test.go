@@ -18,9 +18,9 @@ import (
 // retry.backoff.ms in every idle iteration and goes into a fresh wait right
 // after sending a heartbeat (AbstractCoordinator.HeartbeatThread.run
 // @3.9.0-rc3), so its grid restarts at each heartbeat and every wait
-// returns a little late (scenario.DefaultWaitOvershoot, 0.115 ms: the
-// median Object.wait(100) lateness harness/testdata/WaitOvershoot.java
-// measured). A heartbeat every 3000 ms with retry.backoff.ms 100 then goes
+// returns a little late (scenario.DefaultWaitOvershoot, 0.47 ms: the
+// median per wait of the real client's heartbeat gaps at low load,
+// results/calibration/real). A heartbeat every 3000 ms with retry.backoff.ms 100 then goes
 // out every 30 waits: 3000 ms + 30 × the overshoot. Exactly 3000 ms under
 // timing: exact. Before the fix the grid was fixed and the wait exact:
 // always 3000 ms.

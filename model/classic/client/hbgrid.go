@@ -12,8 +12,15 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // retry.backoff.ms plus however late Object.wait returns. A heartbeat due
 // heartbeat.interval.ms after the last is then sent ceil(interval / (backoff
 // + overshoot)) steps after it: 3000 ms + 30 × overshoot for 3 s and 100 ms.
-// Measured with harness/testdata/WaitOvershoot.java (docs/PROFILES.md,
-// "Heartbeat thread"): the real clients' heartbeats drift, so a crashed
+// The default overshoot (scenario.DefaultWaitOvershoot, 0.47 ms) is read off
+// the real client's own cadence on this testbed
+// (results/calibration/real/*/kafka-*/rep-*/summary.json,
+// real.heartbeat_gap_ms: 3011–3019 ms at load average ≤ 2.5, so about 14 ms a
+// heartbeat; 3038–3055 ms at load 16–29, so the overshoot grows with load).
+// harness/testdata/WaitOvershoot.java's 0.115 ms is Object.wait(100) alone;
+// the rest of the loop (pollNoWakeup, re-taking the monitor) is in the real
+// client's figure (docs/PROFILES.md, "Heartbeat thread"). The real clients'
+// heartbeats drift, so a crashed
 // member's session expiry, a whole number of heartbeat intervals after its
 // last heartbeat, comes at a phase of the survivors' heartbeats that drifts
 // too. The grid restarts where the thread is enabled too
