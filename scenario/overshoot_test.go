@@ -42,22 +42,31 @@ func TestWaitOvershoot(t *testing.T) {
 // TestDefaultWaitOvershootIsTheRealClients ties DefaultWaitOvershoot to the
 // data it rests on: the real Java consumer's mean heartbeat gap
 // (real.heartbeat_gap_ms, heartbeat.interval.ms 3000 and retry.backoff.ms
-// 100, so 30 waits a heartbeat) in every committed calibration repetition
-// whose 1-minute load average at start was at most 2.5. The default is the
-// median of (gap − 3000 ms) / 30 over them, rounded to 10 µs; new
-// repetitions that move it fail here, so the default moves only when
-// someone changes it.
+// 100, so 30 waits a heartbeat) in the 14 calibration repetitions, named
+// below, whose 1-minute load average at start was at most 2.5 when the
+// default was set. The default is the median of (gap − 3000 ms) / 30 over
+// them, rounded to 10 µs. Later repetitions are logged, not judged, so the
+// default moves only when someone changes it and its list together.
 func TestDefaultWaitOvershootIsTheRealClients(t *testing.T) {
 	const (
 		interval = 3000.0 // heartbeat.interval.ms of every calibration scenario
 		waits    = 30     // ceil(heartbeat.interval.ms / retry.backoff.ms 100)
 		maxLoad  = 2.5
 	)
-	paths, err := filepath.Glob("../results/calibration/real/*/kafka-*/rep-*/summary.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	var perWait []float64 // ms
-	for _, p := range paths {
+	// The repetitions the default was computed from, named, so that later
+	// repetitions (the calibration goes on) do not move it silently: it moves
+	// only when this list and the constant are changed together.
+	from := []string{
+		"cal-crash-s10/kafka-3.9.1/rep-002", "cal-crash-s45/kafka-3.9.1/rep-002",
+		"cal-join-delay/kafka-3.9.1/rep-002", "cal-join-nodelay/kafka-3.9.1/rep-002",
+		"cal-leave/kafka-3.9.1/rep-002", "cal-partition-s10/kafka-3.9.1/rep-002",
+		"cal-partition-s45/kafka-3.9.1/rep-002", "cal-pause-short/kafka-3.9.1/rep-002",
+		"cal-static-restart-out/kafka-3.9.1/rep-002",
+		"cal-loss-1/kafka-3.9.1/rep-001", "cal-loss-1/kafka-3.9.1/rep-002",
+		"cal-migration/kafka-4.4.0/rep-001", "cal-migration/kafka-4.4.0/rep-002",
+		"cal-loss-10/kafka-3.9.1/rep-001",
+	}
+	read := func(p string) (gap, load float64, ok bool) {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		var s struct {
@@ -69,19 +78,39 @@ func TestDefaultWaitOvershootIsTheRealClients(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &s), p)
 		fields := strings.Fields(s.Real.LoadAvgStart)
 		if s.Real.HeartbeatGapMs == 0 || len(fields) == 0 {
-			continue // a consumer-protocol run: no heartbeat thread
+			return 0, 0, false // a consumer-protocol run: no heartbeat thread
 		}
-		load, err := strconv.ParseFloat(fields[0], 64)
+		load, err = strconv.ParseFloat(fields[0], 64)
 		require.NoError(t, err, p)
-		if load > maxLoad {
-			continue
-		}
-		perWait = append(perWait, (s.Real.HeartbeatGapMs-interval)/waits)
+		return s.Real.HeartbeatGapMs, load, true
 	}
-	require.Len(t, perWait, 14, "low-load repetitions (the count DefaultWaitOvershoot's comment quotes)")
-	slices.Sort(perWait)
-	n := len(perWait)
-	median := (perWait[(n-1)/2] + perWait[n/2]) / 2
-	got := time.Duration(median * float64(time.Millisecond)).Round(10 * time.Microsecond)
-	require.Equal(t, DefaultWaitOvershoot, got, "median %.4f ms a wait over %d repetitions", median, n)
+	median := func(xs []float64) float64 {
+		slices.Sort(xs)
+		n := len(xs)
+		return (xs[(n-1)/2] + xs[n/2]) / 2
+	}
+	var perWait []float64 // ms
+	for _, r := range from {
+		gap, load, ok := read(filepath.Join("../results/calibration/real", r, "summary.json"))
+		require.True(t, ok, "%s: no heartbeat cadence", r)
+		require.LessOrEqual(t, load, maxLoad, "%s: measured at load %.2f", r, load)
+		perWait = append(perWait, (gap-interval)/waits)
+	}
+	m := median(perWait)
+	got := time.Duration(m * float64(time.Millisecond)).Round(10 * time.Microsecond)
+	require.Equal(t, DefaultWaitOvershoot, got, "median %.4f ms a wait over %d repetitions", m, len(perWait))
+
+	// Every low-load repetition committed now, for whoever moves the
+	// default next: logged, not judged.
+	paths, err := filepath.Glob("../results/calibration/real/*/kafka-*/rep-*/summary.json")
+	require.NoError(t, err)
+	var all []float64
+	for _, p := range paths {
+		if gap, load, ok := read(p); ok && load <= maxLoad {
+			all = append(all, (gap-interval)/waits)
+		}
+	}
+	if len(all) > 0 {
+		t.Logf("all %d low-load repetitions now: median %.4f ms a wait (the default rests on %d)", len(all), median(all), len(from))
+	}
 }
