@@ -79,11 +79,12 @@ type Real struct {
 	// group" (its JoinGroup answers) → "Assignment received from leader"
 	// (the leader's SyncGroup), less the loopback round trip: the leader's
 	// JoinGroup handling, its assignor run (ConsumerCoordinator
-	// .onLeaderElected → performAssignment) and its SyncGroup's sending.
+	// .onLeaderElected @3.9.0-rc3) and its SyncGroup's sending.
 	// SyncAppendMs: "Assignment received from leader" → the first
 	// member's "Successfully synced group" of that generation, less the
-	// loopback one way: the group record's append (doSyncGroup →
-	// storeGroup, acks=-1) and the answer's handling. Only generations
+	// loopback one way: the group record's append (GroupCoordinator
+	// .doSyncGroup → GroupMetadataManager.storeGroup, acks=-1,
+	// @3.9.0-rc3) and the answer's handling. Only generations
 	// with all three lines (a generation the group left before the
 	// leader's SyncGroup has none: its assignment time is not counted).
 	AssignMs     *JoinCost `json:"assign_ms,omitempty"`
