@@ -694,7 +694,9 @@ groups: [{id: payments, members: 2, subscribe: [orders]}]
 	if g := m.Groups[0]; g.Workload.AssignTimeSet || m.Coordinator.AppendLatencySet {
 		t.Errorf("no measurement: assign.time %+v, append.latency %+v fed", g.Workload.AssignTime, m.Coordinator.AppendLatency)
 	}
-	if slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "assignment:") || strings.HasPrefix(n, "sync append:") }) {
+	if slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "assignment:") || strings.HasPrefix(n, "sync append:")
+	}) {
 		t.Errorf("no measurement, notes %q", notes)
 	}
 
