@@ -645,3 +645,97 @@ groups: [{id: payments, members: 2, subscribe: [orders], client: {heartbeat.inte
 		t.Errorf("written wait.overshoot 1ms replaced by %v", g.Workload.WaitOvershoot)
 	}
 }
+
+// TestMatchFeedsJoinCosts: a repetition's measured classic join costs
+// become the matched scenario's workload assign.time (every classic
+// cohort; the leader's assignor run) and the coordinator's append.latency
+// (the group record's append), each the repetition's mean as a constant in
+// whole microseconds, with a note each; a scenario that writes its own
+// keeps it, a repetition without the measurement feeds nothing, a
+// consumer-protocol group gets no assign.time, and a Java coordinator's
+// fixed append linger (4.0–4.1: 5 ms), which the model adds itself, is
+// taken off the append.
+func TestMatchFeedsJoinCosts(t *testing.T) {
+	src := `name: jc
+duration: 30s
+topics: [{name: orders, partitions: 6}]
+groups: [{id: payments, members: 2, subscribe: [orders]}]
+`
+	sc, err := scenario.Parse("jc.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Rep{N: 1, Real: realFacts{
+		AssignMs:     &realkafka.JoinCost{Mean: 52.95, N: 2, Values: []float64{61.9, 44}},
+		SyncAppendMs: &realkafka.JoinCost{Mean: 28.95, N: 2, Values: []float64{52.95, 4.95}},
+	}}
+	m, notes := Match(sc, r)
+	if len(m.Groups) != 2 {
+		t.Fatalf("%d cohorts, want 2", len(m.Groups))
+	}
+	for i, g := range m.Groups {
+		if want := (scenario.Dist{Kind: scenario.DistConstant, Value: 52950 * time.Microsecond}); !g.Workload.AssignTimeSet || g.Workload.AssignTime != want {
+			t.Errorf("cohort %d: assign.time %+v (set %v), want a constant 52.95ms", i, g.Workload.AssignTime, g.Workload.AssignTimeSet)
+		}
+	}
+	if want := (scenario.Dist{Kind: scenario.DistConstant, Value: 28950 * time.Microsecond}); !m.Coordinator.AppendLatencySet || m.Coordinator.AppendLatency != want {
+		t.Errorf("append.latency %+v (set %v), want a constant 28.95ms", m.Coordinator.AppendLatency, m.Coordinator.AppendLatencySet)
+	}
+	for _, p := range []string{"assignment: measured 52.95 ms (2 generation(s)) as assign.time", "sync append: measured 28.95 ms (2 generation(s)) as the coordinator's append.latency 28.95ms"} {
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, p) }) {
+			t.Errorf("notes %q do not say %q", notes, p)
+		}
+	}
+	if sc.Groups[0].Workload.AssignTimeSet || sc.Coordinator.AppendLatencySet {
+		t.Error("Match modified the scenario")
+	}
+
+	m, notes = Match(sc, &Rep{N: 1})
+	if g := m.Groups[0]; g.Workload.AssignTimeSet || m.Coordinator.AppendLatencySet {
+		t.Errorf("no measurement: assign.time %+v, append.latency %+v fed", g.Workload.AssignTime, m.Coordinator.AppendLatency)
+	}
+	if slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "assignment:") || strings.HasPrefix(n, "sync append:")
+	}) {
+		t.Errorf("no measurement, notes %q", notes)
+	}
+
+	written, err := scenario.Parse("jc.yaml", []byte(`name: jc
+duration: 30s
+coordinator: {profile: kafka-4.4, append.latency: 0ms}
+topics: [{name: orders, partitions: 6}]
+groups:
+  - {id: payments, members: 1, subscribe: [orders], client: {profile: kafka-4.4}, workload: {assign.time: 7ms}}
+  - {id: payments, members: 1, subscribe: [orders], client: {profile: kafka-4.4, group.protocol: consumer}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = Match(written, r)
+	if g := m.Groups[0]; g.Workload.AssignTime.Value != 7*time.Millisecond {
+		t.Errorf("written assign.time 7ms replaced by %+v", g.Workload.AssignTime)
+	}
+	if g := m.Groups[1]; g.Workload.AssignTimeSet {
+		t.Errorf("consumer-protocol cohort given assign.time %+v", g.Workload.AssignTime)
+	}
+	if m.Coordinator.AppendLatency.Value != 0 {
+		t.Errorf("written append.latency 0ms replaced by %+v", m.Coordinator.AppendLatency)
+	}
+
+	linger, err := scenario.Parse("jc.yaml", []byte(`name: jc
+duration: 30s
+coordinator: {profile: kafka-4.0}
+topics: [{name: orders, partitions: 6}]
+groups: [{id: payments, members: 1, subscribe: [orders], client: {profile: kafka-4.0}}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if linger.Coordinator.AppendLinger != 5*time.Millisecond {
+		t.Fatalf("kafka-4.0 append linger %v, want 5ms", linger.Coordinator.AppendLinger)
+	}
+	m, _ = Match(linger, r)
+	if m.Coordinator.AppendLatency.Value != 23950*time.Microsecond {
+		t.Errorf("append.latency %v under a 5ms linger, want 23.95ms", m.Coordinator.AppendLatency.Value)
+	}
+}

@@ -62,7 +62,13 @@ type realFacts struct {
 	// first fault (ms after t0): the phase of the fault in the group's
 	// heartbeat cycle (phaseShift).
 	LastHeartbeatMs map[string]float64 `json:"last_heartbeat_ms"`
-	NotMeasured     []string           `json:"not_measured"`
+	// AssignMs, SyncAppendMs: the classic join's measured costs per
+	// generation (realkafka.Real): the leader's assignment (Stabilized →
+	// Assignment received) and the group record's append with the
+	// SyncGroup answer (Assignment received → first synced).
+	AssignMs     *realkafka.JoinCost `json:"assign_ms"`
+	SyncAppendMs *realkafka.JoinCost `json:"sync_append_ms"`
+	NotMeasured  []string            `json:"not_measured"`
 }
 
 // heartbeatGap is the measured mean gap between heartbeats (ms), NaN when
@@ -224,9 +230,14 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		notes = append(notes, "latency: not recorded, the testbed's 0.05 ms one way")
 	}
 	m.Network.Latency = scenario.Dist{Kind: scenario.DistConstant, Value: lat}
+	if d, ok := measuredAppend(sc, r); ok {
+		m.Coordinator.AppendLatency = scenario.Dist{Kind: scenario.DistConstant, Value: d}
+		m.Coordinator.AppendLatencySet = true
+		notes = append(notes, fmt.Sprintf("sync append: measured %g ms (%d generation(s)) as the coordinator's append.latency %v (real.sync_append_ms)", r.Real.SyncAppendMs.Mean, r.Real.SyncAppendMs.N, d))
+	}
 
 	// One cohort per member at its measured first join.
-	startNote, overshootNote := false, false
+	startNote, overshootNote, assignNote := false, false, false
 	m.Groups = nil
 	for _, g := range sc.Groups {
 		for i := 0; i < g.Members; i++ {
@@ -245,6 +256,13 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 				if !overshootNote {
 					notes = append(notes, fmt.Sprintf("heartbeat cadence: the measured %.1f ms between heartbeats as the heartbeat thread's wait overshoot %v (real.heartbeat_gap_ms)", r.Real.heartbeatGap(), o))
 					overshootNote = true
+				}
+			}
+			if d, ok := measuredAssign(r, &c); ok {
+				c.Workload.AssignTime, c.Workload.AssignTimeSet = scenario.Dist{Kind: scenario.DistConstant, Value: d}, true
+				if !assignNote {
+					notes = append(notes, fmt.Sprintf("assignment: measured %g ms (%d generation(s)) as assign.time (real.assign_ms)", r.Real.AssignMs.Mean, r.Real.AssignMs.N))
+					assignNote = true
 				}
 			}
 			m.Groups = append(m.Groups, c)
@@ -302,6 +320,54 @@ func measuredOvershoot(r *Rep, g *scenario.Group) (time.Duration, bool) {
 	}
 	// Whole microseconds keep the matched scenario readable.
 	return (late / waits).Round(time.Microsecond), true
+}
+
+// measuredAssign is the leader's assignment time that the repetition
+// measured (real.assign_ms: the coordinator's JoinGroup answers → the
+// leader's SyncGroup: its assignor run in ConsumerCoordinator
+// .onLeaderElected @3.9.0-rc3, less the round trip), as the workload's
+// assign.time: the model's leader is busy that long between its JoinGroup
+// answer and its SyncGroup (model/classic/client/join.go onJoinLeader). A
+// constant, the repetition's mean: a generation's own is not known to the
+// model (the group's first, on a cold JVM, is the longest: cal-rolling-eager
+// 3.9.1, 59–94 ms for the first and 10–42 ms for the six after). None
+// for a consumer-protocol group, when not measured, or when the scenario
+// writes its own assign.time. Whole microseconds.
+func measuredAssign(r *Rep, g *scenario.Group) (time.Duration, bool) {
+	a := r.Real.AssignMs
+	if g.Consumer() || g.Workload.AssignTimeSet || a == nil || a.N == 0 || a.Mean < 0 {
+		return 0, false
+	}
+	return time.Duration(math.Round(a.Mean*1e3)) * time.Microsecond, true
+}
+
+// measuredAppend is the group record's append that the repetition measured
+// (real.sync_append_ms: the leader's SyncGroup → the first member synced,
+// GroupCoordinator.doSyncGroup → GroupMetadataManager.storeGroup →
+// appendForGroup with offsets.commit.required.acks, -1, @3.9.0-rc3, less
+// the answer's one way), as the coordinator's
+// append.latency, the repetition's mean as a constant. The model's
+// append.latency delays every storeGroup (model/classic/coordinator
+// append.go): the SyncGroup's, a static member's replacement in Stable and
+// the Empty group's record — in Kafka one path (appendForGroup to the
+// group's __consumer_offsets partition), so the measured SyncGroup append
+// stands for all three; offset commits, the other appends Kafka makes
+// there, are answered at once in the model (OffsetCommit has only its
+// membership effects) and are not delayed by it. With the Java
+// coordinator's fixed append linger (4.0–4.1: 5 ms) the record waits in
+// the open batch before the append starts; the model adds that wait
+// itself (linger.go), so it is taken off. None when not measured or when
+// the scenario writes its own append.latency.
+func measuredAppend(sc *scenario.Scenario, r *Rep) (time.Duration, bool) {
+	a := r.Real.SyncAppendMs
+	if sc.Coordinator.AppendLatencySet || a == nil || a.N == 0 {
+		return 0, false
+	}
+	d := time.Duration(math.Round(a.Mean*1e3)) * time.Microsecond
+	if !sc.Coordinator.AppendLingerAdaptive {
+		d -= sc.Coordinator.AppendLinger
+	}
+	return max(d, 0), true
 }
 
 // memberStart is when the broker received a member's first join (ms after

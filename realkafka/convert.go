@@ -73,11 +73,54 @@ type Real struct {
 	// protocol, DEBUG; none across a coordinator's loss; gaps under half
 	// or over twice the median — a retry, a pause, a stall — left out);
 	// HeartbeatGaps: how many gaps.
-	HeartbeatGapMs float64  `json:"heartbeat_gap_ms,omitempty"`
-	HeartbeatGaps  int      `json:"heartbeat_gaps,omitempty"`
-	Dropped        []string `json:"dropped,omitempty"`
-	Notes          []string `json:"notes,omitempty"`
-	NotMeasured    []string `json:"not_measured"`
+	HeartbeatGapMs float64 `json:"heartbeat_gap_ms,omitempty"`
+	HeartbeatGaps  int     `json:"heartbeat_gaps,omitempty"`
+	// AssignMs: per classic generation, the coordinator's "Stabilized
+	// group" (its JoinGroup answers) → "Assignment received from leader"
+	// (the leader's SyncGroup), less the loopback round trip: the leader's
+	// JoinGroup handling, its assignor run (ConsumerCoordinator
+	// .onLeaderElected @3.9.0-rc3) and its SyncGroup's sending.
+	// SyncAppendMs: "Assignment received from leader" → the first
+	// member's "Successfully synced group" of that generation, less the
+	// loopback one way: the group record's append (GroupCoordinator
+	// .doSyncGroup → GroupMetadataManager.storeGroup, acks=-1,
+	// @3.9.0-rc3) and the answer's handling. Only generations
+	// with all three lines (a generation the group left before the
+	// leader's SyncGroup has none: its assignment time is not counted).
+	AssignMs     *JoinCost `json:"assign_ms,omitempty"`
+	SyncAppendMs *JoinCost `json:"sync_append_ms,omitempty"`
+	Dropped      []string  `json:"dropped,omitempty"`
+	Notes        []string  `json:"notes,omitempty"`
+	NotMeasured  []string  `json:"not_measured"`
+}
+
+// JoinCost is one measured cost of a classic generation's join and sync
+// over a repetition's generations: the mean and how many, and each
+// generation's in the order it was measured (the group's first is its
+// first append to __consumer_offsets, the cold one), rounded to 0.01 ms.
+type JoinCost struct {
+	Mean   float64   `json:"mean"`
+	N      int       `json:"n"`
+	Values []float64 `json:"values"`
+	// LeftOut: the generations measured but left out (AssignMs: the
+	// leader kept partitions through the rebalance).
+	LeftOut int `json:"left_out,omitempty"`
+}
+
+// loopbackOneWayMs is the testbed's veth one-way latency (plan.go's note:
+// ≈ 0.05 ms; a repetition does not measure it), taken off the join costs:
+// the logs' millisecond stamps do not resolve it.
+const loopbackOneWayMs = 0.05
+
+func joinCost(xs []float64) *JoinCost {
+	if len(xs) == 0 {
+		return nil
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return &JoinCost{Mean: harness.Round(sum/float64(len(xs)), 2), N: len(xs), Values: xs}
 }
 
 // Result is one repetition's converted output.
@@ -320,6 +363,16 @@ func Convert(dir string) (*Result, error) {
 	lastBeat := map[hbKey]int64{}
 	var beatGaps []float64
 	sawBeats := false
+	// The join costs of each classic generation (group, generation):
+	// its Stabilized and Assignment received instants (-1: not yet).
+	type genKey struct {
+		group string
+		gen   int32
+	}
+	type genCost struct{ stabilized, assigned int64 }
+	genCosts := map[genKey]*genCost{}
+	var assignMs, syncMs []float64
+	assignBusy := 0 // generations whose leader kept partitions
 	var lateness []float64
 	var startToJoin, jvmToReady []float64
 	jvmStart := map[int]int64{}
@@ -617,9 +670,25 @@ func Convert(dir string) (*Result, error) {
 					g.coordState = "Empty"
 				} else {
 					g.coordState = "CompletingRebalance"
+					if !g.consumer {
+						genCosts[genKey{g.id, b.Gen}] = &genCost{stabilized: e.ts, assigned: -1}
+					}
 				}
 				newGeneration(g, b.Gen, e.ts)
 			case BrokerStable:
+				if gc := genCosts[genKey{g.id, b.Gen}]; gc != nil && gc.assigned < 0 {
+					gc.assigned = e.ts
+					// A leader that kept partitions through the rebalance
+					// (cooperative) got records from poll() and handles its
+					// JoinGroup answer only at its next poll(), after its
+					// processing step: that wait is the poll loop's (the
+					// model has it), not the assignment's.
+					if lm := members[memberName(b.Member)]; lm != nil && len(lm.owned) > 0 {
+						assignBusy++
+					} else {
+						assignMs = append(assignMs, harness.Round(float64(e.ts-gc.stabilized)-2*loopbackOneWayMs, 2))
+					}
+				}
 				g.coordState = "Stable"
 				g.everStable = true
 				setCoordGen(g, b.Gen)
@@ -722,6 +791,14 @@ func Convert(dir string) (*Result, error) {
 				if m.alive && g.recovering && g.loadedAt >= 0 && e.ts >= g.loadedAt {
 					g.confirmed[m.name] = true
 					maybeRecovered(g, e.ts)
+				}
+			case ClientSynced:
+				// The first member's: every SyncGroup parked for the
+				// leader's is answered when its append completes.
+				k := genKey{g.id, c.Gen}
+				if gc := genCosts[k]; gc != nil && gc.assigned >= 0 {
+					syncMs = append(syncMs, harness.Round(float64(e.ts-gc.assigned)-loopbackOneWayMs, 2))
+					delete(genCosts, k)
 				}
 			case ClientCoordinatorFound:
 				m.coordAddr = c.Broker
@@ -896,6 +973,18 @@ func Convert(dir string) (*Result, error) {
 		Dropped: meta.Dropped, Notes: meta.Notes, NotMeasured: slices.Clone(NotMeasured),
 		FirstJoinMs: firstJoin, RebalanceNoticeMs: notice}
 	res.Real.HeartbeatGapMs, res.Real.HeartbeatGaps = heartbeatGap(beatGaps)
+	res.Real.AssignMs, res.Real.SyncAppendMs = joinCost(assignMs), joinCost(syncMs)
+	if res.Real.AssignMs != nil {
+		res.Real.AssignMs.LeftOut = assignBusy
+	}
+	if len(assignMs) == 0 {
+		res.Real.NotMeasured = append(res.Real.NotMeasured,
+			"assign_ms (no classic generation with both its \"Stabilized group\" and \"Assignment received from leader\" broker lines and a leader that owned no partition: consumer protocol, every leader's SyncGroup after the group had moved on, or every leader kept partitions)")
+	}
+	if len(syncMs) == 0 {
+		res.Real.NotMeasured = append(res.Real.NotMeasured,
+			"sync_append_ms (no classic generation with its \"Assignment received from leader\" broker line and a member's \"Successfully synced group\" client line)")
+	}
 	for id, ts := range consumerJoin {
 		// Only a member's first process: a restarted one's consumer join
 		// (the classic → consumer migration) is not its first join.

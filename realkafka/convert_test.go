@@ -249,3 +249,76 @@ func TestConvertBrokerFirstJoin(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{"payments-0": 591, "payments-1": 534, "payments-2": 494, "payments-3": 628, "payments-4": 538, "payments-5": 528}, res.Real.BrokerFirstJoinMs)
 }
+
+// unpackRun copies a captured repetition with its logs.tar.gz unpacked
+// into brokers/ and members/ (the raw layout Convert also reads), so a
+// test can edit a log line.
+func unpackRun(t *testing.T, src string) string {
+	t.Helper()
+	dir := copyRun(t, src)
+	logs, err := openLogs(dir)
+	require.NoError(t, err)
+	for _, pat := range []string{"brokers/*.log", "members/*.log", "members/*.events.jsonl"} {
+		for _, f := range logs.glob(pat) {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(strings.Join(logs.lines(f), "\n")+"\n"), 0o644))
+		}
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, ArchiveName)))
+	return dir
+}
+
+// TestConvertJoinCosts: the classic join's costs, by hand from the
+// captured cal-leave 3.9.1 lines (range, eager; leader payments-3; the
+// loopback's 0.05 ms one way taken off):
+//
+//   - generation 1: "Stabilized group payments generation 1" 05:40:55,912
+//     (…055912), "Assignment received from leader payments-3-… for
+//     generation 1" ,982: 70 − 0.1 = 69.9 ms; the first "Successfully
+//     synced group in generation Generation{generationId=1" payments-2's
+//     at …056018: 36 − 0.05 = 35.95 ms;
+//   - generation 2 (after payments-2's leave): stabilized 05:41:14,821,
+//     assignment ,834: 12.9 ms; first synced payments-5's …074838, on its
+//     heartbeat thread: 3.95 ms.
+//
+// With payments-3's revocation before generation 2 taken out of its driver
+// events the leader keeps orders-6/7 through the rebalance (as a
+// cooperative member does) and generation 2's assignment time is left
+// out: its JoinGroup answer waits for its next poll(). A consumer-protocol
+// repetition has neither and says so.
+func TestConvertJoinCosts(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.Equal(t, &JoinCost{Mean: 41.4, N: 2, Values: []float64{69.9, 12.9}}, res.Real.AssignMs)
+	require.Equal(t, &JoinCost{Mean: 19.95, N: 2, Values: []float64{35.95, 3.95}}, res.Real.SyncAppendMs)
+	for _, n := range res.Real.NotMeasured {
+		require.NotContains(t, n, "assign_ms")
+		require.NotContains(t, n, "sync_append_ms")
+	}
+
+	dir := unpackRun(t, filepath.Join("testdata", "run-leave-3.9.1"))
+	ev := filepath.Join(dir, "members", "payments-3.events.jsonl")
+	b, err := os.ReadFile(ev)
+	require.NoError(t, err)
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if !strings.Contains(l, `"partitions_revoked"`) {
+			kept = append(kept, l)
+		}
+	}
+	require.Len(t, kept, strings.Count(string(b), "\n")-1, "one revocation taken out")
+	require.NoError(t, os.WriteFile(ev, []byte(strings.Join(kept, "\n")+"\n"), 0o644))
+	res, err = Convert(dir)
+	require.NoError(t, err)
+	require.Equal(t, &JoinCost{Mean: 69.9, N: 1, Values: []float64{69.9}, LeftOut: 1}, res.Real.AssignMs)
+	require.Equal(t, &JoinCost{Mean: 19.95, N: 2, Values: []float64{35.95, 3.95}}, res.Real.SyncAppendMs)
+
+	res, err = Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
+	require.NoError(t, err)
+	require.Nil(t, res.Real.AssignMs)
+	require.Nil(t, res.Real.SyncAppendMs)
+	nm := strings.Join(res.Real.NotMeasured, "\n")
+	require.Contains(t, nm, "assign_ms (no classic generation")
+	require.Contains(t, nm, "sync_append_ms (no classic generation")
+}

@@ -495,6 +495,7 @@ func (d *decoder) coordinator(n *yaml.Node) (Coordinator, error) {
 		if c.AppendLatency, err = d.dist(v, sub(path, "append.latency")); err != nil {
 			return Coordinator{}, err
 		}
+		c.AppendLatencySet = true
 	}
 	if v := f.get("request.time"); v != nil {
 		if c.RequestTime, err = d.dist(v, sub(path, "request.time")); err != nil {
@@ -969,6 +970,7 @@ func (d *decoder) workload(n *yaml.Node, path string) (Workload, error) {
 			}
 		}
 	}
+	w.AssignTimeSet = f.get("assign.time") != nil
 	if v := f.get("wait.overshoot"); v != nil {
 		if err := d.waitOvershoot(v, path, &w); err != nil {
 			return Workload{}, err

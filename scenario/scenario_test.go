@@ -242,7 +242,7 @@ func TestRoundTripEveryKey(t *testing.T) {
 	assert.Equal(t, Coordinator{Brokers: 5, Profile: "kafka-2.8", InitialRebalanceDelay: 100 * ms,
 		MinSessionTimeout: 1000 * ms, MaxSessionTimeout: 60000 * ms, MaxSize: 50, LoadTime: 2 * time.Second,
 		FailoverDelay: 12 * time.Second, MetadataMode: "kraft", BrokerSessionTimeout: 12 * time.Second, BrokerHeartbeatInterval: 2 * time.Second,
-		AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendBandwidth: 100_000_000,
+		AppendLatency: Dist{Kind: DistLognormal, Median: 5 * ms, P99: 200 * ms}, AppendLatencySet: true, AppendBandwidth: 100_000_000,
 		OffsetsCommitTimeout: 4 * time.Second, AppendErrorProbability: 0.01, AppendError: "NOT_ENOUGH_REPLICAS",
 		RequestTime: Dist{Kind: DistUniform, Min: ms, Max: 3 * ms}}, s.Coordinator)
 	assert.Equal(t, Network{Latency: Dist{Kind: DistExponential, Min: ms, Mean: 3 * ms}, Loss: 0.25}, s.Network)
@@ -258,10 +258,11 @@ func TestRoundTripEveryKey(t *testing.T) {
 		StaticMembership: true, AutoCommit: false, AutoCommitInterval: 5 * time.Second,
 		ReconnectBackoff: 50 * ms, ReconnectBackoffMax: time.Second, MetadataMaxAge: 60000 * ms}, g.Client)
 	assert.Equal(t, Workload{
-		PollInterval: Dist{Kind: DistUniform, Min: 10 * ms, Max: 20 * ms},
-		PollTimeout:  Dist{Kind: DistConstant, Value: 250 * ms},
-		AssignTime:   Dist{Kind: DistLognormal, Median: 2 * ms, P99: 40 * ms},
-		CallbackTime: Dist{Kind: DistConstant, Value: 7 * ms},
+		PollInterval:  Dist{Kind: DistUniform, Min: 10 * ms, Max: 20 * ms},
+		PollTimeout:   Dist{Kind: DistConstant, Value: 250 * ms},
+		AssignTime:    Dist{Kind: DistLognormal, Median: 2 * ms, P99: 40 * ms},
+		CallbackTime:  Dist{Kind: DistConstant, Value: 7 * ms},
+		AssignTimeSet: true,
 	}, g.Workload)
 	assert.Equal(t, Start{At: time.Second, Stagger: 50 * ms}, g.Start)
 	o := s.Groups[1]

@@ -103,6 +103,9 @@ type Coordinator struct {
 	// (append.error.probability) with which log error (append.error).
 	AppendLatency   Dist
 	AppendBandwidth int64
+	// AppendLatencySet: append.latency was written (simrun calibrate
+	// feeds the testbed's measured append only where it was not).
+	AppendLatencySet bool
 	// AppendLinger is group.coordinator.append.linger.ms of the Java group
 	// coordinator (kafka-4.0 and later): writes wait this long in a batch
 	// before they are appended. 5 ms in 4.0–4.1; from 4.2 the default is
@@ -317,6 +320,9 @@ type Workload struct {
 	PollTimeout  Dist // poll.timeout
 	AssignTime   Dist // assign.time
 	CallbackTime Dist // callback.time
+	// AssignTimeSet: assign.time was written (simrun calibrate feeds the
+	// testbed's measured assignment time only where it was not).
+	AssignTimeSet bool
 	// WaitOvershoot (wait.overshoot) is how late each Object.wait of the
 	// classic client's heartbeat thread returns (a measured physical cost,
 	// not a Kafka property); WaitOvershootSet: written. Unwritten it is
