@@ -270,7 +270,7 @@ func testbedFacts(s *ScenarioResult) string {
 	}
 	out = append(out, "start → first JoinGroup "+mean(join)+" ms", "timeline lateness "+mean(late)+" ms")
 	if len(gap) > 0 {
-		out = append(out, "heartbeat gap "+mean(gap)+" ms (reported; the model has no knob for it)")
+		out = append(out, "heartbeat gap "+mean(gap)+" ms (fed to each matched run as its wait.overshoot)")
 	}
 	return strings.Join(out, ", ")
 }
