@@ -237,6 +237,10 @@ type memberState struct {
 	startedMs  int64 // live since (wall ms)
 	firstJoin  bool
 	goMs       int64
+	// The live process's consumer-protocol client (KIP-848): its member
+	// id and its state, from its own transition lines ("" for a classic
+	// process, and until its first line).
+	cid, cstate string
 }
 
 type groupConv struct {
@@ -278,10 +282,12 @@ type groupConv struct {
 	epoch       int32
 	pendingTrig string
 	// The coordinator's view of each member (DEBUG "new assignment
-	// state" lines, GroupMetadataManager.java:2704@v8.0.0): the client's
-	// own transition lines print a stale member epoch [measured], so a
-	// consumer group is settled when every member the coordinator has is
-	// STABLE at the target assignment of the last group epoch.
+	// state" lines, GroupMetadataManager.java:2704@v8.0.0): the group is
+	// Stable when every member the coordinator has is STABLE at the
+	// target assignment of the last group epoch. The clients' own
+	// transition lines print the epoch a member had before the heartbeat
+	// [measured], and none when its assignment does not change: a
+	// client's epoch is also read from these lines (maybeClose).
 	cmembers map[string]cmember
 	// Coordinator failovers (harness Failover): from a new coordinator's
 	// election until the group is Stable and every live member has had a
@@ -296,6 +302,9 @@ type groupConv struct {
 type cmember struct {
 	epoch int32
 	state string
+	// assigned: the member's assigned partitions after its last "new
+	// assignment state" line; nil before its first.
+	assigned []string
 }
 
 // Convert turns a repetition directory into the summary of `simrun run
@@ -451,8 +460,18 @@ func Convert(dir string) (*Result, error) {
 		}
 		return g.coordState == "Stable"
 	}
+	// An episode closes as harness/metrics.go maybeCloseRebalance closes
+	// it (DESIGN.md "What a run measures"): the group is Stable and every
+	// live member is settled — a classic member holding its assignment of
+	// the coordinator's generation, a consumer-protocol member's client
+	// STABLE at the last epoch (after its onPartitionsAssigned callback on
+	// the application thread: the ACKNOWLEDGING → STABLE line). Before, a
+	// consumer group closed at the broker's last "state=STABLE" line,
+	// before the members that got partitions had run their callbacks: 4997
+	// against 5403 ms by the harness's rule [measured: cal-consumer-crash
+	// 4.4.0 rep 3, the fence's episode].
 	maybeClose := func(g *groupConv, now int64) {
-		if !g.open || !stableNow(g) || !g.consumer && g.settled < g.live {
+		if !g.open || !stableNow(g) || g.settled < g.live {
 			return
 		}
 		g.everStable = true
@@ -490,6 +509,19 @@ func Convert(dir string) (*Result, error) {
 			m.group.settled--
 		}
 		m.settledGen = -1
+	}
+	// settle: m holds its assignment of generation (classic) or is STABLE
+	// at epoch (consumer protocol) gen since now (harness watcher.settle).
+	settle := func(m *memberState, gen int32, now int64) {
+		g := m.group
+		if m.settledGen >= 0 && m.settledGen == g.coordGen {
+			g.settled--
+		}
+		m.settledGen = gen
+		if gen == g.coordGen {
+			g.settled++
+		}
+		maybeClose(g, now)
 	}
 	maybeRecovered := func(g *groupConv, now int64) {
 		if !g.recovering || g.loadedAt < 0 || !stableNow(g) {
@@ -579,6 +611,7 @@ func Convert(dir string) (*Result, error) {
 				// later, is that process's, not this one's.
 				processEnd(m, e.ts, false)
 				m.alive, m.pid, m.startedMs, m.firstJoin, m.goMs = true, r.Pid, e.ts, false, e.ts
+				m.cid, m.cstate = "", ""
 				m.leavePoll = false
 				g.live++
 			case "kill", "host-down": // host-down: the process is gone with its host
@@ -716,7 +749,24 @@ func Convert(dir string) (*Result, error) {
 				g.pendingTrig = "join"
 				g.cmembers[b.Member] = cmember{state: "JOINING"}
 			case BrokerConsumerMember:
-				g.cmembers[b.Member] = cmember{epoch: b.Gen, state: b.State}
+				prev := g.cmembers[b.Member]
+				g.cmembers[b.Member] = cmember{epoch: b.Gen, state: b.State, assigned: b.Assigned}
+				// The heartbeat's response carries the member's new epoch,
+				// and its assignment only if that changed
+				// (GroupMetadataManager.consumerGroupHeartbeat,
+				// hasAssignedPartitionsChanged @4.4.0). A STABLE client
+				// whose assignment did not change takes the epoch without
+				// a transition line (AbstractMembershipManager
+				// .onHeartbeatSuccess, processAssignmentReceived @4.4.0):
+				// it is STABLE at the new epoch from this line on (the
+				// response reaches it a network hop later: ≈ 0.1 ms here,
+				// and the harness settles it at its receipt). One whose
+				// assignment changed reconciles and logs its own STABLE.
+				if n, ok := idName[b.Member]; ok && prev.assigned != nil && slices.Equal(prev.assigned, b.Assigned) {
+					if m := members[n]; m != nil && m.alive && m.cid == b.Member && m.cstate == "STABLE" {
+						settle(m, b.Gen, e.ts)
+					}
+				}
 				maybeClose(g, e.ts)
 			case BrokerConsumerFenced:
 				r := "other"
@@ -817,6 +867,7 @@ func Convert(dir string) (*Result, error) {
 				m.group.lastLeavePoll = m.leavePoll
 			case ClientTransition: // consumer protocol: settled when STABLE at its epoch
 				idName[c.Member] = e.who
+				m.cid, m.cstate = c.Member, c.To
 				if _, ok := idInc[c.Member]; !ok {
 					idInc[c.Member] = e.inc
 				}
@@ -828,15 +879,7 @@ func Convert(dir string) (*Result, error) {
 					unsettle(m)
 					continue
 				}
-				g := m.group
-				if m.settledGen >= 0 && m.settledGen == g.coordGen {
-					g.settled--
-				}
-				m.settledGen = c.Gen
-				if c.Gen == g.coordGen {
-					g.settled++
-				}
-				maybeClose(g, e.ts)
+				settle(m, c.Gen, e.ts)
 			case ClientJoining:
 				if !m.firstJoin && m.goMs > 0 {
 					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
@@ -873,17 +916,13 @@ func Convert(dir string) (*Result, error) {
 					}
 				}
 				setOwned(m, e.ts, owned)
-				if g.consumer {
-					continue // settled by the client's transition to STABLE
+				if m.cid != "" {
+					continue // a consumer-protocol client: settled by its transition to STABLE
 				}
-				if m.settledGen >= 0 && m.settledGen == g.coordGen {
-					g.settled--
-				}
-				m.settledGen = d.Generation
-				if d.Generation == g.coordGen {
-					g.settled++
-				}
-				maybeClose(g, e.ts)
+				// A classic process, also in a group the broker has turned
+				// into a consumer group (its generation is then its member
+				// epoch, as the harness's classic client has it).
+				settle(m, d.Generation, e.ts)
 			case "partitions_revoked", "partitions_lost":
 				owned := slices.DeleteFunc(slices.Clone(m.owned), func(i int) bool {
 					for _, p := range d.Partitions {
@@ -921,7 +960,7 @@ func Convert(dir string) (*Result, error) {
 			}
 		}
 		integrate(g, end)
-		stable := stableNow(g) && !g.open && (g.consumer || g.settled >= g.live)
+		stable := stableNow(g) && !g.open && g.settled >= g.live // harness stableAtEnd
 		if g.open && g.openStart >= from {
 			first := g.firstGen
 			if first < 0 {

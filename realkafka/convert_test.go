@@ -168,14 +168,25 @@ func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
 
 // TestConsumerGroupSettlesWithEveryLiveProcess converts a captured
 // repetition of cal-consumer-crash (broker and clients 4.4.0, the consumer
-// protocol; t0 = 1796622279728): the initial join opens at the first epoch
-// bump (…281517, 1789 ms) and is settled only when all six live processes
-// are members STABLE at the last epoch, 7 (the sixth at …289353, 9625 ms):
-// one episode of 7836 ms. Then payments-2 is SIGKILLed and fenced on
-// session expiry (bump to 8 at …339595, 59867 ms); its five survivors are
-// STABLE at 8 by …344588 (64860 ms): 4993 ms. Before: the first member
-// alone, STABLE at epoch 2, closed a 154 ms "initial join" while five
-// processes were still joining, and a second join episode followed.
+// protocol; t0 = 1796622279728) and closes each episode by the harness's
+// rule (harness/metrics.go maybeCloseRebalance): the group Stable and every
+// live member's client STABLE at the last epoch. By hand, ms after t0:
+//
+//   - the initial join opens at the first epoch bump (1789); the broker has
+//     all six members STABLE at epoch 7 at 9625, but payments-5's client
+//     runs its onPartitionsAssigned and logs ACKNOWLEDGING → STABLE at
+//     epoch 7 only at 9875: one episode of 8086 ms;
+//   - payments-2 is SIGKILLed and fenced on session expiry (bump to 8 at
+//     59867). payments-5, -0 and -4 keep their partitions: the broker's
+//     "new assignment state: epoch=8 … state=STABLE" lines (59889, 64846,
+//     64853) print the assignment they had, so their STABLE clients take
+//     epoch 8 without a line of their own; payments-3 and -1 get a
+//     partition each (lines at 61222 and 64860, the group Stable at the
+//     latter), reconcile and log STABLE at epoch 8 at 61615 and 65923:
+//     6056 ms.
+//
+// Before: 7836 and 4993 ms (the broker's last STABLE line closed the
+// episode, before the last members' callbacks).
 func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
 	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
 	require.NoError(t, err)
@@ -184,8 +195,31 @@ func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
 	for _, r := range res.Groups[0].Rebalances {
 		got = append(got, [3]any{r.Trigger, r.StartMs, r.DurationMs})
 	}
-	require.Equal(t, [][3]any{{"join", int64(1789), int64(7836)}, {"session-expired", int64(59867), int64(4993)}}, got)
+	require.Equal(t, [][3]any{{"join", int64(1789), int64(8086)}, {"session-expired", int64(59867), int64(6056)}}, got)
 	require.Equal(t, 1, res.Groups[0].Evictions)
+	require.True(t, res.Groups[0].StableAtEnd)
+}
+
+// TestConsumerEpisodeWaitsForTheCallbacks converts repetition 3 of
+// cal-consumer-crash on 4.4.0 (t0 = 1796626842958): payments-2's member is
+// fenced at …903751 and the group epoch bumped to 8 at …903752 (60794 ms).
+// The broker's last "new assignment state: epoch=8 … state=STABLE" line is
+// payments-1's at …908749 (65791 ms), but payments-5 and payments-0, which
+// got the fenced member's partitions, run onPartitionsAssigned and log
+// ACKNOWLEDGING → STABLE at epoch 8 only at …909107 and …909156: the
+// episode ends at 66198 ms, 5404 ms. Before: 4997 ms, closed at the
+// broker's line. The initial join likewise ends at payments-2's STABLE at
+// epoch 7 (…853749, 10791 ms), not at the broker's last STABLE line
+// (…853700, 10742 ms): 10475 ms from the first bump (316 ms), was 10426.
+func TestConsumerEpisodeWaitsForTheCallbacks(t *testing.T) {
+	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0-rep3"))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	var got [][3]any
+	for _, r := range res.Groups[0].Rebalances {
+		got = append(got, [3]any{r.Trigger, r.EndMs, r.DurationMs})
+	}
+	require.Equal(t, [][3]any{{"join", int64(10791), int64(10475)}, {"session-expired", int64(66198), int64(5404)}}, got)
 }
 
 // TestConvertFailoverRecovery converts a captured repetition of

@@ -2,6 +2,7 @@ package realkafka
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +103,9 @@ type BrokerEvent struct {
 	Reason    string   // Preparing: the (reason: …) text; fences: the cause
 	Partition int32    // Elected/Resigned: __consumer_offsets partition
 	State     string
+	// BrokerConsumerMember: the member's assigned partitions after the
+	// line ("topicId-p", their "@partition-epoch" suffix left out), sorted.
+	Assigned []string
 }
 
 // The broker lines (docs/real-kafka-testbed.md §2; Scala
@@ -129,6 +133,7 @@ var (
 	reCFenced       = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) fenced from the group because (.*?)\.?$`)
 	reCLeave        = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) left the consumer group`)
 	reCState        = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) new assignment state: epoch=(\d+), previousEpoch=(-?\d+), state=(\S+),`)
+	reCAssigned     = regexp.MustCompile(`assignedPartitions=\[([^\]]*)\]`)
 	reCClassicLeave = regexp.MustCompile("\\[GroupId (\\S+)\\] (?:Dynamic|Static) member (\\S+) has left group through explicit `LeaveGroup` request")
 	reCJoin         = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
 	reTarget        = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
@@ -164,6 +169,24 @@ func memberList(s string) []string {
 			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// assignedList reads the assignedPartitions of a "new assignment state"
+// line ("Uuid-p@e, …" at 4.4.0, "Uuid-p, …" at 4.3.1: Utils.assignmentToString)
+// as a sorted list of "Uuid-p"; an empty assignment is an empty, non-nil list.
+func assignedList(s string) []string {
+	out := []string{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if i := strings.LastIndexByte(f, '@'); i >= 0 {
+			f = f[:i]
+		}
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -270,6 +293,9 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 	case strings.Contains(m, "new assignment state"):
 		if g := reCState.FindStringSubmatch(m); g != nil {
 			e.Kind, e.Group, e.Member, e.Gen, e.State = BrokerConsumerMember, g[1], g[2], atoi32(g[3]), g[5]
+			if a := reCAssigned.FindStringSubmatch(m); a != nil {
+				e.Assigned = assignedList(a[1])
+			}
 		}
 	}
 	return e, e.Kind != BrokerNone

@@ -62,3 +62,28 @@ func TestParseClassicLeaveInConsumerGroup(t *testing.T) {
 	require.Equal(t, "payments-1-99803339-72b4-4786-9803-7dfc05606121", e.Member)
 	require.Equal(t, int64(1796167740130), e.TsMs)
 }
+
+// TestParseAssignedPartitions: a "new assignment state" line's
+// assignedPartitions (GroupMetadataManager.maybeReconcile,
+// Utils.assignmentToString): at 4.4.0 each partition carries its epoch
+// ("Uuid-p@e"), left out; sorted; an empty assignment is an empty list,
+// told apart from a line that printed none [captured: cal-consumer-crash
+// 4.4.0 rep 3].
+func TestParseAssignedPartitions(t *testing.T) {
+	l := "1796626908672 DEBUG [group-coordinator-event-processor-0] org.apache.kafka.coordinator.group.GroupMetadataManager [GroupCoordinator id=0 topic=__consumer_offsets partition=0] [GroupId payments] Member ykKJPwHsSGmNTcGcDGIPXw new assignment state: epoch=8, previousEpoch=7, state=STABLE, assignedPartitions=[L81UwFo9Q2Oi38ppmghB3A-10@7, L81UwFo9Q2Oi38ppmghB3A-11@7, L81UwFo9Q2Oi38ppmghB3A-7@8] and revokedPartitions=[]."
+	e, ok := ParseBroker(l)
+	require.True(t, ok)
+	require.Equal(t, BrokerConsumerMember, e.Kind)
+	require.Equal(t, int32(8), e.Gen)
+	require.Equal(t, []string{"L81UwFo9Q2Oi38ppmghB3A-10", "L81UwFo9Q2Oi38ppmghB3A-11", "L81UwFo9Q2Oi38ppmghB3A-7"}, e.Assigned)
+	e, ok = ParseBroker("1796626848620 DEBUG [group-coordinator-event-processor-0] org.apache.kafka.coordinator.group.GroupMetadataManager [GroupCoordinator id=0 topic=__consumer_offsets partition=0] [GroupId payments] Member HAll47aiSS6nkl51HTNjMQ new assignment state: epoch=7, previousEpoch=2, state=UNRELEASED_PARTITIONS, assignedPartitions=[] and revokedPartitions=[].")
+	require.True(t, ok)
+	require.Equal(t, "UNRELEASED_PARTITIONS", e.State)
+	require.NotNil(t, e.Assigned)
+	require.Empty(t, e.Assigned)
+	// 4.3.1 prints no partition epoch.
+	e, ok = ParseBroker(captured(t, "broker-4.3.1.log")[3])
+	require.True(t, ok)
+	require.Len(t, e.Assigned, 24)
+	require.Equal(t, "O-lvhaR2SlSeavTOkxVMWA-0", e.Assigned[0])
+}
