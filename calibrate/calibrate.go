@@ -8,7 +8,8 @@
 // interrupted or repeated skips what is done (resumable). The simulated
 // side is a pure function of the suite and those repetitions: each
 // repetition's measured facts (latency, member starts, fault instants) are
-// fed into the scenario (Match) and run on seeds 1..N. The report is
+// fed into the scenario (Match) and run on its own N seeds (repetition k:
+// seeds N·(k−1)+1 … N·k, matchedSeed). The report is
 // written from both: REPORT.md, calibration.csv, values.csv, plots/.
 package calibrate
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -737,5 +738,29 @@ groups: [{id: payments, members: 1, subscribe: [orders], client: {profile: kafka
 	m, _ = Match(linger, r)
 	if m.Coordinator.AppendLatency.Value != 23950*time.Microsecond {
 		t.Errorf("append.latency %v under a 5ms linger, want 23.95ms", m.Coordinator.AppendLatency.Value)
+	}
+}
+
+// TestMatchedSeedsAreDistinctPerRepetition: the matched runs of different
+// repetitions draw from different seeds (with seeds 1..N for every
+// repetition, one long processing step of seed k appeared once per
+// repetition, and the runs were not independent).
+func TestMatchedSeedsAreDistinctPerRepetition(t *testing.T) {
+	const seeds = 3
+	seen := map[int]string{}
+	for rep := 1; rep <= 5; rep++ {
+		for k := 1; k <= seeds; k++ {
+			s := matchedSeed(rep, k, seeds)
+			if s < 1 {
+				t.Fatalf("rep %d run %d: seed %d < 1", rep, k, s)
+			}
+			if prev, ok := seen[s]; ok {
+				t.Fatalf("rep %d run %d: seed %d already used by %s", rep, k, s, prev)
+			}
+			seen[s] = "rep " + strconv.Itoa(rep) + " run " + strconv.Itoa(k)
+		}
+	}
+	if got := matchedSeed(1, 1, seeds); got != 1 {
+		t.Fatalf("repetition 1's first seed is %d, want 1 (the unmatched runs' first)", got)
 	}
 }

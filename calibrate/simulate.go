@@ -19,9 +19,14 @@ type Run struct {
 	Values []float64 // in Figures order; NaN: no value
 }
 
-// simulate runs the scenario on seeds 1..seeds for each real repetition,
-// matched to it (Match), or as written when there is none. It is a pure
-// function of the scenario and the repetitions.
+// simulate runs the scenario on seeds seeds·(N−1)+1 … seeds·N for real
+// repetition N, matched to it (Match), or on seeds 1..seeds as written when
+// there is none. Each repetition has its own seeds: with seeds 1..seeds for
+// every repetition, the matched runs of different repetitions drew the same
+// processing steps and wait overshoots (one long step counted once per
+// repetition), so 9 runs held 3 independent workloads and the simulated
+// interval was too narrow. It is a pure function of the scenario and the
+// repetitions.
 func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, error) {
 	var runs []Run
 	var notes []string
@@ -90,7 +95,8 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 		}
 		asMade := faultsAsMade(sc, r)
 		first := r.firstFaultMs()
-		for seed := 1; seed <= seeds; seed++ {
+		for k := 1; k <= seeds; k++ {
+			seed := matchedSeed(r.N, k, seeds)
 			run, made := m, asMade
 			if len(r.Real.LastHeartbeatMs) > 0 && first >= 0 && len(sc.Groups) > 0 {
 				last, err := lastHeartbeats(m, uint64(seed), first)
@@ -112,6 +118,13 @@ func simulate(sc *scenario.Scenario, reps []*Rep, seeds int) ([]Run, []string, e
 		}
 	}
 	return runs, notes, nil
+}
+
+// matchedSeed is the k-th simulated seed (1-based) matched to real
+// repetition rep: repetition 1 has seeds 1..seeds, repetition 2 the next
+// seeds, and so on.
+func matchedSeed(rep, k, seeds int) int {
+	return (rep-1)*seeds + k
 }
 
 // lastHeartbeats runs the matched scenario on seed up to the first fault
