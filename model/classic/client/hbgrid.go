@@ -24,7 +24,14 @@ import "github.com/rebalsim/rebalsim/model/protocol"
 // member's session expiry, a whole number of heartbeat intervals after its
 // last heartbeat, comes at a phase of the survivors' heartbeats that drifts
 // too. The grid restarts where the thread is enabled too
-// (HeartbeatThread.enable @3.9.0-rc3 notifies it). Deviation: the other
+// (HeartbeatThread.enable @3.9.0-rc3 notifies it). Deviation: in Kafka the
+// notified thread's grid starts only where it gets through
+// client.pollNoWakeup(), whose ConsumerNetworkClient lock the application
+// thread holds while it blocks in its network poll: at the SyncGroup
+// response or the end of that poll's timer. Measured on the testbed, real
+// first heartbeats lie a median 17 ms later than a grid anchored at enable
+// predicts (docs/CALIBRATE.md, "Do real heartbeats stay phase-aligned?").
+// Deviation: the other
 // notify() wake-ups (pollHeartbeat when a heartbeat is due, a failed
 // heartbeat's listener) are not modelled, nor the wait to re-take the
 // coordinator's monitor after enable's notify while the application thread
