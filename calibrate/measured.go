@@ -19,9 +19,8 @@ import (
 )
 
 // DefaultLatencyOneWay is the testbed's veth one-way latency when a
-// repetition did not record its measurement (realkafka's plan note: the
-// veth bridge's ≈ 0.05 ms one way).
-const DefaultLatencyOneWay = 50 * time.Microsecond
+// repetition did not record its measurement.
+const DefaultLatencyOneWay = realkafka.VethOneWay
 
 // Rep is one finished real repetition: its converted summary and the
 // measured facts the matched simulation is fed.
@@ -338,7 +337,7 @@ func measuredAssign(r *Rep, g *scenario.Group) (time.Duration, bool) {
 	if g.Consumer() || g.Workload.AssignTimeSet || a == nil || a.N == 0 || a.Mean < 0 {
 		return 0, false
 	}
-	return time.Duration(math.Round(a.Mean*1e3)) * time.Microsecond, true
+	return a.MeanDuration(), true
 }
 
 // measuredAppend is the group record's append that the repetition measured
@@ -363,7 +362,7 @@ func measuredAppend(sc *scenario.Scenario, r *Rep) (time.Duration, bool) {
 	if sc.Coordinator.AppendLatencySet || a == nil || a.N == 0 {
 		return 0, false
 	}
-	d := time.Duration(math.Round(a.Mean*1e3)) * time.Microsecond
+	d := a.MeanDuration()
 	if !sc.Coordinator.AppendLingerAdaptive {
 		d -= sc.Coordinator.AppendLinger
 	}

@@ -3,6 +3,7 @@ package realkafka
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/rebalsim/rebalsim/harness"
 )
@@ -107,20 +111,20 @@ type JoinCost struct {
 	LeftOut int `json:"left_out,omitempty"`
 }
 
-// loopbackOneWayMs is the testbed's veth one-way latency (plan.go's note:
-// ≈ 0.05 ms; a repetition does not measure it), taken off the join costs:
-// the logs' millisecond stamps do not resolve it.
-const loopbackOneWayMs = 0.05
+// MeanDuration is the mean in whole microseconds.
+func (c *JoinCost) MeanDuration() time.Duration {
+	return time.Duration(math.Round(c.Mean*1e3)) * time.Microsecond
+}
+
+// loopbackOneWayMs is VethOneWay in ms, taken off the join costs: the
+// logs' millisecond stamps do not resolve it.
+var loopbackOneWayMs = float64(VethOneWay) / float64(time.Millisecond)
 
 func joinCost(xs []float64) *JoinCost {
 	if len(xs) == 0 {
 		return nil
 	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return &JoinCost{Mean: harness.Round(sum/float64(len(xs)), 2), N: len(xs), Values: xs}
+	return &JoinCost{Mean: harness.Round(stat.Mean(xs, nil), 2), N: len(xs), Values: xs}
 }
 
 // Result is one repetition's converted output.

@@ -35,9 +35,7 @@ import (
 //
 // Definitions as harness/metrics.go (DESIGN.md "What a run measures").
 func TestConvertCapturedRun(t *testing.T) {
-	res, err := Convert(filepath.Join("testdata", "run-smoke-4.3.1"))
-	require.NoError(t, err)
-	require.True(t, res.Valid, res.InvalidReason)
+	res := convertValid(t, "run-smoke-4.3.1")
 	require.Len(t, res.Groups, 1)
 	g := res.Groups[0]
 	require.Equal(t, []harness.Rebalance{
@@ -131,9 +129,7 @@ func TestConvertHostDownAndAddPartitions(t *testing.T) {
 //
 // Before: none of these was measured.
 func TestConvertHeartbeatGapsAndNotices(t *testing.T) {
-	res, err := Convert(filepath.Join("testdata", "run-leave-3.9.1"))
-	require.NoError(t, err)
-	require.True(t, res.Valid, res.InvalidReason)
+	res := convertValid(t, "run-leave-3.9.1")
 	require.Equal(t, map[string]int64{"payments-0": 114, "payments-1": 133, "payments-2": 129, "payments-3": 111, "payments-4": 130, "payments-5": 115}, res.Real.FirstJoinMs)
 	require.Equal(t, map[string]int64{"payments-0": 24646, "payments-1": 24671, "payments-3": 24630, "payments-4": 24656, "payments-5": 24559}, res.Real.RebalanceNoticeMs)
 	require.Equal(t, 3041.4, res.Real.HeartbeatGapMs)
@@ -188,13 +184,8 @@ func TestRestartedMemberOutlivesItsPredecessorsClose(t *testing.T) {
 // Before: 7836 and 4993 ms (the broker's last STABLE line closed the
 // episode, before the last members' callbacks).
 func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
-	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0"))
-	require.NoError(t, err)
-	require.True(t, res.Valid, res.InvalidReason)
-	var got [][3]any
-	for _, r := range res.Groups[0].Rebalances {
-		got = append(got, [3]any{r.Trigger, r.StartMs, r.DurationMs})
-	}
+	res := convertValid(t, "run-consumer-crash-4.4.0")
+	got := rebalances(res, func(r harness.Rebalance) int64 { return r.StartMs })
 	require.Equal(t, [][3]any{{"join", int64(1789), int64(8086)}, {"session-expired", int64(59867), int64(6056)}}, got)
 	require.Equal(t, 1, res.Groups[0].Evictions)
 	require.True(t, res.Groups[0].StableAtEnd)
@@ -212,13 +203,8 @@ func TestConsumerGroupSettlesWithEveryLiveProcess(t *testing.T) {
 // epoch 7 (…853749, 10791 ms), not at the broker's last STABLE line
 // (…853700, 10742 ms): 10475 ms from the first bump (316 ms), was 10426.
 func TestConsumerEpisodeWaitsForTheCallbacks(t *testing.T) {
-	res, err := Convert(filepath.Join("testdata", "run-consumer-crash-4.4.0-rep3"))
-	require.NoError(t, err)
-	require.True(t, res.Valid, res.InvalidReason)
-	var got [][3]any
-	for _, r := range res.Groups[0].Rebalances {
-		got = append(got, [3]any{r.Trigger, r.EndMs, r.DurationMs})
-	}
+	res := convertValid(t, "run-consumer-crash-4.4.0-rep3")
+	got := rebalances(res, func(r harness.Rebalance) int64 { return r.EndMs })
 	require.Equal(t, [][3]any{{"join", int64(10791), int64(10475)}, {"session-expired", int64(66198), int64(5404)}}, got)
 }
 
@@ -233,9 +219,7 @@ func TestConsumerEpisodeWaitsForTheCallbacks(t *testing.T) {
 // (no rebalance), so it has recovered at …876255: 1041 ms after the
 // election. Before: recovery_ms was not converted (no failovers at all).
 func TestConvertFailoverRecovery(t *testing.T) {
-	res, err := Convert(filepath.Join("testdata", "run-coordinator-kill-3.9.1"))
-	require.NoError(t, err)
-	require.True(t, res.Valid, res.InvalidReason)
+	res := convertValid(t, "run-coordinator-kill-3.9.1")
 	g := res.Groups[0]
 	require.Equal(t, []harness.Failover{{AtMs: 25088, RecoveryMs: 1041}}, g.Failovers)
 	require.Len(t, g.Rebalances, 1, "only the initial join: a coordinator move is no rebalance")
@@ -355,4 +339,24 @@ func TestConvertJoinCosts(t *testing.T) {
 	nm := strings.Join(res.Real.NotMeasured, "\n")
 	require.Contains(t, nm, "assign_ms (no classic generation")
 	require.Contains(t, nm, "sync_append_ms (no classic generation")
+}
+
+// convertValid converts the captured repetition testdata/dir and requires a
+// valid result.
+func convertValid(t *testing.T, dir string) *Result {
+	t.Helper()
+	res, err := Convert(filepath.Join("testdata", dir))
+	require.NoError(t, err)
+	require.True(t, res.Valid, res.InvalidReason)
+	return res
+}
+
+// rebalances lists the first group's rebalances as (trigger, at(r),
+// duration).
+func rebalances(res *Result, at func(harness.Rebalance) int64) [][3]any {
+	var got [][3]any
+	for _, r := range res.Groups[0].Rebalances {
+		got = append(got, [3]any{r.Trigger, at(r), r.DurationMs})
+	}
+	return got
 }

@@ -177,14 +177,11 @@ func memberList(s string) []string {
 // as a sorted list of "Uuid-p"; an empty assignment is an empty, non-nil list.
 func assignedList(s string) []string {
 	out := []string{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
+	for _, f := range memberList(s) {
 		if i := strings.LastIndexByte(f, '@'); i >= 0 {
 			f = f[:i]
 		}
-		if f != "" {
-			out = append(out, f)
-		}
+		out = append(out, f)
 	}
 	slices.Sort(out)
 	return out

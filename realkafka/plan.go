@@ -172,6 +172,10 @@ func distSpec(d scenario.Dist) string {
 // scenario at or below 1 ms runs with the real latency (reported as measured).
 const MaxAcceptedLatency = time.Millisecond
 
+// VethOneWay is the testbed's one-way latency over its veth bridge
+// (≈ 0.05 ms, half its measured RTT); a repetition does not measure its own.
+const VethOneWay = 50 * time.Microsecond
+
 // NewPlan builds the plan of sc. brokerVersion overrides the coordinator
 // profile's (--kafka); drop leaves unsupported faults and settings out
 // instead of failing.
@@ -194,7 +198,7 @@ func NewPlan(sc *scenario.Scenario, brokerVersion string, drop bool) (*Plan, err
 	if n.Latency.Kind != scenario.DistConstant || n.Latency.Value > MaxAcceptedLatency {
 		unsupported("network.latency: %s (only a constant latency at or below %v can run here: netem is absent, the veth latency is what it is)", distSpec(n.Latency), MaxAcceptedLatency)
 	} else {
-		p.Notes = append(p.Notes, fmt.Sprintf("network.latency %v: the real latency is the veth bridge's (≈0.05 ms one way)", n.Latency.Value))
+		p.Notes = append(p.Notes, fmt.Sprintf("network.latency %v: the real latency is the veth bridge's (≈%g ms one way)", n.Latency.Value, float64(VethOneWay)/float64(time.Millisecond)))
 	}
 	if n.BandwidthBytesPerSecond > 0 {
 		unsupported("network.bandwidth: cannot be shaped here")
