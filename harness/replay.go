@@ -1,0 +1,130 @@
+package harness
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/rebalsim/rebalsim/internal/javarand"
+	"github.com/rebalsim/rebalsim/model/classic/client"
+	"github.com/rebalsim/rebalsim/scenario"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// This file replays a real member's workload draws (Scenario.DriverSeeds,
+// fed by simrun calibrate from a repetition's meta.json): a classic member
+// incarnation with a driver seed draws its poll.interval, poll.timeout and
+// callback.time as the testbed's driver did (realkafka/java/Driver.java,
+// consume), from one java.util.Random of that seed (internal/javarand),
+// instead of from its named stream. Its other draws (backoff jitter, the
+// heartbeat thread) stay on the named stream.
+//
+// The driver's order, per process incarnation, on its one thread:
+//
+//	each poll():                   pollTimeout.draw (none when constant)
+//	inside it, each callback:      callbackTime.draw (none when constant)
+//	after a poll that had records: pollInterval.draw (none under slow_poll)
+//
+// The classic model draws the same three at the same points of its loop
+// (model/classic/client app.go: newPollCall at each poll() call, iterate's
+// PollInterval when the fetch has records, invokeCallback), and its lazy
+// poll replay makes the same draws in the same order (lazy.go
+// fastForward), so each Dist below is simply the driver's draw from the
+// incarnation's shared Random. Deviations, where the model's loop is not
+// the driver's:
+//   - A poll "returns records" when the member owns partitions and no
+//     eager join blocks them (appThread.recordsAvailable): the real fetch
+//     may return nothing for a poll or two after an assignment (the
+//     offset fetch and first fetch round trip), taking no draw there.
+//   - A slow-poll fault: the driver sleeps it instead of the next poll's
+//     pollInterval draw; the model adds it to the step under way
+//     (Member.SlowPoll) and draws the next step as usual, so from there
+//     its draws are one ahead of the driver's.
+//   - The model runs no callback for an empty partition set
+//     (Member.invokeCallback), so it takes no callback.time draw where
+//     Java invokes the listener with an empty set (with a constant
+//     callback.time, every calibration scenario's, nothing is drawn).
+//   - poll.interval and poll.timeout keep MinPollCost as their least value
+//     (limits.go): a 0 ms draw is 1 µs.
+//   - A poll takes no time of its own in the model (the real poll that
+//     returns buffered records takes about a millisecond), so the replayed
+//     steps drift early from the real ones by that much per poll.
+//
+// A consumer-protocol process is not replayed: its model has no per-poll
+// loop (cclient.Process draws a residual step, vtime.DrawResidual, when a
+// poll has work), so there is no point at which the driver's n-th draw
+// would be taken.
+
+// driverSeedKey is how meta.json's driver_seeds names a process
+// incarnation: "member.inc" (realkafka orchestrate's startMember).
+func driverSeedKey(member string, inc uint32) string {
+	return member + "." + strconv.FormatUint(uint64(inc), 10)
+}
+
+// driverDist is one of the driver's workload distributions drawn from an
+// incarnation's java.util.Random: the rand.Rand a model passes is not used
+// (the draw's state is the driver's, shared by the incarnation's three
+// distributions, as the driver's one Random).
+type driverDist struct {
+	d   javarand.Dist
+	r   *javarand.Random
+	min time.Duration // MinPollCost for poll.interval and poll.timeout, else 0
+}
+
+func (d driverDist) Draw(*rand.Rand) time.Duration {
+	return max(time.Duration(d.d.Draw(d.r))*time.Millisecond, d.min)
+}
+
+func (d driverDist) String() string {
+	return fmt.Sprintf("driver %s:%g:%g", d.d.Kind, d.d.A, d.d.B)
+}
+
+// driverSpec is the driver's Dist of a scenario distribution, as
+// realkafka's distSpec writes it for the driver: whole milliseconds.
+func driverSpec(d scenario.Dist) javarand.Dist {
+	ms := func(v time.Duration) float64 { return float64(v.Milliseconds()) }
+	switch d.Kind {
+	case scenario.DistUniform:
+		return javarand.Dist{Kind: "uniform", A: ms(d.Min), B: ms(d.Max)}
+	case scenario.DistExponential:
+		return javarand.Dist{Kind: "exponential", A: ms(d.Min), B: ms(d.Mean)}
+	case scenario.DistLognormal:
+		return javarand.Dist{Kind: "lognormal", A: ms(d.Median), B: ms(d.P99)}
+	}
+	return javarand.Dist{Kind: "constant", A: ms(d.Value)}
+}
+
+// replayTemplate is the cohort's template for a classic incarnation with a
+// driver seed (Scenario.DriverSeeds), or nil: the workload distributions
+// that draw from the generator are the driver's, from one Random of the
+// seed; a constant one stays the cohort's (it draws nothing in either).
+func (w *world) replayTemplate(s *slot, c *cohort) *client.Template {
+	seed, ok := w.sc.DriverSeeds[driverSeedKey(s.name, s.inc)]
+	if !ok {
+		return nil
+	}
+	cfg := *c.cfg
+	r := javarand.New(seed)
+	wl := c.sc.Workload
+	for _, x := range []struct {
+		d   scenario.Dist
+		to  *client.Dist
+		min time.Duration
+	}{
+		{wl.PollInterval, &cfg.PollInterval, MinPollCost},
+		{wl.PollTimeout, &cfg.PollTimeout, MinPollCost},
+		{wl.CallbackTime, &cfg.CallbackTime, 0},
+	} {
+		if d := driverSpec(x.d); !d.Constant() {
+			*x.to = driverDist{d: d, r: r, min: x.min}
+		}
+	}
+	t, err := client.NewTemplate(cfg)
+	if err != nil {
+		panic("client: NewMember: " + err.Error()) // as the cohort's template would
+	}
+	return t
+}
+
+var _ sim.Dist = driverDist{}
