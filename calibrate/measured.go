@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -295,7 +296,52 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		notes = append(notes, fmt.Sprintf("%d fault(s) without a recorded instant: their phase drawn as written", missing))
 	}
 	scenario.SortFaults(m.Faults)
+	if seeds, classic, consumer := driverSeeds(sc, r); len(seeds) > 0 {
+		m.DriverSeeds = seeds
+		note := fmt.Sprintf("workload draws: %d classic process incarnation(s) replay their driver's poll.interval/poll.timeout/callback.time draws from their own seed (meta.json driver_seeds)", classic)
+		if consumer > 0 {
+			note += fmt.Sprintf("; %d consumer-protocol incarnation(s) draw from their stream (the model has no per-poll loop to replay)", consumer)
+		}
+		notes = append(notes, note)
+	}
 	return &m, notes
+}
+
+// driverSeeds is the repetition's driver seed of each process incarnation
+// ("member.inc" → seed, meta.json driver_seeds; a restarted process has its
+// own), which a classic member incarnation of the matched run draws its
+// workload from (harness/replay.go), and how many incarnations that is in
+// classic and in consumer-protocol groups (as the group is written: a
+// migration's restarted members count as their group's protocol). Nil
+// when the repetition recorded none.
+func driverSeeds(sc *scenario.Scenario, r *Rep) (seeds map[string]int64, classic, consumer int) {
+	if len(r.Meta.DriverSeeds) == 0 {
+		return nil, 0, 0
+	}
+	for key := range r.Meta.DriverSeeds { // a count: the order does not matter
+		g := groupOf(sc, key)
+		switch {
+		case g == nil:
+		case g.Consumer():
+			consumer++
+		default:
+			classic++
+		}
+	}
+	return maps.Clone(r.Meta.DriverSeeds), classic, consumer
+}
+
+// groupOf is the group entry of a "member.inc" key's member (its name is
+// the group id, "-", its index; the longest matching id), or nil.
+func groupOf(sc *scenario.Scenario, key string) *scenario.Group {
+	var best *scenario.Group
+	for i := range sc.Groups {
+		g := &sc.Groups[i]
+		if strings.HasPrefix(key, g.ID+"-") && (best == nil || len(g.ID) > len(best.ID)) {
+			best = g
+		}
+	}
+	return best
 }
 
 // measuredOvershoot is the classic heartbeat thread's wait overshoot that
