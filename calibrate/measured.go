@@ -39,6 +39,10 @@ type Rep struct {
 	FaultTarget map[string]string
 	// StartMs: each member's "go" instant (ms after t0), from faults.jsonl.
 	StartMs map[string]int64
+	// FirstRecords: each process incarnation's first non-empty
+	// assignment and first poll with records ("member.inc"), from the
+	// driver events (realkafka.FirstRecordsOf).
+	FirstRecords map[string]realkafka.FirstRecords
 }
 
 // realFacts is the part of summary.json's `real` section calibrate reads
@@ -159,6 +163,9 @@ func readRep(dir string, n int) (*Rep, error) {
 		if err := json.Unmarshal(mb, &r.Meta); err != nil {
 			return nil, fmt.Errorf("repetition %s: meta.json: %w", dir, err)
 		}
+	}
+	if r.FirstRecords, err = realkafka.FirstRecordsOf(dir); err != nil {
+		return nil, fmt.Errorf("repetition %s: %w", dir, err)
 	}
 	fb, err := os.ReadFile(filepath.Join(dir, "faults.jsonl"))
 	if err != nil {
@@ -303,6 +310,17 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 			note += fmt.Sprintf("; %d consumer-protocol incarnation(s) draw from their stream (the model has no per-poll loop to replay)", consumer)
 		}
 		notes = append(notes, note)
+		m.FirstRecords = map[string]time.Duration{}
+		for key, fr := range r.FirstRecords { // a copy: the order does not matter
+			if _, ok := seeds[key]; ok {
+				if g := groupOf(sc, key); g != nil && !g.Consumer() {
+					m.FirstRecords[key] = time.Duration(fr.RecordsMs-fr.AssignedMs) * time.Millisecond
+				}
+			}
+		}
+		if len(m.FirstRecords) > 0 {
+			notes = append(notes, fmt.Sprintf("first records: %d replayed incarnation(s) start their processing steps after their measured wait for records (the driver's first non-empty partitions_assigned → first_records)", len(m.FirstRecords)))
+		}
 	}
 	return &m, notes
 }

@@ -47,6 +47,25 @@ import (
 //     callback.time, every calibration scenario's, nothing is drawn).
 //   - poll.interval and poll.timeout keep MinPollCost as their least value
 //     (limits.go): a 0 ms draw is 1 µs.
+//   - Records are waiting at once for owned partitions in the model; the
+//     real consumer's first polls after an assignment return nothing
+//     until the committed offsets are fetched and the first Fetch is
+//     answered (a quarter second, the suite's median), and the driver
+//     draws only after the first poll with records. The replay adds the
+//     incarnation's measured wait (Scenario.FirstRecords: its first
+//     non-empty assignment → its first_records) to its first processing
+//     step, so its steps follow the real ones from the model's own
+//     assignment instant (typically a tenth of a second before the real
+//     one: the matched runs' revocations come 0.15–0.2 s before the real
+//     ones, cal-crash-s10, cal-scaleout-eager); during the wait the model's
+//     member is busy where the real one polled empty (a rebalance noticed
+//     then waits for the step). The wait after a later assignment is not
+//     measured (the driver prints first_records once) and not added.
+//     (Anchoring the first step at the measured first_records instant
+//     instead brought the revocations within 0.05–0.1 s of the real ones
+//     there, but keeps a member whose model assignment came well before
+//     the real one busy for the difference, and gave cal-rolling-coop
+//     4.4.0 false evictions the measured wait does not.)
 //   - A poll takes no time of its own in the model (the real poll that
 //     returns buffered records takes about a millisecond), so the replayed
 //     steps drift early from the real ones by that much per poll.
@@ -70,10 +89,19 @@ type driverDist struct {
 	d   javarand.Dist
 	r   *javarand.Random
 	min time.Duration // MinPollCost for poll.interval and poll.timeout, else 0
+	// first, when not nil, is added to the next draw and then zeroed: the
+	// incarnation's measured wait for its first records
+	// (Scenario.FirstRecords), taken with its first processing step.
+	first *time.Duration
 }
 
 func (d driverDist) Draw(*rand.Rand) time.Duration {
-	return max(time.Duration(d.d.Draw(d.r))*time.Millisecond, d.min)
+	x := max(time.Duration(d.d.Draw(d.r))*time.Millisecond, d.min)
+	if d.first != nil {
+		x += *d.first
+		*d.first = 0
+	}
+	return x
 }
 
 func (d driverDist) String() string {
@@ -107,17 +135,22 @@ func (w *world) replayTemplate(s *slot, c *cohort) *client.Template {
 	cfg := *c.cfg
 	r := javarand.New(seed)
 	wl := c.sc.Workload
+	var first *time.Duration
+	if f := w.sc.FirstRecords[driverSeedKey(s.name, s.inc)]; f > 0 {
+		first = &f
+	}
 	for _, x := range []struct {
-		d   scenario.Dist
-		to  *client.Dist
-		min time.Duration
+		d     scenario.Dist
+		to    *client.Dist
+		min   time.Duration
+		first *time.Duration
 	}{
-		{wl.PollInterval, &cfg.PollInterval, MinPollCost},
-		{wl.PollTimeout, &cfg.PollTimeout, MinPollCost},
-		{wl.CallbackTime, &cfg.CallbackTime, 0},
+		{wl.PollInterval, &cfg.PollInterval, MinPollCost, first},
+		{wl.PollTimeout, &cfg.PollTimeout, MinPollCost, nil},
+		{wl.CallbackTime, &cfg.CallbackTime, 0, nil},
 	} {
-		if d := driverSpec(x.d); !d.Constant() {
-			*x.to = driverDist{d: d, r: r, min: x.min}
+		if d := driverSpec(x.d); !d.Constant() || x.first != nil {
+			*x.to = driverDist{d: d, r: r, min: x.min, first: x.first}
 		}
 	}
 	t, err := client.NewTemplate(cfg)

@@ -33,15 +33,16 @@ faults:
   - {at: 20s, crash: g-0, for: 2s}
 `
 
-// replayGrid is where the driver's consume loop, started at from, ends its
-// processing steps: from + the prefix sums of its pollInterval draws
-// (Driver.java consume: poll.timeout and callback.time are constant, so
-// every draw of the Random is a pollInterval's), up to until.
+// replayGrid is where the driver's consume loop, whose first poll with
+// records ran at from, ends its processing steps: from + the prefix sums
+// of its pollInterval draws (Driver.java consume: poll.timeout and
+// callback.time are constant, so every draw of the Random is a
+// pollInterval's), up to until.
 func replayGrid(seed int64, from, until time.Duration) map[time.Duration]bool {
 	d := javarand.Dist{Kind: "lognormal", A: 200, B: 2000}
 	r := javarand.New(seed)
 	grid := map[time.Duration]bool{}
-	for t := from; t <= until; t += time.Duration(d.Draw(r)) * time.Millisecond {
+	for t := from + time.Duration(d.Draw(r))*time.Millisecond; t <= until; t += time.Duration(d.Draw(r)) * time.Millisecond {
 		grid[t] = true
 	}
 	return grid
@@ -52,12 +53,15 @@ func replayGrid(seed int64, from, until time.Duration) map[time.Duration]bool {
 // the first poll() at or after the commit deadline
 // (ConsumerCoordinator.maybeAutoCommitOffsetsAsync @3.9.0) — fall on the
 // poll instants of the driver's draws from that incarnation's own seed,
-// counted from its first assignment; without the seeds they do not.
+// counted from its first assignment plus its measured wait for its first
+// records where one is given (Scenario.FirstRecords, here the first
+// incarnation's); without the seeds they do not.
 func TestDriverSeedReplaysProcessingSteps(t *testing.T) {
 	seeds := map[string]int64{"g-0.1": 2157490994059664310, "g-0.2": 8359315389184005889}
+	firsts := map[string]time.Duration{"g-0.1": 252 * time.Millisecond}
 	commits := func(driver map[string]int64) (assigned, sent [2][]time.Duration) {
 		sc := simtest.Parse(t, replaySrc)
-		sc.DriverSeeds = driver
+		sc.DriverSeeds, sc.FirstRecords = driver, firsts
 		res := run(t, sc, 1, Options{KeepTrace: true})
 		inc := 0
 		for i := range res.Trace {
@@ -80,7 +84,7 @@ func TestDriverSeedReplaysProcessingSteps(t *testing.T) {
 	for inc, key := range []string{"g-0.1", "g-0.2"} {
 		require.NotEmpty(t, assigned[inc], "%s was assigned", key)
 		require.GreaterOrEqual(t, len(sent[inc]), 4, "%s auto-committed", key)
-		grid := replayGrid(seeds[key], assigned[inc][0], 50*time.Second)
+		grid := replayGrid(seeds[key], assigned[inc][0]+firsts[key], 50*time.Second)
 		for _, at := range sent[inc] {
 			assert.True(t, grid[at], "%s: the auto-commit at %v is not at one of the driver's poll instants", key, at)
 		}
@@ -89,7 +93,7 @@ func TestDriverSeedReplaysProcessingSteps(t *testing.T) {
 	// The member's own stream: the same commits are off the grid.
 	assigned, sent = commits(nil)
 	require.NotEmpty(t, assigned[0])
-	grid := replayGrid(seeds["g-0.1"], assigned[0][0], 50*time.Second)
+	grid := replayGrid(seeds["g-0.1"], assigned[0][0]+firsts["g-0.1"], 50*time.Second)
 	on := 0
 	for _, at := range sent[0] {
 		if grid[at] {

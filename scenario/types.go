@@ -34,6 +34,12 @@ type Scenario struct {
 	// calibrate sets it (Match); not a file key. Only looked up, never
 	// ranged over.
 	DriverSeeds map[string]int64
+	// FirstRecords: for such an incarnation, how long after its first
+	// non-empty assignment its first poll() returned records in the real
+	// run (the driver's first_records; realkafka.FirstRecordsOf), which the
+	// replay adds to its first processing step (harness/replay.go). Same
+	// keys; not a file key.
+	FirstRecords map[string]time.Duration
 
 	// Warnings are "file:line: path: message" lines about input that is
 	// valid but has no effect (a fault at or after the end of the run).
