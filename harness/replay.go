@@ -123,12 +123,13 @@ func driverSpec(d scenario.Dist) javarand.Dist {
 	return javarand.Dist{Kind: "constant", A: ms(d.Value)}
 }
 
-// replayTemplate is the cohort's template for a classic incarnation with a
-// driver seed (Scenario.DriverSeeds), or nil: the workload distributions
-// that draw from the generator are the driver's, from one Random of the
-// seed; a constant one stays the cohort's (it draws nothing in either).
-func (w *world) replayTemplate(s *slot, c *cohort) *client.Template {
-	seed, ok := w.sc.DriverSeeds[driverSeedKey(s.name, s.inc)]
+// replayTemplate is the cohort's template for slot s's classic incarnation
+// when sc gives it a driver seed (Scenario.DriverSeeds), or nil: the
+// workload distributions that draw from the generator are the driver's,
+// from one Random of the seed; a constant one stays the cohort's (it draws
+// nothing in either).
+func replayTemplate(sc *scenario.Scenario, s *slot, c *cohort) *client.Template {
+	seed, ok := sc.DriverSeeds[driverSeedKey(s.name, s.inc)]
 	if !ok {
 		return nil
 	}
@@ -136,7 +137,7 @@ func (w *world) replayTemplate(s *slot, c *cohort) *client.Template {
 	r := javarand.New(seed)
 	wl := c.sc.Workload
 	var first *time.Duration
-	if f := w.sc.FirstRecords[driverSeedKey(s.name, s.inc)]; f > 0 {
+	if f := sc.FirstRecords[driverSeedKey(s.name, s.inc)]; f > 0 {
 		first = &f
 	}
 	for _, x := range []struct {

@@ -830,7 +830,7 @@ func (w *world) startProcess(s *slot) {
 			instanceID = s.name
 		}
 		tmpl := c.tmpl
-		if t := w.replayTemplate(s, c); t != nil {
+		if t := replayTemplate(w.sc, s, c); t != nil {
 			tmpl = t // the real incarnation's own workload draws (replay.go)
 		}
 		s.m = tmpl.NewMember(s.name, instanceID, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
