@@ -56,7 +56,7 @@ import (
 //     non-empty assignment → its first_records) to its first processing
 //     step, so its steps follow the real ones from the model's own
 //     assignment instant (typically a tenth of a second before the real
-//     one: the matched runs' revocations come 0.15–0.2 s before the real
+//     one: the matched runs' revocations come 0.15–0.25 s before the real
 //     ones, cal-crash-s10, cal-scaleout-eager); during the wait the model's
 //     member is busy where the real one polled empty (a rebalance noticed
 //     then waits for the step). The wait after a later assignment is not
