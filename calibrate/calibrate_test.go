@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -644,6 +645,64 @@ groups: [{id: payments, members: 2, subscribe: [orders], client: {heartbeat.inte
 	m, _ = Match(&written, r)
 	if g := m.Groups[0]; g.Workload.WaitOvershoot != time.Millisecond {
 		t.Errorf("written wait.overshoot 1ms replaced by %v", g.Workload.WaitOvershoot)
+	}
+}
+
+// TestMatchFeedsDriverSeeds: a repetition's driver seed of each process
+// incarnation (meta.json driver_seeds, "member.inc"; a restarted process
+// has its own) becomes the matched scenario's DriverSeeds, which the
+// harness replays the classic members' workload draws from
+// (harness/replay.go), with a note counting the classic and the
+// consumer-protocol incarnations, and each replayed incarnation's measured
+// wait for its first records becomes FirstRecords; a repetition without
+// seeds feeds neither, and the written scenario is not changed.
+func TestMatchFeedsDriverSeeds(t *testing.T) {
+	src := `name: ds
+duration: 30s
+coordinator: {profile: kafka-4.0}
+topics: [{name: orders, partitions: 6}]
+groups:
+  - {id: payments, members: 2, subscribe: [orders]}
+  - {id: payments-kip848, members: 1, subscribe: [orders], client: {profile: kafka-4.0, group.protocol: consumer}}
+faults: [{at: 10s, crash: payments-1, for: 2s}]
+`
+	sc, err := scenario.Parse("ds.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := map[string]int64{"payments-0.1": 11, "payments-1.1": 22, "payments-1.2": 33, "payments-kip848-0.1": 44}
+	r := &Rep{N: 1, Meta: realkafka.Meta{DriverSeeds: seeds, T0Ms: 1_000_000},
+		FirstRecords: map[string]realkafka.FirstRecords{"payments-0.1": {AssignedMs: 1_000_100, RecordsMs: 1_000_352}, "payments-1.2": {AssignedMs: 1_014_000, RecordsMs: 1_014_031},
+			"payments-kip848-0.1": {AssignedMs: 1_000_100, RecordsMs: 1_000_280}, "payments-7.1": {AssignedMs: 1_000_100, RecordsMs: 1_000_105}}}
+	m, notes := Match(sc, r)
+	if !maps.Equal(m.DriverSeeds, seeds) {
+		t.Errorf("DriverSeeds %v, want %v", m.DriverSeeds, seeds)
+	}
+	// Only a replayed (classic, seeded) incarnation's wait is fed.
+	wantFirst := map[string]time.Duration{"payments-0.1": 252 * time.Millisecond, "payments-1.2": 31 * time.Millisecond}
+	if !maps.Equal(m.FirstRecords, wantFirst) {
+		t.Errorf("FirstRecords %v, want %v", m.FirstRecords, wantFirst)
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "first records: 2 replayed incarnation(s)") }) {
+		t.Errorf("notes %q do not say the first-records waits were fed", notes)
+	}
+	seeds["payments-0.1"] = 99
+	if m.DriverSeeds["payments-0.1"] != 11 {
+		t.Error("the matched scenario shares the repetition's map")
+	}
+	want := "workload draws: 3 classic process incarnation(s) replay their driver's poll.interval/poll.timeout/callback.time draws from their own seed (meta.json driver_seeds); 1 consumer-protocol incarnation(s) draw from their stream (the model has no per-poll loop to replay)"
+	if !slices.Contains(notes, want) {
+		t.Errorf("notes %q lack %q", notes, want)
+	}
+	if sc.DriverSeeds != nil {
+		t.Errorf("the written scenario got seeds %v", sc.DriverSeeds)
+	}
+	m, notes = Match(sc, &Rep{N: 1, Meta: realkafka.Meta{T0Ms: 1_000_000}, FirstRecords: map[string]realkafka.FirstRecords{"payments-0.1": {AssignedMs: 1_000_100, RecordsMs: 1_000_352}}})
+	if m.DriverSeeds != nil || m.FirstRecords != nil {
+		t.Errorf("no seeds recorded: DriverSeeds %v, FirstRecords %v", m.DriverSeeds, m.FirstRecords)
+	}
+	if slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "workload draws:") }) {
+		t.Errorf("no seeds recorded: notes %q", notes)
 	}
 }
 

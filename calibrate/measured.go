@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,6 +39,10 @@ type Rep struct {
 	FaultTarget map[string]string
 	// StartMs: each member's "go" instant (ms after t0), from faults.jsonl.
 	StartMs map[string]int64
+	// FirstRecords: each process incarnation's first non-empty
+	// assignment and first poll with records ("member.inc"), from the
+	// driver events (realkafka.FirstRecordsOf).
+	FirstRecords map[string]realkafka.FirstRecords
 }
 
 // realFacts is the part of summary.json's `real` section calibrate reads
@@ -158,6 +163,9 @@ func readRep(dir string, n int) (*Rep, error) {
 		if err := json.Unmarshal(mb, &r.Meta); err != nil {
 			return nil, fmt.Errorf("repetition %s: meta.json: %w", dir, err)
 		}
+	}
+	if r.FirstRecords, err = realkafka.FirstRecordsOf(dir); err != nil {
+		return nil, fmt.Errorf("repetition %s: %w", dir, err)
 	}
 	fb, err := os.ReadFile(filepath.Join(dir, "faults.jsonl"))
 	if err != nil {
@@ -295,7 +303,63 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		notes = append(notes, fmt.Sprintf("%d fault(s) without a recorded instant: their phase drawn as written", missing))
 	}
 	scenario.SortFaults(m.Faults)
+	if seeds, classic, consumer := driverSeeds(sc, r); len(seeds) > 0 {
+		m.DriverSeeds = seeds
+		note := fmt.Sprintf("workload draws: %d classic process incarnation(s) replay their driver's poll.interval/poll.timeout/callback.time draws from their own seed (meta.json driver_seeds)", classic)
+		if consumer > 0 {
+			note += fmt.Sprintf("; %d consumer-protocol incarnation(s) draw from their stream (the model has no per-poll loop to replay)", consumer)
+		}
+		notes = append(notes, note)
+		m.FirstRecords = map[string]time.Duration{}
+		for key, fr := range r.FirstRecords { // a copy: the order does not matter
+			if _, ok := seeds[key]; ok {
+				if g := groupOf(sc, key); g != nil && !g.Consumer() {
+					m.FirstRecords[key] = time.Duration(fr.RecordsMs-fr.AssignedMs) * time.Millisecond
+				}
+			}
+		}
+		if len(m.FirstRecords) > 0 {
+			notes = append(notes, fmt.Sprintf("first records: %d replayed incarnation(s) start their processing steps after their measured wait for records (the driver's first non-empty partitions_assigned → first_records)", len(m.FirstRecords)))
+		}
+	}
 	return &m, notes
+}
+
+// driverSeeds is the repetition's driver seed of each process incarnation
+// ("member.inc" → seed, meta.json driver_seeds; a restarted process has its
+// own), which a classic member incarnation of the matched run draws its
+// workload from (harness/replay.go), and how many incarnations that is in
+// classic and in consumer-protocol groups (as the group is written: a
+// migration's restarted members count as their group's protocol). Nil
+// when the repetition recorded none.
+func driverSeeds(sc *scenario.Scenario, r *Rep) (seeds map[string]int64, classic, consumer int) {
+	if len(r.Meta.DriverSeeds) == 0 {
+		return nil, 0, 0
+	}
+	for key := range r.Meta.DriverSeeds { // a count: the order does not matter
+		g := groupOf(sc, key)
+		switch {
+		case g == nil:
+		case g.Consumer():
+			consumer++
+		default:
+			classic++
+		}
+	}
+	return maps.Clone(r.Meta.DriverSeeds), classic, consumer
+}
+
+// groupOf is the group entry of a "member.inc" key's member (its name is
+// the group id, "-", its index; the longest matching id), or nil.
+func groupOf(sc *scenario.Scenario, key string) *scenario.Group {
+	var best *scenario.Group
+	for i := range sc.Groups {
+		g := &sc.Groups[i]
+		if strings.HasPrefix(key, g.ID+"-") && (best == nil || len(g.ID) > len(best.ID)) {
+			best = g
+		}
+	}
+	return best
 }
 
 // measuredOvershoot is the classic heartbeat thread's wait overshoot that

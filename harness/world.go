@@ -829,7 +829,11 @@ func (w *world) startProcess(s *slot) {
 		if c.sc.Client.StaticMembership {
 			instanceID = s.name
 		}
-		s.m = c.tmpl.NewMember(s.name, instanceID, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
+		tmpl := c.tmpl
+		if t := replayTemplate(w.sc, s, c); t != nil {
+			tmpl = t // the real incarnation's own workload draws (replay.go)
+		}
+		s.m = tmpl.NewMember(s.name, instanceID, w.streams.Stream("member/"+s.name+"/"+strconv.Itoa(int(s.inc))))
 	}
 	s.aliveSince = now
 	s.settledGen = -1

@@ -26,6 +26,20 @@ type Scenario struct {
 	// Oracles, when set, holds the anomaly oracles' thresholds (the
 	// optional `oracles:` key, scenario/oracles.go); nil means defaults.
 	Oracles *Oracles
+	// DriverSeeds, when set, are the testbed driver's workload seeds by
+	// process incarnation, "member.inc" → seed (inc 1 is a member's first
+	// process), as a real repetition's meta.json records them: a classic
+	// member incarnation with one draws its poll.interval, poll.timeout
+	// and callback.time as the real driver did (harness/replay.go). simrun
+	// calibrate sets it (Match); not a file key. Only looked up, never
+	// ranged over.
+	DriverSeeds map[string]int64
+	// FirstRecords: for such an incarnation, how long after its first
+	// non-empty assignment its first poll() returned records in the real
+	// run (the driver's first_records; realkafka.FirstRecordsOf), which the
+	// replay adds to its first processing step (harness/replay.go). Same
+	// keys; not a file key.
+	FirstRecords map[string]time.Duration
 
 	// Warnings are "file:line: path: message" lines about input that is
 	// valid but has no effect (a fault at or after the end of the run).

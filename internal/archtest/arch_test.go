@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"model/netclient":            {"model/protocol"},
 	"model/consumer/coordinator": {"model/protocol", "model/assign", "vtime"},
 	"scenario":                   {"model/assign", "internal/embedded"},
-	"harness":                    {"internal/atomicfile", "internal/durfmt", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/classic/client", "model/classic/coordinator", "model/consumer/client", "model/consumer/coordinator", "scenario"},
+	"harness":                    {"internal/atomicfile", "internal/durfmt", "internal/javarand", "harness/tracing", "sim", "vtime", "model/protocol", "model/assign", "model/classic/client", "model/classic/coordinator", "model/consumer/client", "model/consumer/coordinator", "scenario"},
 	// The trace's vocabulary and its readers (explain, Perfetto, timelines):
 	// they read a finished trace, never the engine.
 	"harness/tracing":     {"internal/atomicfile", "internal/durfmt", "vtime", "model/protocol", "scenario"},
@@ -43,6 +43,9 @@ var allowed = map[string][]string{
 	"explore":             {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "sim", "model/protocol"},
 	"internal/atomicfile": {},
 	"internal/durfmt":     {},
+	// java.util.Random and the testbed driver's workload distributions: a
+	// matched simulation replays a real member's draws from its driver seed.
+	"internal/javarand": {},
 	// The guarded output directories (lock, no writing through links).
 	"internal/outdir":     {"internal/atomicfile"},
 	"internal/embedded":   {},
