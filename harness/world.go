@@ -34,6 +34,7 @@ const (
 	evResume                   // a paused member resumes
 	evServe                    // a broker finishes serving a queued request (coordinator.request.time)
 	evFence                    // the controller fences a dead broker (coordinator.failover.delay)
+	evReply                    // a consumer-group coordinator's deferred answer leaves (consumer.go)
 )
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
@@ -370,8 +371,12 @@ type world struct {
 	// run: the members' timers start together at a rebalance), so a table
 	// that released its empty part between bursts allocates it again at
 	// each one (tried: 130 MB allocated per 1,000-member hour).
-	dels      []sim.Delivery[envelope]
-	delFree   []uint32
+	dels    []sim.Delivery[envelope]
+	delFree []uint32
+	// replies holds the deferred answers of pending evReply events
+	// (ev.di; consumer.go), replyFree its free entries.
+	replies   []deferredReply
+	replyFree []uint32
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
@@ -788,6 +793,8 @@ func (w *world) fire(now sim.Instant, e ev) {
 		}
 	case evResume:
 		w.resume(w.slots[e.idx], e.inc)
+	case evReply:
+		w.sendDeferred(now, e)
 	}
 }
 
