@@ -797,7 +797,9 @@ groups: [{id: payments, members: 2, subscribe: [orders], client: {profile: kafka
 	if !slices.Equal(got, want) {
 		t.Errorf("first target, assign, first append, append = %v, want %v", got, want)
 	}
-	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "consumer coordinator: measured 785 ms as consumer.first.target.time") }) {
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "consumer coordinator: measured 785 ms as consumer.first.target.time")
+	}) {
 		t.Errorf("notes %q do not say the consumer costs were fed", notes)
 	}
 	if sc.Coordinator.ConsumerFirstTargetTime != 0 {

@@ -118,8 +118,8 @@ type Real struct {
 	ConsumerFirstAnswerMs    *JoinCost `json:"consumer_first_answer_ms,omitempty"`
 	ConsumerJoinAnswerMs     *JoinCost `json:"consumer_join_answer_ms,omitempty"`
 	Dropped                  []string  `json:"dropped,omitempty"`
-	Notes        []string  `json:"notes,omitempty"`
-	NotMeasured  []string  `json:"not_measured"`
+	Notes                    []string  `json:"notes,omitempty"`
+	NotMeasured              []string  `json:"not_measured"`
 }
 
 // JoinCost is one measured cost of a classic generation's join and sync
@@ -441,7 +441,7 @@ func Convert(dir string) (*Result, error) {
 	// (first processes), the assignor times in log order.
 	firstCState, joinAnswer := map[string]int64{}, map[string]int64{}
 	var targetTook []float64
-	idInc := map[string]int{}          // consumer member id → the incarnation whose client logged it
+	idInc := map[string]int{} // consumer member id → the incarnation whose client logged it
 	type hbKey struct {
 		name string
 		inc  int
