@@ -27,6 +27,7 @@ import (
 //     in Nms" and the member's "new assignment state" lines come from the
 //     same group-coordinator-event-processor thread, 9 ms apart in
 //     cal-consumer-crash rep 1), so the loop is busy for the assignor's run.
+//
 //   - The heartbeat's records are appended to the open batch and its
 //     response is a deferred event completed when the high watermark passes
 //     the batch (CoordinatorRuntime.CoordinatorContext.append →
@@ -45,6 +46,7 @@ import (
 //     answer carries the target computed in the same handling (epoch 2,
 //     client "with epoch 2 transitioned from JOINING to RECONCILING"): the
 //     model runs the assignor inline, as 4.0–4.4 do.
+//
 //   - The batch waits group.coordinator.append.linger.ms before it is
 //     written (5 ms in 4.0–4.1; -1, adaptive, from 4.2, KAFKA-19826): not
 //     added here; with the adaptive linger the batch is written when the
