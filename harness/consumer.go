@@ -252,9 +252,8 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 		if out.ReplyAt > now {
 			// Answered when the runtime answers it (the coordinator's
 			// costs: its event loop, its records' commit).
-			ci := w.conns[env.conn]
-			d := deferredReply{env: envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}, slot: ci.slot, ch: ci.ch(), epoch: ci.epoch}
-			w.q.Schedule(out.ReplyAt, ev{kind: evReply, idx: int32(b.node), inc: b.epoch, di: w.putReply(d)})
+			d := sim.Delivery[envelope]{Msg: envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}}
+			w.q.Schedule(out.ReplyAt, ev{kind: evReply, idx: int32(b.node), inc: b.epoch, di: w.putDel(&d)})
 			w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 			return
 		}
@@ -264,43 +263,6 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
 	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
-}
-
-// deferredReply is a consumer-group coordinator's answer waiting for its
-// instant (ccoord.Output.ReplyAt): the reply and the connection it goes
-// out on.
-type deferredReply struct {
-	env   envelope
-	slot  int32
-	ch    uint8
-	epoch uint32
-}
-
-func (w *world) putReply(d deferredReply) uint32 {
-	if n := len(w.replyFree); n > 0 {
-		i := w.replyFree[n-1]
-		w.replyFree = w.replyFree[:n-1]
-		w.replies[i] = d
-		return i
-	}
-	w.replies = append(w.replies, d)
-	return uint32(len(w.replies) - 1)
-}
-
-// sendDeferred sends a deferred answer (evReply). A broker that died
-// meanwhile sends nothing (deviation: Kafka fails the pending write events
-// of an unloaded shard with NOT_COORDINATOR; a dead broker's connections
-// are gone anyway).
-func (w *world) sendDeferred(now sim.Instant, e ev) {
-	d := w.replies[e.di]
-	w.replies[e.di] = deferredReply{}
-	w.replyFree = append(w.replyFree, e.di)
-	b := w.brokers[e.idx]
-	if b.down || b.epoch != e.inc {
-		return
-	}
-	s := w.slots[d.slot]
-	w.send(now, b.node, s.node, d.ch, d.epoch, d.env, b.name, s.name)
 }
 
 // serveConsumerCommit answers an OffsetCommit from a consumer member
