@@ -811,6 +811,23 @@ groups: [{id: payments, members: 2, subscribe: [orders], client: {profile: kafka
 	if m, _ := Match(sc, &r2); m.Coordinator.ConsumerFirstTargetTime != 142*time.Millisecond {
 		t.Errorf("first target %v, want the first assignor run 142ms", m.Coordinator.ConsumerFirstTargetTime)
 	}
+	// A classic group that a rolling restart moves to the consumer
+	// protocol (cal-migration) is fed; a classic one that stays is not.
+	mig := strings.Replace(src, ", group.protocol: consumer}", "}", 1)
+	classic, err := scenario.Parse("cc.yaml", []byte(mig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := Match(classic, r); m.Coordinator.ConsumerFirstTargetTime != 0 {
+		t.Errorf("classic scenario fed consumer costs: %v", m.Coordinator.ConsumerFirstTargetTime)
+	}
+	moved, err := scenario.Parse("cc.yaml", []byte(mig+"faults: [{at: 10s, rolling-restart: payments, interval: 1s, downtime: 1s, set: {group.protocol: consumer}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := Match(moved, r); m.Coordinator.ConsumerFirstTargetTime != 785*time.Millisecond {
+		t.Errorf("migrating scenario: first target %v, want 785ms", m.Coordinator.ConsumerFirstTargetTime)
+	}
 	// Written costs are kept; nothing measured feeds nothing.
 	written, err := scenario.Parse("cc.yaml", []byte(strings.Replace(src, "profile: kafka-4.4}", "profile: kafka-4.4, consumer.append.latency: 3ms}", 1)))
 	if err != nil {

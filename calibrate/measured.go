@@ -316,14 +316,16 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 // the later assignor runs' mean (real.consumer_assign_ms; the log's whole
 // ms: mostly 0 or 1); consumer.first.append.latency, the first answer's
 // wait for its commit (real.consumer_first_answer_ms). Each a constant in
-// whole microseconds. consumer.append.latency is not fed: the lines
+// whole microseconds (a group that speaks the consumer protocol, or a
+// rolling restart that moves one to it). consumer.append.latency is not fed: the lines
 // resolve only the members' first heartbeats' answers
 // (real.consumer_join_answer_ms), on a still cold broker and behind the
 // first write, not a later write's commit; the model's 0 stays. None for
 // a scenario without consumer groups or one that writes its own costs.
 func feedConsumerCosts(sc *scenario.Scenario, r *Rep, c *scenario.Coordinator) []string {
-	if sc.Coordinator.ConsumerCostsSet || sc.Coordinator.ConsumerProfile == "" ||
-		!slices.ContainsFunc(sc.Groups, func(g scenario.Group) bool { return g.Consumer() }) {
+	consumer := slices.ContainsFunc(sc.Groups, func(g scenario.Group) bool { return g.Consumer() }) ||
+		slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool { return f.Set != nil && f.Set.GroupProtocol == "consumer" })
+	if sc.Coordinator.ConsumerCostsSet || sc.Coordinator.ConsumerProfile == "" || !consumer {
 		return nil
 	}
 	var fed []string
