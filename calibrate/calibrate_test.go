@@ -823,3 +823,79 @@ func TestMatchedSeedsAreDistinctPerRepetition(t *testing.T) {
 		t.Fatalf("repetition 1's first seed is %d, want 1 (the unmatched runs' first)", got)
 	}
 }
+
+// TestMatchFeedsConsumerCosts: a repetition's measured consumer-coordinator
+// costs become the matched scenario's consumer.first.target.time (the
+// first member's first heartbeat, else the first assignor run),
+// consumer.assign.time (the later runs' mean) and
+// consumer.first.append.latency (the first answer's commit), with a note;
+// consumer.append.latency is not fed; a scenario that writes its own costs
+// keeps them, a classic one gets none.
+func TestMatchFeedsConsumerCosts(t *testing.T) {
+	src := `name: cc
+duration: 30s
+coordinator: {profile: kafka-4.4}
+topics: [{name: orders, partitions: 6}]
+groups: [{id: payments, members: 2, subscribe: [orders], client: {profile: kafka-4.4, group.protocol: consumer}}]
+`
+	sc, err := scenario.Parse("cc.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cal-consumer-crash 4.4.0 rep 1's.
+	r := &Rep{N: 1, Real: realFacts{
+		ConsumerFirstAssignMs:    &realkafka.JoinCost{Mean: 142, N: 1, Values: []float64{142}},
+		ConsumerAssignMs:         &realkafka.JoinCost{Mean: 0.5, N: 2, Values: []float64{0, 1}},
+		ConsumerFirstHeartbeatMs: &realkafka.JoinCost{Mean: 785, N: 1, Values: []float64{785}},
+		ConsumerFirstAnswerMs:    &realkafka.JoinCost{Mean: 2110.95, N: 1, Values: []float64{2110.95}},
+	}}
+	m, notes := Match(sc, r)
+	c := m.Coordinator
+	want := []time.Duration{785 * time.Millisecond, 500 * time.Microsecond, 2110950 * time.Microsecond, 0}
+	got := []time.Duration{c.ConsumerFirstTargetTime, c.ConsumerAssignTime, c.ConsumerFirstAppendLatency, c.ConsumerAppendLatency}
+	if !slices.Equal(got, want) {
+		t.Errorf("first target, assign, first append, append = %v, want %v", got, want)
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "consumer coordinator: measured 785 ms as consumer.first.target.time")
+	}) {
+		t.Errorf("notes %q do not say the consumer costs were fed", notes)
+	}
+	if sc.Coordinator.ConsumerFirstTargetTime != 0 {
+		t.Error("Match modified the scenario")
+	}
+	// Without the first heartbeat (a migration): the first assignor run.
+	r2 := *r
+	r2.Real.ConsumerFirstHeartbeatMs = nil
+	if m, _ := Match(sc, &r2); m.Coordinator.ConsumerFirstTargetTime != 142*time.Millisecond {
+		t.Errorf("first target %v, want the first assignor run 142ms", m.Coordinator.ConsumerFirstTargetTime)
+	}
+	// A classic group that a rolling restart moves to the consumer
+	// protocol (cal-migration) is fed; a classic one that stays is not.
+	mig := strings.Replace(src, ", group.protocol: consumer}", "}", 1)
+	classic, err := scenario.Parse("cc.yaml", []byte(mig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := Match(classic, r); m.Coordinator.ConsumerFirstTargetTime != 0 {
+		t.Errorf("classic scenario fed consumer costs: %v", m.Coordinator.ConsumerFirstTargetTime)
+	}
+	moved, err := scenario.Parse("cc.yaml", []byte(mig+"faults: [{at: 10s, rolling-restart: payments, interval: 1s, downtime: 1s, set: {group.protocol: consumer}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := Match(moved, r); m.Coordinator.ConsumerFirstTargetTime != 785*time.Millisecond {
+		t.Errorf("migrating scenario: first target %v, want 785ms", m.Coordinator.ConsumerFirstTargetTime)
+	}
+	// Written costs are kept; nothing measured feeds nothing.
+	written, err := scenario.Parse("cc.yaml", []byte(strings.Replace(src, "profile: kafka-4.4}", "profile: kafka-4.4, consumer.append.latency: 3ms}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := Match(written, r); m.Coordinator.ConsumerFirstTargetTime != 0 || m.Coordinator.ConsumerAppendLatency != 3*time.Millisecond {
+		t.Errorf("written costs replaced: %+v", m.Coordinator)
+	}
+	if m, notes := Match(sc, &Rep{N: 1}); m.Coordinator.ConsumerFirstTargetTime != 0 || slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "consumer coordinator") }) {
+		t.Errorf("nothing measured, yet fed: %v", notes)
+	}
+}

@@ -72,7 +72,14 @@ type realFacts struct {
 	// SyncGroup answer (Assignment received → first synced).
 	AssignMs     *realkafka.JoinCost `json:"assign_ms"`
 	SyncAppendMs *realkafka.JoinCost `json:"sync_append_ms"`
-	NotMeasured  []string            `json:"not_measured"`
+	// The consumer-group coordinator's measured costs (realkafka.Real's
+	// Consumer* fields): the first and later assignor runs, the first
+	// member's first heartbeat's handling and its answer's commit.
+	ConsumerFirstAssignMs    *realkafka.JoinCost `json:"consumer_first_assign_ms"`
+	ConsumerAssignMs         *realkafka.JoinCost `json:"consumer_assign_ms"`
+	ConsumerFirstHeartbeatMs *realkafka.JoinCost `json:"consumer_first_heartbeat_ms"`
+	ConsumerFirstAnswerMs    *realkafka.JoinCost `json:"consumer_first_answer_ms"`
+	NotMeasured              []string            `json:"not_measured"`
 }
 
 // heartbeatGap is the measured mean gap between heartbeats (ms), NaN when
@@ -242,6 +249,7 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		m.Coordinator.AppendLatencySet = true
 		notes = append(notes, fmt.Sprintf("sync append: measured %g ms (%d generation(s)) as the coordinator's append.latency %v (real.sync_append_ms)", r.Real.SyncAppendMs.Mean, r.Real.SyncAppendMs.N, d))
 	}
+	notes = append(notes, feedConsumerCosts(sc, r, &m.Coordinator)...)
 
 	// One cohort per member at its measured first join.
 	startNote, overshootNote, assignNote := false, false, false
@@ -360,6 +368,51 @@ func groupOf(sc *scenario.Scenario, key string) *scenario.Group {
 		}
 	}
 	return best
+}
+
+// feedConsumerCosts sets the consumer-group coordinator's costs
+// (model/consumer/coordinator Costs) that the repetition measured, and
+// says what it fed: consumer.first.target.time, the first member's first
+// heartbeat's handling ("joins the consumer group" → its "new assignment
+// state", real.consumer_first_heartbeat_ms; else the coordinator's first
+// assignor run, real.consumer_first_assign_ms: a migration's first
+// consumer heartbeat is not the group's creation); consumer.assign.time,
+// the later assignor runs' mean (real.consumer_assign_ms; the log's whole
+// ms: mostly 0 or 1); consumer.first.append.latency, the first answer's
+// wait for its commit (real.consumer_first_answer_ms). Each a constant in
+// whole microseconds (a group that speaks the consumer protocol, or a
+// rolling restart that moves one to it). consumer.append.latency is not fed: the lines
+// resolve only the members' first heartbeats' answers
+// (real.consumer_join_answer_ms), on a still cold broker and behind the
+// first write, not a later write's commit; the model's 0 stays. None for
+// a scenario without consumer groups or one that writes its own costs.
+func feedConsumerCosts(sc *scenario.Scenario, r *Rep, c *scenario.Coordinator) []string {
+	consumer := slices.ContainsFunc(sc.Groups, func(g scenario.Group) bool { return g.Consumer() }) ||
+		slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool { return f.Set != nil && f.Set.GroupProtocol == "consumer" })
+	if sc.Coordinator.ConsumerCostsSet || sc.Coordinator.ConsumerProfile == "" || !consumer {
+		return nil
+	}
+	var fed []string
+	first, what := r.Real.ConsumerFirstHeartbeatMs, "the first member's first heartbeat, real.consumer_first_heartbeat_ms"
+	if first == nil || first.N == 0 {
+		first, what = r.Real.ConsumerFirstAssignMs, "the first assignor run, real.consumer_first_assign_ms"
+	}
+	if first != nil && first.N > 0 {
+		c.ConsumerFirstTargetTime = first.MeanDuration()
+		fed = append(fed, fmt.Sprintf("%g ms as consumer.first.target.time (%s)", first.Mean, what))
+	}
+	if a := r.Real.ConsumerAssignMs; a != nil && a.N > 0 {
+		c.ConsumerAssignTime = a.MeanDuration()
+		fed = append(fed, fmt.Sprintf("%g ms (%d run(s)) as consumer.assign.time (real.consumer_assign_ms)", a.Mean, a.N))
+	}
+	if a := r.Real.ConsumerFirstAnswerMs; a != nil && a.N > 0 {
+		c.ConsumerFirstAppendLatency = max(a.MeanDuration(), 0)
+		fed = append(fed, fmt.Sprintf("%g ms as consumer.first.append.latency (real.consumer_first_answer_ms)", a.Mean))
+	}
+	if len(fed) == 0 {
+		return nil
+	}
+	return []string{"consumer coordinator: measured " + strings.Join(fed, ", ") + "; consumer.append.latency not measured, 0"}
 }
 
 // measuredOvershoot is the classic heartbeat thread's wait overshoot that

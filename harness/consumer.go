@@ -156,6 +156,8 @@ func (w *world) newConsumerCoordinator(b *broker) *ccoord.Coordinator {
 		ClassicMaxSize:     c.MaxSize,
 		Topics:             topics,
 		Groups:             groupCfgs,
+		Costs: ccoord.Costs{AssignTime: c.ConsumerAssignTime, FirstTargetTime: c.ConsumerFirstTargetTime,
+			AppendLatency: c.ConsumerAppendLatency, FirstAppendLatency: c.ConsumerFirstAppendLatency},
 	})
 	if err != nil {
 		panic("harness: " + err.Error()) // the scenario layer validated the profile
@@ -247,6 +249,14 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 		b.cg.Heartbeat(now, r, &out)
 		w.flushConsumerCoord(b, &out)
 		resp = out.Resp
+		if out.ReplyAt > now {
+			// Answered when the runtime answers it (the coordinator's
+			// costs: its event loop, its records' commit).
+			d := sim.Delivery[envelope]{Msg: envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}}
+			w.q.Schedule(out.ReplyAt, ev{kind: evReply, idx: int32(b.node), inc: b.epoch, di: w.putDel(&d)})
+			w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
+			return
+		}
 	}
 	ci := w.conns[env.conn]
 	s := w.slots[ci.slot]

@@ -435,3 +435,50 @@ func TestConsumerGroupConfigs(t *testing.T) {
 		assert.Equal(t, 6*time.Second, g, "the group's heartbeat interval")
 	}
 }
+
+// TestConsumerCostsDeferAnswers: with the consumer-group coordinator's
+// costs (ccoord.Costs: the shard's event loop busy with the first
+// heartbeat, the first write committed 2 s later; CoordinatorRuntime's
+// deferred write events, v8.0.0), the first member's first answer leaves
+// 2.8 s after its heartbeat arrived, and the next members', which joined
+// meanwhile, not before it (answers in log order). Without the costs each
+// answer leaves at its heartbeat's arrival.
+func TestConsumerCostsDeferAnswers(t *testing.T) {
+	src := strings.Replace(testdataText(t, "consumer-timeline.yaml"), "profile: kafka-4.2}",
+		"profile: kafka-4.2, consumer.first.target.time: 800ms, consumer.first.append.latency: 2s}", 1)
+	require.Contains(t, src, "consumer.first.append.latency")
+	for _, costs := range []bool{false, true} {
+		s := src
+		if !costs {
+			s = testdataText(t, "consumer-timeline.yaml")
+		}
+		tr := consumerTrace(t, s)
+		arrived, answered := map[string]time.Duration{}, map[string]time.Duration{}
+		for _, e := range tr {
+			if e.API != protocol.APIConsumerGroupHeartbeat {
+				continue
+			}
+			at := time.Duration(e.At)
+			if _, ok := arrived[e.Peer]; !ok && e.Kind == tracing.EvDeliver && e.Req {
+				arrived[e.Peer] = at
+			}
+			if _, ok := answered[e.Peer]; !ok && e.Kind == tracing.EvSend && !e.Req {
+				answered[e.Peer] = at
+			}
+		}
+		require.Len(t, arrived, 3)
+		for _, m := range []string{"g-0", "g-1", "g-2"} {
+			require.Contains(t, answered, m)
+			if !costs {
+				assert.Equal(t, arrived[m], answered[m], "%s: answered at once", m)
+			}
+		}
+		if costs {
+			assert.Equal(t, arrived["g-0"]+2800*time.Millisecond, answered["g-0"], "first heartbeat: 800 ms on the loop, 2 s to commit")
+			for _, m := range []string{"g-1", "g-2"} {
+				require.Less(t, arrived[m], answered["g-0"], "%s joined before the first commit", m)
+				assert.Equal(t, answered["g-0"], answered[m], "%s: its records commit behind the first write", m)
+			}
+		}
+	}
+}

@@ -34,6 +34,7 @@ const (
 	evResume                   // a paused member resumes
 	evServe                    // a broker finishes serving a queued request (coordinator.request.time)
 	evFence                    // the controller fences a dead broker (coordinator.failover.delay)
+	evReply                    // a consumer-group coordinator's deferred answer leaves (consumer.go)
 )
 
 // ev is one queue event. idx is a member slot, broker or fault index; inc is
@@ -364,7 +365,8 @@ type world struct {
 	groups     []*groupState
 	conns      []connInfo // conn id → the connection (ids never reused)
 	// dels holds the deliveries of pending evDeliver and evServe events
-	// (ev.di), delFree its free entries. Its size is the run's peak. In
+	// and the answers of pending evReply events (ev.di), delFree its free
+	// entries. Its size is the run's peak. In
 	// the steady state the pending deliveries come in bursts of up to
 	// about one a member, every few seconds (measured in a 1,000-member
 	// run: the members' timers start together at a rebalance), so a table
@@ -724,7 +726,7 @@ var maxEventsPerInstant = 20_000_000
 
 func (w *world) fire(now sim.Instant, e ev) {
 	var d sim.Delivery[envelope]
-	if e.kind == evDeliver || e.kind == evServe {
+	if e.kind == evDeliver || e.kind == evServe || e.kind == evReply {
 		w.takeDel(e.di, &d)
 	}
 	if now != w.instant {
@@ -788,6 +790,17 @@ func (w *world) fire(now sim.Instant, e ev) {
 		}
 	case evResume:
 		w.resume(w.slots[e.idx], e.inc)
+	case evReply:
+		// A consumer-group coordinator's deferred answer (consumer.go
+		// serveConsumer) leaves on its request's connection. A broker that
+		// died meanwhile sends nothing (deviation: Kafka fails the pending
+		// write events of an unloaded shard with NOT_COORDINATOR; a dead
+		// broker's connections are gone anyway).
+		if b := w.brokers[e.idx]; !b.down && b.epoch == e.inc {
+			ci := w.conns[d.Msg.conn]
+			s := w.slots[ci.slot]
+			w.send(now, b.node, s.node, ci.ch(), ci.epoch, d.Msg, b.name, s.name)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package realkafka
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -93,9 +94,32 @@ type Real struct {
 	// leader's SyncGroup has none: its assignment time is not counted).
 	AssignMs     *JoinCost `json:"assign_ms,omitempty"`
 	SyncAppendMs *JoinCost `json:"sync_append_ms,omitempty"`
-	Dropped      []string  `json:"dropped,omitempty"`
-	Notes        []string  `json:"notes,omitempty"`
-	NotMeasured  []string  `json:"not_measured"`
+	// The consumer-group coordinator's costs (consumer protocol, the
+	// members' first processes; broker DEBUG lines of GroupMetadataManager
+	// and the clients' ConsumerMembershipManager transitions, @4.4.0):
+	//
+	// ConsumerFirstAssignMs: the coordinator's first "Computed a new
+	// target assignment … assignor in Nms" (a cold JVM's first assignor
+	// run); ConsumerAssignMs: every later one's, in log order (whole ms).
+	// ConsumerFirstHeartbeatMs: the first member to join: its "joins the
+	// consumer group" → its "new assignment state" (the heartbeat's
+	// handling on the event loop: the group's creation, its epoch bump,
+	// the first assignor run). ConsumerFirstAnswerMs: that member's "new
+	// assignment state" → its client's "transitioned from JOINING to
+	// RECONCILING" (the answer received), less the veth one way: the
+	// first write's commit (CoordinatorRuntime completes the heartbeat
+	// when the high watermark passes its records) and the answer's
+	// sending. ConsumerJoinAnswerMs: the same for every other member's
+	// first heartbeat, in join order (its own records, committed behind
+	// the earlier ones). Each with n = how many measured.
+	ConsumerFirstAssignMs    *JoinCost `json:"consumer_first_assign_ms,omitempty"`
+	ConsumerAssignMs         *JoinCost `json:"consumer_assign_ms,omitempty"`
+	ConsumerFirstHeartbeatMs *JoinCost `json:"consumer_first_heartbeat_ms,omitempty"`
+	ConsumerFirstAnswerMs    *JoinCost `json:"consumer_first_answer_ms,omitempty"`
+	ConsumerJoinAnswerMs     *JoinCost `json:"consumer_join_answer_ms,omitempty"`
+	Dropped                  []string  `json:"dropped,omitempty"`
+	Notes                    []string  `json:"notes,omitempty"`
+	NotMeasured              []string  `json:"not_measured"`
 }
 
 // JoinCost is one measured cost of a classic generation's join and sync
@@ -125,6 +149,50 @@ func joinCost(xs []float64) *JoinCost {
 		return nil
 	}
 	return &JoinCost{Mean: harness.Round(stat.Mean(xs, nil), 2), N: len(xs), Values: xs}
+}
+
+// consumerCosts measures the consumer-group coordinator's costs (Real's
+// Consumer* fields) from the members' first consumer joins (member id →
+// its "joins the consumer group" line, first processes only: idInc 1),
+// their first "new assignment state" lines, their clients' first JOINING →
+// RECONCILING and the assignor times in log order.
+func consumerCosts(join map[string]int64, inc map[string]int, state, answer map[string]int64, took []float64) (firstAssign, assign, firstHB, firstAnswer, joinAnswer *JoinCost) {
+	if len(took) > 0 {
+		firstAssign, assign = joinCost(took[:1]), joinCost(slices.Clone(took[1:]))
+	}
+	ids := make([]string, 0, len(join))
+	for id := range join {
+		if inc[id] == 1 {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if c := cmp.Compare(join[a], join[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var others []float64
+	for i, id := range ids {
+		st, ok := state[id]
+		if !ok || st < join[id] {
+			continue
+		}
+		if i == 0 {
+			firstHB = joinCost([]float64{float64(st - join[id])})
+		}
+		at, ok := answer[id]
+		if !ok || at < st {
+			continue
+		}
+		d := harness.Round(float64(at-st)-loopbackOneWayMs, 2)
+		if i == 0 {
+			firstAnswer = joinCost([]float64{d})
+		} else {
+			others = append(others, d)
+		}
+	}
+	return firstAssign, assign, firstHB, firstAnswer, joinCost(others)
 }
 
 // Result is one repetition's converted output.
@@ -368,7 +436,12 @@ func Convert(dir string) (*Result, error) {
 	firstJoin, notice, lastHB := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	brokerJoin, clientMemberID := map[string]int64{}, map[string]int64{}
 	consumerJoin := map[string]int64{} // consumer member id → its first join line
-	idInc := map[string]int{}          // consumer member id → the incarnation whose client logged it
+	// The consumer coordinator's costs: each member id's first "new
+	// assignment state" and its client's first JOINING → RECONCILING
+	// (first processes), the assignor times in log order.
+	firstCState, joinAnswer := map[string]int64{}, map[string]int64{}
+	var targetTook []float64
+	idInc := map[string]int{} // consumer member id → the incarnation whose client logged it
 	type hbKey struct {
 		name string
 		inc  int
@@ -753,6 +826,9 @@ func Convert(dir string) (*Result, error) {
 				g.pendingTrig = "join"
 				g.cmembers[b.Member] = cmember{state: "JOINING"}
 			case BrokerConsumerMember:
+				if _, ok := firstCState[b.Member]; !ok {
+					firstCState[b.Member] = e.ts
+				}
 				prev := g.cmembers[b.Member]
 				g.cmembers[b.Member] = cmember{epoch: b.Gen, state: b.State, assigned: b.Assigned}
 				// The heartbeat's response carries the member's new epoch,
@@ -801,6 +877,9 @@ func Convert(dir string) (*Result, error) {
 				}
 				g.pendingTrig = ""
 			case BrokerTargetAssignment:
+				if b.TookMs >= 0 {
+					targetTook = append(targetTook, float64(b.TookMs))
+				}
 				newGeneration(g, b.Gen, e.ts)
 			}
 		case e.c != nil:
@@ -874,6 +953,9 @@ func Convert(dir string) (*Result, error) {
 				m.cid, m.cstate = c.Member, c.To
 				if _, ok := idInc[c.Member]; !ok {
 					idInc[c.Member] = e.inc
+				}
+				if _, ok := joinAnswer[c.Member]; !ok && c.From == "JOINING" && c.To == "RECONCILING" {
+					joinAnswer[c.Member] = e.ts
 				}
 				if !m.firstJoin && m.goMs > 0 && c.To == "JOINING" {
 					startToJoin = append(startToJoin, float64(e.ts-m.goMs))
@@ -1028,6 +1110,8 @@ func Convert(dir string) (*Result, error) {
 		res.Real.NotMeasured = append(res.Real.NotMeasured,
 			"sync_append_ms (no classic generation with its \"Assignment received from leader\" broker line and a member's \"Successfully synced group\" client line)")
 	}
+	res.Real.ConsumerFirstAssignMs, res.Real.ConsumerAssignMs, res.Real.ConsumerFirstHeartbeatMs,
+		res.Real.ConsumerFirstAnswerMs, res.Real.ConsumerJoinAnswerMs = consumerCosts(consumerJoin, idInc, firstCState, joinAnswer, targetTook)
 	for id, ts := range consumerJoin {
 		// Only a member's first process: a restarted one's consumer join
 		// (the classic → consumer migration) is not its first join.

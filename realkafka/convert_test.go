@@ -360,3 +360,45 @@ func rebalances(res *Result, at func(harness.Rebalance) int64) [][3]any {
 	}
 	return got
 }
+
+// TestConvertConsumerCosts: the consumer coordinator's costs, by hand from
+// the captured cal-consumer-crash 4.4.0 rep 1 lines (epoch ms, the veth's
+// 0.05 ms one way taken off the answers):
+//
+//   - the assignor: epoch 2 "… with 'uniform' assignor in 142ms" (the
+//     coordinator's first), epochs 3, 7 and 8 "in 0ms";
+//   - the first member, 2lNRtay2… (payments-3): "joins the consumer
+//     group" …280886, its "new assignment state" …281671: 785 ms; its
+//     client's "transitioned from JOINING to RECONCILING" …283782: 2111 −
+//     0.05 = 2110.95 ms;
+//   - the others in join order: 915awve0… (payments-4) state …282698,
+//     answer …283875: 1176.95; WBRriY5V… (payments-0) …282873 → …283780:
+//     906.95; Gq4T3a1A… (payments-2, joined at the same ms as ucZJW5gr…,
+//     ids in order) …282874 → …283774: 899.95; ucZJW5gr… (payments-5)
+//     …282998 → …283815: 816.95; L6vKQwCI… (payments-1) …283102 →
+//     …283731: 628.95.
+//
+// A migration's members' first processes are classic: no first heartbeat
+// or answer, the assignor runs only.
+func TestConvertConsumerCosts(t *testing.T) {
+	res := convertValid(t, "run-consumer-crash-4.4.0")
+	r := res.Real
+	require.Equal(t, &JoinCost{Mean: 142, N: 1, Values: []float64{142}}, r.ConsumerFirstAssignMs)
+	require.Equal(t, &JoinCost{Mean: 0, N: 3, Values: []float64{0, 0, 0}}, r.ConsumerAssignMs)
+	require.Equal(t, &JoinCost{Mean: 785, N: 1, Values: []float64{785}}, r.ConsumerFirstHeartbeatMs)
+	require.Equal(t, &JoinCost{Mean: 2110.95, N: 1, Values: []float64{2110.95}}, r.ConsumerFirstAnswerMs)
+	require.Equal(t, &JoinCost{Mean: 885.95, N: 5, Values: []float64{1176.95, 906.95, 899.95, 816.95, 628.95}}, r.ConsumerJoinAnswerMs)
+
+	res, err := Convert(filepath.Join("testdata", "run-migration-4.4.0"))
+	require.NoError(t, err)
+	require.NotNil(t, res.Real.ConsumerFirstAssignMs)
+	require.Nil(t, res.Real.ConsumerFirstHeartbeatMs)
+	require.Nil(t, res.Real.ConsumerFirstAnswerMs)
+	require.Nil(t, res.Real.ConsumerJoinAnswerMs)
+
+	// A classic repetition has none.
+	res, err = Convert(filepath.Join("testdata", "run-leave-3.9.1"))
+	require.NoError(t, err)
+	require.Nil(t, res.Real.ConsumerFirstAssignMs)
+	require.Nil(t, res.Real.ConsumerAssignMs)
+}

@@ -106,6 +106,10 @@ type BrokerEvent struct {
 	// BrokerConsumerMember: the member's assigned partitions after the
 	// line ("topicId-p", their "@partition-epoch" suffix left out), sorted.
 	Assigned []string
+	// TookMs: BrokerTargetAssignment's assignor time ("… assignor in Nms",
+	// GroupMetadataManager.updateTargetAssignment @v8.0.0), -1 when the
+	// line has none.
+	TookMs int64
 }
 
 // The broker lines (docs/real-kafka-testbed.md §2; Scala
@@ -137,6 +141,7 @@ var (
 	reCClassicLeave = regexp.MustCompile("\\[GroupId (\\S+)\\] (?:Dynamic|Static) member (\\S+) has left group through explicit `LeaveGroup` request")
 	reCJoin         = regexp.MustCompile(`\[GroupId (\S+)\] Member (\S+) joins the consumer group`)
 	reTarget        = regexp.MustCompile(`\[GroupId (\S+)\] Computed a new target assignment for epoch (\d+)`)
+	reTargetTook    = regexp.MustCompile(`for epoch \d+ with '[^']*' assignor in (\d+)ms`)
 	reMemberID      = regexp.MustCompile(`memberId=([^,)\s]+)`)
 	// Scala GroupMetadataManager.doLoadGroupsAndOffsets @3.9.1: "Finished
 	// loading offsets and group metadata from __consumer_offsets-0 in N
@@ -285,7 +290,10 @@ func ParseBroker(s string) (BrokerEvent, bool) {
 		}
 	case strings.Contains(m, "Computed a new target assignment"):
 		if g := reTarget.FindStringSubmatch(m); g != nil {
-			e.Kind, e.Group, e.Gen = BrokerTargetAssignment, g[1], atoi32(g[2])
+			e.Kind, e.Group, e.Gen, e.TookMs = BrokerTargetAssignment, g[1], atoi32(g[2]), -1
+			if t := reTargetTook.FindStringSubmatch(m); t != nil {
+				e.TookMs, _ = strconv.ParseInt(t[1], 10, 64)
+			}
 		}
 	case strings.Contains(m, "new assignment state"):
 		if g := reCState.FindStringSubmatch(m); g != nil {

@@ -177,3 +177,17 @@ func TestParseHeartbeatAndLoadLines(t *testing.T) {
 	require.Equal(t, "payments", e.Group)
 	require.Equal(t, "payments-0-ec96890c-8097-4417-b178-dee469687022", e.Member)
 }
+
+// TestParseTargetAssignmentTime: the assignor's time of a "Computed a new
+// target assignment" line (GroupMetadataManager.updateTargetAssignment,
+// captured at 4.4.0, cal-consumer-crash rep 1), -1 when a line has none.
+func TestParseTargetAssignmentTime(t *testing.T) {
+	e, ok := ParseBroker("1796622281662 DEBUG [group-coordinator-event-processor-0] org.apache.kafka.coordinator.group.GroupMetadataManager [GroupCoordinator id=0 topic=__consumer_offsets partition=0] [GroupId payments] Computed a new target assignment for epoch 2 with 'uniform' assignor in 142ms: {2lNRtay2RfuipWhu6uXiBA=MemberAssignment(partitions={})}.")
+	require.True(t, ok)
+	require.Equal(t, BrokerTargetAssignment, e.Kind)
+	require.Equal(t, int32(2), e.Gen)
+	require.Equal(t, int64(142), e.TookMs)
+	e, ok = ParseBroker("1796622281662 DEBUG [group-coordinator-event-processor-0] org.apache.kafka.coordinator.group.GroupMetadataManager [GroupCoordinator id=0 topic=__consumer_offsets partition=0] [GroupId payments] Computed a new target assignment for epoch 3: {}.")
+	require.True(t, ok)
+	require.Equal(t, int64(-1), e.TookMs)
+}

@@ -174,6 +174,27 @@ func (d *decoder) consumerCoordinator(f *fields, path string, p profileInfo, c *
 			}
 		}
 	}
+	for _, m := range []struct {
+		key string
+		dst *time.Duration
+	}{
+		{"consumer.assign.time", &c.ConsumerAssignTime},
+		{"consumer.first.target.time", &c.ConsumerFirstTargetTime},
+		{"consumer.append.latency", &c.ConsumerAppendLatency},
+		{"consumer.first.append.latency", &c.ConsumerFirstAppendLatency},
+	} {
+		v := f.get(m.key)
+		if v == nil {
+			continue
+		}
+		if c.ConsumerProfile == "" {
+			return d.errf(v, sub(path, m.key), "not a setting of profile %s: the consumer-group coordinator's costs need coordinator.profile kafka-4.0 or later", p.name)
+		}
+		if *m.dst, err = d.duration(v, sub(path, m.key)); err != nil {
+			return err
+		}
+		c.ConsumerCostsSet = true
+	}
 	if v := f.get("group.consumer.max.size"); v != nil {
 		sz, err := d.integer(v, sub(path, "group.consumer.max.size"), 1, math.MaxInt32)
 		if err != nil {

@@ -45,6 +45,22 @@ func TestMigrationKeys(t *testing.T) {
 	assert.Equal(t, s.Faults[0].Set, back.Faults[0].Set)
 }
 
+// TestConsumerCostKeys: the consumer-group coordinator runtime's costs
+// (durations, 0 by default, ConsumerCostsSet when one is written).
+func TestConsumerCostKeys(t *testing.T) {
+	s, err := Parse("f.yaml", []byte(consumerYAML("", "")))
+	require.NoError(t, err)
+	c := s.Coordinator
+	assert.Zero(t, c.ConsumerAssignTime+c.ConsumerFirstTargetTime+c.ConsumerAppendLatency+c.ConsumerFirstAppendLatency)
+	assert.False(t, c.ConsumerCostsSet)
+	s, err = Parse("f.yaml", []byte(consumerYAML(", consumer.assign.time: 2ms, consumer.first.target.time: 785ms, consumer.append.latency: 5ms, consumer.first.append.latency: 2.1s", "")))
+	require.NoError(t, err)
+	c = s.Coordinator
+	assert.Equal(t, []time.Duration{2 * time.Millisecond, 785 * time.Millisecond, 5 * time.Millisecond, 2100 * time.Millisecond},
+		[]time.Duration{c.ConsumerAssignTime, c.ConsumerFirstTargetTime, c.ConsumerAppendLatency, c.ConsumerFirstAppendLatency})
+	assert.True(t, c.ConsumerCostsSet)
+}
+
 // TestConsumerKeys: group.protocol: consumer with the broker's
 // group.consumer.* settings (GroupCoordinatorConfig defaults, §1.1).
 func TestConsumerKeys(t *testing.T) {
@@ -156,6 +172,12 @@ func TestConsumerKeyErrors(t *testing.T) {
 			"coordinator.group.consumer.assignors: must not be empty"},
 		{"max size zero", consumerYAML(", group.consumer.max.size: 0", ""),
 			"coordinator.group.consumer.max.size:"},
+		{"consumer cost without a unit", consumerYAML(", consumer.append.latency: 10", ""),
+			"coordinator.consumer.append.latency: a duration needs a unit"},
+		{"negative consumer cost", consumerYAML(", consumer.assign.time: -1ms", ""),
+			"coordinator.consumer.assign.time: negative duration"},
+		{"consumer costs on a 3.x broker", "name: t\ncoordinator: {profile: kafka-3.x, consumer.first.append.latency: 2s}\ntopics: [{name: o, partitions: 1}]\ngroups: [{id: g, members: 1, subscribe: [o]}]\n",
+			"coordinator.consumer.first.append.latency: not a setting of profile kafka-3.x"},
 		{"unknown migration policy", consumerYAML(", group.consumer.migration.policy: sideways", ""),
 			"f.yaml:2: coordinator.group.consumer.migration.policy: unknown policy \"sideways\"; valid: bidirectional, upgrade, downgrade, disabled"},
 		{"set on a crash", rollingYAML("{at: 5s, crash: g-0, set: {group.protocol: consumer}}"),

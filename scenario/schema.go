@@ -66,6 +66,7 @@ var (
 		"group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms", "group.consumer.max.session.timeout.ms",
 		"group.consumer.heartbeat.interval.ms", "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
 		"group.consumer.max.size", "group.consumer.assignors", "group.consumer.migration.policy",
+		"consumer.assign.time", "consumer.first.target.time", "consumer.append.latency", "consumer.first.append.latency",
 		"group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms", "group.consumer.max.assignment.interval.ms")}
 	networkSchema = &mapSchema{keys: leaves("latency", "loss", "bandwidth", "retransmit")}
 	lossSchema    = &mapSchema{keys: leaves("to-broker", "from-broker")}

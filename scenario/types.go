@@ -154,6 +154,23 @@ type Coordinator struct {
 	ConsumerAssignmentInterval    time.Duration
 	ConsumerMinAssignmentInterval time.Duration
 	ConsumerMaxAssignmentInterval time.Duration
+	// The consumer-group coordinator runtime's costs (not Kafka
+	// properties; model/consumer/coordinator Costs, 0 by default: answered
+	// at once): consumer.assign.time, the event loop's time for each
+	// target computation (the assignor's run); consumer.first.target.time,
+	// the coordinator's first target computation's instead (a fresh
+	// broker's whole first heartbeat: the group's creation, its epoch bump
+	// and a cold assignor); consumer.append.latency, a heartbeat's
+	// records' append → commit (its answer waits for it, and later answers
+	// of the shard too); consumer.first.append.latency, the coordinator's
+	// first write's instead. ConsumerCostsSet: one of them was written
+	// (simrun calibrate feeds the testbed's measured ones only where none
+	// was).
+	ConsumerAssignTime         time.Duration
+	ConsumerFirstTargetTime    time.Duration
+	ConsumerAppendLatency      time.Duration
+	ConsumerFirstAppendLatency time.Duration
+	ConsumerCostsSet           bool
 
 	// RequestTime (request.time) is the time the coordinator takes to
 	// serve one request; requests queue and are served one at a time.

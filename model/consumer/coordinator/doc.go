@@ -47,12 +47,21 @@
 // with another assignor bumps the group epoch), KAFKA-20442 (the
 // assignment epoch follows the group epoch when the last member leaves).
 //
+// The runtime's costs (runtime.go, Config.Costs, 0 by default): the
+// shard's event loop busy with each target computation (the assignor runs
+// inside the heartbeat), so later heartbeats of the shard queue behind it,
+// and a heartbeat answered when its records are committed
+// (CoordinatorRuntime's deferred write events), never before an earlier
+// write's commit; the first target computation and the first write of a
+// fresh coordinator have costs of their own (a cold JVM).
+//
 // Not modelled (yet): regex subscriptions (subscriptions are fixed topic
 // names), topic creation and deletion (only partition counts grow),
-// rack-aware assignment, 4.3.1's policy check on classic joins (migration.go), the append latency of the group
-// records (Unload and
-// Load move a group between coordinators as written, load.go), the
-// coordinator's event-loop cost. Deterministic deviations: Java iterates
+// rack-aware assignment, 4.3.1's policy check on classic joins
+// (migration.go), the append latency of the group records on Unload and
+// Load (they move a group between coordinators as written, load.go), the
+// costs of classic members' requests in a migrated group and of the
+// timers' writes. Deterministic deviations: Java iterates
 // members in hash-map order where it assigns or ties; here members are
 // visited in the order they joined; the heterogeneous uniform builder's
 // last topic tie-break is the topic name, not the topic id (a Uuid).

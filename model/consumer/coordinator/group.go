@@ -55,6 +55,8 @@ type Config struct {
 	// kafka-configs --entity-type groups): a group listed here lives by its
 	// own values where they are set (0: the broker's).
 	Groups []GroupConfig
+	// Costs are the runtime's event-loop and append costs (runtime.go).
+	Costs Costs
 }
 
 // GroupConfig is one group's dynamic config (KIP-848 GroupConfig:
@@ -200,6 +202,9 @@ type Output struct {
 	// group is gone): the caller hands it to the classic coordinator,
 	// which prepares a rebalance (migration.go).
 	Downgrade *ClassicGroup
+	// ReplyAt is when Heartbeat's answer leaves (Costs, runtime.go): the
+	// call's instant unless the coordinator has costs.
+	ReplyAt protocol.Instant
 }
 
 // Coordinator holds the consumer groups of one broker.
@@ -208,6 +213,7 @@ type Coordinator struct {
 	b      *behaviour
 	groups []*Group
 	nextID int
+	rt     runtime
 }
 
 // New returns a coordinator; it fails on an unknown profile.
@@ -254,8 +260,15 @@ func (c *Coordinator) respond(out *Output, group string, err protocol.ErrorCode,
 		HeartbeatIntervalMs: int32(c.heartbeatInterval(group).Milliseconds())}
 }
 
-// Heartbeat is GroupMetadataManager.consumerGroupHeartbeat (§2.3–2.11).
+// Heartbeat is GroupMetadataManager.consumerGroupHeartbeat (§2.3–2.11),
+// answered when the runtime would answer it (out.ReplyAt, runtime.go).
 func (c *Coordinator) Heartbeat(now protocol.Instant, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) {
+	c.rt.cost, c.rt.wrote, c.rt.chargeCosts = 0, false, true
+	c.heartbeat(now, r, out)
+	c.release(now, out)
+}
+
+func (c *Coordinator) heartbeat(now protocol.Instant, r *protocol.ConsumerGroupHeartbeatRequest, out *Output) {
 	// §2.3 request validation (GCS@4.3 L438-477).
 	switch {
 	case r.GroupID == "", r.MemberEpoch < protocol.StaticLeaveEpoch,
@@ -458,6 +471,7 @@ func (c *Coordinator) addMember(now protocol.Instant, g *Group, r *protocol.Cons
 func (c *Coordinator) bump(g *Group, out *Output, why string) {
 	g.metadata = c.subscriptionMetadata(g)
 	g.Epoch++
+	c.wrote() // the group epoch record
 	c.emit(out, g, protocol.Event{Kind: protocol.EvRebalanceStart, Reason: why, Gen: g.Epoch, Count: int32(len(g.members))})
 }
 
@@ -470,6 +484,8 @@ func (c *Coordinator) computeTarget(now protocol.Instant, g *Group, out *Output)
 	for i, m := range g.members {
 		in[i] = assignInput{id: m.ID, instance: m.InstanceID, topics: m.Topics, prev: m.target}
 	}
+	c.chargeTarget() // the assignor runs on the shard's event loop (runtime.go)
+	c.wrote()        // the target assignment records
 	res := assignTarget(c.groupAssignor(g), in, c.subscriptionMetadata(g))
 	for i, m := range g.members {
 		m.target = res[i]
@@ -566,6 +582,9 @@ func (g *Group) ownerEpoch(p protocol.TopicPartition) int32 {
 func (c *Coordinator) setAssignment(g *Group, m *Member, next assignment, out *Output) {
 	c.clearOwners(g, m)
 	prev := m.state
+	if !equalAssignment(m.assignment, next) {
+		c.wrote() // the member's current assignment record
+	}
 	m.assignment = next
 	c.setOwners(g, m)
 	c.checkMember(g, m, out)

@@ -315,6 +315,7 @@ func (c *Coordinator) newMember(g *Group, id, instance string, out *Output) *Mem
 	m := &Member{ID: id, InstanceID: instance, rebalanceDL: protocol.Never}
 	m.state = Stable
 	g.members = append(g.members, m)
+	c.wrote() // the member's metadata record
 	c.emit(out, g, protocol.Event{Kind: protocol.EvMemberAdded, Peer: id, Gen: g.Epoch})
 	return m
 }
@@ -472,6 +473,7 @@ func (c *Coordinator) fenceMembers(g *Group, ms []*Member, why string, out *Outp
 	if len(ms) == 0 {
 		return
 	}
+	c.wrote() // the members' tombstones
 	if c.canDowngrade(g, ms) {
 		for _, m := range ms {
 			c.emitRemoved(g, m, why, out)
