@@ -372,12 +372,12 @@ type world struct {
 	// run: the members' timers start together at a rebalance), so a table
 	// that released its empty part between bursts allocates it again at
 	// each one (tried: 130 MB allocated per 1,000-member hour).
-	dels      []sim.Delivery[envelope]
-	delFree   []uint32
+	dels    []sim.Delivery[envelope]
+	delFree []uint32
 	// mutes and muteQ: the broker reads one request at a time per
 	// connection (mute.go).
-	mutes []muteState
-	muteQ map[coordinator.Conn][]uint32
+	mutes     []muteState
+	muteQ     map[coordinator.Conn][]uint32
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
