@@ -464,7 +464,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	now := w.q.Now()
 	b.down = true
 	b.epoch++
-	w.muteBrokerDied(b, b.epoch) // the mutes of its last life (epoch + 1 then)
+	b.muteReset(w)
 	w.q.Cancel(&b.timer)
 	state := protocol.ProcessCrashed
 	if hostDown {

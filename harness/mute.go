@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/rebalsim/rebalsim/harness/tracing"
@@ -24,8 +25,8 @@ import (
 //
 // The model: a request that reaches a broker on a connection with one
 // being served or parked (muted) waits in the connection's queue, in
-// arrival order; when the broker sends the answer of the request being
-// served (replied), the next one is read: it enters the broker's service
+// arrival order (broker.admit); when the broker sends the answer of the
+// request being served (broker.replied), the next one is read: it enters the broker's service
 // (coordinator.request.time) as if it arrived then. Its EvDeliver is traced
 // when it reaches the broker's socket, not when it is read.
 //
@@ -49,112 +50,90 @@ import (
 //     silently leaves Kafka's channel open until the broker's idle timeout
 //     (connections.max.idle.ms), and the broker would read them: here they
 //     are dropped.
-//   - A broker that dies (crash, host down) loses its connections: a
-//     connection's mute belongs to the broker's life (epoch) it was set
-//     in, and the queued requests of a dead broker are freed when it dies
-//     (muteBrokerDied); after a failover the clients reconnect on new
-//     connections.
+//   - A broker that dies (crash, host down) loses its connections: its
+//     mutes are forgotten and the queued requests freed (muteReset); a
+//     request it was serving (evServe) is dropped as before; after a
+//     failover the clients reconnect on new connections.
 
-// muteState is one connection's mute (world.mutes, by conn id): the
-// broker life it was set in (the broker's epoch + 1; 0: not muted). The
-// requests waiting on a muted connection are in world.muteQ (indexes in
-// world.dels, arrival order), kept apart: few connections ever have one.
-type muteState struct {
-	life   uint32
-	broker int32
+// connMutes is a broker's mute state of its connections (broker.mute):
+// muted[c] is set while connection c has a request in service or parked,
+// and waiting[c] holds the requests that arrived on c meanwhile (indexes
+// in world.dels, arrival order), kept apart: few connections ever have one.
+// A broker's death clears both (muteReset): its connections die with it.
+type connMutes struct {
+	muted   []bool
+	waiting map[coordinator.Conn][]uint32
 }
 
-// muteOf is the mute of connection c (nil: never muted).
-func (w *world) muteOf(c coordinator.Conn) *muteState {
-	if int(c) < len(w.mutes) {
-		return &w.mutes[c]
-	}
-	return nil
-}
-
-// admit decides whether a request that reached broker b on its connection
-// is read now (true: the connection is muted for it) or waits behind the
-// connection's request in service (false: d is queued).
-func (w *world) admit(b *broker, d *sim.Delivery[envelope]) bool {
-	c := d.Msg.conn
+// admit decides whether a request that reached broker b is read now (true:
+// its connection is muted for it) or waits behind the connection's request
+// in service (false: d is queued).
+func (b *broker) admit(w *world, d *sim.Delivery[envelope]) bool {
+	c, m := d.Msg.conn, &b.mute
 	if c == 0 {
 		return true
 	}
-	if int(c) >= len(w.mutes) {
-		w.mutes = append(w.mutes, make([]muteState, int(c)+1-len(w.mutes))...)
+	if int(c) >= len(m.muted) {
+		m.muted = append(m.muted, make([]bool, int(c)+1-len(m.muted))...)
 	}
-	m := &w.mutes[c]
-	if m.life != b.epoch+1 {
-		*m = muteState{life: b.epoch + 1, broker: int32(b.node)}
+	if !m.muted[c] {
+		m.muted[c] = true
 		return true
 	}
-	if w.muteQ == nil {
-		w.muteQ = map[coordinator.Conn][]uint32{}
+	if m.waiting == nil {
+		m.waiting = map[coordinator.Conn][]uint32{}
 	}
-	w.muteQ[c] = append(w.muteQ[c], w.putDel(d))
+	m.waiting[c] = append(m.waiting[c], w.putDel(d))
 	return false
 }
 
 // replied is called when broker b sent the answer on connection c: the
-// connection is unmuted and its next waiting request, if any, is read.
-func (w *world) replied(now sim.Instant, b *broker, c coordinator.Conn) {
-	m := w.muteOf(c)
-	if m == nil || m.life != b.epoch+1 {
+// connection is unmuted and its next waiting request, if any, is read
+// (scheduled: the caller may be iterating the broker's output). A waiting
+// request whose connection is gone on the client's side (its process
+// ended, or the network's connection is another one) is dropped.
+func (b *broker) replied(w *world, now sim.Instant, c coordinator.Conn) {
+	m := &b.mute
+	if int(c) >= len(m.muted) || !m.muted[c] {
 		return
 	}
-	for q := w.muteQ[c]; len(q) > 0; q = w.muteQ[c] {
+	for q := m.waiting[c]; len(q) > 0; q = m.waiting[c] {
 		di := q[0]
 		if q = slices.Delete(q, 0, 1); len(q) == 0 {
-			delete(w.muteQ, c)
+			delete(m.waiting, c)
 		} else {
-			w.muteQ[c] = q
+			m.waiting[c] = q
 		}
-		if !w.connAlive(b, c) {
+		ci := w.conns[c]
+		if s := w.slots[ci.slot]; !s.live(ci.inc()) || w.net.Epoch(s.node, b.node, ci.ch()) != ci.epoch {
 			var d sim.Delivery[envelope]
 			w.takeDel(di, &d)
-			w.msgEvent(now, tracing.EvDrop, b.name, w.nodeName(d.From), &d.Msg, tracing.FateClosed)
+			w.msgEvent(now, tracing.EvDrop, b.name, s.name, &d.Msg, tracing.FateClosed)
 			continue
 		}
-		w.read(now, b, di)
+		// Read now: it enters the broker's service as a request that
+		// arrived now would (deliver).
+		at := now
+		if b.service != nil {
+			start := max(now, b.busyUntil)
+			b.busyUntil = start.Add(b.service.Draw(b.rng))
+			at = b.busyUntil
+		}
+		w.q.Schedule(at, ev{kind: evServe, idx: int32(b.node), di: di, inc: b.epoch})
 		return
 	}
-	m.life = 0
+	m.muted[c] = false
 }
 
-// connAlive reports whether connection c is still open on its client's
-// side: its process lives and the network's connection is the same one.
-func (w *world) connAlive(b *broker, c coordinator.Conn) bool {
-	ci := w.conns[c]
-	s := w.slots[ci.slot]
-	return s.live(ci.inc()) && w.net.Epoch(s.node, b.node, ci.ch()) == ci.epoch
-}
-
-// read hands the waiting request at dels[di] to broker b's service: an
-// evServe, after the service time when the broker has one, else at now.
-func (w *world) read(now sim.Instant, b *broker, di uint32) {
-	at := now
-	if b.service != nil {
-		start := max(now, b.busyUntil)
-		b.busyUntil = start.Add(b.service.Draw(b.rng))
-		at = b.busyUntil
-	}
-	w.q.Schedule(at, ev{kind: evServe, idx: int32(b.node), di: di, inc: b.epoch})
-}
-
-// muteBrokerDied frees the waiting requests of broker b's connections when
-// b dies (their mutes are stale: b.epoch moved on), in connection order.
-// life is the mutes' life: the dead broker's epoch + 1 before it died.
-func (w *world) muteBrokerDied(b *broker, life uint32) {
-	for c := range w.mutes {
-		m := &w.mutes[c]
-		if m.life != life || m.broker != int32(b.node) {
-			continue
-		}
-		for _, di := range w.muteQ[coordinator.Conn(c)] {
+// muteReset forgets broker b's mutes when it dies and frees the requests
+// that were waiting (in connection order: deterministic).
+func (b *broker) muteReset(w *world) {
+	m := &b.mute
+	for _, c := range slices.Sorted(maps.Keys(m.waiting)) {
+		for _, di := range m.waiting[c] {
 			var d sim.Delivery[envelope]
 			w.takeDel(di, &d)
 		}
-		delete(w.muteQ, coordinator.Conn(c))
-		*m = muteState{}
 	}
+	*m = connMutes{}
 }

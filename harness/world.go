@@ -348,6 +348,8 @@ type broker struct {
 	service   sim.Dist
 	rng       *rand.Rand
 	busyUntil sim.Instant
+	// mute: the broker reads one request at a time per connection (mute.go).
+	mute connMutes
 }
 
 // world is one simulated world built from a scenario for one seed.
@@ -372,12 +374,8 @@ type world struct {
 	// run: the members' timers start together at a rebalance), so a table
 	// that released its empty part between bursts allocates it again at
 	// each one (tried: 130 MB allocated per 1,000-member hour).
-	dels    []sim.Delivery[envelope]
-	delFree []uint32
-	// mutes and muteQ: the broker reads one request at a time per
-	// connection (mute.go).
-	mutes     []muteState
-	muteQ     map[coordinator.Conn][]uint32
+	dels      []sim.Delivery[envelope]
+	delFree   []uint32
 	faults    []scenario.Fault
 	rec       *recorder
 	cout      client.Output
@@ -804,7 +802,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 			ci := w.conns[d.Msg.conn]
 			s := w.slots[ci.slot]
 			w.send(now, b.node, s.node, ci.ch(), ci.epoch, d.Msg, b.name, s.name)
-			w.replied(now, b, d.Msg.conn)
+			b.replied(w, now, d.Msg.conn)
 		}
 	}
 }
@@ -970,7 +968,7 @@ func (w *world) flushBroker(b *broker) {
 		s := w.slots[ci.slot]
 		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
 		w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
-		w.replied(now, b, r.Conn) // schedules the next request's read: no re-entry
+		b.replied(w, now, r.Conn) // schedules the next request's read: no re-entry
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
@@ -1124,7 +1122,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
 		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, tracing.FateNone)
-		if !w.admit(b, d) {
+		if !b.admit(w, d) {
 			return // read when the connection's request in service is answered (mute.go)
 		}
 		if b.service != nil {
