@@ -112,3 +112,48 @@ faults:
 	require.GreaterOrEqual(t, m.removed, m.parkedAnswered, "the LeaveGroup is read only once the parked SyncGroup is answered")
 	require.Less(t, m.closed-8*time.Second, 30*time.Second, "close() must not wait request.timeout.ms for a SyncGroup the coordinator never answers")
 }
+
+// TestQueuedRequestsGoWithTheConnection: the requests waiting behind a
+// parked one are dropped when the connection is gone by the time they
+// would be read (mute.go). g-2 is a follower whose SyncGroup is parked
+// for the leader's 6 s assignment; its heartbeat thread keeps sending
+// (COMPLETING_REBALANCE, AbstractCoordinator.HeartbeatThread @3.9.0), and
+// those heartbeats wait behind the SyncGroup; the process crashes at 10 s,
+// so when the SyncGroup is answered the waiting heartbeats are dropped,
+// not served.
+func TestQueuedRequestsGoWithTheConnection(t *testing.T) {
+	src := `name: mute-crash
+duration: 40s
+coordinator: {brokers: 1, profile: kafka-3.x}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x}
+    workload: {poll.interval: 100ms, assign.time: 6s}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 10s, crash: g-2, for: 20s}
+`
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	var queued, dropped, servedAfterCrash int
+	for _, e := range res.Trace {
+		at := time.Duration(e.At)
+		if e.Node != "broker-0" || e.Peer != "g-2" || e.API != protocol.APIHeartbeat {
+			continue
+		}
+		switch {
+		case e.Kind == tracing.EvDeliver && e.Req && at > 6*time.Second && at < 10*time.Second:
+			queued++
+		case e.Kind == tracing.EvDrop && e.Req && e.Fate == tracing.FateClosed:
+			dropped++
+		case e.Kind == tracing.EvSend && !e.Req && at > 10*time.Second && at < 30*time.Second:
+			servedAfterCrash++
+		}
+	}
+	require.NotZero(t, queued, "the scenario has g-2 heartbeat while its SyncGroup is parked")
+	require.Equal(t, queued, dropped, "every heartbeat waiting behind the SyncGroup is dropped with the connection")
+	require.Zero(t, servedAfterCrash, "no heartbeat of the dead process is answered")
+}
