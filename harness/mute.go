@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rebalsim/rebalsim/harness/tracing"
 	"github.com/rebalsim/rebalsim/model/classic/coordinator"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -26,9 +25,22 @@ import (
 // The model: a request that reaches a broker on a connection with one
 // being served or parked (muted) waits in the connection's queue, in
 // arrival order (broker.admit); when the broker sends the answer of the
-// request being served (broker.replied), the next one is read: it enters the broker's service
-// (coordinator.request.time) as if it arrived then. Its EvDeliver is traced
-// when it reaches the broker's socket, not when it is read.
+// request being served (broker.replied), the next one is read: it enters
+// the broker's service (coordinator.request.time) as if it arrived then.
+// Its EvDeliver is traced when it reaches the broker's socket, not when it
+// is read.
+//
+// A closed connection does not empty its queue: the requests that reached
+// the broker are still read, in order, and their answers are lost with the
+// connection (the network drops them). Kafka's broker does not notice a
+// client's FIN or RST while the channel is muted (docs/network-model.md
+// B6; GroupCoordinator "cannot detect disconnects because sockets are
+// muted"); once the parked request's answer is written, the channel is
+// unmuted and the bytes already in its socket are read, and a gracefully
+// closed channel is kept until its outstanding receives are processed
+// (Selector.close, closingChannels, @3.9.0). So a LeaveGroup that waited
+// behind its process's parked JoinGroup still removes the member after the
+// process was killed.
 //
 // Deviations:
 //   - The answer is taken as sent when the broker hands it to TCP (w.send),
@@ -38,18 +50,8 @@ import (
 //     with a removed member's SyncGroup callback) keeps its connection
 //     muted for good, as in Kafka: the client's request.timeout.ms closes
 //     it and it opens a new one.
-//   - The queue goes with the connection. When the next request is to be
-//     read and its connection is gone on the client's side (the process
-//     crashed, closed or its host went down, or the client closed or reset
-//     the connection: the network's epoch moved on), the queued requests
-//     are dropped (traced EvDrop, fate closed). Kafka keeps reading a
-//     gracefully closed channel's outstanding receives until a send fails
-//     (Selector.close, closingChannels, @3.9.0), and the answer of the
-//     request it was serving fails to send to a closed peer, so the
-//     remaining receives go with the channel; a host that went down
-//     silently leaves Kafka's channel open until the broker's idle timeout
-//     (connections.max.idle.ms), and the broker would read them: here they
-//     are dropped.
+//   - A reset whose kernel discarded a queue's unread bytes before the
+//     unmute (an RST racing it) is not modelled: they are read.
 //   - A broker that dies (crash, host down) loses its connections: its
 //     mutes are forgotten and the queued requests freed (muteReset); a
 //     request it was serving (evServe) is dropped as before; after a
@@ -89,27 +91,19 @@ func (b *broker) admit(w *world, d *sim.Delivery[envelope]) bool {
 
 // replied is called when broker b sent the answer on connection c: the
 // connection is unmuted and its next waiting request, if any, is read
-// (scheduled: the caller may be iterating the broker's output). A waiting
-// request whose connection is gone on the client's side (its process
-// ended, or the network's connection is another one) is dropped.
+// (scheduled: the caller may be iterating the broker's output), whether
+// or not the client's side of the connection still exists (see above).
 func (b *broker) replied(w *world, now sim.Instant, c coordinator.Conn) {
 	m := &b.mute
 	if int(c) >= len(m.muted) || !m.muted[c] {
 		return
 	}
-	for q := m.waiting[c]; len(q) > 0; q = m.waiting[c] {
+	if q := m.waiting[c]; len(q) > 0 {
 		di := q[0]
 		if q = slices.Delete(q, 0, 1); len(q) == 0 {
 			delete(m.waiting, c)
 		} else {
 			m.waiting[c] = q
-		}
-		ci := w.conns[c]
-		if s := w.slots[ci.slot]; !s.live(ci.inc()) || w.net.Epoch(s.node, b.node, ci.ch()) != ci.epoch {
-			var d sim.Delivery[envelope]
-			w.takeDel(di, &d)
-			w.msgEvent(now, tracing.EvDrop, b.name, s.name, &d.Msg, tracing.FateClosed)
-			continue
 		}
 		// Read now: it enters the broker's service as a request that
 		// arrived now would (deliver).
