@@ -262,6 +262,7 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 	s := w.slots[ci.slot]
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
 	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
+	b.replied(w, now, env.conn)
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
@@ -299,6 +300,7 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 	s := w.slots[ci.slot]
 	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}}
 	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
+	b.replied(w, now, env.conn)
 }
 
 // flushConsumerCoord traces what the consumer-group coordinator did and

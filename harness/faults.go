@@ -464,6 +464,7 @@ func (w *world) brokerDown(b *broker, hostDown bool) {
 	now := w.q.Now()
 	b.down = true
 	b.epoch++
+	b.muteReset(w)
 	w.q.Cancel(&b.timer)
 	state := protocol.ProcessCrashed
 	if hostDown {

@@ -348,6 +348,8 @@ type broker struct {
 	service   sim.Dist
 	rng       *rand.Rand
 	busyUntil sim.Instant
+	// mute: the broker reads one request at a time per connection (mute.go).
+	mute connMutes
 }
 
 // world is one simulated world built from a scenario for one seed.
@@ -800,6 +802,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 			ci := w.conns[d.Msg.conn]
 			s := w.slots[ci.slot]
 			w.send(now, b.node, s.node, ci.ch(), ci.epoch, d.Msg, b.name, s.name)
+			b.replied(w, now, d.Msg.conn)
 		}
 	}
 }
@@ -965,6 +968,7 @@ func (w *world) flushBroker(b *broker) {
 		s := w.slots[ci.slot]
 		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
 		w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
+		b.replied(w, now, r.Conn) // schedules the next request's read: no re-entry
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
@@ -1118,6 +1122,9 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 			return // unreachable: the network loses or resets what reaches a dead broker
 		}
 		w.msgEvent(now, tracing.EvDeliver, b.name, w.nodeName(d.From), env, tracing.FateNone)
+		if !b.admit(w, d) {
+			return // read when the connection's request in service is answered (mute.go)
+		}
 		if b.service != nil {
 			// The broker serves one request at a time (Kafka's group lock
 			// and request handlers, modelled as a single FIFO server).

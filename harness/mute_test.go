@@ -1,0 +1,166 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rebalsim/rebalsim/harness/tracing"
+	"github.com/rebalsim/rebalsim/internal/simtest"
+	"github.com/rebalsim/rebalsim/model/protocol"
+)
+
+// muteTrace finds, in a run's trace, the times of what the broker did with
+// the leaving slot's requests: when its LeaveGroup reached the broker, when
+// the broker sent the answer of its parked request (api), and when the
+// member was removed by the leave; and when the process ended.
+type muteTimes struct {
+	parkedArrived, leaveArrived, parkedAnswered, removed, closed time.Duration
+}
+
+func muteTrace(t *testing.T, res *Result, slot string, api protocol.APIKey, after time.Duration) muteTimes {
+	t.Helper()
+	var m muteTimes
+	for _, e := range res.Trace {
+		at := time.Duration(e.At)
+		if at < after {
+			continue
+		}
+		switch {
+		case m.leaveArrived == 0 && e.Kind == tracing.EvDeliver && e.Node == "broker-0" && e.Peer == slot && e.Req && e.API == api:
+			m.parkedArrived = at // the last one before the leave
+		case m.leaveArrived == 0 && e.Kind == tracing.EvDeliver && e.Node == "broker-0" && e.Peer == slot && e.Req && e.API == protocol.APILeaveGroup:
+			m.leaveArrived = at
+		case m.parkedAnswered == 0 && e.Kind == tracing.EvSend && e.Node == "broker-0" && e.Peer == slot && !e.Req && e.API == api:
+			m.parkedAnswered = at
+		case m.removed == 0 && e.Kind == protocol.EvMemberRemoved && strings.HasPrefix(e.Peer, slot+"-") && e.Reason == "leave":
+			m.removed = at
+		case m.closed == 0 && e.Kind == tracing.EvProcess && e.Node == slot && e.State == "closed":
+			m.closed = at
+		}
+	}
+	require.NotZero(t, m.leaveArrived, "no LeaveGroup of %s reached the broker", slot)
+	require.NotZero(t, m.removed, "%s was not removed by its leave", slot)
+	require.NotZero(t, m.closed, "%s's process did not end", slot)
+	return m
+}
+
+// TestLeaveWaitsBehindParkedJoinGroup: Kafka's broker reads one request
+// at a time per connection (SocketServer.Processor.processCompletedReceives
+// mutes the channel, processCompletedSends unmutes it once the response is
+// sent, @3.9.0), so a LeaveGroup that close() sends while the member's
+// JoinGroup is parked in the rebalance is read only after that JoinGroup
+// is answered: the member is removed by a second rebalance, not during the
+// first one's join phase. g-0 polls fast and rejoins first; g-1..g-3 take
+// up to 20 s to reach poll() and rejoin, so g-0's JoinGroup is parked when
+// it leaves at 34 s.
+func TestLeaveWaitsBehindParkedJoinGroup(t *testing.T) {
+	src := `name: mute-join
+duration: 60s
+coordinator: {brokers: 1, profile: kafka-3.x}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x}
+    workload: {poll.interval: {dist: uniform, min: 2s, max: 20s}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 30s, join: g}
+  - {at: 34s, leave: g-0}
+`
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	m := muteTrace(t, res, "g-0", protocol.APIJoinGroup, 30*time.Second)
+	require.NotZero(t, m.parkedArrived, "the scenario has g-0 rejoin before it leaves")
+	require.Greater(t, m.removed, m.leaveArrived, "the LeaveGroup waits behind the parked JoinGroup")
+	require.Greater(t, m.parkedAnswered, m.leaveArrived, "the JoinGroup is answered by the rebalance, not by the leave")
+	require.GreaterOrEqual(t, m.removed, m.parkedAnswered, "the LeaveGroup is read only once the parked JoinGroup is answered")
+}
+
+// TestLeaveWaitsBehindParkedSyncGroup: the same for a follower whose
+// SyncGroup waits for the leader's assignment (assign.time 6 s). Without
+// the connection's order the LeaveGroup was handled first, and
+// GroupCoordinator.removeMemberAndUpdateGroup (@3.9.0) answers the removed
+// member's join callback, not its sync callback: the SyncGroup was never
+// answered and close() waited request.timeout.ms (30 s) for it. With it,
+// the SyncGroup is answered at the leader's SyncGroup, the LeaveGroup is
+// read then, and the process ends at once.
+func TestLeaveWaitsBehindParkedSyncGroup(t *testing.T) {
+	src := `name: mute-sync
+duration: 80s
+coordinator: {brokers: 1, profile: kafka-3.x}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x}
+    workload: {poll.interval: 100ms, assign.time: 6s}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 8s, leave: g-2}
+`
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	m := muteTrace(t, res, "g-2", protocol.APISyncGroup, 6*time.Second)
+	require.NotZero(t, m.parkedArrived, "the scenario has g-2 send its SyncGroup before it leaves")
+	require.NotZero(t, m.parkedAnswered, "g-2's SyncGroup was never answered")
+	require.GreaterOrEqual(t, m.removed, m.parkedAnswered, "the LeaveGroup is read only once the parked SyncGroup is answered")
+	require.Less(t, m.closed-8*time.Second, 30*time.Second, "close() must not wait request.timeout.ms for a SyncGroup the coordinator never answers")
+}
+
+// TestQueuedLeaveOutlivesItsProcess: a LeaveGroup waiting behind its
+// member's parked JoinGroup is still read after the process is killed
+// (mute.go): the broker does not notice the close while the channel is
+// muted (docs/network-model.md B6) and reads the bytes already in the
+// socket once the JoinGroup's answer is written (Selector.close keeps a
+// closing channel until its outstanding receives are processed, @3.9.0).
+// The member is removed by its leave when the rebalance ends, not by a
+// session expiry 45 s later. The scenario of TestLeaveWaitsBehindParkedJoinGroup,
+// with g-0 killed 2 s into its close().
+func TestQueuedLeaveOutlivesItsProcess(t *testing.T) {
+	src := `name: mute-kill
+duration: 90s
+coordinator: {brokers: 1, profile: kafka-3.x}
+topics: [{name: t, partitions: 6}]
+groups:
+  - id: g
+    members: 3
+    subscribe: [t]
+    client: {profile: kafka-3.x}
+    workload: {poll.interval: {dist: uniform, min: 2s, max: 20s}}
+    start: {at: 0s, stagger: 0s}
+faults:
+  - {at: 30s, join: g}
+  - {at: 34s, leave: g-0}
+  - {at: 36s, crash: g-0, for: 60s}
+`
+	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
+	require.Empty(t, res.Summary.InvariantViolations)
+	var leaveArrived, killed, joinAnswered, removed time.Duration
+	removedWhy := ""
+	for _, e := range res.Trace {
+		at := time.Duration(e.At)
+		switch {
+		case at < 30*time.Second:
+		case leaveArrived == 0 && e.Kind == tracing.EvDeliver && e.Node == "broker-0" && e.Peer == "g-0" && e.Req && e.API == protocol.APILeaveGroup:
+			leaveArrived = at
+		case killed == 0 && e.Kind == tracing.EvProcess && e.Node == "g-0" && e.State == "crashed":
+			killed = at
+		case joinAnswered == 0 && e.Kind == tracing.EvSend && e.Node == "broker-0" && e.Peer == "g-0" && !e.Req && e.API == protocol.APIJoinGroup:
+			joinAnswered = at
+		case removed == 0 && e.Kind == protocol.EvMemberRemoved && strings.HasPrefix(e.Peer, "g-0-"):
+			removed, removedWhy = at, e.Reason
+		}
+	}
+	require.NotZero(t, leaveArrived)
+	require.NotZero(t, killed, "g-0 was still closing at 36 s")
+	require.Less(t, leaveArrived, killed)
+	require.Less(t, killed, joinAnswered, "the scenario kills g-0 while its JoinGroup is parked")
+	require.Equal(t, "leave", removedWhy, "the queued LeaveGroup of the dead process is read")
+	require.GreaterOrEqual(t, removed, joinAnswered)
+}
