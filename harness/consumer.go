@@ -258,11 +258,7 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 			return
 		}
 	}
-	ci := w.conns[env.conn]
-	s := w.slots[ci.slot]
-	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
-	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
-	b.replied(w, now, env.conn)
+	w.answer(now, b, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp})
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
@@ -296,11 +292,7 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 			code = protocol.StaleMemberEpoch
 		}
 	}
-	ci := w.conns[env.conn]
-	s := w.slots[ci.slot]
-	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}}
-	w.send(now, b.node, s.node, ci.ch(), ci.epoch, reply, b.name, s.name)
-	b.replied(w, now, env.conn)
+	w.answer(now, b, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}})
 }
 
 // flushConsumerCoord traces what the consumer-group coordinator did and

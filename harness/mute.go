@@ -89,6 +89,27 @@ func (b *broker) admit(w *world, d *sim.Delivery[envelope]) bool {
 	return false
 }
 
+// served returns when a request that broker b reads at now has been
+// served, and makes the broker busy until then: the broker serves one
+// request at a time (Kafka's group lock and request handlers, modelled as
+// a single FIFO server of coordinator.request.time; b.service is set).
+func (b *broker) served(now sim.Instant) sim.Instant {
+	start := max(now, b.busyUntil)
+	b.busyUntil = start.Add(b.service.Draw(b.rng))
+	return b.busyUntil
+}
+
+// answer sends broker b's answer env on its request's connection and reads
+// the connection's next waiting request (replied). Every answer a broker
+// sends goes through here, so no connection stays muted by an answered
+// request.
+func (w *world) answer(now sim.Instant, b *broker, env envelope) {
+	ci := w.conns[env.conn]
+	s := w.slots[ci.slot]
+	w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
+	b.replied(w, now, env.conn)
+}
+
 // replied is called when broker b sent the answer on connection c: the
 // connection is unmuted and its next waiting request, if any, is read
 // (scheduled: the caller may be iterating the broker's output), whether
@@ -109,9 +130,7 @@ func (b *broker) replied(w *world, now sim.Instant, c coordinator.Conn) {
 		// arrived now would (deliver).
 		at := now
 		if b.service != nil {
-			start := max(now, b.busyUntil)
-			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			at = b.busyUntil
+			at = b.served(now)
 		}
 		w.q.Schedule(at, ev{kind: evServe, idx: int32(b.node), di: di, inc: b.epoch})
 		return

@@ -799,10 +799,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 		// write events of an unloaded shard with NOT_COORDINATOR; a dead
 		// broker's connections are gone anyway).
 		if b := w.brokers[e.idx]; !b.down && b.epoch == e.inc {
-			ci := w.conns[d.Msg.conn]
-			s := w.slots[ci.slot]
-			w.send(now, b.node, s.node, ci.ch(), ci.epoch, d.Msg, b.name, s.name)
-			b.replied(w, now, d.Msg.conn)
+			w.answer(now, b, d.Msg)
 		}
 	}
 }
@@ -964,11 +961,9 @@ func (w *world) flushBroker(b *broker) {
 		}
 	}
 	for _, r := range w.bout.Replies {
-		ci := w.conns[r.Conn]
-		s := w.slots[ci.slot]
-		env := envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp}
-		w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)
-		b.replied(w, now, r.Conn) // schedules the next request's read: no re-entry
+		// answer schedules the connection's next read: no re-entry into
+		// the broker while its output is iterated.
+		w.answer(now, b, envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp})
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
@@ -1126,11 +1121,7 @@ func (w *world) deliver(now sim.Instant, d *sim.Delivery[envelope]) {
 			return // read when the connection's request in service is answered (mute.go)
 		}
 		if b.service != nil {
-			// The broker serves one request at a time (Kafka's group lock
-			// and request handlers, modelled as a single FIFO server).
-			start := max(now, b.busyUntil)
-			b.busyUntil = start.Add(b.service.Draw(b.rng))
-			w.q.Schedule(b.busyUntil, ev{kind: evServe, idx: int32(b.node), di: w.putDel(d), inc: b.epoch})
+			w.q.Schedule(b.served(now), ev{kind: evServe, idx: int32(b.node), di: w.putDel(d), inc: b.epoch})
 			return
 		}
 		w.serve(now, b, env)
