@@ -12,10 +12,12 @@ import (
 	"github.com/rebalsim/rebalsim/model/protocol"
 )
 
-// muteTrace finds, in a run's trace, the times of what the broker did with
-// the leaving slot's requests: when its LeaveGroup reached the broker, when
-// the broker sent the answer of its parked request (api), and when the
-// member was removed by the leave; and when the process ended.
+// muteTimes are, in a run's trace (muteTrace), the times of what the broker
+// did with the leaving slot's requests: when its last request of the
+// parked api before the leave reached the broker, when its LeaveGroup
+// reached the broker, when the broker sent the answer of its parked
+// request, and when the member was removed by the leave; and when the
+// process ended.
 type muteTimes struct {
 	parkedArrived, leaveArrived, parkedAnswered, removed, closed time.Duration
 }
@@ -47,18 +49,14 @@ func muteTrace(t *testing.T, res *Result, slot string, api protocol.APIKey, afte
 	return m
 }
 
-// TestLeaveWaitsBehindParkedJoinGroup: Kafka's broker reads one request
-// at a time per connection (SocketServer.Processor.processCompletedReceives
-// mutes the channel, processCompletedSends unmutes it once the response is
-// sent, @3.9.0), so a LeaveGroup that close() sends while the member's
-// JoinGroup is parked in the rebalance is read only after that JoinGroup
-// is answered: the member is removed by a second rebalance, not during the
-// first one's join phase. g-0 polls fast and rejoins first; g-1..g-3 take
-// up to 20 s to reach poll() and rejoin, so g-0's JoinGroup is parked when
-// it leaves at 34 s.
-func TestLeaveWaitsBehindParkedJoinGroup(t *testing.T) {
-	src := `name: mute-join
-duration: 60s
+// parkedJoinLeave is the scenario of a LeaveGroup sent while its member's
+// JoinGroup is parked: g-3 joins at 30 s; the members poll every 2-20 s,
+// so they rejoin one by one as their steps end, and on seed 1 g-0 has
+// rejoined (the tests check it) while others are still in their steps
+// when it leaves at 34 s. more is appended to the faults.
+func parkedJoinLeave(name, duration, more string) string {
+	return `name: ` + name + `
+duration: ` + duration + `
 coordinator: {brokers: 1, profile: kafka-3.x}
 topics: [{name: t, partitions: 6}]
 groups:
@@ -71,8 +69,18 @@ groups:
 faults:
   - {at: 30s, join: g}
   - {at: 34s, leave: g-0}
-`
-	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
+` + more
+}
+
+// TestLeaveWaitsBehindParkedJoinGroup: Kafka's broker reads one request
+// at a time per connection (SocketServer.Processor.processCompletedReceives
+// mutes the channel, processCompletedSends unmutes it once the response is
+// sent, @3.9.0), so a LeaveGroup that close() sends while the member's
+// JoinGroup is parked in the rebalance is read only after that JoinGroup
+// is answered: the member is removed by a second rebalance, not during the
+// first one's join phase (parkedJoinLeave).
+func TestLeaveWaitsBehindParkedJoinGroup(t *testing.T) {
+	res := run(t, simtest.Parse(t, parkedJoinLeave("mute-join", "60s", "")), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	m := muteTrace(t, res, "g-0", protocol.APIJoinGroup, 30*time.Second)
 	require.NotZero(t, m.parkedArrived, "the scenario has g-0 rejoin before it leaves")
@@ -123,22 +131,7 @@ faults:
 // session expiry 45 s later. The scenario of TestLeaveWaitsBehindParkedJoinGroup,
 // with g-0 killed 2 s into its close().
 func TestQueuedLeaveOutlivesItsProcess(t *testing.T) {
-	src := `name: mute-kill
-duration: 90s
-coordinator: {brokers: 1, profile: kafka-3.x}
-topics: [{name: t, partitions: 6}]
-groups:
-  - id: g
-    members: 3
-    subscribe: [t]
-    client: {profile: kafka-3.x}
-    workload: {poll.interval: {dist: uniform, min: 2s, max: 20s}}
-    start: {at: 0s, stagger: 0s}
-faults:
-  - {at: 30s, join: g}
-  - {at: 34s, leave: g-0}
-  - {at: 36s, crash: g-0, for: 60s}
-`
+	src := parkedJoinLeave("mute-kill", "90s", "  - {at: 36s, crash: g-0, for: 60s}\n")
 	res := run(t, simtest.Parse(t, src), 1, Options{KeepTrace: true})
 	require.Empty(t, res.Summary.InvariantViolations)
 	var leaveArrived, killed, joinAnswered, removed time.Duration
