@@ -40,16 +40,21 @@ func TestCostsDelayAnswers(t *testing.T) {
 	require.Equal(t, protocol.None, r.Error)
 	assert.Equal(t, ms(785+2110), h.out.ReplyAt, "B: behind A's commit")
 
-	// After A's commit, a heartbeat that writes nothing is answered at
-	// once, one that writes waits AppendLatency (and any assignor run).
+	// After A's commit, a heartbeat that writes waits AppendLatency (and
+	// any assignor run), one that writes nothing is answered at once.
 	h.now = ms(4000)
 	r = h.hb(beat("A", r.MemberEpoch, nil))
 	require.Equal(t, protocol.None, r.Error)
 	g := h.c.Group("g")
 	a := g.Member("A")
 	h.now = ms(4100)
-	h.hb(beat("A", a.Epoch(), a.Assigned()))
-	assert.Contains(t, []protocol.Instant{ms(4100), ms(4110)}, h.out.ReplyAt, "a read at once, a write 10 ms later")
+	r = h.hb(beat("A", a.Epoch(), a.Assigned()))
+	require.Equal(t, protocol.None, r.Error)
+	assert.Equal(t, ms(4110), h.out.ReplyAt, "A's new epoch is a write: 10 ms to commit")
+	h.now = ms(4200)
+	r = h.hb(beat("A", g.Member("A").Epoch(), g.Member("A").Assigned()))
+	require.Equal(t, protocol.None, r.Error)
+	assert.Equal(t, ms(4200), h.out.ReplyAt, "nothing written, no write pending: a read, answered at once")
 	h.now = ms(5000)
 	h.hb(join("C")) // a new member: a bump and (interval passed) a target
 	assert.Equal(t, ms(5000+100+10), h.out.ReplyAt, "a write with an assignor run: 100 ms on the loop, 10 ms to commit")
