@@ -73,7 +73,7 @@ type connMutes struct {
 func (b *broker) admit(w *world, d *sim.Delivery[envelope]) bool {
 	c, m := d.Msg.conn, &b.mute
 	if c == 0 {
-		return true
+		return true // conn 0 is never a connection's id (world.conns): nothing to order
 	}
 	if int(c) >= len(m.muted) {
 		m.muted = append(m.muted, make([]bool, int(c)+1-len(m.muted))...)
