@@ -258,7 +258,7 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 			return
 		}
 	}
-	w.answer(now, b, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp})
+	b.answer(w, now, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp})
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
@@ -292,7 +292,7 @@ func (w *world) serveConsumerCommit(now sim.Instant, b *broker, env *envelope, r
 			code = protocol.StaleMemberEpoch
 		}
 	}
-	w.answer(now, b, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}})
+	b.answer(w, now, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: &protocol.OffsetCommitResponse{Error: code}})
 }
 
 // flushConsumerCoord traces what the consumer-group coordinator did and

@@ -103,7 +103,7 @@ func (b *broker) served(now sim.Instant) sim.Instant {
 // the connection's next waiting request (replied). Every answer a broker
 // sends goes through here, so no connection stays muted by an answered
 // request.
-func (w *world) answer(now sim.Instant, b *broker, env envelope) {
+func (b *broker) answer(w *world, now sim.Instant, env envelope) {
 	ci := w.conns[env.conn]
 	s := w.slots[ci.slot]
 	w.send(now, b.node, s.node, ci.ch(), ci.epoch, env, b.name, s.name)

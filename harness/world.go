@@ -799,7 +799,7 @@ func (w *world) fire(now sim.Instant, e ev) {
 		// write events of an unloaded shard with NOT_COORDINATOR; a dead
 		// broker's connections are gone anyway).
 		if b := w.brokers[e.idx]; !b.down && b.epoch == e.inc {
-			w.answer(now, b, d.Msg)
+			b.answer(w, now, d.Msg)
 		}
 	}
 }
@@ -963,7 +963,7 @@ func (w *world) flushBroker(b *broker) {
 	for _, r := range w.bout.Replies {
 		// answer schedules the connection's next read: no re-entry into
 		// the broker while its output is iterated.
-		w.answer(now, b, envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp})
+		b.answer(w, now, envelope{conn: r.Conn, corr: r.Corr, broker: int32(b.node), resp: r.Resp})
 	}
 	w.bout.Reset()
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
