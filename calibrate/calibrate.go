@@ -7,8 +7,9 @@
 // OUT/real/SCENARIO/kafka-V/rep-NNN and marked done; a run that is
 // interrupted or repeated skips what is done (resumable). The simulated
 // side is a pure function of the suite and those repetitions: each
-// repetition's measured facts (latency, member starts, fault instants) are
-// fed into the scenario (Match) and run on its own N seeds (repetition k:
+// repetition's measured facts (latency, member starts, fault instants and
+// heartbeat phases, cadence, join and consumer-coordinator costs, each
+// classic member's driver draws) are fed into the scenario (Match) and run on its own N seeds (repetition k:
 // seeds N·(k−1)+1 … N·k, matchedSeed). The report is
 // written from both: REPORT.md, calibration.csv, values.csv, plots/.
 package calibrate

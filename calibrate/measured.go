@@ -321,7 +321,7 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 		m.FirstRecords = map[string]time.Duration{}
 		for key, fr := range r.FirstRecords { // a copy: the order does not matter
 			if _, ok := seeds[key]; ok {
-				if g := groupOf(sc, key); g != nil && !g.Consumer() {
+				if g := groupOf(sc, key); g != nil && !incarnationConsumer(sc, g, key) {
 					m.FirstRecords[key] = time.Duration(fr.RecordsMs-fr.AssignedMs) * time.Millisecond
 				}
 			}
@@ -348,13 +348,37 @@ func driverSeeds(sc *scenario.Scenario, r *Rep) (seeds map[string]int64, classic
 		g := groupOf(sc, key)
 		switch {
 		case g == nil:
-		case g.Consumer():
+		case incarnationConsumer(sc, g, key):
 			consumer++
 		default:
 			classic++
 		}
 	}
 	return maps.Clone(r.Meta.DriverSeeds), classic, consumer
+}
+
+// incarnationConsumer reports whether the process incarnation key
+// ("member.inc") of group g runs the consumer protocol: g's own protocol,
+// or, for a later incarnation (inc > 1), a rolling restart of g with
+// `set: {group.protocol: consumer}` (the harness starts the group's
+// processes with the new settings from that restart on: faults.go
+// rollingStep). It takes a member's incarnations after the first as the
+// rolling restart's, which holds for the suite's migration (one restart
+// per member); a scenario that also restarts a member before its rolling
+// restart would have that earlier incarnation counted as consumer here.
+// Only the notes depend on it: the harness replays no consumer-protocol
+// incarnation whatever the seeds say.
+func incarnationConsumer(sc *scenario.Scenario, g *scenario.Group, key string) bool {
+	if g.Consumer() {
+		return true
+	}
+	dot := strings.LastIndexByte(key, '.')
+	if dot < 0 || key[dot+1:] == "1" {
+		return false
+	}
+	return slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool {
+		return f.Kind == scenario.FaultRollingRestart && f.Target == g.ID && f.Set != nil && f.Set.GroupProtocol == scenario.ProtocolConsumer
+	})
 }
 
 // groupOf is the group entry of a "member.inc" key's member (its name is

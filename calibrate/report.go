@@ -131,7 +131,7 @@ func reportMD(res *Result, plots map[string]string) []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Calibration: the simulator against real Kafka\n\n")
-	p("Suite: %s; broker versions %s (same-line clients); %d simulated seeds per real repetition, each matched to it (measured latency, member starts, fault instants). Made by `simrun calibrate`; docs/CALIBRATE.md says what each column means.\n\n",
+	p("Suite: %s; broker versions %s (same-line clients); %d simulated seeds per real repetition, each matched to it (the measured latency, member starts, fault instants and heartbeat phases, heartbeat cadence, join costs and consumer-coordinator costs, and each classic member's replayed driver draws: docs/CALIBRATE.md). Made by `simrun calibrate`; docs/CALIBRATE.md says what each column means.\n\n",
 		res.Suite, strings.Join(res.Versions, ", "), res.Seeds)
 	p("Tolerance: timing figures agree when the simulated mean is within 10 %% or 300 ms, whichever is larger, of the real mean; counts when they are equal in at least 90 %% of the real repetitions; partition-seconds within 25 %%. A row needs %d real repetitions, else it is pending.\n\n", MinRealReps)
 	p("## Agreement by class\n\n")
