@@ -10,6 +10,9 @@ same way (the JSON of `simrun run --json`, which the converter also writes):
   fault_to_rebalance_ms  first rebalance starting at or after first_fault_ms, its start - fault
   fault_rebalance_ms     that rebalance's duration_ms
   settled_after_fault_ms the last rebalance's end - fault (the group settled for good)
+  failover_recovery_ms   the first coordinator failover's recovery_ms
+A setting the real run dropped (--drop-unsupported) is said; a dropped network.latency
+distribution is run as the testbed's veth latency (50 us one way) on the simulated side too.
   the counts and partition-seconds as the summary has them.
 Prints a Markdown table per DIR, and the wall time of each real repetition (meta.json).
 """
@@ -20,8 +23,11 @@ import subprocess
 import sys
 
 FIGS = ["fault_to_rebalance_ms", "fault_rebalance_ms", "settled_after_fault_ms",
-        "evictions", "leaves", "fences", "generations", "partitions_moved_after_first_fault",
-        "unowned_partition_seconds_after_first_fault"]
+        "failover_recovery_ms", "coordinator_dead_marks", "false_coordinator_dead_marks",
+        "evictions", "false_evictions", "leaves", "fences", "generations",
+        "partitions_moved_after_first_fault", "unowned_partition_seconds_after_first_fault",
+        "double_owned_partition_seconds"]
+COUNTS = FIGS[4:]
 
 
 def figures(summary):
@@ -34,7 +40,9 @@ def figures(summary):
             v["fault_to_rebalance_ms"] = after[0]["start_ms"] - f
             v["fault_rebalance_ms"] = after[0]["duration_ms"]
             v["settled_after_fault_ms"] = after[-1]["end_ms"] - f
-        for k in FIGS[3:]:
+        if g.get("failovers"):
+            v["failover_recovery_ms"] = g["failovers"][0]["recovery_ms"]
+        for k in COUNTS:
             if k in g:
                 v[k] = g[k]
         out[g["id"]] = v
@@ -48,8 +56,10 @@ def line(version):
 def ci95(xs):
     if len(xs) < 2:
         return ""
+    # the normal approximation of the mean's 95 % interval, clipped at 0:
+    # every figure here is a duration, a count or partition-seconds
     h = 1.96 * st.stdev(xs) / len(xs) ** 0.5
-    return " [%s, %s]" % (fmt(st.mean(xs) - h), fmt(st.mean(xs) + h))
+    return " [%s, %s]" % (fmt(max(st.mean(xs) - h, 0)), fmt(st.mean(xs) + h))
 
 
 def fmt(x):
@@ -72,6 +82,11 @@ def main(argv):
         real = [figures(json.load(open(os.path.join(d, r, "summary.json")))) for r in reps]
         walls = [json.load(open(os.path.join(d, r, "meta.json"))).get("wall_ms", 0) / 1000 for r in reps]
         sets = ["--set", "coordinator.profile=" + line(meta["broker_version"])]
+        dropped = json.load(open(os.path.join(d, reps[0], "summary.json")))["real"].get("dropped") or []
+        if any(x.startswith("network.latency") for x in dropped):
+            # run with --drop-unsupported: the real network was the testbed's veth
+            # (realkafka.VethOneWay), so the simulated side runs on it too
+            sets += ["--set", "network.latency=50us"]
         for i, g in enumerate(meta["groups"]):
             sets += ["--set", "groups[%d].client.profile=%s" % (i, line(meta["client_versions"][g["id"]]))]
         sim = []
@@ -83,8 +98,9 @@ def main(argv):
             sim.append(figures(json.loads(p.stdout)))
         clients = ", ".join("%s %s" % (k, v) for k, v in sorted(meta["client_versions"].items()))
         print("### %s: broker %s, clients %s\n" % (meta["scenario"], meta["broker_version"], clients))
-        print("Real: %d repetition(s), wall time %s s each. Simulated: `simrun run %s` seeds 1-%d, %s.\n"
-              % (len(reps), " / ".join("%.0f" % w for w in walls), meta["scenario"], seeds, " ".join(sets)))
+        print("Real: %d repetition(s), wall time %s s each%s. Simulated: `simrun run %s` seeds 1-%d, %s.\n"
+              % (len(reps), " / ".join("%.0f" % w for w in walls),
+                 "".join("; dropped: " + x for x in dropped), meta["scenario"], seeds, " ".join(sets)))
         print("| group | figure | real (each repetition) | real mean | simulated mean [95 %] |")
         print("|---|---|---|---:|---:|")
         for g in meta["groups"]:
