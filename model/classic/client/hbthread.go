@@ -11,8 +11,10 @@ type heartbeatThread struct {
 	m *Member
 	// waitUntil is the end of the thread's retry.backoff.ms wait after a
 	// lookup pass: the next pass while the coordinator is unknown, and the
-	// wake-up that checks a coordinator found meanwhile (networkPolled).
-	// Zero once a wake-up found the coordinator known.
+	// wake-up that checks a coordinator found meanwhile (networkPolled);
+	// or the wake-up that reads the network events that arrived while the
+	// thread was asleep (awake). Zero once a wake-up found the coordinator
+	// known.
 	waitUntil protocol.Instant
 	wakeBase  protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
 	// The thread's failure and enabled flag are Member.hb.threadFailed
@@ -65,6 +67,46 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 			return
 		}
 	}
+}
+
+// awake reports whether the thread polls the network at now, when an event
+// arrives that the application thread (not inside poll()) cannot read. If
+// it is asleep, the event waits in the queue for the thread's next wake-up,
+// which waitUntil then holds (nextDeadline, tick).
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0 (the same loop from
+// 0.10.1 to 4.x's ClassicKafkaConsumer): each iteration reads the network
+// only in client.pollNoWakeup(), then, with no heartbeat due, goes into
+// AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs) (also at
+// once after sending one: the next iteration's !heartbeat.shouldHeartbeat
+// branch). A response that arrives during that wait stays in the
+// ConsumerNetworkClient until a thread polls it: the heartbeat thread when
+// the wait ends (retry.backoff.ms, never retry.backoff.max.ms, in every
+// profile with the thread; 0.10's HeartbeatTask runs inside poll() only and
+// never gets here, canPoll) or when notified (enable, restartGrid), or the
+// application thread's next poll(). The wait's end is the thread's grid of
+// wake-ups (hbgrid.go: retry.backoff.ms plus overshoot after it last went to
+// wait) or the end of a lookup pass's wait (waitUntil). So a member busy
+// processing reads its heartbeat's REBALANCE_IN_PROGRESS one wait after the
+// send (measured: 0.10 s, cal-join-nodelay 4.4.0 initial_join_ms, all five
+// repetitions; TestHeartbeatResponseReadAtWakeUp). Without
+// HeartbeatWakeCadence the thread has no wait to model and reads at once.
+func (t *heartbeatThread) awake(now protocol.Instant) bool {
+	if !t.m.cfg.Sim.HeartbeatWakeCadence {
+		return true
+	}
+	if !t.m.coord.known {
+		return now >= t.waitUntil // its wait is a lookup pass's (runOnce)
+	}
+	at := t.waitUntil
+	if at <= now {
+		at = t.wake(now)
+	}
+	if at <= now {
+		return true
+	}
+	t.waitUntil = at
+	return false
 }
 
 // networkPolled is the rest of the HeartbeatThread.run iteration whose
