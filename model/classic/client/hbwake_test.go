@@ -15,14 +15,14 @@ import (
 // wait. While the application thread is blocked inside poll() it is handled
 // on arrival.
 //
-// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0 (client.pollNoWakeup()
-// at the top of each iteration; after sendHeartbeatRequest the next
-// iteration's !heartbeat.shouldHeartbeat(now) branch does
-// AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs)); the
-// application thread reads the network inside KafkaConsumer.poll
-// (ConsumerNetworkClient.poll). Measured on the testbed: the answer read
-// 0.10 s after the send in all five repetitions of cal-join-nodelay 4.4.0
-// (calibrate/explanations.yaml, initial_join_ms).
+// The heartbeat thread reads the network only in client.pollNoWakeup() at
+// the top of each iteration; after sending a heartbeat its next iteration
+// finds no heartbeat due and waits retry.backoff.ms. The application
+// thread reads the network inside KafkaConsumer.poll. Measured on the
+// testbed: the answer read 0.10 s after the send in all five repetitions of
+// cal-join-nodelay 4.4.0 (calibrate/explanations.yaml, initial_join_ms).
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0
 func TestHeartbeatResponseReadAtWakeUp(t *testing.T) {
 	const backoff = 100 * time.Millisecond
 	for _, tc := range []struct {
