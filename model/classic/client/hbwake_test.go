@@ -73,3 +73,23 @@ func TestHeartbeatResponseReadAtWakeUp(t *testing.T) {
 		})
 	}
 }
+
+// A process frozen across its heartbeat thread's wait (a GC pause) wakes
+// with the wait timed out: the response held during the pause is read at
+// the resume, not at a wake-up of the grid from before the pause.
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0
+func TestHeartbeatResponseReadAtResume(t *testing.T) {
+	d := newDriver(t, "kafka-3.x", func(cfg *Config) {
+		cfg.Sim.HeartbeatWakeCadence = true
+		cfg.PollInterval = Const(time.Minute)
+	})
+	d.stable(tp(0))
+	d.advance(3 * time.Second)
+	hb := d.pop(protocol.APIHeartbeat)
+	d.m.Pause(d.now)
+	d.now = d.now.Add(1234 * time.Millisecond) // frozen: not called
+	d.m.Resume(d.now)
+	d.respond(hb, &protocol.HeartbeatResponse{Error: protocol.RebalanceInProgress})
+	require.Len(t, d.eventsOf(protocol.EvRejoinRequested), 1, "read at the resume")
+}
