@@ -165,7 +165,7 @@ func TestNetTimelineBrokerCrashVersusHostDown(t *testing.T) {
 		// The FIN arrives after one latency; the member reads it at its
 		// heartbeat thread's next wake-up, retry.backoff.ms plus overshoot
 		// at most, unless the application thread polls first
-		// (AbstractCoordinator.HeartbeatThread.run @3.9.0).
+		// (AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3).
 		fin := at + sim.Instant(time.Millisecond)
 		assert.GreaterOrEqual(t, closed.At, fin, "%s: not before the FIN arrives", m)
 		assert.Less(t, closed.At, fin+sim.Instant(100*time.Millisecond+time.Millisecond), "%s: read at the next wake-up", m)

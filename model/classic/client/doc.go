@@ -101,7 +101,7 @@
 //
 // The Java heartbeat thread wakes every retry.backoff.ms or when notified and
 // polls the network once per wake-up (AbstractCoordinator.HeartbeatThread.run
-// @3.9.0); so does the model (HeartbeatWakeCadence): a member whose
+// @3.9.0-rc3); so does the model (HeartbeatWakeCadence): a member whose
 // application thread is processing reads its heartbeat's response at the
 // thread's first wake-up after it arrives, retry.backoff.ms (plus the wait's
 // overshoot) after the send. Deviation: a heartbeat-thread tick off that grid

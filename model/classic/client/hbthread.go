@@ -74,10 +74,11 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 // it is asleep, the event waits in the queue for the thread's next wake-up,
 // which waitUntil then holds (nextDeadline, tick).
 //
-// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0 (the same loop from
-// 0.10.1 to 4.x's ClassicKafkaConsumer): each iteration reads the network
-// only in client.pollNoWakeup(), then, with no heartbeat due, goes into
-// AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs) (also at
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3 1480-1527 (the
+// newest 3.9 tag to hand; the same loop from 0.10.1 and in 4.x's
+// ClassicKafkaConsumer, doc.go "Deviations"; @3.7.0, after KIP-580, too): each iteration reads the network only in
+// client.pollNoWakeup() (1501), then, with no heartbeat due, goes into
+// AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs) (1527; also at
 // once after sending one: the next iteration's !heartbeat.shouldHeartbeat
 // branch). A response that arrives during that wait stays in the
 // ConsumerNetworkClient until a thread polls it: the heartbeat thread when

@@ -22,7 +22,7 @@ import (
 // testbed: the answer read 0.10 s after the send in all five repetitions of
 // cal-join-nodelay 4.4.0 (calibrate/explanations.yaml, initial_join_ms).
 //
-// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3
 func TestHeartbeatResponseReadAtWakeUp(t *testing.T) {
 	const backoff = 100 * time.Millisecond
 	for _, tc := range []struct {
@@ -78,7 +78,7 @@ func TestHeartbeatResponseReadAtWakeUp(t *testing.T) {
 // with the wait timed out: the response held during the pause is read at
 // the resume, not at a wake-up of the grid from before the pause.
 //
-// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3
 func TestHeartbeatResponseReadAtResume(t *testing.T) {
 	d := newDriver(t, "kafka-3.x", func(cfg *Config) {
 		cfg.Sim.HeartbeatWakeCadence = true
