@@ -301,7 +301,7 @@ type appPhase uint8
 
 const (
 	appNotStarted appPhase = iota
-	appPolling             // blocked inside poll(): it handles responses as they arrive
+	appPolling             // blocked inside poll(): it handles responses as they arrive (else the heartbeat thread reads them at its next wake-up)
 	appBusy                // processing records, in a callback, running the assignor or sleeping a backoff
 	appStopped
 )

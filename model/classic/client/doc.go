@@ -76,8 +76,11 @@
 //     KafkaConsumer.poll loop does after every network event.
 //  2. Otherwise, if the heartbeat thread is enabled (COMPLETING_REBALANCE or
 //     STABLE from 2.6.1; STABLE only before) and not blocked on the
-//     coordinator monitor, it handles the response at once, and then, as
-//     the rest of that loop iteration, checks the coordinator
+//     coordinator monitor, it handles the response at its next wake-up
+//     (hbthread.go awake): the end of its wait(retry.backoff.ms), on the
+//     grid of hbgrid.go, or of a lookup pass's wait; at once if it is awake
+//     at that instant, or without HeartbeatWakeCadence. Then, as the rest of
+//     that loop iteration, it checks the coordinator
 //     (coordinatorUnknown → checkAndGetCoordinator: a connection in
 //     reconnect backoff marks it unknown; hbthread.go networkPolled). Inside
 //     its retry.backoff.ms sleep after a lookup pass the check waits for the
@@ -97,8 +100,12 @@
 // (from 2.5 also while a rebalance is pending, for still-owned partitions).
 //
 // The Java heartbeat thread wakes every retry.backoff.ms or when notified and
-// polls the network once per wake-up; the model fires exactly at each
-// deadline and handles responses as they arrive.
+// polls the network once per wake-up (AbstractCoordinator.HeartbeatThread.run
+// @3.9.0-rc3); so does the model (HeartbeatWakeCadence): a member whose
+// application thread is processing reads its heartbeat's response at the
+// thread's first wake-up after it arrives, retry.backoff.ms (plus the wait's
+// overshoot) after the send. Deviation: a heartbeat-thread tick off that grid
+// (a request timeout, HandleTimeouts) reads the queue there too.
 //
 // # Ownership events
 //

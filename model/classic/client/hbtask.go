@@ -16,6 +16,7 @@ func (t *heartbeatTask) enable(protocol.Instant)                 {}
 func (t *heartbeatTask) disable()                                {}
 func (t *heartbeatTask) polled(protocol.Instant)                 {}
 func (t *heartbeatTask) canPoll() bool                           { return false }
+func (t *heartbeatTask) awake(protocol.Instant) bool             { return true }
 func (t *heartbeatTask) failure() protocol.ErrorCode             { return protocol.None }
 func (t *heartbeatTask) tick(protocol.Instant, *Output)          {}
 func (t *heartbeatTask) networkPolled(protocol.Instant, *Output) {}

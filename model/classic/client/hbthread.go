@@ -11,8 +11,10 @@ type heartbeatThread struct {
 	m *Member
 	// waitUntil is the end of the thread's retry.backoff.ms wait after a
 	// lookup pass: the next pass while the coordinator is unknown, and the
-	// wake-up that checks a coordinator found meanwhile (networkPolled).
-	// Zero once a wake-up found the coordinator known.
+	// wake-up that checks a coordinator found meanwhile (networkPolled);
+	// or the wake-up that reads the network events that arrived while the
+	// thread was asleep (awake). Zero once a wake-up found the coordinator
+	// known.
 	waitUntil protocol.Instant
 	wakeBase  protocol.Instant // HeartbeatWakeCadence: one wake-up instant of the grid
 	// The thread's failure and enabled flag are Member.hb.threadFailed
@@ -67,6 +69,47 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 	}
 }
 
+// awake reports whether the thread polls the network at now, when an event
+// arrives that the application thread (not inside poll()) cannot read. If
+// it is asleep, the event waits in the queue for the thread's next wake-up,
+// which waitUntil then holds (nextDeadline, tick).
+//
+// Kafka: AbstractCoordinator.HeartbeatThread.run @3.9.0-rc3 1480-1527 (the
+// newest 3.9 tag to hand; the same loop from 0.10.1 and in 4.x's
+// ClassicKafkaConsumer, doc.go "Deviations"; @3.7.0, after KIP-580, too): each iteration reads the network only in
+// client.pollNoWakeup() (1501), then, with no heartbeat due, goes into
+// AbstractCoordinator.this.wait(rebalanceConfig.retryBackoffMs) (1527; also at
+// once after sending one: the next iteration's !heartbeat.shouldHeartbeat
+// branch). A response that arrives during that wait stays in the
+// ConsumerNetworkClient until a thread polls it: the heartbeat thread when
+// the wait ends (retry.backoff.ms, never retry.backoff.max.ms, in every
+// profile with the thread; 0.10's HeartbeatTask runs inside poll() only and
+// never gets here, canPoll) or when notified (enable, restartGrid), or the
+// application thread's next poll(). The wait's end is the thread's grid of
+// wake-ups (hbgrid.go: retry.backoff.ms plus overshoot after it last went to
+// wait) or the end of a lookup pass's wait (waitUntil). So a member busy
+// processing reads its heartbeat's REBALANCE_IN_PROGRESS one wait after the
+// send (measured: 0.10 s, cal-join-nodelay 4.4.0 initial_join_ms, all five
+// repetitions; TestHeartbeatResponseReadAtWakeUp). Without
+// HeartbeatWakeCadence the thread has no wait to model and reads at once.
+func (t *heartbeatThread) awake(now protocol.Instant) bool {
+	if !t.m.cfg.Sim.HeartbeatWakeCadence {
+		return true
+	}
+	if !t.m.coord.known {
+		return now >= t.waitUntil // its wait is a lookup pass's (runOnce)
+	}
+	at := t.waitUntil
+	if at <= now {
+		at = t.wake(now)
+	}
+	if at <= now {
+		return true
+	}
+	t.waitUntil = at
+	return false
+}
+
 // networkPolled is the rest of the HeartbeatThread.run iteration whose
 // pollNoWakeup handled the events that just arrived.
 //
@@ -83,11 +126,13 @@ func (t *heartbeatThread) tick(now protocol.Instant, out *Output) {
 // end before the member noticed (TestHeartbeatThreadChecksCoordinatorAfterNetworkPoll).
 //
 // After a lookup pass the Java thread sleeps retry.backoff.ms (1502) and
-// does not poll the network; the model hands it the events at once (doc.go,
-// "Which thread") but leaves the check to the wake-up at waitUntil, as
-// Java's next iteration: a FindCoordinator response read there finds a
-// reconnect backoff shorter than retry.backoff.ms over, and is not marked
-// unknown again at once.
+// does not poll the network. With HeartbeatWakeCadence the events wait in
+// the queue for that wake-up (awake); without it the model hands them over
+// at once (doc.go, "Which thread") but leaves the check to the wake-up at
+// waitUntil, as Java's next iteration. Either way a FindCoordinator response
+// read there finds a reconnect backoff shorter than retry.backoff.ms over,
+// and is not marked unknown again at once (gc-pause: 2.1 → 1.05 coordinator-
+// dead marks a run over seeds 1–20 since the events wait).
 func (t *heartbeatThread) networkPolled(now protocol.Instant, out *Output) {
 	if t.m.stopped || now < t.waitUntil {
 		return

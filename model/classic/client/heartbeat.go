@@ -35,6 +35,10 @@ type heartbeater interface {
 	// canPoll: a thread other than the application thread can handle
 	// network events now.
 	canPoll() bool
+	// awake: the thread that canPoll polls the network at now; if not, it
+	// is asleep in its wait and reads the events queued meanwhile at its
+	// next wake-up (hbthread.go awake).
+	awake(now protocol.Instant) bool
 	// failure is the error the heartbeat thread recorded, thrown from the
 	// next poll() (protocol.None: none).
 	failure() protocol.ErrorCode

@@ -185,4 +185,12 @@ func (m *Member) Resume(now protocol.Instant) {
 	if m.app.phase == appBusy && m.app.busyUntil < now {
 		m.app.busyUntil = now
 	}
+	if m.hb.threadEnabled {
+		// The heartbeat thread's wait(retry.backoff.ms) timed out during
+		// the pause: it wakes now, reads the events held meanwhile in its
+		// pollNoWakeup and goes into a fresh wait (hbthread.go awake).
+		// Deviation: a pause shorter than the rest of its wait would not
+		// wake it; the modelled pauses are seconds long.
+		m.hbt.thread.restartGrid(now)
+	}
 }

@@ -128,8 +128,9 @@ func (m *Member) Start(now protocol.Instant, out *Output) {
 
 // Step delivers a response that arrived from broker. It is handled at once
 // by the application thread if it is inside poll(), else by the heartbeat
-// thread if it is enabled (and not blocked on the coordinator monitor), else
-// queued until one of them polls the network (doc.go, "Which thread").
+// thread at its next wake-up if it is enabled (and not blocked on the
+// coordinator monitor), else queued until one of them polls the network
+// (doc.go, "Which thread").
 func (m *Member) Step(now protocol.Instant, broker int32, corr uint64, resp protocol.Response, out *Output) {
 	m.netEvent(now, queued{kind: qResponse, broker: broker, corr: corr, resp: resp}, out)
 }
@@ -150,8 +151,10 @@ func (m *Member) netEvent(now protocol.Instant, q queued, out *Output) {
 	case m.hbt.canPoll():
 		m.onApp = false
 		m.net.queue = append(m.net.queue, q)
-		m.net.firePendingCompletions(m, now, out)
-		m.hbt.networkPolled(now, out)
+		if m.hbt.awake(now) {
+			m.net.firePendingCompletions(m, now, out)
+			m.hbt.networkPolled(now, out)
+		}
 	default:
 		m.net.queue = append(m.net.queue, q)
 	}
