@@ -198,3 +198,12 @@ func noticeSpread(_ *harness.Summary, x *extras) float64 {
 	}
 	return slices.Max(x.noticeMs) - slices.Min(x.noticeMs)
 }
+
+// FigureValues is one run's value of every figure in Figures order (NaN:
+// no value), from its summary alone: notice_spread_ms, which needs the
+// run's notice instants, is NaN. The one definition of each figure for any
+// view that sets real and simulated summaries side by side
+// (cmd/realcompare).
+func FigureValues(sc *scenario.Scenario, s *harness.Summary) []float64 {
+	return figureValues(sc, s, nil)
+}

@@ -65,8 +65,11 @@ var allowed = map[string][]string{
 	// The calibration: the real side through realkafka, the
 	// simulated side through harness, figures and intervals from
 	// experiments; only cmd/simrun imports it.
-	"calibrate":  {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "realkafka"},
-	"cmd/simrun": {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore", "realkafka", "calibrate"},
+	"calibrate": {"internal/atomicfile", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "realkafka"},
+	// realcompare: simrun real's results beside simrun run, through
+	// calibrate's and the experiments' figure definitions.
+	"cmd/realcompare": {"calibrate", "experiments", "harness", "realkafka", "scenario"},
+	"cmd/simrun":      {"internal/atomicfile", "internal/outdir", "internal/durfmt", "harness", "harness/tracing", "scenario", "experiments", "experiments/report", "model/protocol", "explore", "realkafka", "calibrate"},
 }
 
 func root(t *testing.T) string {
