@@ -336,10 +336,9 @@ func Match(sc *scenario.Scenario, r *Rep) (*scenario.Scenario, []string) {
 // driverSeeds is the repetition's driver seed of each process incarnation
 // ("member.inc" → seed, meta.json driver_seeds; a restarted process has its
 // own), which a classic member incarnation of the matched run draws its
-// workload from (harness/replay.go), and how many incarnations that is in
-// classic and in consumer-protocol groups (as the group is written: a
-// migration's restarted members count as their group's protocol). Nil
-// when the repetition recorded none.
+// workload from (harness/replay.go), and how many of them run the classic
+// and the consumer protocol (incarnationConsumer). Nil when the repetition
+// recorded none.
 func driverSeeds(sc *scenario.Scenario, r *Rep) (seeds map[string]int64, classic, consumer int) {
 	if len(r.Meta.DriverSeeds) == 0 {
 		return nil, 0, 0
@@ -412,7 +411,7 @@ func groupOf(sc *scenario.Scenario, key string) *scenario.Group {
 // a scenario without consumer groups or one that writes its own costs.
 func feedConsumerCosts(sc *scenario.Scenario, r *Rep, c *scenario.Coordinator) []string {
 	consumer := slices.ContainsFunc(sc.Groups, func(g scenario.Group) bool { return g.Consumer() }) ||
-		slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool { return f.Set != nil && f.Set.GroupProtocol == "consumer" })
+		slices.ContainsFunc(sc.Faults, func(f scenario.Fault) bool { return f.Set != nil && f.Set.GroupProtocol == scenario.ProtocolConsumer })
 	if sc.Coordinator.ConsumerCostsSet || sc.Coordinator.ConsumerProfile == "" || !consumer {
 		return nil
 	}

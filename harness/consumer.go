@@ -231,6 +231,7 @@ func (w *world) consumerSettled(s *slot) {
 // serveConsumer handles a ConsumerGroupHeartbeat at broker b.
 func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *protocol.ConsumerGroupHeartbeatRequest) {
 	var resp *protocol.ConsumerGroupHeartbeatResponse
+	replyAt := now // the coordinator's answer instant (out.ReplyAt)
 	g := w.groupByID(r.GroupID)
 	switch {
 	case b.cg == nil || g == nil || g.cs == nil:
@@ -248,17 +249,17 @@ func (w *world) serveConsumer(now sim.Instant, b *broker, env *envelope, r *prot
 		var out ccoord.Output
 		b.cg.Heartbeat(now, r, &out)
 		w.flushConsumerCoord(b, &out)
-		resp = out.Resp
-		if out.ReplyAt > now {
-			// Answered when the runtime answers it (the coordinator's
-			// costs: its event loop, its records' commit).
-			d := sim.Delivery[envelope]{Msg: envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}}
-			w.q.Schedule(out.ReplyAt, ev{kind: evReply, idx: int32(b.node), inc: b.epoch, di: w.putDel(&d)})
-			w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
-			return
-		}
+		resp, replyAt = out.Resp, out.ReplyAt
 	}
-	b.answer(w, now, envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp})
+	reply := envelope{conn: env.conn, corr: env.corr, broker: int32(b.node), resp: resp}
+	if replyAt > now {
+		// Answered when the runtime answers it (the coordinator's costs:
+		// its event loop, its records' commit).
+		d := sim.Delivery[envelope]{Msg: reply}
+		w.q.Schedule(replyAt, ev{kind: evReply, idx: int32(b.node), inc: b.epoch, di: w.putDel(&d)})
+	} else {
+		b.answer(w, now, reply)
+	}
 	w.rearm(&b.timer, w.brokerDeadline(b), ev{kind: evBrokerTick, idx: int32(b.node)})
 }
 
