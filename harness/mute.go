@@ -10,15 +10,16 @@ import (
 
 // The broker reads one request at a time per connection.
 //
-// Kafka's SocketServer.Processor.processCompletedReceives (@3.9.0) mutes a
+// Kafka's SocketServer.Processor.processCompletedReceives (@3.9.0-rc3) mutes a
 // channel when it hands a request to the request handlers
 // (ChannelMuteEvent.REQUEST_RECEIVED, selector.mute), and
 // processCompletedSends unmutes it only when that request's response has
 // been sent (ChannelMuteEvent.RESPONSE_SENT, tryUnmuteChannel). A request
 // parked in purgatory (a JoinGroup waiting for the rebalance, a SyncGroup
 // waiting for the leader) therefore holds back every later request of its
-// connection, though the client pipelines them (KafkaConsumer's
-// NetworkClient allows 100 in flight per connection): a LeaveGroup sent by
+// connection, though the client pipelines them (the consumer's
+// NetworkClient allows ConsumerUtils.CONSUMER_MAX_INFLIGHT_REQUESTS_PER_CONNECTION,
+// 100, in flight per connection, @3.9.0-rc3): a LeaveGroup sent by
 // close() while the member's JoinGroup or SyncGroup is parked is read only
 // after that request is answered.
 //
@@ -38,7 +39,7 @@ import (
 // muted"); once the parked request's answer is written, the channel is
 // unmuted and the bytes already in its socket are read, and a gracefully
 // closed channel is kept until its outstanding receives are processed
-// (Selector.close, closingChannels, @3.9.0). So a LeaveGroup that waited
+// (Selector.close, closingChannels, @3.9.0-rc3). So a LeaveGroup that waited
 // behind its process's parked JoinGroup still removes the member after the
 // process was killed.
 //
@@ -46,7 +47,7 @@ import (
 //   - The answer is taken as sent when the broker hands it to TCP (w.send),
 //     not when the last byte left (Selector's completed send).
 //   - A request answered never (a model path that parks a request and
-//     drops it, as GroupCoordinator.removeMemberAndUpdateGroup @3.9.0 does
+//     drops it, as GroupCoordinator.removeMemberAndUpdateGroup @3.9.0-rc3 does
 //     with a removed member's SyncGroup callback) keeps its connection
 //     muted for good, as in Kafka: the client's request.timeout.ms closes
 //     it and it opens a new one.

@@ -76,7 +76,7 @@ faults:
 // TestLeaveWaitsBehindParkedJoinGroup: Kafka's broker reads one request
 // at a time per connection (SocketServer.Processor.processCompletedReceives
 // mutes the channel, processCompletedSends unmutes it once the response is
-// sent, @3.9.0), so a LeaveGroup that close() sends while the member's
+// sent, @3.9.0-rc3), so a LeaveGroup that close() sends while the member's
 // JoinGroup is parked in the rebalance is read only after that JoinGroup
 // is answered: the member is removed by a second rebalance, not during the
 // first one's join phase (parkedJoinLeave).
@@ -93,7 +93,7 @@ func TestLeaveWaitsBehindParkedJoinGroup(t *testing.T) {
 // TestLeaveWaitsBehindParkedSyncGroup: the same for a follower whose
 // SyncGroup waits for the leader's assignment (assign.time 6 s). Without
 // the connection's order the LeaveGroup was handled first, and
-// GroupCoordinator.removeMemberAndUpdateGroup (@3.9.0) answers the removed
+// GroupCoordinator.removeMemberAndUpdateGroup (@3.9.0-rc3) answers the removed
 // member's join callback, not its sync callback: the SyncGroup was never
 // answered and close() waited request.timeout.ms (30 s) for it. With it,
 // the SyncGroup is answered at the leader's SyncGroup, the LeaveGroup is
@@ -128,7 +128,7 @@ faults:
 // (mute.go): the broker does not notice the close while the channel is
 // muted (docs/network-model.md B6) and reads the bytes already in the
 // socket once the JoinGroup's answer is written (Selector.close keeps a
-// closing channel until its outstanding receives are processed, @3.9.0).
+// closing channel until its outstanding receives are processed, @3.9.0-rc3).
 // The member is removed by its leave when the rebalance ends, not by a
 // session expiry 45 s later. The scenario of TestLeaveWaitsBehindParkedJoinGroup,
 // with g-0 killed 2 s into its close().

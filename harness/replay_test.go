@@ -51,7 +51,7 @@ func replayGrid(seed int64, from, until time.Duration) map[time.Duration]bool {
 // TestDriverSeedReplaysProcessingSteps: with a driver seed per incarnation
 // (Scenario.DriverSeeds, "member.inc"), the member's auto-commits — sent by
 // the first poll() at or after the commit deadline
-// (ConsumerCoordinator.maybeAutoCommitOffsetsAsync @3.9.0) — fall on the
+// (ConsumerCoordinator.maybeAutoCommitOffsetsAsync @3.9.0-rc3) — fall on the
 // poll instants of the driver's draws from that incarnation's own seed,
 // counted from its first assignment plus its measured wait for its first
 // records where one is given (Scenario.FirstRecords, here the first
