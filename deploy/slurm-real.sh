@@ -237,6 +237,10 @@ echo "ok: real Slurm: kill -9 of task 4's simrun: the merge named the missing po
 fresh
 sweep exp/slowstart.yaml slowstart
 running "$jid" 6
+# RUNNING in squeue comes before the batch script's first line: wait for
+# the task's own banner, so the run the node kills is in its log (else the
+# log holds the requeued run only and looks truncated).
+for _ in $(seq 300); do grep -q '^slurm-sweep.sh: shard ' "slurm-${jid}_6.out" 2>/dev/null && break; sleep 0.1; done
 echo "+ scontrol update nodename=$host state=down reason=test"
 scontrol update nodename="$host" state=down reason=test
 for _ in $(seq 50); do case $(sinfo -h -n "$host" -o %T) in down*) break ;; esac; sleep 0.2; done
