@@ -145,6 +145,18 @@ running() {
   done
   echo "slurm-real.sh: task $1_$2 never ran"; squeue; exit 1
 }
+# started NAME TASK: the task's sweep has begun — its banner is in its log
+# and its shard directory holds .sweep/meta.json. RUNNING in squeue comes
+# before the batch script's first line; a task stopped before this has no
+# run in its log and no shard for the merge to name as missing, and the
+# checks below would fail on the test's own haste.
+started() {
+  for _ in $(seq 300); do
+    [ -f "out/$1/shard-$2/.sweep/meta.json" ] && return 0
+    sleep 0.1
+  done
+  echo "slurm-real.sh: shard $2 of $1 never started its sweep"; exit 1
+}
 # sweep EXP NAME: the README's two lines for EXP (jid and mid set).
 sweep() {
   local exp=$1 name=$2 l1 l2
@@ -200,6 +212,7 @@ fresh() { rm -rf out/slowstart; }
 fresh
 sweep exp/slowstart.yaml slowstart
 running "$jid" 2
+started slowstart 2
 echo "+ scancel ${jid}_2"
 scancel "${jid}_2"
 wait_done "$jid" "$mid"
@@ -214,6 +227,7 @@ echo "ok: real Slurm: scancel of task 2: the merge named the missing points; $re
 fresh
 sweep exp/slowstart.yaml slowstart
 running "$jid" 4
+started slowstart 4
 pid=""
 for _ in $(seq 100); do
   for p in $(pgrep -f -- "--shard 4/8 --out out/slowstart/shard-4" || true); do
@@ -237,10 +251,7 @@ echo "ok: real Slurm: kill -9 of task 4's simrun: the merge named the missing po
 fresh
 sweep exp/slowstart.yaml slowstart
 running "$jid" 6
-# RUNNING in squeue comes before the batch script's first line: wait for
-# the task's own banner, so the run the node kills is in its log (else the
-# log holds the requeued run only and looks truncated).
-for _ in $(seq 300); do grep -q '^slurm-sweep.sh: shard ' "slurm-${jid}_6.out" 2>/dev/null && break; sleep 0.1; done
+started slowstart 6
 echo "+ scontrol update nodename=$host state=down reason=test"
 scontrol update nodename="$host" state=down reason=test
 for _ in $(seq 50); do case $(sinfo -h -n "$host" -o %T) in down*) break ;; esac; sleep 0.2; done
